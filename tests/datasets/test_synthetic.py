@@ -1,7 +1,7 @@
 import numpy as np
+import ot
 import pytest
 
-import ot
 from otfair.datasets import (
     load_dataset,
     make_synthetic,

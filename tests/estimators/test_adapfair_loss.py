@@ -1,10 +1,10 @@
 """AdapFair's fairness term against POT on hand-picked cells."""
 
 import numpy as np
+import ot
 import pytest
 import torch
 
-import ot
 from otfair.estimators._adapfair_loss import fairness_loss, score_distance
 
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import ot
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-import ot
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
 
 

@@ -1,9 +1,9 @@
 import numpy as np
+import ot as pot
 import pytest
 import torch
 from scipy.spatial.distance import cdist
 
-import ot as pot
 from otfair.ot import joint_cost, match
 
 

@@ -1,10 +1,10 @@
 import numpy as np
+import ot as pot
 import pytest
 import torch
 from scipy.spatial.distance import cdist
 from scipy.special import xlogy
 
-import ot as pot
 from otfair.ot import ConvergenceWarning, sinkhorn
 from otfair.ot._lse import lse_cols, lse_rows
 

@@ -1,9 +1,9 @@
 import numpy as np
+import ot as pot
 import pytest
 import torch
 from scipy.stats import wasserstein_distance
 
-import ot as pot
 from otfair.ot import wasserstein_1d, wasserstein_1d_power
 
 SIZES = [(50, 50), (37, 61), (1, 9), (200, 13)]

@@ -91,6 +91,7 @@ def _row(section, n, ours, ours_ms, reference, ref_ms, check, **extra) -> dict:
 
 def _bench_w1d(n: int, repeats: int, rng: np.random.Generator) -> list[dict]:
     import ot
+
     from otfair.ot import wasserstein_1d
 
     u_np, v_np = rng.normal(size=n), rng.normal(0.3, 1.2, size=n)
@@ -139,6 +140,7 @@ def _bench_w1d(n: int, repeats: int, rng: np.random.Generator) -> list[dict]:
 
 def _bench_match(n: int, repeats: int, rng: np.random.Generator) -> list[dict]:
     import ot
+
     from otfair.ot import match
 
     X0, X1 = rng.normal(size=(n, 10)), rng.normal(0.5, 1.0, size=(n, 10))
@@ -170,6 +172,7 @@ def _bench_match(n: int, repeats: int, rng: np.random.Generator) -> list[dict]:
 
 def _bench_sinkhorn(n: int, repeats: int, rng: np.random.Generator) -> list:
     import ot
+
     from otfair.ot import sinkhorn
 
     X0, X1 = rng.normal(size=(n, 5)), rng.normal(0.5, 1.0, size=(n, 5))

@@ -21,7 +21,7 @@ The methods that ``otfair fit`` and ``otfair sweep`` run are listed by
 
 from otfair.estimators._adapfair import AdapFairPreprocessor
 from otfair.estimators._adapfair_scorer import TorchScorer, as_torch_classifier
-from otfair.estimators._adapfair_workflows import AdapFairClassifier
+from otfair.estimators._adapfair_workflows import AdapFairClassifier, train_base_classifier
 from otfair.estimators._baselines import ReductionClassifier
 from otfair.estimators._classifier import FairClassifier
 from otfair.estimators._ftm import FTMMatchingCache
@@ -47,4 +47,5 @@ __all__ = [
     "get_method",
     "list_methods",
     "paper_settings",
+    "train_base_classifier",
 ]

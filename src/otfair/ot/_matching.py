@@ -6,10 +6,10 @@ from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
+import ot as pot
 import torch
 from scipy.optimize import linear_sum_assignment
 
-import ot as pot
 from otfair.ot._checks import check_matrix, check_shaped
 from otfair.ot._costs import Metric, cost_matrix
 

@@ -175,6 +175,22 @@ def test_sklearn_classifier_wrapper_matches_predict_proba(data, model):
     assert pre.n_features_in_ == X.shape[1]
 
 
+def test_otfair_fair_classifier_is_wrapped_without_copy(data):
+    from otfair.estimators import FairClassifier
+
+    X, y, s = data
+    clf = FairClassifier("none", 0.0, model="mlp", epochs=3, random_state=0)
+    clf.fit(X, y, sensitive_features=s)
+    scorer = as_torch_classifier(clf)
+    with torch.no_grad():
+        p = torch.sigmoid(scorer(torch.as_tensor(X))).numpy()
+    np.testing.assert_allclose(p, clf.predict_proba(X)[:, 1], atol=1e-5)
+    before = _state_bytes(clf.model_)
+    pre = AdapFairPreprocessor(clf, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    assert _state_bytes(clf.model_) == before
+    assert pre.predict_proba(X, sensitive_features=s).shape == (len(X), 2)
+
+
 def test_two_column_heads(data, net):
     X, *_ = data
     head = torch.nn.Linear(X.shape[1], 2)

@@ -7,7 +7,8 @@ Every estimator follows scikit-learn's conventions: hyperparameters in ``__init_
 Classification (OTF and FTM papers)
     :class:`FairClassifier` combines a model (logistic regression or MLP) with a fairness
     penalty from :mod:`otfair.penalties` (``"otf"``, ``"norm"``, ``"barycenter"``,
-    ``"ftm"``, ``"ftm-joint"``, ``"gapreg"``, ``"adv"`` or ``None``);
+    ``"ftm"`` (``matching="marginal"`` or ``"joint"``), ``"gapreg"``, ``"adv"`` or
+    ``"none"``);
     :class:`ReductionClassifier` wraps fairlearn's exponentiated-gradient reduction.
 Regression (accuracy parity)
     :class:`CENet`, :class:`WassersteinNet` and the baselines :class:`UnfairRegressor`,

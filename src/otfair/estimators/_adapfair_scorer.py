@@ -9,7 +9,8 @@ predictions and their gradients with respect to the *input*; its parameters neve
   two-class softmax head);
 - fitted scikit-learn ``LogisticRegression``/linear classifiers and ``MLPClassifier``
   (rebuilt exactly as torch modules from ``coef_``/``coefs_``);
-- otfair estimators exposing their fitted torch module as ``module_``.
+- otfair estimators exposing their fitted torch module as ``module_`` (or ``model_``, as
+  :class:`~otfair.estimators.FairClassifier` does).
 """
 
 from __future__ import annotations
@@ -181,6 +182,8 @@ def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchS
     ):
         return TorchScorer(classifier, output or "logits")
     module = getattr(classifier, "module_", None)
+    if not isinstance(module, nn.Module):  # FairClassifier keeps its network in `model_`
+        module = getattr(classifier, "model_", None)
     if isinstance(module, nn.Module):
         out = output or getattr(classifier, "output_", "logits")
         return TorchScorer(module, out, getattr(classifier, "n_features_in_", None))
@@ -188,7 +191,8 @@ def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchS
     if scorer is None:
         raise TypeError(
             "`classifier` must be a torch.nn.Module, a callable, a fitted scikit-learn "
-            "linear or MLP classifier, or an otfair estimator with a fitted `module_`; "
+            "linear or MLP classifier, or an otfair estimator with a fitted `module_` / "
+            "`model_`; "
             f"got {type(classifier).__name__} (is it fitted?)."
         )
     return scorer

@@ -8,7 +8,7 @@ def test_demo_spec_is_small():
     spec = demo_spec()
     runs = spec.runs()
     assert {r.dataset for r in runs} == {"synthetic"} and len(runs) <= 16
-    assert {"unfair", "gapreg", "ftm", "otf"} <= {r.method for r in runs}
+    assert {"unfair", "unfair-mlp", "gapreg", "ftm", "otf"} <= {r.method for r in runs}
     assert demo_spec("synthetic_regression").runs()[0].method == "unfair-reg"
 
 

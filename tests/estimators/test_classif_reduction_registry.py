@@ -7,8 +7,8 @@ from otfair.estimators._baselines import ReductionClassifier
 from otfair.estimators._classifier import FairClassifier
 from otfair.estimators.registry import get_method, list_methods
 
-METHODS = ["unfair", "otf", "norm", "barycenter", "ftm", "ftm-joint", "gapreg", "adv",
-           "reduction"]  # fmt: skip
+METHODS = ["unfair", "unfair-mlp", "otf", "norm", "barycenter", "ftm", "ftm-joint", "gapreg",
+           "adv", "reduction"]  # fmt: skip
 
 
 def _data(n=600, seed=0):
@@ -59,6 +59,16 @@ def test_all_methods_registered_with_paper_defaults():
         assert p["model"] == "mlp" and p["hidden"] is None
     assert get_method("ftm").build(None, notion="dp", random_state=0, epochs=None,
                                    device="cpu", dataset="bank").epochs == 200  # fmt: skip
+    # The FTM paper's Unfair baseline: the FTM family's MLP and training, no penalty.
+    spec = get_method("unfair-mlp")
+    assert spec.sensitive_as_input and not spec.default_strengths
+    ref = get_method("gapreg").build(1.0, notion="dp", random_state=0, epochs=None,
+                                     device="cpu", dataset="adult").get_params()  # fmt: skip
+    p = spec.build(None, notion="dp", random_state=0, epochs=None, device="cpu",
+                   dataset="adult").get_params()  # fmt: skip
+    assert p["penalty"] == "none"
+    same = ("model", "hidden", "lr", "lr_decay", "epochs", "batch_size")
+    assert {k: p[k] for k in same} == {k: ref[k] for k in same}
 
 
 @pytest.mark.parametrize("name", METHODS)

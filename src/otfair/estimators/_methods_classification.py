@@ -2,8 +2,8 @@
 
 Defaults follow the papers: the OTF family (unfair, otf, norm, barycenter) is a logistic
 regression trained with Adam (lr 1e-3, batch 1000, 100 epochs; OTF paper App. C.3) and
-the sensitive attribute is *not* an input; the FTM family (ftm, ftm-joint, gapreg, adv,
-reduction) is an MLP with two hidden layers of width = input dimension, Adam lr 1e-3
+the sensitive attribute is *not* an input; the FTM family (unfair-mlp, ftm, ftm-joint,
+gapreg, adv, reduction) is an MLP with two hidden layers of width = input dimension, Adam lr 1e-3
 decayed x0.95 per epoch, 200 epochs, per-dataset batch sizes, the sensitive attribute
 *as an input* (FTM paper §5.1, App. D).
 """
@@ -120,6 +120,15 @@ _SPECS = (
         build=_otf_family("none", 0.0),
         strength_name="none",
         description="Logistic regression, cross-entropy only (OTF paper's Unfair).",
+    ),
+    MethodSpec(
+        name="unfair-mlp",
+        task="classification",
+        build=_ftm_family("none", 0.0),
+        strength_name="none",
+        sensitive_as_input=True,
+        description="MLP with the sensitive attribute as input, cross-entropy only "
+        "(FTM paper's Unfair baseline: same network and training as ftm/gapreg/adv).",
     ),
     MethodSpec(
         name="otf",

@@ -99,3 +99,37 @@ def test_ftm_audits_use_the_test_scores(plugin_path):
     assert "consistency" not in res  # dummy-lr does not see the sensitive attribute
     with pytest.raises(ValueError, match="`audits` has unknown audit 'x'"):
         run_single("synthetic", "dummy-lr", audits=["x"])
+
+
+def test_sfp_audit_against_an_independently_fitted_reference(plugin_path):
+    from scipy.stats import spearmanr
+
+    from otfair.estimators import get_method
+
+    res = run_single("synthetic", "dummy-lr", seed=0, epochs=2, audits=["sfp"])
+    split = load_dataset("synthetic").split(test_size=0.2, random_state=0)
+    p = (
+        LogisticRegression(max_iter=500)
+        .fit(split.X_train, split.y_train)
+        .predict_proba(split.X_test)[:, 1]
+    )
+    ref = get_method("unfair").build(
+        None, notion=None, random_state=0, epochs=2, device="cpu", dataset="synthetic"
+    )
+    r = ref.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    r = r.predict_proba(split.X_test)[:, 1]
+    s = split.s_test
+    for g in (0, 1):
+        rho = spearmanr(r[s == g], p[s == g]).statistic
+        assert res[f"sfp_spearman_s{g}"] == pytest.approx(rho)
+    flips = np.sum((s == 1) & (r < 0.5) & (p >= 0.5)) + np.sum((s == 0) & (r >= 0.5) & (p < 0.5))
+    assert res["sfp_flip_rate"] == pytest.approx(flips / len(s))
+
+
+def test_sfp_audit_of_the_reference_itself_is_perfect():
+    res = run_single("synthetic", "unfair-mlp", seed=1, epochs=1, audits=["sfp"])
+    assert res["sfp_spearman_s0"] == pytest.approx(1.0)
+    assert res["sfp_spearman_s1"] == pytest.approx(1.0)
+    assert res["sfp_flip_rate"] == 0.0
+    with pytest.raises(ValueError, match="'sfp' audit needs a classification run"):
+        run_single("law_school", "unfair-reg", epochs=1, audits=["sfp"])

@@ -8,9 +8,17 @@ model through its inputs (fairness-through-matching.txt, §5.4):
 - the transport cost :math:`E\|X - T_f(X)\|^2` of the model's fair matching function
   (how far the matching implied by the model moves individuals);
 - consistency: the share of predictions unchanged when only the sensitive input is
-  flipped (methods that see the sensitive attribute as an input).
+  flipped (methods that see the sensitive attribute as an input);
+- self-fulfilling prophecy (``"sfp"``, App. E.3): how a fair model re-ranks and flips
+  individuals relative to the unfair reference trained on the same split (the FTM
+  family's MLP for methods that take the sensitive attribute as an input, the logistic
+  regression otherwise): the within-group Spearman correlations
+  :math:`\rho_s = \mathrm{Spearman}(f_{\mathrm{ref}}, f \mid S = s)` and the share of
+  undesirable flips (privileged group ``S = 1``: reference 0 -> fair 1; other group:
+  reference 1 -> fair 0).
 
-A sweep asks for them with ``audits = ["ftm"]``; they are computed on the test split.
+A sweep asks for them with ``audits = ["ftm", "sfp"]``; they are computed on the test
+split.
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from typing import Any
 import numpy as np
 
 #: Audit names accepted by :func:`run_audits`.
-AUDITS = ("ftm",)
+AUDITS = ("ftm", "sfp")
 
 #: Budget of the FTM audits per run (kept small: a sweep runs them for every row).
 SUBSET_COUNT = 200
@@ -72,12 +80,39 @@ def _ftm_audit(estimator: Any, split: Any, scores: np.ndarray, seed: int) -> dic
     return out
 
 
+def sfp_audit(reference_scores: np.ndarray, scores: np.ndarray, split: Any) -> dict[str, Any]:
+    """Self-fulfilling-prophecy summary of ``scores`` against the reference's test scores."""
+    from otfair.metrics import self_fulfilling_prophecy
+
+    s = np.asarray(split.s_test)
+    if s.ndim != 1:
+        raise ValueError("The 'sfp' audit needs one binary sensitive attribute.")
+    res = self_fulfilling_prophecy(reference_scores, scores, sensitive_features=s, privileged=1)
+    return {
+        "sfp_spearman_s0": float(res.spearman[0]),
+        "sfp_spearman_s1": float(res.spearman[1]),
+        "sfp_flip_rate": res.n_undesirable / len(s),
+    }
+
+
 def run_audits(
-    audits: Sequence[str], estimator: Any, split: Any, scores: np.ndarray, seed: int
+    audits: Sequence[str],
+    estimator: Any,
+    split: Any,
+    scores: np.ndarray,
+    seed: int,
+    reference_scores: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Compute the requested audits of a fitted ``estimator`` on ``split``'s test part."""
+    """Compute the requested audits of a fitted ``estimator`` on ``split``'s test part.
+
+    ``reference_scores`` (the unfair reference's test scores) is required by ``"sfp"``.
+    """
     out: dict[str, Any] = {}
     for audit in audits:
         if audit == "ftm":
             out.update(_ftm_audit(estimator, split, scores, seed))
+        elif audit == "sfp":
+            if reference_scores is None:
+                raise ValueError("The 'sfp' audit needs the reference model's test scores.")
+            out.update(sfp_audit(reference_scores, scores, split))
     return out

@@ -38,6 +38,9 @@ EXTRA_MEASURES = (
     "subset_dp_q95",
     "consistency",
     "matching_cost",
+    "sfp_spearman_s0",
+    "sfp_spearman_s1",
+    "sfp_flip_rate",
     "baseline.accuracy",
     "baseline.dp_gap",
 )

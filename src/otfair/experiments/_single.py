@@ -143,6 +143,37 @@ def _load_drift_splits(
     )
 
 
+#: Test scores of unfair reference models, per (dataset, options, seed, split, budget):
+#: a sweep's worker reuses them across the strengths of every method (bounded size).
+_REFERENCE_CACHE: dict[tuple, np.ndarray] = {}
+_REFERENCE_CACHE_SIZE = 16
+
+
+def _reference_scores(
+    key: tuple, split: Any, *, seed: int, epochs: int | None, device: str
+) -> np.ndarray:
+    """Test scores of the unfair reference for the 'sfp' audit (FTM paper App. E.3).
+
+    Methods that take the sensitive attribute as an input are compared with the FTM
+    family's unfair MLP (``unfair-mlp``), the others with the unfair logistic
+    regression (``unfair``), trained on the same split with the same seed and budget.
+    """
+    from otfair.estimators.registry import get_method
+
+    if key in _REFERENCE_CACHE:
+        return _REFERENCE_CACHE[key]
+    sensitive_as_input = key[-1]
+    ref = get_method("unfair-mlp" if sensitive_as_input else "unfair").build(
+        None, notion=None, random_state=seed, epochs=epochs, device=device, dataset=key[0]
+    )
+    ref.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    scores = _positive_scores(ref, split.X_test, "classification")
+    if len(_REFERENCE_CACHE) >= _REFERENCE_CACHE_SIZE:
+        _REFERENCE_CACHE.pop(next(iter(_REFERENCE_CACHE)))
+    _REFERENCE_CACHE[key] = scores
+    return scores
+
+
 def run_single(
     dataset: Any,
     method: str,
@@ -207,8 +238,10 @@ def run_single(
         Subsample the training part to at most this many rows (quick profiles). The test
         part is never subsampled.
     audits : sequence of str, optional
-        Extra audits that need the model or the inputs (``["ftm"]``: subset fairness,
-        fair matching transport cost and consistency, see :mod:`._audits`).
+        Extra audits that need the model or the inputs (``"ftm"``: subset fairness,
+        fair matching transport cost and consistency; ``"sfp"``: self-fulfilling
+        prophecy against an unfair reference fitted on the same split; see
+        :mod:`._audits`).
 
     Returns
     -------
@@ -320,7 +353,24 @@ def run_single(
     result.update(panel.summary)
     result["fit_time_s"] = fit_time
     result["predict_time_s"] = predict_time
-    result.update(run_audits(audits, estimator, split, scores, seed))
+    reference = None
+    if "sfp" in audits:
+        if source is not None or task != "classification":
+            raise ValueError(
+                "The 'sfp' audit needs a classification run without domains "
+                f"(got task={task!r}, domains={source_domain!r}->{target_domain!r})."
+            )
+        key = (
+            name,
+            repr(sorted(dataset_options.items())),
+            seed,
+            test_size,
+            max_train_rows,
+            epochs,
+            spec.sensitive_as_input,
+        )
+        reference = _reference_scores(key, split, seed=seed, epochs=epochs, device=device)
+    result.update(run_audits(audits, estimator, split, scores, seed, reference))
     if spec.extra_report is not None:
         result.update(spec.extra_report(estimator, split))
     return result

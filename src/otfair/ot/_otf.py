@@ -43,8 +43,9 @@ from dataclasses import dataclass, replace
 import torch
 
 from otfair.ot._checks import check_eps, check_matrix, check_positive_int, check_vector
-from otfair.ot._lse import lse_cols, lse_rows
+from otfair.ot._lse import lse_cols, lse_rows, lse_rows_by_class
 from otfair.ot._otf_rows import Row, prepare_rows, solve_row
+from otfair.ot._otf_semidual import SemiDual
 from otfair.ot._sinkhorn import ConvergenceWarning
 
 
@@ -128,8 +129,61 @@ def _check_problem(h: object, C: object, G: object) -> tuple[torch.Tensor, ...]:
     return ht, Ct, Gt
 
 
+class _SemiDualSolver:
+    """Gauss-Seidel on the semi-dual (:mod:`otfair.ot._otf_semidual`); the default."""
+
+    def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
+        self.sd = SemiDual(h, C, G, eps, gamma=gamma, chunk_rows=chunk_rows)
+        self.gamma = gamma
+
+    def solve(self, *, tol, max_iter, y0=None, warn=False, name="otf") -> OTFResult:
+        sd = self.sd
+        G64 = sd.G.to(torch.float64)
+        y = torch.zeros(sd.d, dtype=torch.float64, device=sd.C.device)
+        if y0 is not None:
+            y = y0.clone()
+        w = (G64.T @ y).to(sd.C.dtype)
+        it, err = 0, math.inf
+        while it < max_iter:
+            for c in range(sd.d):
+                y[c] = sd.solve_row(c, y, w, rtol=0.1 * tol)
+                w = (G64.T @ y).to(sd.C.dtype)
+            it += 1
+            err = sd.violation(sd.constraint_values(w))
+            if err <= tol:
+                break
+        converged = err <= tol
+        if not converged and warn:
+            warnings.warn(
+                f"{name} did not converge: constraint error {err:.3g} > tol={tol:g} after "
+                f"{it} sweeps (eps={sd.eps:g}).",
+                ConvergenceWarning,
+                stacklevel=4,
+            )
+        lam = sd.lam(w)
+        h64 = sd.h.to(torch.float64)
+        value = (lam.to(torch.float64) * h64).sum() - sd.eps * h64.sum()
+        if self.gamma is not None:
+            gam = torch.as_tensor(self.gamma, dtype=torch.float64, device=y.device)
+            value = value - sd.eps * (gam * y.abs()).sum()
+        return OTFResult(
+            value=value,
+            lam=lam,
+            mu=sd.eps * y,
+            mass=h64.sum(),
+            n_iter=it,
+            marginal_error=0.0,
+            constraint_error=err,
+            converged=converged,
+        )
+
+
 class _DualSolver:
-    """Coordinate ascent shared by OTF (``relaxed=False``) and OTFR (``relaxed=True``)."""
+    """The paper's alternating updates (App. A), shared by OTF and OTFR.
+
+    ``method="alternating"``: all row duals, then each constraint dual with the column
+    masses held fixed (closed form for two-valued rows, safeguarded Newton otherwise).
+    """
 
     def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
         self.h = h.detach()
@@ -224,8 +278,72 @@ class _DualSolver:
         )
 
 
+#: the class reduction is used when the columns of G take at most this fraction of n values
+MAX_CLASS_FRACTION = 0.25
+
+
+def column_classes(G: torch.Tensor, max_classes: int) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """Distinct columns of ``G`` (d, K) and the class of each column, or None if K is large.
+
+    Classes are numbered in the lexicographic order of the columns' per-row value codes,
+    so a batch sorted by class gives sorted classes. Built from one 1-D ``unique`` per
+    row (``torch.unique(G.T, dim=0)`` is ~10x slower).
+    """
+    codes = torch.zeros(G.shape[1], dtype=torch.long, device=G.device)
+    for row in G:
+        values, inv = torch.unique(row, return_inverse=True)
+        if values.numel() > max_classes:
+            return None
+        codes = codes * values.numel() + inv
+        codes = torch.unique(codes, return_inverse=True)[1]  # keep the codes < n
+    n_classes = int(codes.max()) + 1
+    if n_classes > max_classes:
+        return None
+    first = torch.full((n_classes,), G.shape[1], dtype=torch.long, device=G.device)
+    first.scatter_reduce_(0, codes, torch.arange(G.shape[1], device=G.device), "amin")
+    return G[:, first].contiguous(), codes
+
+
+class _Problem:
+    r"""A checked OTF problem and, where it pays, its exact reduction to column classes.
+
+    When the columns of ``G`` take only ``K`` distinct values (discrete sensitive
+    attributes, possibly crossed with binary labels: ``K`` = groups for DP, groups x 2
+    for EO), every quantity of the coordinate ascent depends on the columns only through
+    their class. The dual is then exactly the dual of the ``n x K`` problem with the
+    class cost
+
+    .. math::
+
+        \tilde C_{ik} = -\varepsilon \log \sum_{j:\, k(j) = k} e^{-C_{ij}/\varepsilon}
+
+    and the ``d x K`` constraint matrix of the distinct columns, so that one pass over
+    ``C`` per value of ``eps`` replaces two per iteration (``lambda`` and the duals are
+    unchanged; the plan's column masses are summed per class).
+    """
+
+    def __init__(self, h, C, G, chunk_rows, classes=False):
+        self.h, self.C, self.G, self.chunk_rows = h, C, G, chunk_rows
+        if classes is False:  # not given: find them
+            classes = column_classes(G, max_classes=int(MAX_CLASS_FRACTION * G.shape[1]))
+        self.classes = classes
+        self._cache: dict[float, torch.Tensor] = {}
+
+    def at(self, eps: float) -> tuple[torch.Tensor, torch.Tensor]:
+        """Cost and constraint matrix of the (possibly reduced) problem at ``eps``."""
+        if self.classes is None:
+            return self.C, self.G
+        cols, inv = self.classes
+        if eps not in self._cache:
+            lse = lse_rows_by_class(
+                self.C, -1.0 / eps, inv, cols.shape[1], chunk_rows=self.chunk_rows
+            )
+            self._cache[eps] = -eps * lse.to(torch.float64)
+        return self._cache[eps], cols.to(torch.float64)
+
+
 def _solve(
-    ht, Ct, Gt, eps, *, gamma, tol, max_iter, mu0, eps_start, chunk_rows, warn, name
+    problem: _Problem, eps, *, gamma, tol, max_iter, mu0, eps_start, warn, name, method
 ) -> OTFResult:
     """Run the coordinate ascent, optionally through a halving sequence of eps."""
     schedule = [eps]
@@ -233,10 +351,15 @@ def _solve(
         eps_start = check_eps(eps_start, "eps_start")
         while schedule[0] * 2.0 <= eps_start:
             schedule.insert(0, schedule[0] * 2.0)
-    y0, total = _y0(mu0, Gt.shape[0], schedule[0], Ct), 0
+    dtype = problem.C.dtype
+    y0, total = _y0(mu0, problem.G.shape[0], schedule[0], problem.C), 0
     for k, eps_k in enumerate(schedule):
         last = k == len(schedule) - 1
-        solver = _DualSolver(ht, Ct, Gt, eps_k, gamma=gamma, chunk_rows=chunk_rows)
+        C_k, G_k = problem.at(eps_k)
+        solver_cls = _SemiDualSolver if method == "semidual" else _DualSolver
+        solver = solver_cls(
+            problem.h.to(C_k.dtype), C_k, G_k, eps_k, gamma=gamma, chunk_rows=problem.chunk_rows
+        )
         res = solver.solve(
             tol=tol if last else max(tol, 1e-2),
             max_iter=max_iter,
@@ -247,7 +370,28 @@ def _solve(
         total += res.n_iter
         if not last:  # mu is in cost units: carry it over, rescaled to the next eps
             y0 = res.mu.to(torch.float64) / schedule[k + 1]
-    return replace(res, n_iter=total)
+    return replace(
+        res,
+        n_iter=total,
+        value=res.value.to(dtype),
+        lam=res.lam.to(dtype),
+        mu=res.mu.to(dtype),
+        mass=res.mass.to(dtype),
+    )
+
+
+METHODS = ("semidual", "alternating")
+
+
+def _check_method(method: str) -> str:
+    if method not in METHODS:
+        raise ValueError(f"`method` must be one of {METHODS}; got {method!r}.")
+    return method
+
+
+def _gamma(problem: _Problem) -> torch.Tensor:
+    """OTFR's bounds :math:`|G h|` (float64)."""
+    return (problem.G.to(torch.float64) @ problem.h.to(torch.float64)).abs()
 
 
 def _y0(mu0: object | None, d: int, eps: float, like: torch.Tensor) -> torch.Tensor | None:
@@ -271,6 +415,7 @@ def otf_dual(
     eps_start: float | None = None,
     chunk_rows: int | None = None,
     warn: bool = True,
+    method: str = "semidual",
 ) -> OTFResult:
     r"""Solve the :math:`\mathrm{OTF}_\varepsilon(h)` dual by exact coordinate ascent.
 
@@ -290,23 +435,35 @@ def otf_dual(
         Entropic smoothing ``> 0`` (the paper uses 1e-3 with Euclidean costs on
         standardized features).
     tol : float, default=1e-4
-        Tolerance on the relative row-marginal error.
+        Tolerance on the relative error: the constraint violation
+        ``max_c (|G P^T 1|_c - gamma_c)_+ / sum(h)`` for ``"semidual"`` (its rows match
+        ``h`` exactly), the row-marginal error for ``"alternating"``.
     max_iter : int, default=100
-        Maximum outer iterations (one iteration = one row and one column log-sum-exp
-        pass plus the ``d`` constraint updates).
+        Maximum outer iterations: sweeps over the ``d`` constraint duals
+        (``"semidual"``; each row update is a safeguarded Newton solve costing one pass
+        over ``C`` per step, and a two-group DP problem converges in one sweep), or
+        alternating iterations (one row and one column log-sum-exp pass plus the ``d``
+        constraint updates).
     mu0 : tensor of shape (d,), optional
         Warm start for the constraint duals (they are per constraint and in cost units,
         so they transfer across batches and across values of ``eps``).
     eps_start : float, optional
         Epsilon scaling: solve first at ``eps * 2**k <= eps_start`` and halve down to
         ``eps``, warm-starting each stage (intermediate stages stop at a relative error
-        of 1e-2). Small ``eps`` (1e-3 and below on unit-scale costs) needs thousands of
-        plain iterations; scaling from the cost scale (e.g. ``C.median()``) gets much
-        closer in far fewer. ``n_iter`` counts all stages.
+        of 1e-2). The alternating method needs it at small ``eps`` (1e-3 and below on
+        unit-scale costs take it thousands of plain iterations); the semi-dual one
+        rarely does. ``n_iter`` counts all stages.
     chunk_rows : int, optional
         Rows per chunk of the in-place log-sum-exp.
     warn : bool, default=True
         Issue a :class:`ConvergenceWarning` when ``tol`` is not reached.
+    method : {"semidual", "alternating"}, default="semidual"
+        ``"semidual"`` eliminates the row duals in closed form and maximizes over each
+        constraint dual exactly (:mod:`otfair.ot._otf_semidual`); ``"alternating"`` is
+        the paper's algorithm (App. A), kept as a reference. Both return the dual value
+        at their duals. When the columns of ``G`` take few distinct values (discrete
+        groups, DP or EO), both run on the exact class reduction of the problem, which
+        costs one pass over ``C`` per ``eps``.
 
     Returns
     -------
@@ -316,19 +473,18 @@ def otf_dual(
     max_iter = check_positive_int(max_iter, "max_iter")
     ht, Ct, Gt = _check_problem(h, C, G)
     with torch.no_grad():
+        problem = _Problem(ht.detach(), Ct, Gt, chunk_rows)
         return _solve(
-            ht,
-            Ct,
-            Gt,
+            problem,
             eps,
             gamma=None,
             tol=tol,
             max_iter=max_iter,
             mu0=mu0,
             eps_start=eps_start,
-            chunk_rows=chunk_rows,
             warn=warn,
             name="otf_dual",
+            method=_check_method(method),
         )
 
 
@@ -344,6 +500,7 @@ def otfr_dual(
     eps_start: float | None = None,
     chunk_rows: int | None = None,
     warn: bool = True,
+    method: str = "semidual",
 ) -> OTFResult:
     r"""Solve the relaxed :math:`\mathrm{OTFR}_\varepsilon(h)` dual (bounds :math:`|G h|`).
 
@@ -357,20 +514,18 @@ def otfr_dual(
     max_iter = check_positive_int(max_iter, "max_iter")
     ht, Ct, Gt = _check_problem(h, C, G)
     with torch.no_grad():
-        gamma = (Gt.to(torch.float64) @ ht.detach().to(torch.float64)).abs()
+        problem = _Problem(ht.detach(), Ct, Gt, chunk_rows)
         return _solve(
-            ht,
-            Ct,
-            Gt,
+            problem,
             eps,
-            gamma=gamma,
+            gamma=_gamma(problem),
             tol=tol,
             max_iter=max_iter,
             mu0=mu0,
             eps_start=eps_start,
-            chunk_rows=chunk_rows,
             warn=warn,
             name="otfr_dual",
+            method=_check_method(method),
         )
 
 
@@ -396,6 +551,7 @@ def otf0(
     chunk_rows: int | None = None,
     warn: bool = False,
     return_details: bool = False,
+    method: str = "semidual",
 ) -> torch.Tensor | tuple[torch.Tensor, OTF0Details]:
     r"""Compute the adjusted OTF cost, differentiable in the scores ``h``.
 
@@ -460,16 +616,46 @@ def otf0(
     mu0 = nu0 = None
     if warm_start is not None:
         mu0, nu0 = warm_start.otf.mu, warm_start.otfr.mu
+    eps = check_eps(eps)
+    max_iter = check_positive_int(max_iter, "max_iter")
     _, Ct, Gt = _check_problem(h_eff, C, G)
-    kw = {"tol": tol, "max_iter": max_iter, "eps_start": eps_start, "chunk_rows": chunk_rows}
-    res = otf_dual(h_eff.detach(), Ct, Gt, eps, mu0=mu0, warn=warn, **kw)
-    res_r = otfr_dual(h_eff.detach(), Ct, Gt, eps, mu0=nu0, warn=warn, **kw)
-    gamma = (Gt @ h_eff).abs()  # attached: OTFR's bounds move with h
+    with torch.no_grad():
+        problem = _Problem(h_eff.detach(), Ct, Gt, chunk_rows)
+    value, details = otf0_checked(
+        h_eff, problem, eps, tol=tol, max_iter=max_iter, mu0=mu0, nu0=nu0,
+        eps_start=eps_start, warn=warn, method=_check_method(method),
+    )  # fmt: skip
+    if return_details:
+        return value, details
+    return value
+
+
+def otf0_checked(
+    h_eff: torch.Tensor,
+    problem: _Problem,
+    eps: float,
+    *,
+    tol: float,
+    max_iter: int,
+    mu0: torch.Tensor | None = None,
+    nu0: torch.Tensor | None = None,
+    eps_start: float | None = None,
+    warn: bool = False,
+    method: str = "semidual",
+) -> tuple[torch.Tensor, OTF0Details]:
+    """:func:`otf0` on an already checked problem (for callers that build ``C`` and ``G``).
+
+    ``h_eff`` are the clipped scores (attached), ``problem`` the :class:`_Problem` of
+    their detached values; both solves share it (and its class reduction).
+    """
+    with torch.no_grad():
+        kw = {"tol": tol, "max_iter": max_iter, "eps_start": eps_start, "warn": warn,
+              "method": method}  # fmt: skip
+        res = _solve(problem, eps, gamma=None, mu0=mu0, name="otf0 (OTF)", **kw)
+        res_r = _solve(problem, eps, gamma=_gamma(problem), mu0=nu0, name="otf0 (OTFR)", **kw)
+    gamma = (problem.G @ h_eff).abs()  # attached: OTFR's bounds move with h
     value_otf = (res.lam * h_eff).sum() - eps * res.mass
     value_otfr = (
         (res_r.lam * h_eff).sum() + (gamma * (res_r.phi + res_r.psi)).sum() - eps * res_r.mass
     )
-    value = value_otf - value_otfr
-    if return_details:
-        return value, OTF0Details(res, res_r)
-    return value
+    return value_otf - value_otfr, OTF0Details(res, res_r)

@@ -142,14 +142,21 @@ class _SemiDualSolver:
         y = torch.zeros(sd.d, dtype=torch.float64, device=sd.C.device)
         if y0 is not None:
             y = y0.clone()
-        w = (G64.T @ y).to(sd.C.dtype)
         it, err = 0, math.inf
+        # coupled rows of a small OTF problem: after each sweep (which gets the softmaxes
+        # off their saturated plateau, where the Hessian vanishes) try joint Newton steps
+        joint = sd._small is not None and not sd.relaxed and sd.d > 1
+        w = (G64.T @ y).to(sd.C.dtype)
         while it < max_iter:
             for c in range(sd.d):
                 y[c] = sd.solve_row(c, y, w, rtol=0.1 * tol)
                 w = (G64.T @ y).to(sd.C.dtype)
             it += 1
             err = sd.violation(sd.constraint_values(w))
+            if err > tol and joint:
+                y, _ = sd.joint_newton(y, tol, 20)
+                w = (G64.T @ y).to(sd.C.dtype)
+                err = sd.violation(sd.constraint_values(w))
             if err <= tol:
                 break
         converged = err <= tol

@@ -7,7 +7,6 @@ that it runs unchanged on CPU (the default) or CUDA.
 from __future__ import annotations
 
 import math
-
 import random
 from typing import Any
 

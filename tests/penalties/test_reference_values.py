@@ -142,3 +142,31 @@ def test_default_value_validates():
     # Penalties without a bare formula fall back to the checked forward.
     with pytest.raises(ValueError, match="empty group"):
         BarycenterPenalty().value(torch.tensor([0.1, 0.2]), torch.tensor([1, 1]))
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_otf_penalty_equals_otf0_on_the_mean_normalized_exact_cost(notion):
+    """The penalty's shortcuts (mm cost, class sort, eps rescaling, warm start) change
+    nothing: it equals ``otf0`` on ``C / mean(C)`` with the exact distance."""
+    from otfair.ot import euclidean_cost, otf0
+
+    rng = np.random.default_rng(4)
+    n = 120
+    s = rng.integers(0, 3, size=n)
+    y = (rng.uniform(size=n) < 0.5).astype(float)
+    X = torch.tensor(rng.normal(size=(n, 5)) + s[:, None], dtype=torch.float64)
+    h = torch.sigmoid(X[:, 0] - 1).requires_grad_(True)
+    cons = LinearConstraints(notion).fit(s, y)
+    G = cons.matrix(s, y, dtype=torch.float64)
+    C = euclidean_cost(X, X)
+    C = C / C.mean()
+    ref = otf0(h, C, G, 0.05, tol=1e-9, max_iter=200)
+    (g_ref,) = torch.autograd.grad(ref, h)
+    from otfair.penalties import OTFPenalty
+
+    pen = OTFPenalty(cons, eps=0.05, tol=1e-9, max_iter=200)
+    for _ in range(2):  # second call: warm-started from the first
+        value = pen.from_matrix(h, G, X)
+        (grad,) = torch.autograd.grad(value, h)
+        assert float(value.detach()) == pytest.approx(float(ref.detach()), rel=1e-6)
+        torch.testing.assert_close(grad, g_ref, rtol=1e-5, atol=1e-8)

@@ -21,7 +21,12 @@ and :math:`\mathrm{OTFR}_\varepsilon(h)` relaxes the fairness constraint to
         - \varepsilon \sum_{ij} e^{(-C_{ij} + \kappa_i + \sum_c (\phi_c - \psi_c) G_{cj})
         / \varepsilon}, \quad \phi, \psi \le 0,
 
-by exact coordinate ascent: all :math:`\lambda_i` at once (one row log-sum-exp), then
+by exact coordinate ascent. The default (``method="semidual"``,
+:mod:`otfair.ot._otf_semidual`) eliminates the row duals in closed form and maximizes
+the resulting concave function of the ``d`` constraint duals one coordinate at a time
+(safeguarded Newton on the monotone constraint value), with joint Newton steps for small
+problems with coupled rows. ``method="alternating"`` is the paper's scheme (App. A): all
+:math:`\lambda_i` at once (one row log-sum-exp), then
 the column masses :math:`\log \eta_j = \operatorname{LSE}_i ((-C_{ij} + \lambda_i) /
 \varepsilon)` (one column log-sum-exp), then each constraint dual in turn
 (:mod:`otfair.ot._otf_rows`: closed form for two-valued rows, safeguarded Newton
@@ -29,8 +34,10 @@ otherwise). For OTFR the pair :math:`(\phi_c, \psi_c)` is updated jointly throug
 :math:`\nu_c = \phi_c - \psi_c` (at the optimum at most one of them is nonzero, so
 :math:`\phi_c + \psi_c = -|\nu_c|`): :math:`\nu_c = 0` if the current constraint value
 already satisfies :math:`|(G P^\top 1)_c| \le \gamma_c`, else it moves the value onto the
-nearest bound. The reported values are the dual objectives at the returned duals, i.e.
-true lower bounds that equal :math:`\mathrm{OTF}_\varepsilon` and
+nearest bound. When the columns of ``G`` take few distinct values (discrete groups), both
+methods run on the exact reduction of the problem to those column classes
+(:class:`_Problem`). The reported values are the dual objectives at the returned duals,
+i.e. true lower bounds that equal :math:`\mathrm{OTF}_\varepsilon` and
 :math:`\mathrm{OTFR}_\varepsilon` at convergence.
 """
 
@@ -69,11 +76,14 @@ class OTFResult:
     n_iter : int
         Outer iterations performed.
     marginal_error : float
-        Relative row-marginal error :math:`\lVert P 1 - h \rVert_1 / \lVert h \rVert_1`.
+        Relative row-marginal error :math:`\lVert P 1 - h \rVert_1 / \lVert h \rVert_1`
+        (0 for the semi-dual method, whose rows match ``h`` by construction).
     constraint_error : float
-        :math:`\max_c (|(G P^\top 1)_c| - \gamma_c)_+ / \lVert h \rVert_1`.
+        :math:`\max_c (|(G P^\top 1)_c| - \gamma_c)_+ / \lVert h \rVert_1` (~0 for the
+        alternating method, whose constraint update satisfies it exactly).
     converged : bool
-        Whether ``marginal_error <= tol``.
+        Whether the method's error (constraint error for ``"semidual"``, marginal
+        error for ``"alternating"``) is at most ``tol``.
     """
 
     value: torch.Tensor
@@ -594,9 +604,9 @@ def otf0(
     eps : float
         Entropic smoothing ``> 0``.
     tol : float, default=1e-4
-        Relative row-marginal tolerance of both solves.
+        Relative tolerance of both solves (see :func:`otf_dual`).
     max_iter : int, default=20
-        Outer iterations per solve (the paper reports that one is often enough).
+        Sweeps (semi-dual) or iterations (alternating) per solve.
     min_score : float, default=1e-6
         Lower clip of the scores (the entropic problem needs ``h > 0``).
     warm_start : OTF0Details, optional
@@ -610,6 +620,8 @@ def otf0(
         (``details.otf.converged`` reports it either way).
     return_details : bool, default=False
         Also return the :class:`OTF0Details`.
+    method : {"semidual", "alternating"}, default="semidual"
+        Solver of both problems (see :func:`otf_dual`).
 
     Returns
     -------

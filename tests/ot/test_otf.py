@@ -266,3 +266,27 @@ def test_bad_input():
         otf_dual(ht, C, G, 0.1, mu0=torch.zeros(5))
     with pytest.raises(ValueError, match="`method`"):
         otf_dual(ht, C, G, 0.1, method="sinkhorn")
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_coupled_rows_converge_fast_at_small_eps(seed, monkeypatch):
+    """Two crossed attributes (4 coupled DP rows) at eps = 1e-3: the joint Newton steps of
+    the class-reduced problem converge in a sweep or two, to the optimum that plain
+    Gauss-Seidel on the dense problem reaches in many more."""
+    import otfair.ot._otf as otf_module
+
+    rng = np.random.default_rng(seed)
+    n = 200
+    X = torch.tensor(rng.normal(size=(n, 10)))
+    s1 = torch.tensor((rng.uniform(size=n) < 0.3) * 1.0)
+    s2 = torch.tensor((rng.uniform(size=n) < 0.6) * 1.0)
+    G = torch.stack([s1 / s1.mean() - 1, (1 - s1) / (1 - s1).mean() - 1,
+                     s2 / s2.mean() - 1, (1 - s2) / (1 - s2).mean() - 1])  # fmt: skip
+    h = torch.sigmoid(X[:, 0] + s1 - s2)
+    C = euclidean_cost(X, X)
+    fast = otf_dual(h, C, G, 1e-3, tol=1e-6)
+    assert fast.converged and fast.n_iter <= 3
+    monkeypatch.setattr(otf_module, "MAX_CLASS_FRACTION", 0.0)
+    slow = otf_dual(h, C, G, 1e-3, tol=1e-6, max_iter=5000)
+    assert slow.converged
+    assert float(fast.value) == pytest.approx(float(slow.value), rel=1e-6)

@@ -165,52 +165,71 @@ class SemiDual:
     ) -> tuple[torch.Tensor, int]:
         r"""Newton's method on all constraint duals at once (small OTF problems only).
 
-        The Hessian of :math:`F` is :math:`-arepsilon M` with
-        :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(G_{\cdot j})`; the step solves
-        :math:`M \delta = -D` in the least-squares sense (``M`` is singular along
-        dependent rows, e.g. the per-group DP rows) and is halved until :math:`F`
-        increases. Coupled rows (two attributes, several groups) take Gauss-Seidel
-        tens of sweeps; this takes a handful of steps. Returns ``(y, steps)``; the
-        caller finishes with Gauss-Seidel sweeps if ``tol`` is not reached.
+        Only :math:`G^\top y` matters, so the iteration runs on coordinates
+        :math:`z` of the row space of ``G`` (orthonormal basis ``B`` from its SVD,
+        :math:`G^\top y = B^\top z`): dependent rows (e.g. the per-group DP rows) drop
+        out, and the Hessian :math:`-\varepsilon M`,
+        :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(B_{\cdot j})`, is regular
+        unless every softmax is saturated. The step solves :math:`M \delta = -B P^\top 1`
+        and is halved until :math:`F` increases (or, within rounding of :math:`F`, the
+        constraint residual falls). Coupled rows (two attributes, several groups) take
+        Gauss-Seidel tens of sweeps; this takes a handful of steps. Returns
+        ``(y, steps)`` with the minimum-norm ``y`` for the final :math:`z`; the caller
+        finishes with Gauss-Seidel sweeps if ``tol`` is not reached.
         """
         logits, h = self._small
         G = self.G.to(torch.float64).cpu().numpy()
-        yn = y.cpu().numpy().copy()
+        _, sing, vt = np.linalg.svd(G, full_matrices=False)
+        # rank cut at 1e-6: rows that are dependent up to float32 rounding count as dependent
+        B = vt[: int((sing > 1e-6 * sing[0]).sum())]  # (r, m) orthonormal rows
+        z = B @ (G.T @ y.cpu().numpy())
         h_sum = float(h.sum())
 
-        def state(yv):
-            z = logits + (G.T @ yv)[:, None]
-            mx = z.max(axis=0)
-            z -= mx
-            np.maximum(z, EXP_FLOOR, out=z)
-            e = np.exp(z, out=z)
+        def state(zv):
+            logit = logits + (B.T @ zv)[:, None]
+            mx = logit.max(axis=0)
+            logit -= mx
+            np.maximum(logit, EXP_FLOOR, out=logit)
+            e = np.exp(logit, out=logit)
             s = e.sum(axis=0)
             pi = e / s
             objective = -float(h @ (mx + np.log(s)))  # F / eps up to a constant
-            return objective, pi
+            return objective, pi, pi @ h  # column masses of P
 
-        objective, pi = state(yn)
+        objective, pi, col = state(z)
         steps = 0
         for steps in range(1, max_steps + 1):
-            col = pi @ h  # column masses of P
-            D = G @ col
-            if np.abs(D).max() <= tol * h_sum:
-                return torch.as_tensor(yn, dtype=y.dtype, device=y.device), steps - 1
-            Eg = G @ pi  # (d, n): E[g_c] under each row's softmax
-            M = (G * col) @ G.T - (Eg * h) @ Eg.T
-            # minimum-norm step: no motion along (nearly) dependent rows, whose G^T y is
-            # unchanged but whose huge duals would cost precision
-            delta = np.linalg.lstsq(M, -D, rcond=1e-7)[0]
-            t = 1.0
-            for _ in range(40):
-                new_objective, new_pi = state(yn + t * delta)
-                if new_objective >= objective:
+            if np.abs(G @ col).max() <= tol * h_sum:
+                steps -= 1
+                break
+            Dz = B @ col
+            Eb = B @ pi  # (r, n): E[b] under each row's softmax
+            M = (B * col) @ B.T - (Eb * h) @ Eb.T
+            accepted = False
+            scale = max(float(np.trace(M)), 1e-300)
+            # Levenberg-Marquardt damping: plain Newton first, then towards gradient
+            # steps if rounding makes the Newton direction useless (saturated softmaxes)
+            for damping in (0.0, 1e-8, 1e-4, 1e-1):
+                reg = M + damping * scale * np.eye(len(Dz))
+                delta = np.linalg.lstsq(reg, -Dz, rcond=1e-14)[0]
+                t = 1.0
+                for _ in range(30):
+                    new_objective, new_pi, new_col = state(z + t * delta)
+                    slack = 1e-12 * max(abs(objective), 1.0)
+                    if new_objective > objective or (
+                        new_objective >= objective - slack
+                        and np.abs(B @ new_col).max() < np.abs(Dz).max()
+                    ):
+                        accepted = True
+                        break
+                    t *= 0.5
+                if accepted:
                     break
-                t *= 0.5
-            else:
-                break  # no ascent along the Newton direction: leave it to Gauss-Seidel
-            yn, objective, pi = yn + t * delta, new_objective, new_pi
-        return torch.as_tensor(yn, dtype=y.dtype, device=y.device), steps
+            if not accepted:
+                break  # no progress along the Newton direction: leave it to Gauss-Seidel
+            z, objective, pi, col = z + t * delta, new_objective, new_pi, new_col
+        y_new = np.linalg.lstsq(G.T, B.T @ z, rcond=None)[0]
+        return torch.as_tensor(y_new, dtype=y.dtype, device=y.device), steps
 
     def violation(self, D: torch.Tensor) -> float:
         r""":math:`\max_c (|D_c| - \gamma_c)_+ / \lVert h \rVert_1`."""

@@ -1,7 +1,7 @@
 """Fairness-accuracy trade-off of the fair classifiers on Adult (sensitive attribute: sex).
 
 ``python benchmarks/classifier_tradeoff.py [--methods ftm,gapreg] [--seeds 0,1,2]
-[--epochs-mlp 30] [--epochs-logistic 100] [--epochs-otf 5] [--out DIR] [--table]``
+[--epochs-mlp 30] [--epochs-logistic 100] [--epochs-otf 100] [--out DIR] [--table]``
 (``DIR`` defaults to ``$TMPDIR/otfair-classifier-tradeoff``)
 
 Every method of ``otfair fit`` (classification) is trained over its registered strength
@@ -170,7 +170,7 @@ def main() -> None:
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--epochs-mlp", type=int, default=30)
     parser.add_argument("--epochs-logistic", type=int, default=100)
-    parser.add_argument("--epochs-otf", type=int, default=5)
+    parser.add_argument("--epochs-otf", type=int, default=100)
     parser.add_argument(
         "--out", type=Path, default=Path(tempfile.gettempdir()) / "otfair-classifier-tradeoff"
     )

@@ -3,6 +3,7 @@ import pytest
 from _exp_helpers import write_spec
 
 from otfair.experiments import load_spec, make_report, pareto_front, run_sweep
+from otfair.experiments._report import _dataset_heading
 
 
 def test_pareto_front_hand_case():
@@ -27,6 +28,7 @@ def test_report_files_and_methods(plugin_path, tmp_path):
     svg = (out / "plots" / "synthetic__dp_gap.svg").read_text()
     assert "dummy-lr" in svg and "Pareto front" in svg
     text = index.read_text()
+    assert "## synthetic (classification)" in text
     assert "dummy-lr" in text and "matched dp_gap <=" in text
     assert "Failed runs" in text and "dummy-raise" in text
     table = (out / "tables" / "synthetic.md").read_text()
@@ -37,3 +39,8 @@ def test_report_files_and_methods(plugin_path, tmp_path):
 def test_report_without_store(tmp_path):
     with pytest.raises(FileNotFoundError, match="No result store"):
         make_report(tmp_path)
+
+
+def test_dataset_heading_names_the_task_once():
+    assert _dataset_heading("adult", "regression") == "adult (regression)"
+    assert _dataset_heading("adult (regression)", "regression") == "adult (regression)"

@@ -123,6 +123,11 @@ def _fmt(mean: float, std: float | None = None) -> str:
     return f"{mean:.4f} ± {std:.4f}"
 
 
+def _dataset_heading(label: str, task: str) -> str:
+    """``"label (task)"``, unless the label already names its task."""
+    return label if f"({task})" in label else f"{label} ({task})"
+
+
 def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
 
@@ -318,8 +323,9 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
         fair = [m for m in fair if rows[m].notna().any()]
         extras = [m for m in EXTRA_MEASURES if m in rows.columns and rows[m].notna().any()]
         agg = aggregate(rows, [*perf, *fair, *extras, "fit_time_s"])
-        md += [f"## {dataset} ({task})", ""]
-        html_parts.append(f"<h2>{html.escape(str(dataset))} ({html.escape(task)})</h2>")
+        heading = _dataset_heading(str(dataset), task)
+        md += [f"## {heading}", ""]
+        html_parts.append(f"<h2>{html.escape(heading)}</h2>")
         for measure in fair if perf else []:
             stem = out / "plots" / f"{_slug(str(dataset))}__{_slug(measure)}"
             png, svg = _plot(agg, measure, perf, f"{dataset}: {measure}", stem)

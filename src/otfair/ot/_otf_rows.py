@@ -31,6 +31,8 @@ from dataclasses import dataclass
 
 import torch
 
+from otfair.ot._newton import bracketed_newton
+
 
 @dataclass(frozen=True)
 class Row:
@@ -98,27 +100,9 @@ def solve_row(
     if row.two_valued:  # the target = 0 solution is an excellent start for OTFR's bounds
         y0 = closed_form(row, w)
     g = row.g
-    y, lo, hi, step = y0, -math.inf, math.inf, 1.0
-    for _ in range(max_steps):
+
+    def residual(y: float) -> tuple[float, float, float]:
         r, d1, scale = _residual(g, w, y, target)
-        if math.isnan(r) or r == math.inf:
-            hi = y  # overflow: far on the positive side
-        elif r == -math.inf:
-            lo = y
-        elif abs(r) <= rtol * max(scale, abs(target), 1e-300):
-            return y
-        elif r > 0:
-            hi = y
-        else:
-            lo = y
-        y_new = y - r / d1 if math.isfinite(r) and d1 > 0 else math.nan
-        if not (lo < y_new < hi):
-            if math.isfinite(lo) and math.isfinite(hi):
-                y_new = 0.5 * (lo + hi)
-            else:  # expand towards the side that is still open
-                y_new = y + step if math.isfinite(lo) else y - step
-                step *= 2.0
-        if math.isfinite(lo) and math.isfinite(hi) and hi - lo <= 1e-15 * max(1.0, abs(y)):
-            return 0.5 * (lo + hi)
-        y = y_new
-    return y
+        return r, d1, rtol * max(scale, abs(target), 1e-300)
+
+    return bracketed_newton(residual, y0, max_steps=max_steps, xtol=1e-15)

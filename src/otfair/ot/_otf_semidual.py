@@ -41,6 +41,7 @@ import numpy as np
 import torch
 
 from otfair.ot._lse import EXP_FLOOR, _chunks, default_chunk_rows
+from otfair.ot._newton import bracketed_newton
 
 #: problems with at most this many columns (class-reduced ones) solve rows in numpy
 SMALL_COLUMNS = 64
@@ -158,7 +159,12 @@ class SemiDual:
             lo, hi, start = 0.0, math.inf, size
         if slope_zero > 0 and lo < -r_zero / slope_zero < hi and not y[c]:
             start = -r_zero / slope_zero  # a Newton step from 0 when there is no history
-        return newton_1d(residual, target, start, atol=atol, step=step, lo=lo, hi=hi)
+
+        def shifted(t: float) -> tuple[float, float, float]:
+            value, slope = residual(t)
+            return value - target, slope, atol
+
+        return bracketed_newton(shifted, start, lo=lo, hi=hi, step=step)
 
     def joint_newton(
         self, y: torch.Tensor, tol: float, max_steps: int
@@ -258,43 +264,3 @@ def _small_residual(logits: np.ndarray, h: np.ndarray, base: torch.Tensor, g: to
         return float(h @ mean), float(h @ var)
 
     return residual
-
-
-def newton_1d(
-    fn,
-    target: float,
-    y0: float,
-    *,
-    atol: float,
-    step: float = 1.0,
-    lo: float = -math.inf,
-    hi: float = math.inf,
-    max_steps: int = 200,
-) -> float:
-    """Root of the non-decreasing ``fn(y)[0] = target`` by Newton kept inside a bracket.
-
-    ``fn`` returns ``(value, derivative)``. While one side is open the bracket grows by
-    ``step``, doubled each time; a Newton step that leaves the bracket is replaced by
-    bisection. ``lo`` and ``hi`` are an initial bracket (``fn < target`` at ``lo``).
-    """
-    y = y0
-    for _ in range(max_steps):
-        value, slope = fn(y)
-        r = value - target
-        if abs(r) <= atol:
-            return y
-        if r > 0:
-            hi = y
-        else:
-            lo = y
-        y_new = y - r / slope if slope > 0 else math.nan
-        if not (lo < y_new < hi):
-            if math.isfinite(lo) and math.isfinite(hi):
-                y_new = 0.5 * (lo + hi)
-            else:  # expand towards the side that is still open
-                y_new = y + step if math.isfinite(lo) else y - step
-                step *= 2.0
-        if math.isfinite(lo) and math.isfinite(hi) and hi - lo <= 1e-13 * max(1.0, abs(y)):
-            return 0.5 * (lo + hi)
-        y = y_new
-    return y

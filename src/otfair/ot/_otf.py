@@ -155,7 +155,7 @@ class _SemiDualSolver:
         it, err = 0, math.inf
         # coupled rows of a small OTF problem: after each sweep (which gets the softmaxes
         # off their saturated plateau, where the Hessian vanishes) try joint Newton steps
-        joint = sd._small is not None and not sd.relaxed and sd.d > 1
+        joint = sd.is_small and not sd.relaxed and sd.d > 1
         w = (G64.T @ y).to(sd.C.dtype)
         while it < max_iter:
             for c in range(sd.d):

@@ -85,6 +85,11 @@ class SemiDual:
                 self.h.to(torch.float64).cpu().numpy(),
             )
 
+    @property
+    def is_small(self) -> bool:
+        """Whether the row solves (and joint Newton steps) run on the numpy copy."""
+        return self._small is not None
+
     # -- passes over C ------------------------------------------------------------------
     def _softmax_chunks(self, w: torch.Tensor):
         """Yield ``(rows, unnormalized exp, row max, row sum)`` of ``-C/eps + w``."""

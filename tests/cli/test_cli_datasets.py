@@ -68,6 +68,6 @@ def test_describe_errors():
     res = runner.invoke(app, ["datasets", "describe", "adult", "-o", "sensitive=age"])
     assert res.exit_code == 2 and "`sensitive` must be one of" in _all_output(res)
     res = runner.invoke(app, ["datasets", "describe", "adult", "-o", "oops"])
-    assert res.exit_code == 2 and "KEY=VALUE" in _all_output(res)
+    assert res.exit_code == 2 and "key=value" in _all_output(res)
     res = runner.invoke(app, ["datasets", "describe", "adult", "--data-home", "/nonexistent"])
     assert res.exit_code == 2 and "does not exist" in _all_output(res)

@@ -1,4 +1,4 @@
-"""Helpers shared by CLI commands: error reporting and JSON output."""
+"""Helpers shared by CLI commands: error reporting, ``key=value`` options and JSON output."""
 
 from __future__ import annotations
 
@@ -33,3 +33,24 @@ def _jsonable(obj: Any) -> Any:
 def echo_json(obj: Any) -> None:
     """Print ``obj`` as JSON (numpy scalars converted, NaN/inf as null)."""
     typer.echo(json.dumps(_jsonable(obj), indent=2, sort_keys=False))
+
+
+def parse_key_values(pairs: list[str] | None, option: str = "--option") -> dict[str, Any]:
+    """Parse repeated ``key=value`` pairs, the one option parser of every command.
+
+    Values are read as JSON when possible, else kept as strings: ``lr=0.01`` gives a
+    float, ``hidden=[64,64]`` a list, ``flag=true`` a bool, ``solver=adam`` the string
+    ``"adam"``. Python spellings ``True``/``False``/``None`` are accepted too.
+    """
+    out: dict[str, Any] = {}
+    for pair in pairs or []:
+        key, sep, raw = pair.partition("=")
+        key, raw = key.strip(), raw.strip()
+        if not sep or not key:
+            fail(f"{option} expects key=value, got {pair!r}.")
+        raw = {"True": "true", "False": "false", "None": "null"}.get(raw, raw)
+        try:
+            out[key] = json.loads(raw)
+        except json.JSONDecodeError:
+            out[key] = raw
+    return out

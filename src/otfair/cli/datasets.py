@@ -6,32 +6,9 @@ from typing import Annotated, Any
 
 import typer
 
-from otfair.cli._common import echo_json, fail
+from otfair.cli._common import echo_json, fail, parse_key_values
 
 datasets_app = typer.Typer(help="List and describe the benchmark datasets.", no_args_is_help=True)
-
-
-def _parse_value(text: str) -> Any:
-    """Turn ``"3"``, ``"0.5"``, ``"true"`` into int, float, bool; keep other strings."""
-    lowered = text.lower()
-    if lowered in {"true", "false"}:
-        return lowered == "true"
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return text
-
-
-def _parse_options(pairs: list[str]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key:
-            fail(f"--option expects KEY=VALUE, got {pair!r}.")
-        options[key.strip()] = _parse_value(value.strip())
-    return options
 
 
 @datasets_app.command("list")
@@ -83,7 +60,11 @@ def describe_command(
     option: Annotated[
         list[str] | None,
         typer.Option(
-            "--option", "-o", help="Dataset option KEY=VALUE, e.g. sensitive=both (repeatable)."
+            "--dataset-option",
+            "-d",
+            "--option",
+            "-o",
+            help="Dataset option KEY=VALUE, e.g. sensitive=both (repeatable; -o is an old alias).",
         ),
     ] = None,
     data_home: str | None = typer.Option(
@@ -94,7 +75,7 @@ def describe_command(
     """Rows, features after preprocessing, group sizes and label statistics per group."""
     from otfair.datasets import DataFileError, dataset_summary, load_dataset
 
-    options = _parse_options(option or [])
+    options = parse_key_values(option, "--dataset-option")
     try:
         summary = dataset_summary(load_dataset(name, data_home=data_home, **options))
     except (ValueError, TypeError, DataFileError) as exc:

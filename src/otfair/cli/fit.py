@@ -2,30 +2,11 @@
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any
 
 import typer
 
-from otfair.cli._common import echo_json, fail
-
-
-def parse_options(pairs: list[str] | None, option: str = "--option") -> dict[str, Any]:
-    """Parse ``key=value`` pairs; values are read as JSON when possible, else as strings.
-
-    ``lr=0.01`` gives a float, ``hidden=[64,64]`` a list, ``solver=adam`` a string.
-    """
-    out: dict[str, Any] = {}
-    for pair in pairs or []:
-        key, sep, raw = pair.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            fail(f"{option} expects key=value, got {pair!r}.")
-        try:
-            out[key] = json.loads(raw)
-        except json.JSONDecodeError:
-            out[key] = raw
-    return out
+from otfair.cli._common import echo_json, fail, parse_key_values
 
 
 def _print_panel(result: dict[str, Any]) -> None:
@@ -98,8 +79,8 @@ def fit_command(
             epochs=epochs,
             device=device,
             test_size=test_size,
-            dataset_options=parse_options(dataset_option, "--dataset-option"),
-            method_options=parse_options(option),
+            dataset_options=parse_key_values(dataset_option, "--dataset-option"),
+            method_options=parse_key_values(option),
             source_domain=source_domain,
             target_domain=target_domain,
             max_train_rows=max_train_rows,

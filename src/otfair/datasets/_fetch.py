@@ -288,7 +288,7 @@ def download_file(
     remote = REMOTE_FILES.get(relpath)
     if remote is None or not remote.url:
         raise DataFileError(
-            f"{relpath} is missing ({_searched(dirs)}) and has no download address.",
+            f"{relpath} is in none of {_searched(dirs)} and has no download address.",
             _copy_hint(relpath, dirs),
         )
     try:
@@ -299,7 +299,7 @@ def download_file(
         reason = getattr(exc, "reason", None) or exc
         raise DataFileError(
             f"Could not download {relpath} from {remote.url} ({one_line(str(reason))}); "
-            f"it is not in {_searched(dirs)}.",
+            f"it is in none of {_searched(dirs)}.",
             _copy_hint(relpath, dirs),
         ) from exc
     digest = sha256_stream(io.BytesIO(payload))
@@ -321,7 +321,7 @@ def download_file(
 
 
 def _searched(dirs: list[DataDir]) -> str:
-    return "searched " + ", ".join(f"{d.label} {d.path}" for d in dirs)
+    return "the searched directories (" + ", ".join(f"{d.label} {d.path}" for d in dirs) + ")"
 
 
 def _copy_hint(relpath: str, dirs: list[DataDir]) -> str:

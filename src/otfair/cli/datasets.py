@@ -207,7 +207,7 @@ def fetch_command(
     if data_home is not None and not Path(data_home).expanduser().exists():
         Path(data_home).expanduser().mkdir(parents=True)
     for name, group in groups:
-        with _download_progress(group[-1]) as progress:
+        with _DownloadProgress(group[-1]) as progress:
             try:
                 status = ensure_file(name, group, data_home, force=force, progress=progress)
             except DataFileError as exc:
@@ -218,7 +218,7 @@ def fetch_command(
         typer.echo(f"{status.relpath}: {verb} {status.directory.path} ({check})")
 
 
-class _download_progress:  # noqa: N801 - used as a context manager
+class _DownloadProgress:
     """Show a download's progress: a bar on a terminal, a line on stderr otherwise."""
 
     def __init__(self, relpath: str) -> None:

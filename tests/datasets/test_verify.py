@@ -75,18 +75,23 @@ def test_digest_is_remembered(tmp_path, isolated_data, monkeypatch):
     assert len(calls) == 2
 
 
-def test_recompressed_gzip_is_accepted_by_content(tmp_path, isolated_data, data_dir):
-    """A user's own gzip of the UCI csv has other bytes but the registry's content."""
-    home = tmp_path / "home"
-    (home / "diabetes").mkdir(parents=True)
-    content = gzip.decompress((data_dir / "diabetes" / "diabetic_data.csv.gz").read_bytes())
-    (home / "diabetes" / "diabetic_data.csv.gz").write_bytes(gzip.compress(content, 1, mtime=1))
-    path = home / "diabetes" / "diabetic_data.csv.gz"
-    assert (
-        hashlib.sha256(path.read_bytes()).hexdigest()
-        != _fetch.REMOTE_FILES["diabetes/diabetic_data.csv.gz"].sha256
-    )
-    _fetch.check_file(path, "diabetes/diabetic_data.csv.gz")  # no error
-    (home / "diabetes" / "diabetic_data.csv.gz").write_bytes(gzip.compress(content[:-100]))
-    with pytest.raises(ChecksumError, match="diabetic_data.csv.gz differs"):
-        _fetch.check_file(path, "diabetes/diabetic_data.csv.gz")
+def test_recompressed_gzip_is_accepted_by_content(tmp_path, isolated_data, monkeypatch):
+    """A user's own gzip of a csv has other bytes than the registry's .gz, same content."""
+    content = b"a,b\n" + b"1,2\n" * 1000
+    shipped = gzip.compress(content, 9, mtime=0)
+    remote = _fetch.RemoteFile("", _sha(shipped), content_sha256=_sha(content))
+    monkeypatch.setitem(_fetch.REMOTE_FILES, "d/x.csv.gz", remote)
+    path = tmp_path / "x.csv.gz"
+    path.write_bytes(gzip.compress(content, 1, mtime=1))
+    assert _sha(path.read_bytes()) != remote.sha256
+    _fetch.check_file(path, "d/x.csv.gz")  # accepted by content
+    path.write_bytes(gzip.compress(content[:-4], 1, mtime=1))
+    with pytest.raises(ChecksumError, match="x.csv.gz differs"):
+        _fetch.check_file(path, "d/x.csv.gz")
+    path.write_bytes(b"not gzip at all")
+    with pytest.raises(ChecksumError, match="x.csv.gz differs"):
+        _fetch.check_file(path, "d/x.csv.gz")
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()

@@ -235,3 +235,16 @@ def test_subprocess_missing_data_no_traceback(tmp_path, unreachable_url):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: Could not download german/german.data")
     assert "Fix: run `otfair datasets fetch german`" in lines[0]
+
+
+def test_where_and_describe_bad_or_malformed(tmp_path, isolated_data):
+    res = runner.invoke(app, ["datasets", "where", "--data-home", str(tmp_path / "nope")])
+    _assert_one_line_error(res, "`data_home` =", "does not exist", "Fix: ")
+    (tmp_path / "german").mkdir()
+    (tmp_path / "german" / "german.data").write_text("A11 6\nA12 7\n")
+    args = ["datasets", "describe", "german", "--data-home", str(tmp_path), "--no-verify"]
+    _assert_one_line_error(
+        runner.invoke(app, args),
+        "german.data is malformed",
+        "Fix: restore the original with `otfair datasets fetch german --force`",
+    )

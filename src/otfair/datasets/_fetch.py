@@ -328,7 +328,7 @@ def _copy_hint(relpath: str, dirs: list[DataDir]) -> str:
     return (
         f"run `otfair datasets fetch {dataset_of(relpath)}` when online, or copy the file "
         f"by hand to {dirs[0].path / relpath} (or to <dir>/{relpath} and set "
-        f"{ENV_VAR}=<dir>, or pass data_home=<dir>)."
+        f"{ENV_VAR}=<dir>, or pass --data-home <dir> / data_home=<dir>)."
     )
 
 

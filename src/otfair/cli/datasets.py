@@ -1,4 +1,8 @@
-"""`otfair datasets list|describe`: what data is available and what it looks like."""
+"""`otfair datasets list|describe|where|fetch`: what data exists, where, what it looks like.
+
+Every data problem (missing file without network, checksum mismatch, bad directory)
+is answered by one ``error:`` line naming the fix, exit code 2.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,18 @@ import typer
 
 from otfair.cli._common import echo_json, fail, parse_key_values
 
-datasets_app = typer.Typer(help="List and describe the benchmark datasets.", no_args_is_help=True)
+datasets_app = typer.Typer(
+    help="List, describe, locate and download the benchmark datasets.", no_args_is_help=True
+)
+
+_DATA_HOME_HELP = (
+    "Data directory searched first (then $OTFAIR_DATA_DIR, then the user cache); "
+    "downloads go there. See `otfair datasets where`."
+)
+_NO_VERIFY_HELP = (
+    "Do not check local files against the registry's sha256 (for copies you edited on "
+    "purpose; same as OTFAIR_VERIFY=0)."
+)
 
 
 @datasets_app.command("list")
@@ -67,17 +82,18 @@ def describe_command(
             help="Dataset option KEY=VALUE, e.g. sensitive=both (repeatable; -o is an old alias).",
         ),
     ] = None,
-    data_home: str | None = typer.Option(
-        None, "--data-home", help="Data directory (default: $OTFAIR_DATA_DIR or the cache)."
-    ),
+    data_home: str | None = typer.Option(None, "--data-home", help=_DATA_HOME_HELP),
+    no_verify: bool = typer.Option(False, "--no-verify", help=_NO_VERIFY_HELP),
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Rows, features after preprocessing, group sizes and label statistics per group."""
     from otfair.datasets import DataFileError, dataset_summary, load_dataset
 
     options = parse_key_values(option, "--dataset-option")
+    verify = False if no_verify else None
     try:
-        summary = dataset_summary(load_dataset(name, data_home=data_home, **options))
+        dataset = load_dataset(name, data_home=data_home, verify=verify, **options)
+        summary = dataset_summary(dataset)
     except (ValueError, TypeError, DataFileError) as exc:
         fail(str(exc))
         return
@@ -112,3 +128,130 @@ def _fmt_stats(stats: dict[str, Any]) -> str:
 def register(app: typer.Typer) -> None:
     """Attach the ``datasets`` command group to the root app."""
     app.add_typer(datasets_app, name="datasets")
+
+
+@datasets_app.command("where")
+def where_command(
+    data_home: str | None = typer.Option(None, "--data-home", help=_DATA_HOME_HELP),
+    no_verify: bool = typer.Option(False, "--no-verify", help=_NO_VERIFY_HELP),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
+) -> None:
+    """Print the data search order and where each dataset's files were found."""
+    from otfair.datasets import DataFileError, search_dirs
+    from otfair.datasets._status import data_status
+
+    try:
+        dirs = search_dirs(data_home)
+        rows = data_status(data_home, verify=False if no_verify else None)
+    except DataFileError as exc:
+        fail(str(exc))
+        return
+    if as_json:
+        echo_json(
+            {
+                "search_order": [{"source": d.label, "path": str(d.path)} for d in dirs],
+                "files": [
+                    {
+                        "dataset": r.dataset,
+                        "file": r.relpath,
+                        "state": r.state,
+                        "directory": None if r.directory is None else str(r.directory.path),
+                    }
+                    for r in rows
+                ],
+            }
+        )
+        return
+    lines = ["Search order (the first directory holding a file wins; downloads go to the first):"]
+    if data_home is None:
+        lines.append("  -  --data-home        (not given)")
+    lines += [f"  {i}. {d.label:<17} {d.path}" for i, d in enumerate(dirs, 1)]
+    lines.append(f"  {len(dirs) + 1}. download          registry address, sha256-verified")
+    width = max(len(r.relpath) for r in rows)
+    for r in rows:
+        if r.directory is None:
+            where = f"-> otfair datasets fetch {r.dataset}"
+        else:
+            where = f"{r.directory.path} ({r.directory.label})"
+        lines.append(f"{r.relpath:<{width}}  {r.state:<9}  {where}")
+    typer.echo("\n".join(lines))
+
+
+@datasets_app.command("fetch")
+def fetch_command(
+    names: Annotated[
+        list[str] | None, typer.Argument(help="Datasets to download (see `otfair datasets list`).")
+    ] = None,
+    all_: bool = typer.Option(False, "--all", help="Fetch every dataset read from files."),
+    data_home: str | None = typer.Option(
+        None, "--data-home", help="Download here (created if needed) instead of the cache."
+    ),
+    force: bool = typer.Option(
+        False, "--force", help="Replace a local copy whose sha256 differs from the registry."
+    ),
+) -> None:
+    """Download datasets' files (verified by sha256) unless a verified copy exists."""
+    from pathlib import Path
+
+    from otfair.datasets import DataFileError
+    from otfair.datasets._status import dataset_files, ensure_file, real_dataset_names
+
+    if all_ == bool(names):
+        fail(f"give dataset names or --all (one of the two); names: {real_dataset_names()}.")
+    chosen = real_dataset_names() if all_ else list(names or [])
+    try:
+        groups = [(name, group) for name in chosen for group in dataset_files(name)]
+    except ValueError as exc:
+        fail(str(exc))
+        return
+    if data_home is not None and not Path(data_home).expanduser().exists():
+        Path(data_home).expanduser().mkdir(parents=True)
+    for name, group in groups:
+        with _DownloadProgress(group[-1]) as progress:
+            try:
+                status = ensure_file(name, group, data_home, force=force, progress=progress)
+            except DataFileError as exc:
+                fail(str(exc))
+                return
+        verb = "downloaded to" if status.state == "downloaded" else "present in"
+        check = "sha256 ok" if status.state != "unchecked" else "not in the registry, unchecked"
+        typer.echo(f"{status.relpath}: {verb} {status.directory.path} ({check})")
+
+
+class _DownloadProgress:
+    """Show a download's progress: a bar on a terminal, a line on stderr otherwise."""
+
+    def __init__(self, relpath: str) -> None:
+        self.relpath = relpath
+        self._bar: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> Any:
+        return self.update
+
+    def update(self, done: int, total: int | None) -> None:
+        import sys
+
+        if self._bar is None and sys.stderr.isatty():
+            from rich.console import Console
+            from rich.progress import DownloadColumn, Progress, TransferSpeedColumn
+
+            self._bar = Progress(
+                *Progress.get_default_columns(),
+                DownloadColumn(),
+                TransferSpeedColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._bar.start()
+            self._task = self._bar.add_task(f"downloading {self.relpath}", total=total)
+        elif self._bar is None and self._task is None:
+            size = f" ({total / 1e6:.1f} MB)" if total else ""
+            typer.echo(f"downloading {self.relpath}{size} ...", err=True)
+            self._task = False
+        if self._bar is not None:
+            self._bar.update(self._task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.stop()

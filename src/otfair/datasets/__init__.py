@@ -4,10 +4,21 @@
 label, the sensitive attributes (kept out of the features) and the task. Its
 :meth:`FairDataset.split` draws a seeded train/test split and preprocesses both parts
 (impute, one-hot, scale) with statistics of the training part only, giving a
-:class:`FairSplit` of float32 arrays. Real files are read from ``data_home``, else
-``$OTFAIR_DATA_DIR``, else a user cache directory where missing files are downloaded
-once and sha256-verified. ``load_domain_shift`` gives source/target pairs for AdapFair's
-drift scenario. See ``docs/datasets.md`` for every dataset's cleaning and codings.
+:class:`FairSplit` of float32 arrays. ``load_domain_shift`` gives source/target pairs
+for AdapFair's drift scenario. See ``docs/datasets.md`` for every dataset's cleaning
+and codings.
+
+Where data files come from (one order for the library, the ``otfair`` CLI and the
+tests; ``otfair datasets where`` prints it):
+
+1. ``data_home=`` (``--data-home``), 2. ``$OTFAIR_DATA_DIR``, 3. the user cache
+``$XDG_CACHE_HOME/otfair`` (``~/.cache/otfair``); the first directory holding a file
+wins. A file found nowhere is downloaded from its registry address into the first of
+these directories (sha256-verified, written atomically); ``otfair datasets fetch NAME``
+or ``--all`` does it ahead of time. Local files are checked against the registry's
+sha256 too (remembered by path, size and mtime, so a file is hashed once); opt out for
+an edited copy with ``verify=False``, ``OTFAIR_VERIFY=0`` or ``--no-verify``. Every
+problem raises a :class:`DataFileError` whose one-line message names the fix.
 """
 
 from otfair.datasets._adult import load_adult
@@ -19,9 +30,14 @@ from otfair.datasets._crime import load_communities_crime
 from otfair.datasets._diabetes import load_diabetes
 from otfair.datasets._domain_shift import DomainShift, list_domain_shifts, load_domain_shift
 from otfair.datasets._dutch import load_dutch
-from otfair.datasets._fetch import DataFileError, fetch_file, get_data_home
+from otfair.datasets._errors import (
+    ChecksumError,
+    DataDirError,
+    DataFileError,
+    MalformedFileError,
+)
+from otfair.datasets._fetch import fetch_file, get_data_home, search_dirs
 from otfair.datasets._german import load_german
-from otfair.datasets._io import MalformedFileError
 from otfair.datasets._law_school import load_law_school
 from otfair.datasets._preprocessing import Preprocessor
 from otfair.datasets._summary import dataset_summary
@@ -33,6 +49,8 @@ from otfair.datasets._synthetic import (
 )
 
 __all__ = [
+    "ChecksumError",
+    "DataDirError",
     "DataFileError",
     "DomainShift",
     "FairDataset",
@@ -58,4 +76,5 @@ __all__ = [
     "make_synthetic",
     "make_synthetic_regression",
     "make_synthetic_scm",
+    "search_dirs",
 ]

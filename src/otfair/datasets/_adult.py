@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
-from otfair.datasets._io import check_choice, read_table
+from otfair.datasets._io import MalformedFileError, check_choice, read_table
 
 COLUMNS = [
     "age", "workclass", "fnlwgt", "education", "education-num", "marital-status",
@@ -28,17 +28,25 @@ def adult_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFrame
     is stripped); ``sex`` is 1 for Male, ``race`` is 1 for White; ``fnlwgt`` (a census
     sampling weight) and ``education`` (duplicated by ``education-num``) are dropped.
     """
+    return _clean(_read_raw(data_home))
+
+
+def _read_raw(data_home: str | os.PathLike[str] | None) -> pd.DataFrame:
     parts = [
         read_table(
             f"adult/{name}", data_home, columns=COLUMNS, skipinitialspace=True, na_values="?"
         )
         for name in ("adult.data", "adult.test")
     ]
-    frame = pd.concat(parts, ignore_index=True).dropna().reset_index(drop=True)
+    return pd.concat(parts, ignore_index=True)
+
+
+def _clean(raw: pd.DataFrame) -> pd.DataFrame:
+    frame = raw.dropna().reset_index(drop=True)
     label = frame["Y"].astype(str).str.rstrip(".")
     bad = sorted(set(label) - {">50K", "<=50K"})
     if bad:
-        raise ValueError(f"adult/adult.* is malformed: unexpected labels {bad[:5]}.")
+        raise MalformedFileError(f"adult/adult.* is malformed: unexpected labels {bad[:5]}.")
     frame["Y"] = (label == ">50K").astype(np.float64)
     frame["sex"] = (frame["sex"] == "Male").astype(np.int64)
     frame["race"] = (frame["race"] == "White").astype(np.int64)
@@ -70,11 +78,12 @@ def load_adult(
     """
     check_choice(sensitive, "sensitive", list(SENSITIVE))
     check_choice(task, "task", ["classification", "regression"])
-    frame = adult_frame(data_home)
+    raw = _read_raw(data_home)
+    frame = _clean(raw)
     sens_cols = SENSITIVE[sensitive]
     data = frame.drop(columns=["Y", "sex", "race"])
     description = (
-        "UCI Adult, adult.data + adult.test (48,842 rows) minus rows with '?' -> "
+        f"UCI Adult, adult.data + adult.test ({len(raw):,} rows) minus rows with '?' -> "
         f"{len(frame):,} rows. Label: income >50K (1). Sensitive: {', '.join(sens_cols)} "
         "(sex: 1 = Male, 0 = Female; race: 1 = White, 0 = non-White). Dropped fnlwgt "
         "and education (duplicate of education-num)."

@@ -11,6 +11,7 @@ from typing import Any
 
 from otfair.datasets._base import FairDataset
 from otfair.datasets._preprocessing import SCALINGS
+from otfair.datasets._verify import verification
 
 
 @dataclass(frozen=True)
@@ -167,6 +168,7 @@ def load_dataset(
     *,
     data_home: str | os.PathLike[str] | None = None,
     scaling: str | None = None,
+    verify: bool | None = None,
     **options: Any,
 ) -> FairDataset:
     """Load a dataset by name.
@@ -176,11 +178,15 @@ def load_dataset(
     name : str
         One of :func:`list_datasets`.
     data_home : path or None
-        Data directory for real datasets: this argument, else ``OTFAIR_DATA_DIR``,
-        else the user cache directory (see :func:`otfair.datasets.get_data_home`).
-        Ignored by synthetic generators.
+        First data directory searched for real datasets; then ``$OTFAIR_DATA_DIR``,
+        then the user cache, then a verified download (see
+        :func:`otfair.datasets.search_dirs`). Ignored by synthetic generators.
     scaling : {"standard", "minmax"} or None
         Override the dataset's default numeric scaling (FTM uses min-max).
+    verify : bool or None
+        Check local files against the registry's sha256 (cached by path, size and
+        mtime). ``None`` follows ``$OTFAIR_VERIFY`` (on unless ``0``); pass ``False``
+        for a copy you edited on purpose.
     **options
         Dataset variants, e.g. ``sensitive="both"`` for adult or ``task="regression"``;
         see ``otfair datasets list``.
@@ -193,7 +199,10 @@ def load_dataset(
     ------
     ValueError
         Unknown name, unknown option or invalid option value (the message lists the
-        valid ones), or a bad ``data_home``.
+        valid ones), or a bad ``data_home`` (a :class:`DataDirError`).
+    DataFileError
+        A file is missing and cannot be downloaded, differs from the registry's sha256,
+        or is malformed; ``str(exc)`` is one line ending with the fix.
 
     Examples
     --------
@@ -208,13 +217,15 @@ def load_dataset(
     if unknown:
         raise ValueError(
             f"Unknown option(s) {unknown} for dataset {name!r}; valid options are "
-            f"{sorted(valid) + ['data_home', 'scaling']}."
+            f"{sorted(valid) + ['data_home', 'scaling', 'verify']}."
         )
     if scaling is not None and scaling not in SCALINGS:
         raise ValueError(f"`scaling` must be one of {list(SCALINGS)}; got {scaling!r}.")
-    dataset = (
-        entry.loader(data_home=data_home, **options) if entry.real else entry.loader(**options)
-    )
+    if not entry.real:
+        dataset = entry.loader(**options)
+    else:
+        with verification(verify):
+            dataset = entry.loader(data_home=data_home, **options)
     if scaling is not None:
         dataset = dataclasses.replace(dataset, scaling=scaling)
     return dataset

@@ -61,7 +61,7 @@ def load_compas(
         sensitive=race,
         task=task,  # type: ignore[arg-type]
         description=(
-            "ProPublica compas-scores-two-years.csv (7,214 rows) with ProPublica's filter "
+            f"ProPublica compas-scores-two-years.csv ({len(raw):,} rows) with ProPublica's filter "
             f"-> {len(frame):,} rows. Label: two_year_recid (1 = reoffended). Sensitive: race "
             "(1 = White/Caucasian, 0 = non-White). Features: sex, age, juvenile counts, "
             "priors_count, c_charge_degree."

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
-from otfair.datasets._fetch import get_data_home
+from otfair.datasets._fetch import locate_first
 from otfair.datasets._io import MalformedFileError, check_choice, read_table
 
 GZ_FILE = "diabetes/diabetic_data.csv.gz"
@@ -67,9 +67,13 @@ def diabetes_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFr
     Male, ``age`` = lower bound of the 10-year band in years, diagnoses grouped with
     :func:`diagnosis_group`, ids dropped.
     """
-    home = get_data_home(data_home)
-    relpath = GZ_FILE if (home / GZ_FILE).is_file() else CSV_FILE
-    raw = read_table(
+    return _clean(_read_raw(data_home))
+
+
+def _read_raw(data_home: str | os.PathLike[str] | None) -> pd.DataFrame:
+    """Read the raw encounters: the gzipped copy where present, else the UCI csv."""
+    relpath, _ = locate_first((GZ_FILE, CSV_FILE), data_home)
+    return read_table(
         relpath,
         data_home,
         columns=_NEEDED,
@@ -77,12 +81,15 @@ def diabetes_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFr
         na_values="?",
         low_memory=False,
     )
+
+
+def _clean(raw: pd.DataFrame) -> pd.DataFrame:
     frame = raw.loc[raw["readmitted"].isin(["<30", ">30"])].drop(columns=DROPPED + IDS)
     frame = frame.dropna().reset_index(drop=True)
     frame = frame.loc[frame["gender"].isin(["Male", "Female"])].reset_index(drop=True)
     bands = frame["age"].astype(str).str.extract(r"^\[(\d+)-")[0]
     if bands.isna().any():
-        raise MalformedFileError(f"{relpath} is malformed: age must look like '[70-80)'.")
+        raise MalformedFileError(f"{CSV_FILE} is malformed: age must look like '[70-80)'.")
     frame["age"] = bands.astype(np.float64)
     frame["Y"] = (frame.pop("readmitted") == "<30").astype(np.float64)
     frame["gender"] = (frame["gender"] == "Male").astype(np.int64)
@@ -115,7 +122,8 @@ def load_diabetes(
         45,715 rows (see :func:`diabetes_frame` for the cleaning).
     """
     check_choice(sensitive, "sensitive", ["gender", "age"])
-    frame = diabetes_frame(data_home)
+    raw = _read_raw(data_home)
+    frame = _clean(raw)
     if sensitive == "gender":
         sens = frame[["gender"]]
         coding = "gender (1 = Male, 0 = Female)"
@@ -131,8 +139,9 @@ def load_diabetes(
         sensitive=sens.reset_index(drop=True),
         task="classification",
         description=(
-            "UCI diabetic_data.csv (101,766 encounters), cleaned as Le Quy et al.: readmitted "
-            "encounters only, weight/payer_code/medical_specialty dropped, rows with '?' dropped "
+            f"UCI diabetic_data.csv ({len(raw):,} encounters), cleaned as Le Quy et al.: "
+            "readmitted encounters only, weight/payer_code/medical_specialty dropped, rows "
+            "with '?' dropped "
             f"-> {len(frame):,} rows. Label: readmitted <30 days (1) vs >30 (0). Sensitive: "
             f"{coding}. Diagnoses grouped into Strack et al.'s 9 ICD-9 groups."
         ),

@@ -18,6 +18,7 @@ from otfair.datasets._adult import CATEGORICAL as ADULT_CATEGORICAL
 from otfair.datasets._adult import adult_frame
 from otfair.datasets._base import FairDataset, FairSplit
 from otfair.datasets._diabetes import AGE_THRESHOLD, diabetes_frame
+from otfair.datasets._verify import verification
 
 
 @dataclass(frozen=True)
@@ -170,6 +171,7 @@ def load_domain_shift(
     data_home: str | os.PathLike[str] | None = None,
     source: str | None = None,
     target: str | None = None,
+    verify: bool | None = None,
 ) -> DomainShift:
     """Load a source/target pair for a distribution-shift experiment.
 
@@ -180,10 +182,12 @@ def load_domain_shift(
         ``adult_country``: domains ``us`` / ``non_us``, sensitive sex. The dataset
         names ``"diabetes"`` and ``"adult"`` are accepted as aliases of these pairs.
     data_home : path or None
-        Data directory (see :func:`otfair.datasets.get_data_home`).
+        First data directory searched (see :func:`otfair.datasets.search_dirs`).
     source, target : str or None
         Domain names; default ``female -> male`` and ``us -> non_us``. Giving them
         the other way round reverses the shift.
+    verify : bool or None
+        Check local files' sha256 (see :func:`otfair.datasets.load_dataset`).
 
     Returns
     -------
@@ -217,4 +221,5 @@ def load_domain_shift(
             )
     if source == target:
         raise ValueError(f"`source` and `target` must differ; both are {source!r}.")
-    return entry.build(data_home, source, target)
+    with verification(verify):
+        return entry.build(data_home, source, target)

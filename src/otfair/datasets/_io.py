@@ -10,11 +10,10 @@ from typing import Any
 
 import pandas as pd
 
+from otfair.datasets._errors import MalformedFileError
 from otfair.datasets._fetch import fetch_file
 
-
-class MalformedFileError(ValueError):
-    """A data file does not have the expected layout."""
+__all__ = ["MalformedFileError", "check_choice", "read_table", "require_columns"]
 
 
 @functools.lru_cache(maxsize=32)
@@ -23,7 +22,7 @@ def _read_cached(path: str, mtime_ns: int, size: int, kwargs: tuple) -> pd.DataF
     try:
         return pd.read_csv(path, **dict(kwargs))
     except (pd.errors.ParserError, UnicodeDecodeError, ValueError, EOFError, OSError) as exc:
-        raise MalformedFileError(f"Could not parse {path}: {exc}") from exc
+        raise MalformedFileError(f"{path} could not be parsed: {exc}") from exc
 
 
 def read_table(

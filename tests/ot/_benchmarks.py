@@ -11,7 +11,13 @@ BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
 
 def load(name: str) -> ModuleType:
-    """Return ``benchmarks/<name>.py`` as a module (cached in ``sys.modules``)."""
+    """Return ``benchmarks/<name>.py`` as a module (cached in ``sys.modules``).
+
+    The directory goes on ``sys.path`` as when the script runs, so that a benchmark can
+    import its siblings (``from otf_alternating import AlternatingSolver``).
+    """
+    if str(BENCHMARKS) not in sys.path:
+        sys.path.append(str(BENCHMARKS))
     key = f"_otfair_benchmarks_{name}"
     if key in sys.modules:
         return sys.modules[key]

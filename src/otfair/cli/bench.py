@@ -35,13 +35,16 @@ bench_app = typer.Typer(
 
 
 def _package_src() -> Path:
-    """The directory holding the imported ``otfair`` package (``src/`` in a checkout)."""
+    """Return the directory holding the imported ``otfair`` (``src/`` in a checkout)."""
     return Path(otfair.__file__).resolve().parent.parent
 
 
 def find_benchmarks() -> Path | None:
-    """``$OTFAIR_BENCHMARKS_DIR``, else ``benchmarks/`` of the checkout that holds the
-    imported package, else ``./benchmarks``; None if none exists."""
+    """Return the benchmarks directory, or None if there is none.
+
+    ``$OTFAIR_BENCHMARKS_DIR``, else ``benchmarks/`` of the checkout that holds the
+    imported package, else ``./benchmarks``.
+    """
     if os.environ.get(ENV):
         path = Path(os.environ[ENV])
         return path if path.is_dir() else None

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 from fairlearn.reductions import DemographicParity, EqualizedOdds, ExponentiatedGradient
-from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 

@@ -123,3 +123,48 @@ def test_problem_bad_input():
         problem.otf_dual(torch.rand(5) + 0.1, 0.1)
     with pytest.raises(ValueError, match="`h` must be non-negative"):
         problem.otf0(-torch.rand(12), 0.1)
+
+
+def test_batched_masses_equal_the_single_vector_solves():
+    X, s, G, C = _batch(n=80, seed=5)
+    H = torch.sigmoid(torch.stack([X[:, 0] + s, X[:, 1] - s, 2 * X[:, 2], X[:, 0] * 0]))
+    H = H.clone().requires_grad_(True)
+    values, details = otf0(H, C, G, 0.05, return_details=True, **TIGHT)
+    assert values.shape == (4,) and len(details) == 4
+    values.sum().backward()
+    for k in range(4):
+        hk = H[k].detach().clone().requires_grad_(True)
+        ref = otf0(hk, C, G, 0.05, **TIGHT)
+        ref.backward()
+        assert float(values[k].detach()) == pytest.approx(
+            float(ref.detach()), rel=1e-12, abs=1e-15
+        )
+        torch.testing.assert_close(H.grad[k], hk.grad)
+    assert abs(float(values[3].detach())) < 1e-12  # a constant vector satisfies G h = 0
+    # warm starts per row give the same values
+    problem = OTFProblem(C, G)
+    again = problem.otf0(H.detach(), 0.05, warm_start=details, **TIGHT)
+    torch.testing.assert_close(again, values.detach(), rtol=1e-9, atol=1e-12)
+    with pytest.raises(ValueError, match="`warm_start` must hold 4"):
+        problem.otf0(H.detach(), 0.05, warm_start=details[:2])
+    with pytest.raises(ValueError, match=r"`h` must have shape \(80,\) or \(K, 80\)"):
+        problem.otf0(H.detach()[:, :10], 0.05)
+
+
+def test_compact_problem_keeps_only_the_reduced_cost_and_solves_the_same():
+    X, s, G, C = _batch(n=64, seed=6)
+    problem = OTFProblem(C, G)
+    compact = problem.compact(0.05)
+    assert compact.C is None and compact.matrices(0.05)[0].shape == (64, 2)
+    h = torch.sigmoid(X[:, 0] + s).requires_grad_(True)
+    a = compact.otf0(h, 0.05, **TIGHT)
+    a.backward()
+    h2 = h.detach().clone().requires_grad_(True)
+    b = otf0(h2, C, G, 0.05, **TIGHT)
+    b.backward()
+    assert float(a.detach()) == pytest.approx(float(b.detach()), rel=1e-12)
+    torch.testing.assert_close(h.grad, h2.grad)
+    with pytest.raises(ValueError, match="compact problem"):
+        compact.otf0(h.detach(), 0.1)
+    with pytest.raises(ValueError, match="class reduction"):
+        OTFProblem(C, torch.randn(1, 64, dtype=C.dtype)).compact(0.05)

@@ -42,7 +42,7 @@ from typing import Any
 
 import torch
 
-from otfair.ot._checks import check_vector
+from otfair.ot._checks import as_tensor
 from otfair.ot._otf_problem import OTFProblem, check_masses
 from otfair.ot._otf_solver import OTF0Details, OTFResult
 
@@ -198,10 +198,12 @@ def otf0(
 
     Parameters
     ----------
-    h : tensor of shape (n,)
-        Non-negative masses (e.g. scores in [0, 1]); entries below ``min_score``,
-        exact zeros included (float32 ``sigmoid`` returns 0 below about -88), are
-        raised to it with zero gradient. Negative entries raise ``ValueError``.
+    h : tensor of shape (n,) or (K, n)
+        Non-negative masses (e.g. scores in [0, 1]), or ``K`` such vectors (the scores
+        of ``K`` models on one batch: one class-reduced cost serves all of them, and
+        each value equals the single-vector one). Entries below ``min_score``, exact
+        zeros included (float32 ``sigmoid`` returns 0 below about -88), are raised to it
+        with zero gradient. Negative entries raise ``ValueError``.
     C : tensor of shape (n, n)
         Cost matrix (e.g. :func:`euclidean_cost` on non-protected features).
     G : tensor of shape (d, n)
@@ -214,7 +216,7 @@ def otf0(
         Sweeps per solve.
     min_score : float, default=1e-6
         Lower clip of the masses (absolute; the entropic problem needs ``h > 0``).
-    warm_start : OTF0Details, optional
+    warm_start : OTF0Details or sequence of K OTF0Details, optional
         Details of a previous call: their constraint duals start this solve.
     eps_start : float, optional
         Epsilon scaling for both solves (see :func:`otf_dual`).
@@ -233,9 +235,10 @@ def otf0(
     Returns
     -------
     torch.Tensor or (torch.Tensor, OTF0Details)
-        The 0-d value (and the details).
+        The 0-d value (shape (K,) for ``K`` vectors) and, if asked, the details (a tuple
+        of ``K`` for ``K`` vectors).
     """
-    ht = check_vector(h, "h")
+    ht = as_tensor(h, "h")
     problem = OTFProblem(C, G, chunk_rows=chunk_rows, like=ht)
     return problem.otf0(
         ht, eps, tol=tol, max_iter=max_iter, min_score=min_score, warm_start=warm_start,

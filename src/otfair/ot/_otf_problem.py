@@ -138,7 +138,7 @@ class OTFProblem:
     @property
     def n(self) -> int:
         """Number of rows (and columns) of the cost."""
-        return self.C.shape[0]
+        return self.G.shape[1]
 
     @property
     def d(self) -> int:
@@ -164,6 +164,11 @@ class OTFProblem:
             return self.C, self.G
         cols, inv = self.classes
         if eps not in self._cache:
+            if self.C is None:
+                raise ValueError(
+                    f"this compact problem holds the class-reduced cost at eps in "
+                    f"{sorted(self._cache)} only; got eps={eps!r}."
+                )
             with torch.no_grad():
                 lse = lse_rows_by_class(
                     self.C, -1.0 / eps, inv, cols.shape[1], chunk_rows=self.chunk_rows
@@ -171,9 +176,29 @@ class OTFProblem:
             self._cache[eps] = -eps * lse.to(torch.float64)
         return self._cache[eps], cols.to(torch.float64)
 
+    def compact(self, eps: float) -> OTFProblem:
+        """Return a copy that keeps only the class-reduced cost at ``eps``.
+
+        It holds ``n x K`` numbers instead of the ``n x n`` cost, solves exactly what this
+        problem solves at that ``eps`` (and raises for another), and can be stored per
+        batch: the reduced cost depends only on the batch's data, so a training loop that
+        revisits fixed batches computes it once (no cost matrix, no pass over it, per
+        step). Only for problems with a class reduction.
+        """
+        if self.classes is None:
+            raise ValueError(
+                "`compact` needs a class reduction: the columns of `G` take more than "
+                f"n / {1 / MAX_CLASS_FRACTION:g} distinct values."
+            )
+        self.matrices(eps)
+        new = object.__new__(OTFProblem)
+        new.C, new.G, new.chunk_rows, new.classes = None, self.G, self.chunk_rows, self.classes
+        new._cache = {eps: self._cache[eps]}
+        return new
+
     def check_masses(self, h: object, name: str = "h") -> torch.Tensor:
         """Return ``h`` as positive masses of length ``n`` in the problem's dtype."""
-        t = check_masses(h, name, like=self.C)
+        t = check_masses(h, name, like=self.G)
         if t.shape[0] != self.n:
             raise ValueError(f"`{name}` has {t.shape[0]} entries but the cost has {self.n} rows.")
         return t

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 import warnings
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import torch
 
-from otfair.ot._checks import check_eps, check_positive_int, check_vector
+from otfair.ot._checks import as_tensor, check_eps, check_positive_int, check_vector
 from otfair.ot._otf_semidual import SemiDual
 from otfair.ot._sinkhorn import ConvergenceWarning
 
@@ -208,13 +209,13 @@ def solve_dual(
     solver_cls = _solver_class(method, solver)
     name = name or ("otfr_dual" if relaxed else "otf_dual")
     schedule = _schedule(eps, eps_start)
-    dtype = problem.C.dtype
+    dtype = problem.G.dtype
     with torch.no_grad():
         h = h.detach()
         gamma = None
         if relaxed:  # OTFR's bounds |G h|
             gamma = (problem.G.to(torch.float64) @ h.to(torch.float64)).abs()
-        y0, total = _y0(mu0, problem.d, schedule[0], problem.C), 0
+        y0, total = _y0(mu0, problem.d, schedule[0], problem.G), 0
         for k, eps_k in enumerate(schedule):
             last = k == len(schedule) - 1
             C_k, G_k = problem.matrices(eps_k)
@@ -240,6 +241,26 @@ def solve_dual(
     )
 
 
+def _check_otf0_masses(problem: OTFProblem, h: object, min_score: float) -> torch.Tensor:
+    """Return ``h`` ((n,) or (K, n)) checked: non-negative, ``n`` columns, finite."""
+    ht = as_tensor(h, "h", like=problem.G)
+    if ht.dim() == 2 and ht.shape[1] == 1 and problem.n != 1:
+        ht = ht[:, 0]
+    if ht.dim() not in (1, 2) or ht.shape[-1] != problem.n:
+        raise ValueError(
+            f"`h` must have shape ({problem.n},) or (K, {problem.n}) to match the cost; "
+            f"got {tuple(ht.shape)}: `h` has {ht.shape[-1] if ht.dim() else 0} entries."
+        )
+    if bool((ht.detach() < 0).any()):
+        raise ValueError(
+            f"`h` must be non-negative masses (entries below `min_score` are raised to it); "
+            f"its minimum is {float(ht.detach().min()):.4g}. Pass scores, not logits."
+        )
+    if not 0.0 < float(min_score) <= 1.0:
+        raise ValueError(f"`min_score` must be in (0, 1]; got {min_score!r}.")
+    return ht
+
+
 def solve_otf0(
     problem: OTFProblem,
     h: object,
@@ -248,34 +269,40 @@ def solve_otf0(
     tol: float = 1e-4,
     max_iter: int = 20,
     min_score: float = 1e-6,
-    warm_start: OTF0Details | None = None,
+    warm_start: OTF0Details | Sequence[OTF0Details] | None = None,
     eps_start: float | None = None,
     warn: bool = False,
     method: str = "semidual",
     solver: Any = None,
-) -> tuple[torch.Tensor, OTF0Details]:
+) -> tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:
     r"""OTF0 of ``h`` on ``problem`` and both solves (see :func:`otfair.ot.otf0`).
 
     Both solves run on the detached, clipped masses; the value is re-evaluated with ``h``
     attached at the detached duals (``gamma = |G h|`` attached too), so autograd gives the
-    envelope-theorem gradient.
+    envelope-theorem gradient. ``h`` of shape ``(K, n)`` (the scores of ``K`` models on
+    one batch) gives ``K`` values, each exactly the single-vector one, solved against the
+    one cached class-reduced cost; ``warm_start`` is then a sequence of ``K`` details.
     """
-    ht = check_vector(h, "h", like=problem.C)
-    if ht.shape[0] != problem.n:
-        raise ValueError(f"`h` has {ht.shape[0]} entries but the cost has {problem.n} rows.")
-    if bool((ht.detach() < 0).any()):
-        raise ValueError(
-            f"`h` must be non-negative masses (entries below `min_score` are raised to it); "
-            f"its minimum is {float(ht.detach().min()):.4g}. Pass scores, not logits."
-        )
-    if not 0.0 < float(min_score) <= 1.0:
-        raise ValueError(f"`min_score` must be in (0, 1]; got {min_score!r}.")
-    h_eff = ht.clamp(min=float(min_score))
-    mu0 = nu0 = None
-    if warm_start is not None:
-        mu0, nu0 = warm_start.otf.mu, warm_start.otfr.mu
+    ht = _check_otf0_masses(problem, h, min_score)
     kw = {"tol": tol, "max_iter": max_iter, "eps_start": eps_start, "warn": warn,
           "method": method, "solver": solver}  # fmt: skip
+    if ht.dim() == 1:
+        return _otf0_one(problem, ht.clamp(min=float(min_score)), eps, warm_start, kw)
+    K = ht.shape[0]
+    starts = [None] * K if warm_start is None else list(warm_start)
+    if len(starts) != K:
+        raise ValueError(f"`warm_start` must hold {K} details (one per row of `h`).")
+    h_eff = ht.clamp(min=float(min_score))
+    out = [_otf0_one(problem, h_eff[k], eps, starts[k], kw) for k in range(K)]
+    return torch.stack([v for v, _ in out]), tuple(d for _, d in out)
+
+
+def _otf0_one(
+    problem: OTFProblem, h_eff: torch.Tensor, eps: float, warm: OTF0Details | None, kw: dict
+) -> tuple[torch.Tensor, OTF0Details]:
+    mu0 = nu0 = None
+    if warm is not None:
+        mu0, nu0 = warm.otf.mu, warm.otfr.mu
     res = solve_dual(problem, h_eff, eps, relaxed=False, mu0=mu0, name="otf0 (OTF)", **kw)
     res_r = solve_dual(problem, h_eff, eps, relaxed=True, mu0=nu0, name="otf0 (OTFR)", **kw)
     eps = float(eps)

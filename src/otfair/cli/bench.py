@@ -24,6 +24,7 @@ SCRIPTS: dict[str, tuple[str, str]] = {
     "ot": ("ot_bench.py", "OT primitives vs POT / scipy at n = 256, 1024, 4096."),
     "penalties": ("penalty_bench.py", "Training step of each penalty relative to plain ERM."),
     "adapfair": ("adapfair_bench.py", "AdapFair epoch with exact W2 vs Sinkhorn; targets."),
+    "otf-batched": ("otf_batched_bench.py", "OTF step parts; K score vectors on one cost."),
 }
 
 ENV = "OTFAIR_BENCHMARKS_DIR"

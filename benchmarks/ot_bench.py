@@ -27,9 +27,7 @@ benchmark is ``adapfair_bench.py``.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import resource
 import statistics
 import time
@@ -411,15 +409,7 @@ def format_rows(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python benchmarks/ot_bench.py [--quick] [--json]``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="n = 256, 1024 only")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
-    result = run(quick=args.quick)
-    print(json.dumps(result, indent=2) if args.json else format_rows(result))
-
-
 if __name__ == "__main__":
-    main()
+    from _common import bench_main
+
+    bench_main(__doc__, run, format_rows, quick_help="n = 256, 1024 only")

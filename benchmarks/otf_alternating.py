@@ -148,13 +148,6 @@ class AlternatingSolver:
             gam = torch.tensor(self.gamma, dtype=torch.float64)
             value = value - self.eps * (gam * y.abs()).sum()
             viol = viol - gam
-        return OTFResult(
-            value=value,
-            lam=lam,
-            mu=self.eps * y,
-            mass=col.sum(),
-            n_iter=it,
-            marginal_error=err,
-            constraint_error=float(viol.clamp(min=0).max()) / h_sum,
-            converged=err <= tol,
-        )
+        c_err = float(viol.clamp(min=0).max()) / h_sum
+        # value, lam, mu, mass, n_iter, marginal_error, constraint_error, converged
+        return OTFResult(value, lam, self.eps * y, col.sum(), it, err, c_err, err <= tol)

@@ -24,14 +24,13 @@ with everything recomputed (``K`` separate fits) vs one data-only pass and
 
 from __future__ import annotations
 
-import argparse
-import json
 import statistics
 import time
 from collections.abc import Callable
 from typing import Any
 
 import torch
+from _common import synthetic
 
 from otfair.ot import OTFProblem, euclidean_cost
 
@@ -54,11 +53,8 @@ def _median_ms(fns: dict[str, Callable[[], Any]], repeats: int) -> dict[str, flo
 
 
 def _batch(n: int, d: int, seed: int = 0):
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn(n, d, generator=g)
-    s = (torch.rand(n, generator=g) < 0.33).float()
-    X[:, 0] += s
-    y = ((X[:, 0] + torch.randn(n, generator=g)) > 0.5).float()
+    X, y, s = synthetic(n, d, seed)
+    s = s.float()
     G = torch.stack([s / s.mean() - 1, (1 - s) / (1 - s).mean() - 1])  # DP rows
     return X, y, s, G
 
@@ -197,15 +193,7 @@ def format_rows(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python benchmarks/otf_batched_bench.py [--quick] [--json]``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="K = 1, 4; short fits")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
-    result = run(quick=args.quick)
-    print(json.dumps(result, indent=2, default=float) if args.json else format_rows(result))
-
-
 if __name__ == "__main__":
-    main()
+    from _common import bench_main
+
+    bench_main(__doc__, run, format_rows, quick_help="K = 1, 4; short fits")

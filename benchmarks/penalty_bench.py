@@ -20,8 +20,6 @@ batches (stated in the row).
 
 from __future__ import annotations
 
-import argparse
-import json
 import math
 import os
 import statistics
@@ -31,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from _common import synthetic
 
 #: (name, FairClassifier keywords): MLP variants, then the logistic OTF family
 VARIANTS: dict[str, dict[str, Any]] = {
@@ -46,15 +45,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
 }
 
 
-def _problem(n: int, d: int, seed: int = 0):
-    g = torch.Generator().manual_seed(seed)
-    X = torch.randn(n, d, generator=g)
-    s = (torch.rand(n, generator=g) < 0.33).long()
-    X[:, 0] += s
-    y = ((X[:, 0] + torch.randn(n, generator=g)) > 0.5).float()
-    return X, y, s
-
-
 def _fit_fns(n_steps: int, batch: int, d: int, cache_dir: str) -> dict[str, Any]:
     """Per variant ``(fn, steps per epoch)``; ``fn(epochs)`` fits a fresh FairClassifier.
 
@@ -63,7 +53,7 @@ def _fit_fns(n_steps: int, batch: int, d: int, cache_dir: str) -> dict[str, Any]
     """
     from otfair.estimators import FairClassifier
 
-    X, y, s = (t.numpy() for t in _problem(n_steps * batch, d))
+    X, y, s = (t.numpy() for t in synthetic(n_steps * batch, d))
     ftm_steps = math.ceil(np.bincount(s).max() / (batch // 2))
 
     def make(options: dict[str, Any]):
@@ -145,7 +135,7 @@ def run(quick: bool = False, **kw: Any) -> dict:
 
     n_train, b = (8000 if quick else 36000), 1000
     steps = math.ceil(n_train / b)
-    X, y, s = _problem(b, d, seed=1)
+    X, y, s = synthetic(b, d, seed=1)
     sf = s.double()
     G = torch.stack([sf / sf.mean() - 1, (1 - sf) / (1 - sf).mean() - 1]).float()  # DP rows
     h = torch.sigmoid(torch.randn(b)).requires_grad_(True)
@@ -179,8 +169,8 @@ def run(quick: bool = False, **kw: Any) -> dict:
 
     m = 1024
     steps = math.ceil(n_train / (2 * m))
-    X0, _, _ = _problem(m, d, seed=2)
-    X1, _, _ = _problem(m, d, seed=3)
+    X0, _, _ = synthetic(m, d, seed=2)
+    X1, _, _ = synthetic(m, d, seed=3)
     t0 = time.perf_counter()
     match(X0, X1)
     t_match = time.perf_counter() - t0
@@ -216,15 +206,7 @@ def format_rows(result: dict) -> str:
     return "\n".join(lines)
 
 
-def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python benchmarks/penalty_bench.py [--quick] [--json]``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="fewer repeats, 8000 rows")
-    parser.add_argument("--json", action="store_true", help="print JSON")
-    args = parser.parse_args(argv)
-    result = run(quick=args.quick)
-    print(json.dumps(result, indent=2) if args.json else format_rows(result))
-
-
 if __name__ == "__main__":
-    main()
+    from _common import bench_main
+
+    bench_main(__doc__, run, format_rows, quick_help="fewer repeats, 8000 rows")

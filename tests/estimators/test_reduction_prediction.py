@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 from fairlearn.reductions import DemographicParity, EqualizedOdds, ExponentiatedGradient
+from sklearn.datasets import make_classification
 from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 
@@ -10,11 +11,11 @@ from otfair.estimators import ReductionClassifier
 
 
 def _data(n=800, seed=0):
-    rng = np.random.default_rng(seed)
-    s = (rng.random(n) < 0.4).astype(int)
-    X = rng.normal(size=(n, 3))
-    X[:, 0] += 1.5 * s
-    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0.7).astype(int)
+    """Two groups; the group shifts the first feature, which drives the label."""
+    X, y = make_classification(
+        n_samples=n, n_features=4, n_informative=3, n_redundant=0, random_state=seed
+    )
+    s = (X[:, 0] + np.random.default_rng(seed).normal(size=n) > 0.3).astype(int)
     return X, y, s
 
 

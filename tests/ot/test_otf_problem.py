@@ -18,6 +18,14 @@ from otfair.ot import (
 TIGHT = {"tol": 1e-11, "max_iter": 200}
 
 
+def _value_and_grad(fn, h):
+    """``fn(h)`` on a fresh leaf copy of ``h``: (detached value, gradient)."""
+    leaf = h.detach().clone().requires_grad_(True)
+    value = fn(leaf)
+    value.backward()
+    return value.detach(), leaf.grad
+
+
 def _batch(n=60, seed=0):
     rng = np.random.default_rng(seed)
     X = torch.tensor(rng.normal(size=(n, 3)))
@@ -31,14 +39,12 @@ def test_one_problem_serves_many_mass_vectors_and_equals_the_functions():
     problem = OTFProblem(C, G)
     assert problem.classes is not None and problem.classes[0].shape == (2, 2)
     for k in range(3):
-        h = torch.sigmoid(X[:, k] + s).requires_grad_(True)
-        value, details = problem.otf0(h, 0.05, return_details=True, **TIGHT)
-        value.backward()
-        h2 = h.detach().clone().requires_grad_(True)
-        ref = otf0(h2, C, G, 0.05, **TIGHT)
-        ref.backward()
-        assert float(value.detach()) == pytest.approx(float(ref.detach()), rel=1e-12)
-        torch.testing.assert_close(h.grad, h2.grad)
+        h = torch.sigmoid(X[:, k] + s)
+        value, grad = _value_and_grad(lambda x: problem.otf0(x, 0.05, **TIGHT), h)
+        ref, ref_grad = _value_and_grad(lambda x: otf0(x, C, G, 0.05, **TIGHT), h)
+        assert float(value) == pytest.approx(float(ref), rel=1e-12)
+        torch.testing.assert_close(grad, ref_grad)
+        _, details = problem.otf0(h, 0.05, return_details=True, **TIGHT)
         assert details.otf.converged and details.otfr.converged
         dual = problem.otf_dual(h.detach(), 0.05, **TIGHT)
         assert float(dual.value) == pytest.approx(
@@ -133,13 +139,9 @@ def test_batched_masses_equal_the_single_vector_solves():
     assert values.shape == (4,) and len(details) == 4
     values.sum().backward()
     for k in range(4):
-        hk = H[k].detach().clone().requires_grad_(True)
-        ref = otf0(hk, C, G, 0.05, **TIGHT)
-        ref.backward()
-        assert float(values[k].detach()) == pytest.approx(
-            float(ref.detach()), rel=1e-12, abs=1e-15
-        )
-        torch.testing.assert_close(H.grad[k], hk.grad)
+        ref, ref_grad = _value_and_grad(lambda x: otf0(x, C, G, 0.05, **TIGHT), H[k])
+        assert float(values[k].detach()) == pytest.approx(float(ref), rel=1e-12, abs=1e-15)
+        torch.testing.assert_close(H.grad[k], ref_grad)
     assert abs(float(values[3].detach())) < 1e-12  # a constant vector satisfies G h = 0
     # warm starts per row give the same values
     problem = OTFProblem(C, G)
@@ -156,15 +158,12 @@ def test_compact_problem_keeps_only_the_reduced_cost_and_solves_the_same():
     problem = OTFProblem(C, G)
     compact = problem.compact(0.05)
     assert compact.C is None and compact.matrices(0.05)[0].shape == (64, 2)
-    h = torch.sigmoid(X[:, 0] + s).requires_grad_(True)
-    a = compact.otf0(h, 0.05, **TIGHT)
-    a.backward()
-    h2 = h.detach().clone().requires_grad_(True)
-    b = otf0(h2, C, G, 0.05, **TIGHT)
-    b.backward()
-    assert float(a.detach()) == pytest.approx(float(b.detach()), rel=1e-12)
-    torch.testing.assert_close(h.grad, h2.grad)
+    h = torch.sigmoid(X[:, 0] + s)
+    a, grad_a = _value_and_grad(lambda x: compact.otf0(x, 0.05, **TIGHT), h)
+    b, grad_b = _value_and_grad(lambda x: otf0(x, C, G, 0.05, **TIGHT), h)
+    assert float(a) == pytest.approx(float(b), rel=1e-12)
+    torch.testing.assert_close(grad_a, grad_b)
     with pytest.raises(ValueError, match="compact problem"):
-        compact.otf0(h.detach(), 0.1)
+        compact.otf0(h, 0.1)
     with pytest.raises(ValueError, match="class reduction"):
         OTFProblem(C, torch.randn(1, 64, dtype=C.dtype)).compact(0.05)

@@ -43,10 +43,15 @@ from typing import Any
 import torch
 
 from otfair.ot._checks import as_tensor
-from otfair.ot._otf_problem import OTFProblem, check_masses
+from otfair.ot._otf_problem import OTFProblem
 from otfair.ot._otf_solver import OTF0Details, OTFResult
 
 __all__ = ["OTF0Details", "OTFProblem", "OTFResult", "otf0", "otf_dual", "otfr_dual"]
+
+
+def _problem(h: object, C: object, G: object, chunk_rows: int | None) -> OTFProblem:
+    """Return the problem of ``(C, G)`` in the dtype and on the device of ``h``."""
+    return OTFProblem(C, G, chunk_rows=chunk_rows, like=as_tensor(h, "h"))
 
 
 def otf_dual(
@@ -118,12 +123,9 @@ def otf_dual(
     -------
     OTFResult
     """
-    ht = check_masses(h)
-    problem = OTFProblem(C, G, chunk_rows=chunk_rows, like=ht)
-    return problem.otf_dual(
-        ht, eps, tol=tol, max_iter=max_iter, mu0=mu0, eps_start=eps_start, warn=warn,
-        method=method, solver=solver,
-    )  # fmt: skip
+    options = {"tol": tol, "max_iter": max_iter, "mu0": mu0, "eps_start": eps_start,
+               "warn": warn, "method": method, "solver": solver}  # fmt: skip
+    return _problem(h, C, G, chunk_rows).otf_dual(h, eps, **options)
 
 
 def otfr_dual(
@@ -149,12 +151,9 @@ def otfr_dual(
     closed-form update as OTF), so that :math:`\mathrm{OTF}^0_\varepsilon(h) = 0`
     exactly when :math:`G h = 0` exactly.
     """
-    ht = check_masses(h)
-    problem = OTFProblem(C, G, chunk_rows=chunk_rows, like=ht)
-    return problem.otfr_dual(
-        ht, eps, tol=tol, max_iter=max_iter, mu0=mu0, eps_start=eps_start, warn=warn,
-        method=method, solver=solver,
-    )  # fmt: skip
+    options = {"tol": tol, "max_iter": max_iter, "mu0": mu0, "eps_start": eps_start,
+               "warn": warn, "method": method, "solver": solver}  # fmt: skip
+    return _problem(h, C, G, chunk_rows).otfr_dual(h, eps, **options)
 
 
 def otf0(
@@ -238,10 +237,8 @@ def otf0(
         The 0-d value (shape (K,) for ``K`` vectors) and, if asked, the details (a tuple
         of ``K`` for ``K`` vectors).
     """
-    ht = as_tensor(h, "h")
-    problem = OTFProblem(C, G, chunk_rows=chunk_rows, like=ht)
-    return problem.otf0(
-        ht, eps, tol=tol, max_iter=max_iter, min_score=min_score, warm_start=warm_start,
+    return _problem(h, C, G, chunk_rows).otf0(
+        h, eps, tol=tol, max_iter=max_iter, min_score=min_score, warm_start=warm_start,
         eps_start=eps_start, warn=warn, return_details=return_details, method=method,
         solver=solver,
     )  # fmt: skip

@@ -65,3 +65,12 @@ def test_bench_face_outside_a_checkout_is_a_one_line_error(tmp_path, where):
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error:") and "checkout" in lines[0]
     assert "Traceback" not in result.output
+
+
+def test_otf_batched_bench_rows_measure_every_part():
+    bench = load("otf_batched_bench")
+    rows = bench.step_rows(n=64, d=4, repeats=1, ks=(2,))
+    assert [r["what"].split(" ")[0] for r in rows] == ["logistic", "OTF", "OTF", "OTF", "K=2"]
+    assert all(r["ms"] > 0 and r["x_logistic"] > 0 for r in rows)
+    assert rows[-1]["speedup_shared"] > 0 and rows[-1]["cached_ms_per_model"] > 0
+    assert "K=2" in bench.format_rows({"rows": rows, "settings": {"threads": "1"}})

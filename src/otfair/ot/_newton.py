@@ -1,8 +1,7 @@
 """Safeguarded Newton root-finding for the monotone 1-D dual equations of OTF / OTFR.
 
-The OTF solvers (the semi-dual one here, and the paper's alternating reference in
-``benchmarks/otf_alternating.py``) reduce a coordinate update to a root of a
-non-decreasing residual :math:`r(y)`. Newton converges quadratically near the root, but
+The semi-dual OTF solver (:mod:`otfair.ot._otf_semidual`) reduces each coordinate update
+to a root of a non-decreasing residual :math:`r(y)`. Newton converges quadratically near the root, but
 :math:`r` is a sum of exponentials, so a raw Newton step from far away can overshoot by
 orders of magnitude; keeping a bracket and bisecting when a step leaves it makes the
 iteration globally convergent.

@@ -28,9 +28,7 @@ import numpy as np
 import torch
 
 from otfair.datasets import load_dataset
-from otfair.estimators._regression import WassersteinNet
-from otfair.estimators._regression_baselines import UnfairRegressor
-from otfair.estimators._regression_defaults import paper_settings
+from otfair.estimators import UnfairRegressor, WassersteinNet, paper_settings
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "paper": {},

@@ -37,15 +37,18 @@ def test_euclidean_gradient_is_finite_at_zero_distance():
     assert torch.isfinite(X.grad).all()
 
 
-def test_joint_cost_adds_weighted_label_gap(points):
+def test_joint_cost_adds_weighted_gap(points):
     X, Y = points
-    y0 = np.array([0, 1, 1, 0, 1, 0, 0.0])
-    y1 = np.array([1, 1, 0, 0, 1.0])
-    C = joint_cost(
-        torch.tensor(X), torch.tensor(y0), torch.tensor(Y), torch.tensor(y1), label_weight=100.0
-    )
-    expected = cdist(X, Y, "sqeuclidean") + 100.0 * np.abs(y0[:, None] - y1[None, :])
-    np.testing.assert_allclose(C.numpy(), expected, rtol=1e-12)
+    y0 = np.array([0, 1, 1, 0, 1, 0, 0.3])
+    y1 = np.array([1, 1, 0, 0, 2.5])
+    args = (torch.tensor(X), torch.tensor(y0), torch.tensor(Y), torch.tensor(y1))
+    for a in (100.0, 0.7):
+        expected = cdist(X, Y, "sqeuclidean") + a * np.abs(y0[:, None] - y1[None, :])
+        np.testing.assert_allclose(joint_cost(*args, weight=a).numpy(), expected, rtol=1e-12)
+        # the former keyword still works and means the same
+        np.testing.assert_allclose(joint_cost(*args, label_weight=a).numpy(), expected, rtol=1e-12)
+    with pytest.raises(ValueError, match="not both"):
+        joint_cost(*args, weight=2.0, label_weight=3.0)
 
 
 def test_cost_bad_input():
@@ -55,7 +58,5 @@ def test_cost_bad_input():
         euclidean_cost(torch.tensor([[np.nan, 1.0]]), torch.zeros(1, 2))
     with pytest.raises(ValueError, match="`y0`"):
         joint_cost(torch.zeros(3, 2), torch.zeros(2), torch.zeros(3, 2), torch.zeros(3))
-    with pytest.raises(ValueError, match="label_weight"):
-        joint_cost(
-            torch.zeros(3, 2), torch.zeros(3), torch.zeros(3, 2), torch.zeros(3), label_weight=-1
-        )
+    with pytest.raises(ValueError, match="`weight`"):
+        joint_cost(torch.zeros(3, 2), torch.zeros(3), torch.zeros(3, 2), torch.zeros(3), weight=-1)

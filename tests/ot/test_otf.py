@@ -2,10 +2,13 @@ import cvxpy as cp
 import numpy as np
 import pytest
 import torch
+from _benchmarks import load
 from scipy.optimize import brentq
 
+import otfair.ot._otf_problem as problem_module
 from otfair.ot import ConvergenceWarning, euclidean_cost, otf0, otf_dual, otfr_dual
-from otfair.ot._otf_rows import Row, prepare_rows, solve_row
+
+alternating = load("otf_alternating")
 
 TIGHT = {"tol": 1e-11, "max_iter": 20000}
 
@@ -40,6 +43,8 @@ def _primal(C, G, h, eps, relaxed):
 
 
 METHODS = ["semidual", "alternating"]
+#: the package's solver, and the paper's reference algorithm kept in benchmarks/
+SOLVERS = {"semidual": None, "alternating": alternating.AlternatingSolver}
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -50,7 +55,7 @@ def test_dp_dual_value_equals_the_primal_optimum(eps, relaxed, method):
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     G = _dp_rows(s)
     solver = otfr_dual if relaxed else otf_dual
-    res = solver(torch.tensor(h), C, torch.tensor(G), eps, method=method, **TIGHT)
+    res = solver(torch.tensor(h), C, torch.tensor(G), eps, solver=SOLVERS[method], **TIGHT)
     assert res.converged
     ref = _primal(C.numpy(), G, h, eps, relaxed)
     assert float(res.value) == pytest.approx(ref, abs=1e-6, rel=1e-6)
@@ -67,30 +72,27 @@ def test_continuous_and_eo_rows_use_newton_and_match_the_primal(method):
             y * (s / (s * y).mean() - 1),  # EO row (label 1): two values and zeros
         ]
     )
-    rows = prepare_rows(torch.tensor(G))
-    assert [r.two_valued for r in rows] == [False, True]
+    assert alternating._two_values(torch.tensor(G[0])) is None  # continuous: Newton
+    assert alternating._two_values(torch.tensor(G[1])) is not None
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     for relaxed, solver in ((False, otf_dual), (True, otfr_dual)):
-        res = solver(torch.tensor(h), C, torch.tensor(G), 0.2, method=method, **TIGHT)
+        res = solver(torch.tensor(h), C, torch.tensor(G), 0.2, solver=SOLVERS[method], **TIGHT)
         assert res.converged
         ref = _primal(C.numpy(), G, h, 0.2, relaxed)
         assert float(res.value) == pytest.approx(ref, abs=1e-6, rel=1e-6)
 
 
-def test_closed_form_update_agrees_with_newton_and_brentq():
+def test_reference_closed_form_update_agrees_with_brentq():
     rng = np.random.default_rng(2)
     g = torch.tensor(np.where(rng.uniform(size=50) < 0.3, 7.0 / 3.0, -1.0))
     w = torch.tensor(rng.normal(size=50))
-    two = prepare_rows(g[None, :])[0]
-    assert two.two_valued
-    general = Row(g, two_valued=False)
     D = lambda y, target=0.0: float((g * torch.exp(w + y * g)).sum()) - target  # noqa: E731
-    y_cf = solve_row(two, w)
-    assert y_cf == pytest.approx(solve_row(general, w, y0=3.0), abs=1e-9)
+    y_cf = alternating.closed_form(g, w, 7.0 / 3.0, -1.0)
     assert y_cf == pytest.approx(brentq(D, -50, 50, xtol=1e-14), abs=1e-9)
-    # a nonzero target (OTFR bound) on both sides
+    assert alternating.solve_row(g, w) == y_cf
+    # a nonzero target (OTFR bound) on both sides: the bracketed search
     for target in (0.7, -0.4):
-        y_t = solve_row(two, w, target)
+        y_t = alternating.solve_row(g, w, target, y0=3.0)
         assert y_t == pytest.approx(brentq(D, -50, 50, args=(target,), xtol=1e-14), abs=1e-9)
 
 
@@ -115,7 +117,7 @@ def test_otf0_gradient_matches_finite_differences(method):
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     G = torch.tensor(_dp_rows(s))
     ht = torch.tensor(h, requires_grad=True)
-    fn = lambda x: otf0(x, C, G, 0.3, method=method, **TIGHT)  # noqa: E731
+    fn = lambda x: otf0(x, C, G, 0.3, solver=SOLVERS[method], **TIGHT)  # noqa: E731
     assert torch.autograd.gradcheck(fn, (ht,), eps=1e-6, atol=1e-6, rtol=1e-4)
 
 
@@ -140,7 +142,7 @@ def test_no_nan_at_tiny_eps_in_float32_and_chunking_is_exact(method):
     h = torch.sigmoid(X[:, 0] + s).requires_grad_(True)
     C = euclidean_cost(X, X)
     G = torch.tensor(_dp_rows(s.numpy()), dtype=torch.float32)
-    kw = {"max_iter": 5, "method": method}
+    kw = {"max_iter": 5, "solver": SOLVERS[method]}
     value, details = otf0(h, C, G, 1e-4, return_details=True, **kw)
     value.backward()
     assert torch.isfinite(value) and torch.isfinite(h.grad).all()
@@ -157,7 +159,7 @@ def test_eps_scaling_and_warm_start_reach_the_same_optimum(method):
     X, s, _, h = _batch(n=40, seed=8)
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     G = torch.tensor(_dp_rows(s))
-    kw = {"tol": 1e-9, "max_iter": 20000, "method": method}
+    kw = {"tol": 1e-9, "max_iter": 20000, "solver": SOLVERS[method]}
     plain = otf_dual(torch.tensor(h), C, G, 0.05, **kw)
     scaled = otf_dual(torch.tensor(h), C, G, 0.05, eps_start=2.0, **kw)
     warm = otf_dual(torch.tensor(h), C, G, 0.05, mu0=plain.mu, **kw)
@@ -177,7 +179,7 @@ def test_semidual_and_alternating_agree_at_small_eps():
     for solver in (otf_dual, otfr_dual):
         a = solver(torch.tensor(h), C, G, 0.01, tol=1e-10, max_iter=50)
         b = solver(torch.tensor(h), C, G, 0.01, tol=1e-10, max_iter=100000,
-                   eps_start=2.0, method="alternating")  # fmt: skip
+                   eps_start=2.0, solver=SOLVERS["alternating"])  # fmt: skip
         assert a.converged and b.converged
         assert float(a.value) == pytest.approx(float(b.value), rel=1e-6)
         torch.testing.assert_close(a.mu, b.mu, atol=1e-5, rtol=1e-4)
@@ -187,17 +189,15 @@ def test_semidual_and_alternating_agree_at_small_eps():
 @pytest.mark.parametrize("method", METHODS)
 def test_class_reduction_is_exact(method, monkeypatch):
     """Discrete groups run on the n x K class problem; it must equal the dense solve."""
-    import otfair.ot._otf as otf_module
-
     X, s, y, h = _batch(n=48, seed=12)
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     G = torch.tensor(
         np.stack([y * (s / (s * y).mean() - 1), (1 - y) * (s / (s * (1 - y)).mean() - 1)])
     )
-    assert otf_module.column_classes(G, max_classes=12)[0].shape == (2, 4)  # (s, y) pairs
-    kw = {"tol": 1e-10, "max_iter": 100000, "method": method, "eps_start": 1.0}
+    assert problem_module.column_classes(G, max_classes=12)[0].shape == (2, 4)  # (s, y) pairs
+    kw = {"tol": 1e-10, "max_iter": 100000, "solver": SOLVERS[method], "eps_start": 1.0}
     reduced = [f(torch.tensor(h), C, G, 0.05, **kw) for f in (otf_dual, otfr_dual)]
-    monkeypatch.setattr(otf_module, "MAX_CLASS_FRACTION", 0.0)
+    monkeypatch.setattr(problem_module, "MAX_CLASS_FRACTION", 0.0)
     dense = [f(torch.tensor(h), C, G, 0.05, **kw) for f in (otf_dual, otfr_dual)]
     for r, d in zip(reduced, dense, strict=True):
         assert float(r.value) == pytest.approx(float(d.value), rel=1e-8)
@@ -207,7 +207,7 @@ def test_class_reduction_is_exact(method, monkeypatch):
 
 def test_column_classes_and_grouped_logsumexp():
     from otfair.ot._lse import lse_rows_by_class
-    from otfair.ot._otf import column_classes
+    from otfair.ot._otf_problem import column_classes
 
     rng = np.random.default_rng(13)
     G = torch.tensor(_dp_rows((rng.uniform(size=40) < 0.3).astype(float)))
@@ -228,9 +228,7 @@ def test_column_classes_and_grouped_logsumexp():
 
 @pytest.mark.parametrize("method", METHODS)
 def test_non_convergence_warns_when_asked(method, monkeypatch):
-    import otfair.ot._otf as otf_module
-
-    monkeypatch.setattr(otf_module, "MAX_CLASS_FRACTION", 0.0)  # dense: no joint Newton
+    monkeypatch.setattr(problem_module, "MAX_CLASS_FRACTION", 0.0)  # dense: no joint Newton
     rng = np.random.default_rng(9)
     n = 80
     X = rng.normal(size=(n, 3))
@@ -240,7 +238,7 @@ def test_non_convergence_warns_when_asked(method, monkeypatch):
     h = torch.tensor(1 / (1 + np.exp(-(X[:, 0] + 2 * s1 - 2 * s2))))
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     with pytest.warns(ConvergenceWarning, match="did not converge"):
-        res = otf_dual(h, C, G, 0.01, max_iter=1, tol=1e-12, method=method)
+        res = otf_dual(h, C, G, 0.01, max_iter=1, tol=1e-12, solver=SOLVERS[method])
     assert not res.converged and res.n_iter == 1
 
 
@@ -249,12 +247,14 @@ def test_bad_input():
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     G = torch.tensor(_dp_rows(s))
     ht = torch.tensor(h)
-    for bad in (ht * 0, ht + 1.0, -ht):
-        with pytest.raises(ValueError, match=r"`h` must be scores in \(0, 1\]"):
-            otf0(bad, C, G, 0.1)
+    with pytest.raises(ValueError, match="`h` must be non-negative masses"):
+        otf0(-ht, C, G, 0.1)
+    for bad in (ht * 0, -ht):
+        with pytest.raises(ValueError, match="`h` must be positive masses"):
+            otf_dual(bad, C, G, 0.1)
     with pytest.raises(ValueError, match="`eps`"):
         otf0(ht, C, G, 0.0)
-    with pytest.raises(ValueError, match="`C` must have shape"):
+    with pytest.raises(ValueError, match="`C` must be square"):
         otf0(ht, C[:5], G, 0.1)
     with pytest.raises(ValueError, match="`G` must have shape"):
         otf0(ht, C, G.T, 0.1)
@@ -266,6 +266,10 @@ def test_bad_input():
         otf_dual(ht, C, G, 0.1, mu0=torch.zeros(5))
     with pytest.raises(ValueError, match="`method`"):
         otf_dual(ht, C, G, 0.1, method="sinkhorn")
+    with pytest.raises(ValueError, match="benchmarks/otf_alternating.py"):
+        otf_dual(ht, C, G, 0.1, method="alternating")
+    with pytest.raises(ValueError, match="`h` has 5 entries"):
+        otf0(ht[:5], C, G, 0.1)
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -273,8 +277,6 @@ def test_coupled_rows_converge_fast_at_small_eps(seed, monkeypatch):
     """Two crossed attributes (4 coupled DP rows) at eps = 1e-3: the joint Newton steps of
     the class-reduced problem converge in a sweep or two, to the optimum that plain
     Gauss-Seidel on the dense problem reaches in many more."""
-    import otfair.ot._otf as otf_module
-
     rng = np.random.default_rng(seed)
     n = 200
     X = torch.tensor(rng.normal(size=(n, 10)))
@@ -286,7 +288,7 @@ def test_coupled_rows_converge_fast_at_small_eps(seed, monkeypatch):
     C = euclidean_cost(X, X)
     fast = otf_dual(h, C, G, 1e-3, tol=1e-6)
     assert fast.converged and fast.n_iter <= 3
-    monkeypatch.setattr(otf_module, "MAX_CLASS_FRACTION", 0.0)
+    monkeypatch.setattr(problem_module, "MAX_CLASS_FRACTION", 0.0)
     slow = otf_dual(h, C, G, 1e-3, tol=1e-6, max_iter=5000)
     assert slow.converged
     assert float(fast.value) == pytest.approx(float(slow.value), rel=1e-6)

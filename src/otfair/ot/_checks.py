@@ -8,19 +8,35 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from otfair.utils import as_float_tensor
 
 
 def as_tensor(x: object, name: str, *, like: torch.Tensor | None = None) -> torch.Tensor:
-    """Return ``x`` as a finite floating tensor (on ``like``'s device and dtype if given)."""
+    """Return ``x`` as a finite floating tensor (on ``like``'s device and dtype if given).
+
+    Without ``like``, tensors keep their floating dtype and arrays keep numpy's
+    (float64 stays float64, as in POT); integer and boolean inputs become float32.
+    """
     if like is None:
-        return as_float_tensor(x, name)
+        return as_float_tensor(x, name, dtype=_floating_dtype(x))
     t = as_float_tensor(x, name, device=like.device, dtype=like.dtype)
     if t.dtype != like.dtype:
         t = t.to(like.dtype)
     return t
+
+
+def _floating_dtype(x: object) -> torch.dtype:
+    """float64 for non-tensor float64 input (numpy arrays, lists of floats), else float32."""
+    if isinstance(x, torch.Tensor):
+        return torch.float32  # only used when the tensor is not floating
+    try:
+        kind = np.asarray(x).dtype
+    except (TypeError, ValueError):
+        return torch.float32  # as_float_tensor raises the error naming the argument
+    return torch.float64 if kind == np.float64 else torch.float32
 
 
 def check_vector(x: object, name: str, *, like: torch.Tensor | None = None) -> torch.Tensor:

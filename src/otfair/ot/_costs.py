@@ -33,8 +33,8 @@ def _pair(X: object, Y: object) -> tuple[torch.Tensor, torch.Tensor]:
 def euclidean_cost(X: object, Y: object, *, exact: bool = True) -> torch.Tensor:
     r"""Euclidean distance matrix :math:`C_{ij} = \lVert x_i - y_j \rVert_2`.
 
-    The OTF cost (otf-optimal-transport-to-fairness.txt, §5.2) on non-protected
-    features. The gradient at a zero distance is taken as zero.
+    The cost of the OTF paper's experiments (otf-optimal-transport-to-fairness.txt,
+    §5.2). The gradient at a zero distance is taken as zero.
 
     Parameters
     ----------
@@ -61,7 +61,7 @@ def euclidean_cost(X: object, Y: object, *, exact: bool = True) -> torch.Tensor:
 def sqeuclidean_cost(X: object, Y: object) -> torch.Tensor:
     r"""Squared Euclidean cost :math:`C_{ij} = \lVert x_i - y_j \rVert_2^2`.
 
-    The FTM marginal matching cost (fairness-through-matching.txt, §4).
+    The cost of the marginal matchings of fairness-through-matching.txt, §4.
 
     Parameters
     ----------
@@ -92,16 +92,23 @@ def l1_cost(X: object, Y: object) -> torch.Tensor:
 
 
 def joint_cost(
-    X0: object, y0: object, X1: object, y1: object, *, label_weight: float = 100.0
+    X0: object,
+    y0: object,
+    X1: object,
+    y1: object,
+    *,
+    weight: float = 100.0,
+    label_weight: float | None = None,
 ) -> torch.Tensor:
-    r"""FTM joint cost on input x label space.
+    r"""Joint cost on pairs ``(x, y)``: squared Euclidean in ``x`` plus a weighted gap in ``y``.
 
     .. math::
 
         c_a\big((x_0, y_0), (x_1, y_1)\big) = \lVert x_0 - x_1 \rVert_2^2 + a\,|y_0 - y_1|
 
-    (fairness-through-matching.txt, §4; ``a = 100`` makes the labels dominate so that
-    points are matched within the same label whenever the label counts allow it).
+    A large weight ``a`` makes the ``y`` term dominate, so that an optimal matching pairs
+    points with equal ``y`` whenever the counts allow it (the joint matching of
+    fairness-through-matching.txt §4, with ``y`` the labels and ``a = 100``).
 
     Parameters
     ----------
@@ -109,15 +116,21 @@ def joint_cost(
     y0 : tensor of shape (n0,)
     X1 : tensor of shape (n1, d)
     y1 : tensor of shape (n1,)
-    label_weight : float, default=100.0
-        The weight ``a >= 0`` of the label term.
+    weight : float, default=100.0
+        The weight ``a >= 0`` of the ``|y0 - y1|`` term.
+    label_weight : float, optional
+        Former name of ``weight`` (still accepted; give one of the two).
 
     Returns
     -------
     torch.Tensor of shape (n0, n1)
     """
-    if not float(label_weight) >= 0.0:
-        raise ValueError(f"`label_weight` must be >= 0; got {label_weight!r}.")
+    if label_weight is not None:
+        if weight != 100.0 and float(weight) != float(label_weight):
+            raise ValueError("give `weight` or its former name `label_weight`, not both.")
+        weight = label_weight
+    if not float(weight) >= 0.0:
+        raise ValueError(f"`weight` must be >= 0; got {weight!r}.")
     C = sqeuclidean_cost(X0, X1)
     y0t = check_vector(y0, "y0", like=C)
     y1t = check_vector(y1, "y1", like=C)
@@ -125,7 +138,7 @@ def joint_cost(
         raise ValueError(f"`y0` has {y0t.shape[0]} entries but `X0` has {C.shape[0]} rows.")
     if y1t.shape[0] != C.shape[1]:
         raise ValueError(f"`y1` has {y1t.shape[0]} entries but `X1` has {C.shape[1]} rows.")
-    return C + float(label_weight) * (y0t[:, None] - y1t[None, :]).abs()
+    return C + float(weight) * (y0t[:, None] - y1t[None, :]).abs()
 
 
 _METRICS = {"sqeuclidean": sqeuclidean_cost, "euclidean": euclidean_cost, "l1": l1_cost}

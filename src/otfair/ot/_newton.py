@@ -1,11 +1,10 @@
 """Safeguarded Newton root-finding for the monotone 1-D dual equations of OTF / OTFR.
 
-Both OTF solvers (the paper's alternating updates, :mod:`otfair.ot._otf_rows`, and the
-semi-dual one, :mod:`otfair.ot._otf_semidual`) reduce a coordinate update to a root of a
-non-decreasing residual :math:`r(y)`. Newton converges quadratically near the root, but
-:math:`r` is a sum of exponentials, so a raw Newton step from far away can overshoot by
-orders of magnitude; keeping a bracket and bisecting when a step leaves it makes the
-iteration globally convergent.
+The semi-dual OTF solver (:mod:`otfair.ot._otf_semidual`) reduces each coordinate update
+to a root of a non-decreasing residual :math:`r(y)`. Newton converges quadratically near
+the root, but :math:`r` is a sum of exponentials, so a raw Newton step from far away can
+overshoot by orders of magnitude; keeping a bracket and bisecting when a step leaves it
+makes the iteration globally convergent.
 """
 
 from __future__ import annotations

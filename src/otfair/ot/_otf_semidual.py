@@ -83,6 +83,7 @@ class SemiDual:
             self._small = (
                 np.ascontiguousarray((-C / self.eps).to(torch.float64).cpu().numpy().T),
                 self.h.to(torch.float64).cpu().numpy(),
+                self.G.to(torch.float64).cpu().numpy(),
             )
 
     @property
@@ -102,8 +103,22 @@ class SemiDual:
             b.sub_(mx).clamp_(min=EXP_FLOOR).exp_()
             yield slice(start, stop), b, mx[:, 0], b.sum(dim=1)
 
+    def _small_softmax(self, w: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(unnormalized exp (m, n), column max, column sum)`` on the numpy copy."""
+        logits = self._small[0]
+        z = logits + w.to(torch.float64).cpu().numpy()[:, None]
+        mx = z.max(axis=0)
+        z -= mx
+        np.maximum(z, EXP_FLOOR, out=z)
+        e = np.exp(z, out=z)
+        return e, mx, e.sum(axis=0)
+
     def constraint_values(self, w: torch.Tensor) -> torch.Tensor:
         r""":math:`D(y) = G P^\top 1` for all rows (float64, shape (d,))."""
+        if self._small is not None:
+            e, _, s = self._small_softmax(w)
+            col = e @ (self._small[1] / s)  # column masses of the plan
+            return torch.as_tensor(self._small[2] @ col, device=self.C.device)
         out = torch.zeros(self.d, dtype=torch.float64, device=self.C.device)
         for rows, b, _, s in self._softmax_chunks(w):
             weights = (self.h[rows] / s).to(b.dtype)
@@ -126,6 +141,10 @@ class SemiDual:
 
     def lam(self, w: torch.Tensor) -> torch.Tensor:
         """Optimal row duals for the column weights ``w = G^T y``."""
+        if self._small is not None:
+            _, mx, s = self._small_softmax(w)
+            total = torch.as_tensor(mx + np.log(s), dtype=self.C.dtype, device=self.C.device)
+            return self.eps * (self.h.log() - total)
         total = self.C.new_empty(self.C.shape[0])
         for rows, _, mx, s in self._softmax_chunks(w):
             total[rows] = mx + s.log()
@@ -137,7 +156,7 @@ class SemiDual:
         g = self.G[c]
         base = w - float(y[c]) * g  # column weights without row c
         if self._small is not None:
-            residual = _small_residual(*self._small, base, g)
+            residual = _small_residual(*self._small[:2], base, g)
         else:
 
             def residual(t: float) -> tuple[float, float]:
@@ -188,8 +207,7 @@ class SemiDual:
         ``(y, steps)`` with the minimum-norm ``y`` for the final :math:`z`; the caller
         finishes with Gauss-Seidel sweeps if ``tol`` is not reached.
         """
-        logits, h = self._small
-        G = self.G.to(torch.float64).cpu().numpy()
+        logits, h, G = self._small
         _, sing, vt = np.linalg.svd(G, full_matrices=False)
         # rank cut at 1e-6: rows that are dependent up to float32 rounding count as dependent
         B = vt[: int((sing > 1e-6 * sing[0]).sum())]  # (r, m) orthonormal rows

@@ -108,8 +108,7 @@ class OTFPenalty(FairnessPenalty):
         self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None
     ) -> torch.Tensor:
         """OTF0 for a precomputed constraint matrix ``G`` (d_F, n) of the batch."""
-        from otfair.ot import euclidean_cost
-        from otfair.ot._otf import MAX_CLASS_FRACTION, _Problem, column_classes, otf0_checked
+        from otfair.ot import OTFProblem, euclidean_cost
 
         if features is None:
             raise ValueError("`features` are required by OTFPenalty (the transport cost).")
@@ -126,28 +125,25 @@ class OTFPenalty(FairnessPenalty):
                     "a group (or group x label for PEO) is empty in this batch; use larger "
                     "or stratified batches."
                 )
-        classes = column_classes(G, max_classes=int(MAX_CLASS_FRACTION * G.shape[1]))
-        if classes is not None:  # sorted by class: the class reduction needs no gather
-            order = torch.argsort(classes[1], stable=True)
+        order = OTFProblem.class_order(G)
+        if order is not None:  # sorted by class: the class reduction needs no gather
             scores, G, features = scores[order], G[:, order], features[order]
-            classes = (classes[0], classes[1][order])
         h = scores.clamp(min=1e-6)
         with torch.no_grad():
             C = euclidean_cost(features, features, exact=False)  # checked finite inside
             C.fill_diagonal_(0.0)
             scale = float(C.mean().clamp_min(1e-12))
-            problem = _Problem(h.detach(), C, G, None, classes=classes)
+            problem = OTFProblem(C, G)
         warm = self._details
         if not self.warm_start or (warm is not None and warm.otf.mu.shape[0] != G.shape[0]):
             warm = None
         # cost C / scale at eps  ==  (1 / scale) x cost C at eps * scale: no division pass
-        value, self._details = otf0_checked(
+        value, self._details = problem.otf0(
             h,
-            problem,
             self.eps * scale,
             tol=self.tol,
             max_iter=self.max_iter,
-            mu0=None if warm is None else warm.otf.mu,
-            nu0=None if warm is None else warm.otfr.mu,
+            warm_start=warm,
+            return_details=True,
         )
         return (value / scale).clamp_min(0.0)

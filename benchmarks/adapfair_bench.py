@@ -11,7 +11,8 @@ training with three choices of the fairness distance, alternated in one process:
 
 ``targets(...)`` measures the issue's quality targets (DP gap of the frozen classifier
 vs. after AdapFair on Crime and Law over seeds; the drift scenario) through
-:func:`otfair.experiments.run_single`. Run ``python -m otfair.bench.adapfair --help``.
+:func:`otfair.experiments.run_single`. Run ``python benchmarks/adapfair_bench.py --help``
+(or ``otfair bench adapfair`` from a checkout).
 Threads: torch uses one thread and ``OPENBLAS_NUM_THREADS`` should be 1 (set it in the
 environment) so that variants are compared on equal terms.
 """
@@ -68,8 +69,8 @@ def run(quick: bool = False, *, eps: float = 0.01, repeats: int | None = None) -
         ``{"rows": [...], "settings": {...}}``; each row has ``batch_size``,
         ``distance``, ``ms_per_epoch``, ``ratio_vs_w2`` and ``steps_per_epoch``.
     """
-    from otfair.estimators._adapfair import AdapFairPreprocessor
-    from otfair.models.mlp import MLP
+    from otfair.estimators import AdapFairPreprocessor
+    from otfair.models import MLP
 
     torch.set_num_threads(1)
     repeats = repeats or (2 if quick else 5)
@@ -190,7 +191,7 @@ def targets(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Command line: ``python -m otfair.bench.adapfair [timing|targets] [--quick] [--json]``."""
+    """Command line: ``python benchmarks/adapfair_bench.py [timing|targets] [--quick]``."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("timing", "targets"), nargs="?", default="timing")
     parser.add_argument("--quick", action="store_true")

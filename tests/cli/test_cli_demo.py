@@ -1,7 +1,13 @@
+from dataclasses import replace
+
+import pytest
 from typer.testing import CliRunner
 
+import otfair.datasets
 from otfair.cli import app
-from otfair.experiments import demo_spec, open_store
+from otfair.datasets import DataFileError
+from otfair.estimators import paper_settings
+from otfair.experiments import demo_spec, open_store, run_sweep
 
 
 def test_demo_spec_is_small():
@@ -12,12 +18,63 @@ def test_demo_spec_is_small():
     assert demo_spec("synthetic_regression").runs()[0].method == "unfair-reg"
 
 
+def test_demo_description_names_the_dataset_used():
+    assert "synthetic two-group data" in demo_spec().description
+    adult = demo_spec("adult")
+    assert {r.dataset for r in adult.runs()} == {"adult"}
+    assert "`adult`" in adult.description and "synthetic" not in adult.description
+    law = demo_spec("law_school")
+    assert "`law_school`" in law.description and "synthetic" not in law.description
+    # the regression demo trains with the paper's per-dataset settings (no epoch override)
+    assert {r.epochs for r in law.runs()} == {None}
+    assert f"{paper_settings('law_school')['epochs']} epochs" in law.description
+    assert "paper's settings for this dataset" in law.description
+    generic = demo_spec("synthetic_regression").description
+    assert "does not cover this dataset" in generic
+
+
+def test_law_school_demo_settings_give_a_positive_r2(tmp_path):
+    # issue 16: 5 epochs at a generic learning rate left every method below R^2 = 0
+    spec = demo_spec("law_school")
+    spec = replace(spec, methods=spec.methods[:1], seeds=(0,))
+    summary = run_sweep(spec, tmp_path, progress=False)
+    assert summary.ok == 1
+    with open_store(tmp_path) as store:
+        frame = store.to_frame("ok")
+    assert frame["method"].tolist() == ["unfair-reg"] and frame["r2"].iloc[0] > 0.05
+
+
+def test_missing_data_file_is_one_line_exit_2(monkeypatch, tmp_path):
+    def missing(name, **kwargs):
+        raise DataFileError(f"{tmp_path}/adult/adult.data is missing; set OTFAIR_DATA_DIR.")
+
+    monkeypatch.setattr(otfair.datasets, "load_dataset", missing)
+    res = CliRunner().invoke(app, ["demo", "--dataset", "adult", "--out", str(tmp_path / "o")])
+    assert res.exit_code == 2
+    assert res.stderr.startswith("error: ") and "adult.data is missing" in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1 and "Traceback" not in res.output
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [(["--dataset", "nosuch"], "Unknown dataset"), (["--workers", "0"], "--workers")],
+)
+def test_user_errors_are_one_line(tmp_path, args, message):
+    res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), *args])
+    assert res.exit_code == 2 and message in res.stderr
+    assert len(res.stderr.strip().splitlines()) == 1
+
+
 def test_demo_end_to_end(tmp_path):
-    res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--no-progress"])
+    res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--progress"])
     assert res.exit_code == 0, res.output
+    n = len(demo_spec().runs())
+    assert f"Demo on synthetic: {n} runs" in res.output
+    assert f"{n}/{n}" in res.output  # the progress bar counts runs done / total
     assert "Report:" in res.output
     with open_store(tmp_path) as store:
-        assert store.count("ok") == len(demo_spec().runs())
+        assert store.count("ok") == n
     assert (tmp_path / "report" / "plots" / "synthetic__dp_gap.png").stat().st_size > 1000
     index = (tmp_path / "report" / "index.md").read_text()
     assert all(m in index for m in ("unfair", "gapreg", "ftm", "otf"))
+    assert "synthetic two-group data" in index

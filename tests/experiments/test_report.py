@@ -1,9 +1,64 @@
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlparse
+
 import numpy as np
+import pandas as pd
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_spec, make_report, pareto_front, run_sweep
-from otfair.experiments._report import _dataset_heading
+from otfair.experiments import load_spec, make_report, open_store, pareto_front, run_sweep
+from otfair.experiments._report import _dataset_heading, _seed_phrase, profile_banner
+
+
+class _Page(HTMLParser):
+    """Collect headings, blockquote text, links, images and the visible text of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.headings: list[str] = []
+        self.links: list[str] = []
+        self.images: list[str] = []
+        self.text: list[str] = []
+        self._heading: list[str] | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if re.fullmatch(r"h[1-6]", tag):
+            self._heading = []
+        elif tag == "a":
+            self.links.append(attrs["href"])
+        elif tag == "img":
+            self.images.append(attrs["src"])
+
+    def handle_endtag(self, tag):
+        if re.fullmatch(r"h[1-6]", tag) and self._heading is not None:
+            self.headings.append("".join(self._heading).strip())
+            self._heading = None
+
+    def handle_data(self, data):
+        self.text.append(data)
+        if self._heading is not None:
+            self._heading.append(data)
+
+
+def _parse_html(path: Path) -> _Page:
+    page = _Page()
+    page.feed(path.read_text(encoding="utf-8"))
+    page.close()
+    return page
+
+
+def _md_headings(text: str) -> list[str]:
+    return [m.group(2).strip() for m in re.finditer(r"^(#{1,6}) (.+)$", text, re.M)]
+
+
+def _sweep(tmp_path, *, seeds=2, description="A two-method test sweep on synthetic data."):
+    path = write_spec(tmp_path / "s.toml", seeds=seeds)
+    path.write_text(f'description = "{description}"\n' + path.read_text())
+    run_sweep(load_spec(path), tmp_path / "out", progress=False)
+    return tmp_path / "out"
 
 
 def test_pareto_front_hand_case():
@@ -16,9 +71,7 @@ def test_pareto_front_hand_case():
 
 
 def test_report_files_and_methods(plugin_path, tmp_path):
-    spec = load_spec(write_spec(tmp_path / "s.toml"))
-    run_sweep(spec, tmp_path / "out", progress=False)
-    index = make_report(tmp_path / "out")
+    index = make_report(_sweep(tmp_path))
     out = index.parent
     assert index.name == "index.md" and (out / "index.html").stat().st_size > 0
     for ext in ("png", "svg"):
@@ -27,6 +80,10 @@ def test_report_files_and_methods(plugin_path, tmp_path):
     assert (out / "plots" / "synthetic__dp_gap.png").read_bytes()[:4] == b"\x89PNG"
     svg = (out / "plots" / "synthetic__dp_gap.svg").read_text()
     assert "dummy-lr" in svg and "Pareto front" in svg
+    # every point carries its strength (matplotlib writes each text as an SVG comment)
+    for strength in ("0.01", "0.1", "1"):
+        assert f"<!-- {strength} -->" in svg
+    assert "mean ± std over 2 seeds" in svg
     text = index.read_text()
     assert "## synthetic (classification)" in text
     assert "dummy-lr" in text and "matched dp_gap <=" in text
@@ -34,6 +91,82 @@ def test_report_files_and_methods(plugin_path, tmp_path):
     table = (out / "tables" / "synthetic.md").read_text()
     assert table.split("matched")[0].count("| dummy-lr |") == 3  # one row per strength
     assert len((out / "results.csv").read_text().splitlines()) == 1 + 8
+
+
+def test_html_has_every_section_and_working_links(plugin_path, tmp_path):
+    index = make_report(_sweep(tmp_path))
+    out = index.parent
+    md = index.read_text(encoding="utf-8")
+    page = _parse_html(out / "index.html")
+    visible = " ".join(" ".join(page.text).split())
+    # every Markdown section is an HTML heading, in the same order
+    assert page.headings == _md_headings(md) and len(page.headings) > 3
+    # the description paragraph and the Tables link survive; no raw Markdown is left
+    assert "A two-method test sweep on synthetic data." in visible
+    assert "results.csv" in page.links and "tables/synthetic.md" in page.links
+    assert "](" not in visible and "| ---" not in visible
+    # every local link and image resolves to a file of the report
+    local = [u for u in page.links + page.images if not urlparse(u).scheme]
+    assert any(u.endswith(".png") for u in page.images) and any(u.endswith(".svg") for u in local)
+    for url in local:
+        assert (out / urlparse(url).path).is_file(), url
+    # every Markdown link of index.md is one of the HTML's
+    md_targets = re.findall(r"\]\(([^)]+)\)", md)
+    assert sorted(set(md_targets)) == sorted(set(page.links + page.images))
+
+
+def test_one_seed_is_said_and_drawn_without_error_bars(plugin_path, tmp_path):
+    index = make_report(_sweep(tmp_path, seeds=1))
+    svg = (index.parent / "plots" / "synthetic__dp_gap.svg").read_text()
+    assert "one seed (no error bars)" in svg
+    text = index.read_text()
+    assert "one seed (no error bars)" in text
+    # the default profile is named, not flagged
+    assert "Smoke test" not in text and "Profile: `full`." in text
+
+
+def test_seed_phrase():
+    assert _seed_phrase(pd.Series([1, 1])) == "one seed (no error bars)"
+    assert _seed_phrase(pd.Series([3, 3])) == "mean ± std over 3 seeds"
+    assert _seed_phrase(pd.Series([2, 5])) == "mean ± std over 2-5 seeds"
+
+
+def test_profile_banner_reads_the_profile_defensively():
+    assert profile_banner(None) == [] and profile_banner("") == []
+    assert "Smoke test" in profile_banner("quick")[0]
+    assert profile_banner("full") == ["Profile: `full`.", ""]
+    smoke = profile_banner({"name": "ci", "description": "a smoke test of the pipeline"})
+    assert "Smoke test" in smoke[0] and "`ci`" in smoke[0]
+    # an explicit flag wins over the name
+    assert "Smoke test" not in profile_banner({"name": "quick", "smoke": False})[0]
+    assert "Smoke test" in profile_banner({"name": "one_split", "smoke": True})[0]
+    assert profile_banner({}) == ["Profile: `?`.", ""]
+
+
+@pytest.mark.parametrize(
+    "recorded",
+    [
+        {"last_profile": "quick"},
+        {"last_profile": "full", "profile": {"name": "tiny", "smoke": True}},
+    ],
+)
+def test_smoke_profile_is_flagged_in_both_pages(plugin_path, tmp_path, recorded):
+    out = _sweep(tmp_path, seeds=1)
+    with open_store(out) as store:
+        for name, value in recorded.items():
+            store.set_meta(name, value)
+    index = make_report(out)
+    assert "**Smoke test**" in index.read_text()
+    page = _parse_html(index.parent / "index.html")
+    assert "Smoke test" in " ".join(page.text)
+    assert "<blockquote>" in (index.parent / "index.html").read_text()
+
+
+def test_table_cells_escape_pipes_and_newlines():
+    from otfair.experiments._report import _Table
+
+    md = _Table("t", ["a"], [["x | y\nz"]]).markdown()
+    assert "| x \\| y z |" in md
 
 
 def test_report_without_store(tmp_path):

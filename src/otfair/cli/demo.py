@@ -1,8 +1,9 @@
-"""``otfair demo``: a quick fairness sweep on the synthetic default, ending in a report."""
+"""``otfair demo``: a quick fairness sweep (synthetic data by default), ending in a report."""
 
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -17,22 +18,43 @@ def demo_command(
     ] = Path("otfair-demo"),
     dataset: Annotated[
         str | None,
-        typer.Option("--dataset", help="Run on this dataset instead of the synthetic default."),
+        typer.Option(
+            "--dataset",
+            help="Run on this dataset instead of the synthetic default (a regression "
+            "dataset switches to the accuracy-parity methods).",
+        ),
     ] = None,
     workers: Annotated[
         int | None, typer.Option("--workers", help="Worker processes (default: up to 2).")
     ] = None,
-    progress: Annotated[bool, typer.Option("--progress/--no-progress")] = True,
+    progress: Annotated[
+        bool | None,
+        typer.Option(
+            "--progress/--no-progress",
+            help="Progress bar (runs done/total, ETA); default: on in a terminal.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Run a quick trade-off sweep (a few methods x strengths x 2 seeds) and write a report."""
+    from otfair.datasets import DataFileError
     from otfair.experiments import demo_spec, make_report, run_sweep
 
     try:
         spec = demo_spec(dataset)
         n_workers = workers if workers is not None else max(1, min(2, os.cpu_count() or 1))
-        summary = run_sweep(spec, out, workers=n_workers, progress=progress)
+        if n_workers < 1:
+            fail(f"--workers must be a positive integer; got {n_workers}.")
+        runs = spec.runs()
+        typer.echo(
+            f"Demo on {spec.datasets[0].label}: {len(runs)} runs "
+            f"({len({(r.method_label, r.strength) for r in runs})} method settings x "
+            f"{len(spec.seeds)} seeds) on {n_workers} worker(s)."
+        )
+        show = sys.stderr.isatty() if progress is None else progress
+        summary = run_sweep(spec, out, workers=n_workers, progress=show)
         index = make_report(out)
-    except (FileNotFoundError, ValueError) as exc:
+    except (DataFileError, FileNotFoundError, ValueError) as exc:
         fail(str(exc))
     typer.echo(
         f"{summary.total} runs ({summary.skipped} reused, {summary.failed} failed) "

@@ -2,10 +2,12 @@
 
 For every dataset and fairness measure the report draws performance (accuracy, AUC or
 R^2) against the measure, one line per method (and notion) through its strengths, each
-point the mean over seeds with standard-deviation error bars; the Pareto front of all
-points (lower violation, higher performance) is marked. Tables give every method and
-strength, and, as in the FTM paper's tables, each method's best performance at matched
-fairness levels. ``index.md`` and ``index.html`` link everything.
+point the mean over seeds with standard-deviation error bars (none, and said so, for a
+single seed) and labelled with its strength; the Pareto front of all points (lower
+violation, higher performance) is marked. Tables give every method and strength, and,
+as in the FTM paper's tables, each method's best performance at matched fairness levels.
+``index.md`` links everything; ``index.html`` is the same Markdown rendered by
+markdown-it-py, and a smoke-test profile is flagged at the top of both.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -132,6 +134,11 @@ def _slug(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_") or "x"
 
 
+def _cell(text: str) -> str:
+    """Make ``text`` a Markdown table cell: one line, pipes escaped."""
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
 @dataclass
 class _Table:
     title: str
@@ -145,44 +152,61 @@ class _Table:
             lines += [self.note, ""]
         lines.append("| " + " | ".join(self.header) + " |")
         lines.append("|" + "|".join("---" for _ in self.header) + "|")
-        lines += ["| " + " | ".join(r) + " |" for r in self.rows]
+        lines += ["| " + " | ".join(_cell(c) for c in r) + " |" for r in self.rows]
         return "\n".join(lines) + "\n"
 
-    def html(self) -> str:
-        head = "".join(f"<th>{html.escape(h)}</th>" for h in self.header)
-        body = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in r) + "</tr>" for r in self.rows
-        )
-        note = f"<p>{html.escape(self.note)}</p>" if self.note else ""
-        return (
-            f"<h3>{html.escape(self.title)}</h3>{note}"
-            f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-        )
+
+def _seed_phrase(n_seeds: pd.Series) -> str:
+    """``"one seed (no error bars)"`` or ``"mean ± std over N seeds"`` for a plot or page."""
+    lo, hi = int(n_seeds.min()), int(n_seeds.max())
+    if hi <= 1:
+        return "one seed (no error bars)"
+    count = f"{hi}" if lo == hi else f"{lo}-{hi}"
+    return f"mean ± std over {count} seeds"
 
 
 def _plot(
     agg: pd.DataFrame, measure: str, perf: Sequence[str], title: str, stem: Path
 ) -> list[Path]:
+    """Draw ``perf`` against ``measure``, one line per method, each point labelled by strength.
+
+    A single seed is drawn without error bars and said so in the title.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    one_seed = int(agg["n_seeds"].max()) <= 1
     fig, axes = plt.subplots(1, len(perf), figsize=(5.2 * len(perf), 4.2), squeeze=False)
     for ax, p in zip(axes[0], perf, strict=True):
         for label, grp in agg.groupby("label", sort=True):
             grp = grp.sort_values("strength", na_position="first")
-            ax.errorbar(
-                grp[f"{measure}_mean"],
-                grp[f"{p}_mean"],
-                xerr=grp[f"{measure}_std"],
-                yerr=grp[f"{p}_std"],
-                marker="o",
-                markersize=4,
-                capsize=2,
-                linewidth=1.2,
-                label=label,
-            )
+            x, y = grp[f"{measure}_mean"], grp[f"{p}_mean"]
+            if one_seed:
+                ax.plot(x, y, marker="o", markersize=4, linewidth=1.2, label=label)
+            else:
+                ax.errorbar(
+                    x,
+                    y,
+                    xerr=grp[f"{measure}_std"],
+                    yerr=grp[f"{p}_std"],
+                    marker="o",
+                    markersize=4,
+                    capsize=2,
+                    linewidth=1.2,
+                    label=label,
+                )
+            for xi, yi, strength in zip(x, y, grp["strength"], strict=True):
+                if np.isfinite(xi) and np.isfinite(yi) and np.isfinite(strength):
+                    ax.annotate(
+                        f"{strength:g}",
+                        (xi, yi),
+                        textcoords="offset points",
+                        xytext=(3, 3),
+                        fontsize=6,
+                        alpha=0.8,
+                    )
         x = agg[f"{measure}_mean"].to_numpy()
         y = agg[f"{p}_mean"].to_numpy()
         front = pareto_front(x, y)
@@ -202,7 +226,7 @@ def _plot(
         ax.set_ylabel(_LABELS.get(p, p))
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"{title}: mean ± std over seeds")
+    fig.suptitle(f"{title}: {_seed_phrase(agg['n_seeds'])}; numbers at points are strengths")
     fig.tight_layout()
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for path in paths:
@@ -266,8 +290,103 @@ def _matched_tables(
     return tables
 
 
+#: Profile names treated as smoke tests when the store does not say (issue 16).
+SMOKE_PROFILES = frozenset({"quick", "smoke"})
+
+
+def profile_banner(profile: Any) -> list[str]:
+    """Markdown lines naming the sweep's profile, with a warning for a smoke test.
+
+    ``profile`` is what the store recorded, read defensively: ``None`` (nothing
+    recorded), a profile name, or a mapping with optional ``name``, ``description`` and
+    ``smoke`` keys. An explicit ``smoke`` flag wins; otherwise a profile is a smoke test
+    when its name is in :data:`SMOKE_PROFILES` or its description says "smoke".
+    """
+    if profile is None or profile == "":
+        return []
+    if isinstance(profile, Mapping):
+        name = str(profile.get("name") or "?")
+        description = str(profile.get("description") or "")
+        flag = profile.get("smoke")
+    else:
+        name, description, flag = str(profile), "", None
+    smoke = (
+        bool(flag)
+        if flag is not None
+        else (name in SMOKE_PROFILES or "smoke" in description.lower())
+    )
+    detail = f": {description}" if description else ""
+    if smoke:
+        return [
+            f"> **Smoke test** (profile `{name}`{detail}). These runs only check that the "
+            "pipeline works (few epochs, rows or seeds); their numbers are not results and "
+            "must not be compared with the papers.",
+            "",
+        ]
+    return [f"Profile: `{name}`{detail}.", ""]
+
+
+def _store_profile(store: ResultStore) -> Any:
+    """Return the recorded profile: meta ``profile`` (name or mapping), else ``last_profile``."""
+    profile = store.get_meta("profile")
+    return profile if profile not in (None, "") else store.get_meta("last_profile")
+
+
+def render_html(markdown: str, title: str = "otfair report") -> str:
+    """Render the report's Markdown to a standalone HTML page (markdown-it-py, with tables).
+
+    Raw HTML in the Markdown is escaped, not passed through.
+    """
+    from markdown_it import MarkdownIt
+
+    body = MarkdownIt("commonmark", {"html": False}).enable("table").render(markdown)
+    style = (
+        "body{font-family:sans-serif;max-width:1100px;margin:auto}"
+        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 6px}"
+        "img{max-width:100%}blockquote{border-left:4px solid #c00;margin:1em 0;padding:.2em 1em;"
+        "background:#fee}"
+    )
+    return (
+        f"<!doctype html><html><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+        f"<style>{style}</style></head><body>\n{body}</body></html>\n"
+    )
+
+
+def _dataset_section(
+    dataset: str, rows: pd.DataFrame, options: Mapping[str, Any], out: Path
+) -> list[str]:
+    """Write one dataset's plots and table file; return its Markdown lines."""
+    task = str(rows["task"].iloc[0]) if "task" in rows else "classification"
+    perf_default, fair_default = DEFAULT_MEASURES.get(task, DEFAULT_MEASURES["classification"])
+    perf = [m for m in options.get("performance", perf_default) if m in rows.columns]
+    fair = [m for m in options.get("fairness", fair_default) if m in rows.columns]
+    perf = [m for m in perf if rows[m].notna().any()]
+    fair = [m for m in fair if rows[m].notna().any()]
+    extras = [m for m in EXTRA_MEASURES if m in rows.columns and rows[m].notna().any()]
+    agg = aggregate(rows, [*perf, *fair, *extras, "fit_time_s"])
+    md = [f"## {_dataset_heading(dataset, task)}", ""]
+    for measure in fair if perf else []:
+        stem = out / "plots" / f"{_slug(dataset)}__{_slug(measure)}"
+        png, svg = _plot(agg, measure, perf, f"{dataset}: {measure}", stem)
+        rel_png, rel_svg = png.relative_to(out).as_posix(), svg.relative_to(out).as_posix()
+        md += [f"![{dataset} {measure}]({rel_png})", "", f"[SVG]({rel_svg})", ""]
+    tables = [_strength_table(agg, dataset, [*perf, *fair, *extras, "fit_time_s"])]
+    levels_cfg = options.get("matched_levels", {})
+    for measure in fair[:2] if perf else []:
+        levels = levels_cfg.get(measure) or _auto_levels(agg[f"{measure}_mean"].to_numpy())
+        if levels:
+            tables += _matched_tables(agg, dataset, measure, perf[0], levels, extras)
+    table_path = out / "tables" / f"{_slug(dataset)}.md"
+    table_path.write_text("\n".join(t.markdown() for t in tables), encoding="utf-8")
+    md += [f"Tables: [{table_path.name}](tables/{table_path.name})", ""]
+    return md + [t.markdown() for t in tables]
+
+
 def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     """Write trade-off plots (PNG + SVG), Markdown tables and index pages for a sweep.
+
+    ``index.md`` is the report; ``index.html`` is the same Markdown rendered by
+    markdown-it-py, so the two never disagree. A smoke-test profile is flagged at the top.
 
     Parameters
     ----------
@@ -299,53 +418,25 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
         frame = store.to_frame("ok")
         errors = store.rows("error")
         meta = store.get_meta("spec", {}) or {}
+        profile = _store_profile(store)
         store.export_csv(out / "results.csv", status=None)
     if frame.empty:
         raise ValueError(f"The result store {db} has no successful run to report.")
     options = meta.get("report", {}) or {}
-    md: list[str] = [f"# Sweep report: {meta.get('name', db.parent.name)}", ""]
+    title = f"Sweep report: {meta.get('name', db.parent.name)}"
+    md: list[str] = [f"# {title}", "", *profile_banner(profile)]
     if meta.get("description"):
-        md += [meta["description"], ""]
+        md += [str(meta["description"]), ""]
+    seeds = frame.groupby(["dataset", "method", "notion", "strength"], dropna=False).size()
     md += [
         f"{len(frame)} successful runs, {len(errors)} failed; all rows in "
-        "[results.csv](results.csv). Points are means over seeds, error bars one standard "
-        "deviation; circled points form the Pareto front (lower violation, higher "
+        f"[results.csv](results.csv). Points: {_seed_phrase(seeds)}, labelled with their "
+        "strength; circled points form the Pareto front (lower violation, higher "
         "performance).",
         "",
     ]
-    html_parts: list[str] = [f"<h1>{html.escape(md[0][2:])}</h1>", f"<p>{html.escape(md[-2])}</p>"]
     for dataset, rows in frame.groupby("dataset", sort=True):
-        task = str(rows["task"].iloc[0]) if "task" in rows else "classification"
-        perf_default, fair_default = DEFAULT_MEASURES.get(task, DEFAULT_MEASURES["classification"])
-        perf = [m for m in options.get("performance", perf_default) if m in rows.columns]
-        fair = [m for m in options.get("fairness", fair_default) if m in rows.columns]
-        perf = [m for m in perf if rows[m].notna().any()]
-        fair = [m for m in fair if rows[m].notna().any()]
-        extras = [m for m in EXTRA_MEASURES if m in rows.columns and rows[m].notna().any()]
-        agg = aggregate(rows, [*perf, *fair, *extras, "fit_time_s"])
-        heading = _dataset_heading(str(dataset), task)
-        md += [f"## {heading}", ""]
-        html_parts.append(f"<h2>{html.escape(heading)}</h2>")
-        for measure in fair if perf else []:
-            stem = out / "plots" / f"{_slug(str(dataset))}__{_slug(measure)}"
-            png, svg = _plot(agg, measure, perf, f"{dataset}: {measure}", stem)
-            rel_png, rel_svg = png.relative_to(out).as_posix(), svg.relative_to(out).as_posix()
-            md += [f"![{dataset} {measure}]({rel_png})", f"[SVG]({rel_svg})", ""]
-            html_parts.append(
-                f'<figure><img src="{rel_png}" alt="{html.escape(str(dataset))} {measure}">'
-                f'<figcaption><a href="{rel_svg}">SVG</a></figcaption></figure>'
-            )
-        tables = [_strength_table(agg, str(dataset), [*perf, *fair, *extras, "fit_time_s"])]
-        levels_cfg = options.get("matched_levels", {})
-        for measure in fair[:2] if perf else []:
-            levels = levels_cfg.get(measure) or _auto_levels(agg[f"{measure}_mean"].to_numpy())
-            if levels:
-                tables += _matched_tables(agg, str(dataset), measure, perf[0], levels, extras)
-        table_path = out / "tables" / f"{_slug(str(dataset))}.md"
-        table_path.write_text("\n".join(t.markdown() for t in tables), encoding="utf-8")
-        md += [f"Tables: [{table_path.name}](tables/{table_path.name})", ""]
-        md += [t.markdown() for t in tables]
-        html_parts += [t.html() for t in tables]
+        md += _dataset_section(str(dataset), rows, options, out)
     if errors:
         table = _Table(
             "Failed runs",
@@ -362,17 +453,8 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
             ],
         )
         md.append(table.markdown())
-        html_parts.append(table.html())
     index = out / "index.md"
-    index.write_text("\n".join(md), encoding="utf-8")
-    style = (
-        "body{font-family:sans-serif;max-width:1100px;margin:auto}"
-        "table{border-collapse:collapse;margin:1em 0}td,th{border:1px solid #ccc;padding:3px 6px}"
-        "img{max-width:100%}"
-    )
-    (out / "index.html").write_text(
-        f"<!doctype html><html><head><meta charset='utf-8'><title>otfair report</title>"
-        f"<style>{style}</style></head><body>{''.join(html_parts)}</body></html>",
-        encoding="utf-8",
-    )
+    text = "\n".join(md)
+    index.write_text(text, encoding="utf-8")
+    (out / "index.html").write_text(render_html(text, title), encoding="utf-8")
     return index

@@ -124,6 +124,8 @@ class Profile:
     max_strengths: int | None = None
     datasets: tuple[str, ...] | None = None
     methods: tuple[str, ...] | None = None
+    description: str = ""
+    smoke: bool = False
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ class SweepSpec:
     audits: tuple[str, ...] = ()
     profiles: Mapping[str, Profile] = field(default_factory=dict)
     report: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
 
     def profile_names(self) -> list[str]:
         """Available profiles (``full`` is always there)."""
@@ -194,6 +197,26 @@ class SweepSpec:
                             )
         return out
 
+    def profile_info(self, profile: str = FULL_PROFILE) -> dict[str, Any]:
+        """Return ``{"name", "smoke", "description"}`` of ``profile`` (stored with its runs).
+
+        ``smoke`` marks a profile as a smoke test (e.g. ``quick``: one seed, a few epochs,
+        a subsample), whose numbers only show that the pipeline runs.
+        """
+        self.runs(profile)  # validates the name
+        prof = self.profiles.get(profile, Profile())
+        return {"name": profile, "smoke": prof.smoke, "description": prof.description}
+
+    def identity(self) -> dict[str, str]:
+        """Return what identifies this spec in a result store: name, source and fingerprint.
+
+        ``fingerprint`` is a SHA-256 prefix of the run keys of the full grid, so it
+        changes when the grid changes (and not with labels, descriptions or profiles).
+        """
+        keys = sorted(run.key() for run in self.runs(FULL_PROFILE))
+        digest = hashlib.sha256(json.dumps(keys).encode()).hexdigest()[:16]
+        return {"name": self.name, "source": self.source, "fingerprint": digest}
+
     def with_device(self, device: str) -> SweepSpec:
         """Return a copy of the spec whose runs use ``device``."""
         return replace(self, device=device)
@@ -237,6 +260,8 @@ _PROFILE_KEYS = {
     "max_strengths",
     "datasets",
     "methods",
+    "description",
+    "smoke",
 }
 _REPORT_KEYS = {"performance", "fairness", "matched_levels"}
 
@@ -394,6 +419,12 @@ def _parse_profile(raw: Any, where: str, labels: set[str], methods: set[str]) ->
             kwargs[key] = _integer(table[key], _path(where, key), 1)
     if "test_size" in table:
         kwargs["test_size"] = _test_size(table["test_size"], _path(where, "test_size"))
+    if "description" in table:
+        kwargs["description"] = _string(table["description"], _path(where, "description"))
+    if "smoke" in table:
+        if not isinstance(table["smoke"], bool):
+            raise ConfigError(_path(where, "smoke"), f"must be a boolean, got {table['smoke']!r}.")
+        kwargs["smoke"] = table["smoke"]
     for key, known in (("datasets", labels), ("methods", methods)):
         if key in table:
             path = _path(where, key)
@@ -542,4 +573,4 @@ def load_spec(path: str | Path) -> SweepSpec:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("<toml>", f"{path} is not valid TOML: {exc}.") from None
-    return parse_spec(raw, default_name=path.stem)
+    return replace(parse_spec(raw, default_name=path.stem), source=str(path))

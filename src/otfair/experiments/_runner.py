@@ -436,10 +436,6 @@ def _execute(
             make_plan((config, float(record["finished_at"]) - float(record["started_at"])))
 
     with ExitStack() as stack:
-        if todo and (needs_timing(todo, timings) is None or len(todo) <= workers):
-            make_plan(None)
-        elif todo and on_plan is not None:
-            on_plan(plan)
         be = None
         try:
             if todo:
@@ -447,6 +443,10 @@ def _execute(
                 be = _open_backend(
                     kind, workers, scheduler, spec.plugins, warmups, stop, connect_timeout
                 )
+                if needs_timing(todo, timings) is None or len(todo) <= workers:
+                    make_plan(None)
+                elif on_plan is not None:
+                    on_plan(plan)
             while be is not None and (queue or inflight) and stop.signum is None:
                 window = be.window if planned[0] else 1
                 while queue and len(inflight) < window and stop.signum is None:

@@ -32,6 +32,7 @@ SHOWN_ERRORS = 5
 
 def _confirm_plan(yes: bool, confirm_above: float) -> Callable[[SweepPlan], None]:
     """Return the ``on_plan`` callback: print the plan, ask before a long sweep."""
+    from otfair.experiments._plan import format_duration
 
     def on_plan(plan: SweepPlan) -> None:
         typer.echo(plan.describe(), err=True)
@@ -51,8 +52,8 @@ def _confirm_plan(yes: bool, confirm_above: float) -> Callable[[SweepPlan], None
         profiles = [p for p in plan.profiles if p != plan.profile]
         hint = f" or a smaller --profile ({', '.join(profiles)})" if profiles else ""
         fail(
-            f"this sweep is estimated above {confirm_above:g} h; pass --yes to run it"
-            f"{hint}, or --confirm-above HOURS."
+            f"this sweep is estimated at {format_duration(plan.estimate_s)}, above "
+            f"{confirm_above:g} h; pass --yes to run it{hint}, or --confirm-above HOURS."
         )
 
     return on_plan

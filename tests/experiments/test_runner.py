@@ -177,7 +177,8 @@ def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, s
     fast = load_spec(write_spec(tmp_path / "fast.toml", seeds=3))
     run_sweep(fast, out, profile="quick", progress=False)
     before = _ok_rows(out)
-    # The same sweep with 30-s fits: 9 new dummy-lr runs (other options, other keys).
+    # The same sweep with 30-s fits: 9 new dummy-lr runs (other options, other keys) and
+    # 2 dummy-raise ones (seeds 1, 2).
     marks = tmp_path / "marks"
     marks.mkdir()
     config = write_spec(tmp_path / "s.toml", seeds=3, sleep=30.0, options=f'mark_dir = "{marks}"')
@@ -201,7 +202,10 @@ def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, s
     while _group_alive(proc.pid) and time.time() < deadline:
         time.sleep(0.1)
     assert not _group_alive(proc.pid), "worker processes survived the sweep"
-    assert _ok_rows(out) == before  # finished rows kept, the abandoned runs left no row
+    after = _ok_rows(out)
+    assert all(row in after for row in before)  # finished rows kept as they were
+    new = [row for row in after if row not in before]  # dummy-raise fails at once: stored
+    assert all(row["method"] == "dummy-raise" for row in new)  # abandoned runs: no row
 
 
 def test_plan_profile_and_config_are_recorded(plugin_path, tmp_path):

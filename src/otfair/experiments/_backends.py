@@ -255,7 +255,7 @@ class DaskBackend:
                 threads_per_worker=1,
                 processes=True,
                 host="127.0.0.1",
-                dashboard_address=None,
+                dashboard_address=":0",  # any free port: 8787 may be taken
             )
             self._client = Client(self._cluster)
         else:

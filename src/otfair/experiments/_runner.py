@@ -91,8 +91,12 @@ class SweepSummary:
     not_started: int = 0
 
 
-class SweepInterrupted(Exception):  # noqa: N818 - it is not an error of the sweep
-    """SIGINT or SIGTERM stopped :func:`run_sweep`; ``summary`` says what was kept."""
+class SweepInterrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped :func:`run_sweep`; ``summary`` says what was kept.
+
+    A :class:`KeyboardInterrupt`, so that code unaware of it stops as on Ctrl-C (and no
+    ``except Exception`` swallows it).
+    """
 
     def __init__(self, summary: SweepSummary) -> None:
         super().__init__(

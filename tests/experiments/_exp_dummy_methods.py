@@ -2,28 +2,44 @@
 
 ``dummy-lr`` wraps scikit-learn's LogisticRegression (strength = inverse regularization
 C) so that the runner is tested independently of otfair's own estimators; ``dummy-raise``
-always fails in ``fit``. ``sleep`` slows a fit down for the kill-and-resume test.
+always fails in ``fit``. ``sleep`` slows a fit down for the kill-and-resume and signal
+tests (only fits on more than 100 rows: the runner's warm-up fits on fewer, and stays
+fast); ``mark_dir`` makes each such fit leave a file there when it starts (so a test knows
+that a run is in flight); ``cold_start`` delays the first fit of each process (a stand-in
+for one-time costs such as lazy imports, which the runner's warm-up must absorb).
 """
 
 from __future__ import annotations
 
+import os
 import time
+from pathlib import Path
 
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 
 from otfair.estimators.registry import MethodSpec, get_method, list_methods, register_method
 
+_FITS_IN_PROCESS = [0]
+
 
 class DummyLogistic(ClassifierMixin, BaseEstimator):
-    def __init__(self, C=1.0, sleep=0.0, fail=False):
+    def __init__(self, C=1.0, sleep=0.0, fail=False, mark_dir=None, cold_start=0.0):
         self.C = C
         self.sleep = sleep
         self.fail = fail
+        self.mark_dir = mark_dir
+        self.cold_start = cold_start
 
     def fit(self, X, y, *, sensitive_features=None):
-        if self.sleep:
-            time.sleep(self.sleep)
+        if self.cold_start and _FITS_IN_PROCESS[0] == 0:
+            time.sleep(self.cold_start)
+        _FITS_IN_PROCESS[0] += 1
+        if len(X) > 100:
+            if self.mark_dir:
+                Path(self.mark_dir, f"{os.getpid()}-{time.time_ns()}").touch()
+            if self.sleep:
+                time.sleep(self.sleep)
         if self.fail:
             raise RuntimeError("dummy-raise always fails")
         self.model_ = LogisticRegression(C=self.C, max_iter=500).fit(X, y)
@@ -35,8 +51,8 @@ class DummyLogistic(ClassifierMixin, BaseEstimator):
 
 
 def _build(fail):
-    def build(strength, *, notion, random_state, epochs, device, dataset, sleep=0.0):
-        return DummyLogistic(C=1.0 if strength is None else strength, sleep=sleep, fail=fail)
+    def build(strength, *, notion, random_state, epochs, device, dataset, **options):
+        return DummyLogistic(C=1.0 if strength is None else strength, fail=fail, **options)
 
     return build
 

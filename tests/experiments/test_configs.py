@@ -19,6 +19,9 @@ def test_every_paper_has_a_config_with_a_quick_profile():
         assert 0 < len(quick) <= 12 < len(full)
         assert {r.seed for r in quick} == {0}
         assert all(r.max_train_rows and r.epochs and r.epochs <= 5 for r in quick)
+        info = spec.profile_info("quick")  # labelled as what it is, for the reports
+        assert info["smoke"] and info["description"].startswith("Smoke test")
+        assert not spec.profile_info()["smoke"]
 
 
 @pytest.mark.slow

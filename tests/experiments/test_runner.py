@@ -1,15 +1,18 @@
+import io
 import os
 import signal
 import sqlite3
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_spec, open_store, run_sweep
+from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
+from otfair.experiments._plan import Progress, estimate
 
 
 def _ok_rows(out):
@@ -39,6 +42,8 @@ def test_rerun_skips_finished_and_retry_failed(plugin_path, tmp_path):
     before = {r["key"]: r["finished_at"] for r in _ok_rows(tmp_path / "out")}
     again = run_sweep(spec, tmp_path / "out", profile="quick", progress=False)
     assert (again.skipped, again.ok, again.failed) == (3, 0, 0)
+    assert (again.stored_ok, again.stored_failed) == (2, 1)  # the rerun counts stored ones
+    assert again.errors == (("RuntimeError: dummy-raise always fails", 1),)
     assert {r["key"]: r["finished_at"] for r in _ok_rows(tmp_path / "out")} == before
     retry = run_sweep(spec, tmp_path / "out", profile="quick", retry_failed=True, progress=False)
     assert (retry.skipped, retry.failed) == (2, 1)
@@ -75,10 +80,8 @@ def _count_ok(db):
             return 0
 
 
-def test_resume_after_sigkill(plugin_path, tmp_path):
-    config = write_spec(tmp_path / "s.toml", seeds=3, sleep=0.4)  # 12 runs, 9 slow ok ones
-    out = tmp_path / "out"
-    cmd = [
+def _sweep_cmd(config, out, *extra):
+    return [
         sys.executable,
         "-c",
         "from otfair.cli import main; main()",
@@ -87,9 +90,18 @@ def test_resume_after_sigkill(plugin_path, tmp_path):
         "--out",
         str(out),
         "--no-progress",
+        *extra,
     ]
+
+
+def test_resume_after_sigkill(plugin_path, tmp_path):
+    config = write_spec(tmp_path / "s.toml", seeds=3, sleep=0.4)  # 12 runs, 9 slow ok ones
+    out = tmp_path / "out"
     proc = subprocess.Popen(
-        cmd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        _sweep_cmd(config, out),
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     db = out / "results.sqlite"
     deadline = time.time() + 120
@@ -119,3 +131,117 @@ def test_bad_runner_arguments(plugin_path, tmp_path, kwargs, match):
     spec = load_spec(write_spec(tmp_path / "s.toml"))
     with pytest.raises(ValueError, match=match):
         run_sweep(spec, tmp_path / "out", progress=False, **kwargs)
+
+
+def test_every_failure_is_counted_with_its_message(plugin_path, tmp_path):
+    spec = load_spec(write_spec(tmp_path / "s.toml", '[profiles.bad]\nmethods = ["dummy-raise"]'))
+    first = run_sweep(spec, tmp_path / "out", profile="bad", progress=False)
+    assert (first.ok, first.failed, first.stored_failed) == (0, 2, 2)
+    assert first.errors == (("RuntimeError: dummy-raise always fails", 2),)
+    again = run_sweep(spec, tmp_path / "out", profile="bad", progress=False)
+    assert (again.skipped, again.failed, again.stored_ok, again.stored_failed) == (2, 0, 0, 2)
+
+
+def test_first_run_of_each_worker_is_not_an_outlier(plugin_path, tmp_path):
+    # `cold_start` makes the first fit of every process sleep 1 s, like a lazy import; the
+    # other fits (LogisticRegression on 400 rows) take milliseconds. The warm-up absorbs it.
+    config = write_spec(tmp_path / "s.toml", seeds=2, options="cold_start = 1.0")
+    spec = load_spec(config)
+    run_sweep(spec, tmp_path / "inline", profile="quick", progress=False)
+    run_sweep(spec, tmp_path / "pool", profile="quick", workers=2, progress=False)
+    for out in ("inline", "pool"):
+        times = [r["fit_time_s"] for r in _ok_rows(tmp_path / out) if r["status"] == "ok"]
+        assert len(times) == 2 and max(times) < 1.0, (out, times)
+
+
+def _group_alive(pgid):
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(stat.parent.name))
+    return alive
+
+
+@pytest.mark.parametrize(
+    ("workers", "signum", "to_group"),
+    [(2, signal.SIGINT, True), (2, signal.SIGTERM, False), (1, signal.SIGINT, True)],
+    ids=["pool-sigint-group", "pool-sigterm-parent", "inline-sigint-group"],
+)
+def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, signum, to_group):
+    out = tmp_path / "out"
+    # A first sweep stores 3 rows (and timings, so the second one starts every worker at once).
+    fast = load_spec(write_spec(tmp_path / "fast.toml", seeds=3))
+    run_sweep(fast, out, profile="quick", progress=False)
+    before = _ok_rows(out)
+    # The same sweep with 30-s fits: 9 new dummy-lr runs (other options, other keys) and
+    # 2 dummy-raise ones (seeds 1, 2).
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = write_spec(tmp_path / "s.toml", seeds=3, sleep=30.0, options=f'mark_dir = "{marks}"')
+    cmd = _sweep_cmd(config, out, "--workers", str(workers), "--yes")
+    proc = subprocess.Popen(
+        cmd, start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.time() + 120
+    while len(list(marks.iterdir())) < workers and time.time() < deadline:  # runs in flight
+        time.sleep(0.1)
+    time.sleep(0.3)
+    if to_group:
+        os.killpg(proc.pid, signum)
+    else:
+        os.kill(proc.pid, signum)
+    _, stderr = proc.communicate(timeout=25)  # a run takes 30 s: it must be abandoned
+    assert proc.returncode == 128 + signum, stderr
+    assert f"interrupted by {signal.Signals(signum).name}" in stderr
+    assert stderr.count("abandoned: dummy-lr") == workers and "Traceback" not in stderr
+    deadline = time.time() + 10
+    while _group_alive(proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not _group_alive(proc.pid), "worker processes survived the sweep"
+    after = _ok_rows(out)
+    assert all(row in after for row in before)  # finished rows kept as they were
+    new = [row for row in after if row not in before]  # dummy-raise fails at once: stored
+    assert all(row["method"] == "dummy-raise" for row in new)  # abandoned runs: no row
+
+
+def test_plan_profile_and_config_are_recorded(plugin_path, tmp_path):
+    spec = load_spec(write_spec(tmp_path / "s.toml", 'smoke = true\ndescription = "Smoke."\n'))
+    plans = []
+    run_sweep(spec, tmp_path / "out", profile="quick", progress=False, on_plan=plans.append)
+    assert [p.estimate_s is None for p in plans] == [True, False]  # timing run, then estimate
+    assert (plans[1].total, plans[1].todo, plans[1].smoke) == (3, 3, True)
+    assert plans[1].estimate_s > 0 and "first run" in plans[1].basis
+    assert "(smoke test)" in plans[1].describe()
+    with open_store(tmp_path / "out") as store:
+        assert store.get_meta("profiles") == {"quick": {"smoke": True, "description": "Smoke."}}
+        assert store.get_meta("last_profile") == "quick"
+        assert store.get_meta("config") == spec.identity()
+        assert {r["profile"] for r in store.rows()} == {"quick"}
+
+
+def test_estimate_uses_stored_times_then_the_first_run():
+    runs = [RunConfig(dataset="d", method=m, seed=s) for m in ("a", "b") for s in (0, 1)]
+    stored = {("d", "a", None, None): (10.0, 3)}
+    assert estimate(runs, stored, workers=2) == (None, "")
+    seconds, basis = estimate(runs, stored, workers=2, first=(runs[2], 4.0))
+    assert seconds == (10.0 + 10.0 + 4.0 + 4.0) / 2
+    assert "2 from the mean times of 3 stored runs" in basis and "2 at the first run's" in basis
+
+
+def test_progress_lines_without_a_terminal():
+    stream = io.StringIO()
+    with Progress(True, 3, "s", interval=0.0, stream=stream) as advance:
+        for failed in (False, True, False):
+            advance(failed)
+    lines = stream.getvalue().splitlines()
+    assert len(lines) == 3 and lines[0].startswith("s: 1/3 runs (0 failed), ")
+    assert "ETA" in lines[1] and lines[2].startswith("s: 3/3 runs (1 failed)")
+    stream = io.StringIO()
+    with Progress(True, 3, "s", interval=3600.0, stream=stream) as advance:
+        for _ in range(3):
+            advance(False)
+    assert stream.getvalue().count("\n") == 1  # only the last line

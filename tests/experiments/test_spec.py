@@ -122,3 +122,27 @@ def test_method_restricted_to_datasets(plugin_path):
         ("b", "dummy-raise"),
         ("synthetic", "dummy-lr"),
     ]
+
+
+def test_profile_smoke_label_and_description(plugin_path, tmp_path):
+    body = 'smoke = true\ndescription = "Smoke test: one seed."\n'
+    spec = load_spec(write_spec(tmp_path / "s.toml", body))
+    assert spec.profile_info("quick") == {
+        "name": "quick",
+        "smoke": True,
+        "description": "Smoke test: one seed.",
+    }
+    assert spec.profile_info()["smoke"] is False
+    with pytest.raises(ConfigError, match=r"profiles\.quick\.smoke"):
+        load_spec(write_spec(tmp_path / "bad.toml", 'smoke = "yes"\n'))
+
+
+def test_identity_follows_the_grid_not_the_labels(plugin_path, tmp_path):
+    spec = load_spec(write_spec(tmp_path / "s.toml"))
+    ident = spec.identity()
+    assert (ident["name"], ident["source"]) == ("test", str(tmp_path / "s.toml"))
+    relabelled = parse_spec({**BASE, "description": "other", "name": "test"})
+    more_seeds = parse_spec({**BASE, "seeds": 3, "name": "test"})
+    assert relabelled.identity()["fingerprint"] != more_seeds.identity()["fingerprint"]
+    same = parse_spec({**BASE, "name": "test", "description": "again"})
+    assert same.identity() == relabelled.identity()

@@ -58,3 +58,30 @@ def test_bad_status_and_directory(tmp_path):
         store.write(RunConfig(dataset="a", method="b", seed=0), {"status": "done"})
     with pytest.raises(ValueError, match="`path`"):
         ResultStore(tmp_path)
+
+
+def test_outcomes_count_stored_errors_by_message(tmp_path):
+    a, b, c = (RunConfig(dataset="adult", method="otf", seed=s) for s in range(3))
+    with open_store(tmp_path) as store:
+        store.write(a, _record(0.7))
+        store.write(b, _record(0.0, status="error"))
+        store.write(c, {**_record(0.0, status="error"), "error": "ValueError: y\nmore"})
+        ok, failed, errors = store.outcomes({a.key(), b.key(), c.key(), "unknown"})
+        assert (ok, failed) == (1, 2)
+        assert errors == {"RuntimeError: x": 1, "ValueError: y": 1}
+        assert store.outcomes({a.key()})[:2] == (1, 0)
+
+
+def test_profile_column_and_migration_of_an_old_store(tmp_path):
+    db = tmp_path / "results.sqlite"
+    with sqlite3.connect(db) as conn:  # a store written before the `profile` column
+        conn.execute("CREATE TABLE runs (key TEXT PRIMARY KEY, status TEXT)")
+    cfg = RunConfig(dataset="adult", method="otf", seed=0)
+    with open_store(tmp_path) as store:
+        columns = {r[1] for r in store._conn.execute("PRAGMA table_info(runs)")}
+        assert "profile" in columns
+    (tmp_path / "results.sqlite").unlink()
+    with open_store(tmp_path) as store:
+        store.write(cfg, _record(0.7), profile="quick")
+        assert store.rows()[0]["profile"] == "quick"
+        assert store.mean_wall_times() == {("adult", "otf", None, None): (2.5, 1)}

@@ -1,13 +1,84 @@
-"""``otfair sweep`` and ``otfair report``: run a TOML sweep spec, then report on its results."""
+"""``otfair sweep`` and ``otfair report``: run a TOML sweep spec, then report on its results.
+
+Exit codes of ``otfair sweep``: 0 every run of the selection is stored ok; 1 some run is
+stored failed (the distinct errors are printed with their counts); 2 a user error (bad
+config, another sweep's ``--out``, unreachable scheduler, an unconfirmed long sweep);
+130 / 143 stopped by SIGINT / SIGTERM (finished runs kept; rerun to resume).
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from otfair.cli._common import fail
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from otfair.experiments._plan import SweepPlan
+    from otfair.experiments._runner import SweepSummary
+
+#: Exit code of a sweep with failed runs.
+EXIT_RUNS_FAILED = 1
+#: Sweeps estimated above this many hours need ``--yes`` (or a confirmation on a terminal).
+CONFIRM_ABOVE_HOURS = 1.0
+#: How many distinct error messages a sweep prints.
+SHOWN_ERRORS = 5
+
+
+def _confirm_plan(yes: bool, confirm_above: float) -> Callable[[SweepPlan], None]:
+    """Return the ``on_plan`` callback: print the plan, ask before a long sweep."""
+    from otfair.experiments._plan import format_duration
+
+    def on_plan(plan: SweepPlan) -> None:
+        typer.echo(plan.describe(), err=True)
+        if plan.estimate_s is None or yes or plan.estimate_s <= confirm_above * 3600:
+            return
+        if sys.stdin.isatty() and sys.stderr.isatty():
+            import signal
+
+            old = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C aborts
+            try:
+                confirmed = typer.confirm("Start it?", default=False, err=True)
+            finally:
+                signal.signal(signal.SIGINT, old)
+            if confirmed:
+                return
+            fail("not confirmed; nothing more was run.")
+        profiles = [p for p in plan.profiles if p != plan.profile]
+        hint = f" or a smaller --profile ({', '.join(profiles)})" if profiles else ""
+        fail(
+            f"this sweep is estimated at {format_duration(plan.estimate_s)}, above "
+            f"{confirm_above:g} h; pass --yes to run it{hint}, or --confirm-above HOURS."
+        )
+
+    return on_plan
+
+
+def _print_errors(summary: SweepSummary) -> None:
+    n = len(summary.errors)
+    shown = summary.errors[:SHOWN_ERRORS]
+    more = f", the first {len(shown)}" if n > len(shown) else ""
+    typer.echo(f"{n} distinct error{'s' if n != 1 else ''}{more}:", err=True)
+    for message, count in shown:
+        typer.echo(f"  {count} x {message}", err=True)
+    typer.echo(
+        "Tracebacks: the `traceback` column of results.sqlite; rerun them with --retry-failed.",
+        err=True,
+    )
+
+
+def _summary_line(summary: SweepSummary) -> str:
+    return (
+        f"{summary.total} runs (profile {summary.profile}): {summary.skipped} already done, "
+        f"{summary.ok} ok, {summary.failed} failed in {summary.wall_time_s:.1f}s; "
+        f"stored: {summary.stored_ok} ok, {summary.stored_failed} failed; "
+        f"results in {summary.store_path}"
+    )
 
 
 def sweep_command(
@@ -24,10 +95,28 @@ def sweep_command(
         False, "--retry-failed", help="Run again the runs stored with an error."
     ),
     report: bool = typer.Option(False, "--report", help="Write the report when done."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar."),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress display."),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Start a sweep estimated above --confirm-above hours."
+    ),
+    confirm_above: float = typer.Option(
+        CONFIRM_ABOVE_HOURS,
+        "--confirm-above",
+        min=0.0,
+        help="Ask (or, without a terminal, refuse unless --yes) above this many hours.",
+    ),
+    merge: bool = typer.Option(
+        False, "--merge", help="Allow an --out that holds another sweep's results."
+    ),
 ) -> None:
-    """Run every pending run of CONFIG, storing each result as it finishes (resumable)."""
+    """Run every pending run of CONFIG, storing each result as it finishes (resumable).
+
+    Prints the plan first (runs, estimated time from stored timings or the first run);
+    a sweep estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
+    ok, 1 some run failed, 2 user error, 130/143 interrupted by SIGINT/SIGTERM.
+    """
     from otfair.experiments import ConfigError, load_spec, make_report, run_sweep
+    from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
 
     try:
         spec = load_spec(config)
@@ -42,15 +131,38 @@ def sweep_command(
             scheduler=scheduler,
             retry_failed=retry_failed,
             progress=progress,
+            merge=merge,
+            on_plan=_confirm_plan(yes, confirm_above),
         )
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
+    except (ConfigError, FileNotFoundError, ValueError, SchedulerUnreachableError) as exc:
         fail(str(exc))
-    typer.echo(
-        f"{summary.total} runs: {summary.skipped} already done, {summary.ok} ok, "
-        f"{summary.failed} failed in {summary.wall_time_s:.1f}s; results in {summary.store_path}"
-    )
+    except SweepInterrupted as stop:
+        _interrupted(stop.summary)
+    typer.echo(_summary_line(summary))
+    if summary.stored_failed:
+        _print_errors(summary)
     if report:
-        typer.echo(f"report: {make_report(out)}")
+        if summary.stored_ok:
+            typer.echo(f"report: {make_report(out)}")
+        else:
+            typer.echo("no report: no successful run.", err=True)
+    if summary.stored_failed:
+        raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def _interrupted(summary: SweepSummary) -> None:
+    """Say what an interrupted sweep kept and abandoned, and exit 128 + signal number."""
+    import signal
+
+    kept = summary.ok + summary.failed
+    lines = [
+        f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
+        f"finished and stored, {len(summary.abandoned)} abandoned (not stored), "
+        f"{summary.not_started} not started; rerun the same command to resume."
+    ]
+    lines += [f"  abandoned: {label}" for label in summary.abandoned]
+    typer.echo("\n".join(lines), err=True)
+    raise typer.Exit(128 + int(signal.Signals[summary.interrupted or "SIGINT"]))
 
 
 def report_command(
@@ -63,12 +175,24 @@ def report_command(
     ] = None,
 ) -> None:
     """Write trade-off plots, tables and an index page for the sweep in RESULTS."""
-    from otfair.experiments import make_report, open_store
+    from otfair.experiments import STORE_FILENAME, ResultStore, make_report, open_store
 
+    db = results / STORE_FILENAME if results.is_dir() else results
+    if not db.is_file():
+        fail(f"no sweep results at {db} (run `otfair sweep CONFIG --out {results}` first).")
+    with ResultStore(db) as store:
+        n_ok, n_failed = store.count("ok"), store.count("error")
+    if n_ok == 0:
+        fail(
+            f"{db} has no successful run ({n_failed} failed); nothing to report "
+            "(rerunning `otfair sweep` prints the errors)."
+            if n_failed
+            else f"{db} has no runs yet; nothing to report."
+        )
     try:
         index = make_report(results, out)
         if csv is not None:
-            with open_store(results) as store:
+            with open_store(db.parent) as store:
                 store.export_csv(csv)
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc))

@@ -4,43 +4,77 @@ The parent process owns the :class:`ResultStore` and is its only writer. Workers
 :func:`execute_run`, which never raises: a failing run comes back as an ``error``
 record with its traceback, is written like any other run, and the sweep goes on.
 
-Backends
---------
+Backends (:mod:`otfair.experiments._backends`)
+----------------------------------------------
 ``local``
     ``workers == 1`` runs in the parent process; more workers use a
     :class:`concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
     (fork is unsafe with torch's thread pools), one torch thread per worker.
 ``cluster``
-    Dask distributed: an existing scheduler (``scheduler="tcp://host:8786"``) or a
-    :class:`distributed.LocalCluster` on 127.0.0.1 with ``workers`` single-threaded
-    worker processes. Dask was chosen over Ray because it is pure pip (no separate
-    runtime or object store daemon), starts a local cluster in about a second, and its
-    futures API mirrors :mod:`concurrent.futures`, so both backends share one loop.
+    Dask distributed: an existing scheduler (``scheduler="tcp://host:8786"``, reached
+    within :data:`CONNECT_TIMEOUT_S`) or a :class:`distributed.LocalCluster` on
+    127.0.0.1 with ``workers`` single-threaded worker processes. Dask was chosen over
+    Ray because it is pure pip (no separate runtime or object store daemon), starts a
+    local cluster in about a second, and its futures API mirrors
+    :mod:`concurrent.futures`, so both backends share one loop.
+
+Every worker warms up once (a throwaway tiny fit of each method of the sweep) before
+its first timed run, so ``fit_time_s`` does not count one-time costs. The first run is
+timed alone and gives the plan's estimate (``on_plan``); SIGINT/SIGTERM stop the sweep
+promptly (see :mod:`otfair.experiments._backends`).
 """
 
 from __future__ import annotations
 
-import multiprocessing
-import os
 import socket
 import subprocess
 import time
 import traceback
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
-from dataclasses import dataclass
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
+from otfair.experiments._backends import (
+    CONNECT_TIMEOUT_S,
+    DaskBackend,
+    InlineBackend,
+    PoolBackend,
+    SchedulerUnreachableError,
+    StopRun,
+    StopSignals,
+    single_thread,
+    warm_up_configs,
+)
+from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
 from otfair.experiments._store import ResultStore, open_store
 
 Backend = Literal["local", "cluster"]
 
+__all__ = [
+    "CONNECT_TIMEOUT_S",
+    "SchedulerUnreachableError",
+    "StoreConflictError",
+    "SweepInterrupted",
+    "SweepSummary",
+    "execute_run",
+    "run_sweep",
+]
+
 
 @dataclass(frozen=True)
 class SweepSummary:
-    """What a call of :func:`run_sweep` did."""
+    """What a call of :func:`run_sweep` did.
+
+    ``ok``/``failed`` count the runs of this call; ``stored_ok``/``stored_failed`` count
+    every run of the selection (spec and profile) in the store after it, and ``errors``
+    lists the distinct first lines of the stored errors with their counts, most frequent
+    first. After an interruption, ``interrupted`` is the signal's name, ``abandoned``
+    names the runs that were running (not stored) and ``not_started`` counts the rest.
+    """
 
     total: int
     skipped: int
@@ -48,15 +82,43 @@ class SweepSummary:
     failed: int
     store_path: Path
     wall_time_s: float
+    stored_ok: int = 0
+    stored_failed: int = 0
+    errors: tuple[tuple[str, int], ...] = ()
+    profile: str = FULL_PROFILE
+    interrupted: str | None = None
+    abandoned: tuple[str, ...] = ()
+    not_started: int = 0
 
 
-def _single_thread() -> None:
-    """Use one BLAS/torch thread (several workers share the machine's cores)."""
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-    import torch
+class SweepInterrupted(KeyboardInterrupt):
+    """SIGINT or SIGTERM stopped :func:`run_sweep`; ``summary`` says what was kept.
 
-    torch.set_num_threads(1)
+    A :class:`KeyboardInterrupt`, so that code unaware of it stops as on Ctrl-C (and no
+    ``except Exception`` swallows it).
+    """
+
+    def __init__(self, summary: SweepSummary) -> None:
+        super().__init__(
+            f"sweep interrupted by {summary.interrupted}: {summary.ok + summary.failed} runs "
+            f"stored, {len(summary.abandoned)} abandoned, {summary.not_started} not started"
+        )
+        self.summary = summary
+
+
+class StoreConflictError(ValueError):
+    """The output directory holds another sweep's results (pass ``merge=True`` to add)."""
+
+
+def run_label(config: RunConfig) -> str:
+    """How messages name a run: ``otf 0.01 eo seed 3 on adult``."""
+    parts = [config.method_label or config.method]
+    if config.strength is not None:
+        parts.append(f"{config.strength:g}")
+    if config.notion:
+        parts.append(config.notion)
+    parts.append(f"seed {config.seed} on {config.dataset_label or config.dataset}")
+    return " ".join(parts)
 
 
 def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any]:
@@ -70,7 +132,7 @@ def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any
     started = time.time()
     record: dict[str, Any] = {"host": socket.gethostname(), "started_at": started}
     try:
-        _single_thread()
+        single_thread()
         import_plugins(plugins)
         result = run_single(**config.run_kwargs())
     except Exception as exc:  # noqa: BLE001 - any failure of a run is recorded
@@ -83,11 +145,6 @@ def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any
         record.update(status="ok", result=result)
     record["finished_at"] = time.time()
     return record
-
-
-def _worker_init(plugins: Sequence[str]) -> None:
-    _single_thread()
-    import_plugins(plugins)
 
 
 def git_revision() -> str | None:
@@ -116,31 +173,6 @@ def _versions() -> dict[str, Any]:
     return {"otfair_version": __version__, "git_revision": git_revision()}
 
 
-def _iter_inline(
-    configs: Sequence[RunConfig], plugins: Sequence[str]
-) -> Iterator[tuple[RunConfig, dict[str, Any]]]:
-    for config in configs:
-        yield config, execute_run(config, plugins)
-
-
-def _iter_local(
-    configs: Sequence[RunConfig], plugins: Sequence[str], workers: int
-) -> Iterator[tuple[RunConfig, dict[str, Any]]]:
-    ctx = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(
-        max_workers=workers, mp_context=ctx, initializer=_worker_init, initargs=(tuple(plugins),)
-    ) as pool:
-        futures: dict[Future, RunConfig] = {
-            pool.submit(execute_run, c, tuple(plugins)): c for c in configs
-        }
-        try:
-            for fut in as_completed(futures):
-                yield futures[fut], _future_record(fut.result)
-        finally:
-            for fut in futures:
-                fut.cancel()
-
-
 def _future_record(get: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Return the record of a finished future (an error record if the worker died)."""
     now = time.time()
@@ -154,48 +186,8 @@ def _future_record(get: Callable[[], dict[str, Any]]) -> dict[str, Any]:
             "started_at": now,
             "finished_at": now,
             "host": socket.gethostname(),
+            "worker_failure": True,
         }
-
-
-def _iter_cluster(
-    configs: Sequence[RunConfig],
-    plugins: Sequence[str],
-    workers: int,
-    scheduler: str | None,
-) -> Iterator[tuple[RunConfig, dict[str, Any]]]:
-    try:
-        from distributed import Client, LocalCluster
-        from distributed import as_completed as dask_as_completed
-    except ImportError as exc:  # pragma: no cover - depends on the installation
-        raise ImportError(
-            "The cluster backend needs Dask distributed: pip install 'otfair[cluster]'."
-        ) from exc
-    cluster = None
-    if scheduler is None:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            host="127.0.0.1",
-            dashboard_address=None,
-        )
-        client = Client(cluster)
-    else:
-        client = Client(scheduler)
-    try:
-        client.run(_worker_init, tuple(plugins))
-        futures = {
-            client.submit(
-                execute_run, c, tuple(plugins), key=f"otfair-run-{c.key()}", pure=False
-            ): c
-            for c in configs
-        }
-        for fut in dask_as_completed(list(futures)):
-            yield futures[fut], _future_record(fut.result)
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
 
 
 def pending_runs(
@@ -213,6 +205,80 @@ def pending_runs(
     return out
 
 
+def claim_store(store: ResultStore, spec: SweepSpec, *, merge: bool = False) -> None:
+    """Record ``spec`` in ``store``, refusing a store that holds another sweep.
+
+    The store keeps the identity of every spec that wrote to it (meta ``configs``: name,
+    source file, grid fingerprint, see :meth:`SweepSpec.identity`); a spec with another
+    name is refused unless ``merge=True``, so that one report never mixes two sweeps
+    unknowingly.
+
+    Raises
+    ------
+    StoreConflictError
+        If the store holds results of a sweep with another name and ``merge`` is false.
+    """
+    identity = spec.identity()
+    configs = [c for c in store.get_meta("configs", []) or [] if isinstance(c, dict)]
+    others = sorted(store.sweep_names() - {spec.name})
+    if others and not merge:
+        sources = {c.get("name"): c.get("source") for c in configs}
+        held = ", ".join(f"{n!r} ({sources[n]})" if sources.get(n) else repr(n) for n in others)
+        this = f"{spec.name!r}" + (f" ({spec.source})" if spec.source else "")
+        raise StoreConflictError(
+            f"{store.path.parent} already holds sweep {held}; this is {this}. Use another "
+            "--out, or pass --merge (merge=True) to add its runs to the same store."
+        )
+    configs = [c for c in configs if c.get("name") != spec.name] + [identity]
+    store.set_meta("configs", configs)
+    store.set_meta("config", identity)
+    store.set_meta(
+        "spec", {"name": spec.name, "description": spec.description, "report": dict(spec.report)}
+    )
+
+
+def _record_profile(store: ResultStore, spec: SweepSpec, profile: str) -> dict[str, Any]:
+    info = spec.profile_info(profile)
+    profiles = dict(store.get_meta("profiles", {}) or {})
+    profiles[profile] = {"smoke": info["smoke"], "description": info["description"]}
+    store.set_meta("profiles", profiles)
+    store.set_meta("last_profile", profile)
+    return info
+
+
+def _open_backend(
+    backend: Backend,
+    workers: int,
+    scheduler: str | None,
+    plugins: Sequence[str],
+    warmups: Sequence[RunConfig],
+    stop: StopSignals,
+    connect_timeout: float,
+) -> InlineBackend | PoolBackend | DaskBackend:
+    if backend == "cluster":
+        return DaskBackend(plugins, warmups, workers, scheduler, connect_timeout)
+    if workers == 1:
+        return InlineBackend(plugins, warmups, stop)
+    return PoolBackend(plugins, warmups, workers)
+
+
+def _check_arguments(workers: int, backend: str, scheduler: str | None) -> None:
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
+    if backend not in ("local", "cluster"):
+        raise ValueError(f"`backend` must be 'local' or 'cluster'; got {backend!r}.")
+    if scheduler is not None and backend != "cluster":
+        raise ValueError("`scheduler` is only used with backend='cluster'.")
+
+
+@dataclass
+class _Outcome:
+    ok: int = 0
+    failed: int = 0
+    abandoned: list[RunConfig] = field(default_factory=list)
+    not_started: int = 0
+
+
 def run_sweep(
     spec: SweepSpec,
     out_dir: str | Path,
@@ -223,6 +289,10 @@ def run_sweep(
     scheduler: str | None = None,
     retry_failed: bool = False,
     progress: bool = True,
+    merge: bool = False,
+    on_plan: Callable[[SweepPlan], None] | None = None,
+    progress_interval: float = 60.0,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
 ) -> SweepSummary:
     """Run every pending run of ``spec`` and store each result as it finishes.
 
@@ -233,7 +303,7 @@ def run_sweep(
     out_dir : str or Path
         Output directory; the store is ``out_dir/results.sqlite``.
     profile : str, default="full"
-        Profile of the spec to run (``"quick"``...).
+        Profile of the spec to run (``"quick"``...); recorded with each row.
     workers : int, default=1
         Number of worker processes (``1`` runs in this process for the local backend).
     backend : {"local", "cluster"}, default="local"
@@ -243,91 +313,172 @@ def run_sweep(
     retry_failed : bool, default=False
         Run again the runs stored with an error (finished ones are always skipped).
     progress : bool, default=True
-        Show a progress bar with ETA (rich).
+        Show progress (runs done/total, failures, ETA): a bar on a terminal, else a line
+        on stderr every ``progress_interval`` seconds.
+    merge : bool, default=False
+        Allow a store that holds another sweep's results (:func:`claim_store`).
+    on_plan : callable, optional
+        Called with the :class:`SweepPlan` before the work starts: first without an
+        estimate when the first run must be timed (it then runs alone), and with the
+        estimate before the others start. It may raise to stop the sweep (nothing but
+        the timed run is then done, and that one is stored).
+    progress_interval : float, default=60.0
+        Seconds between two progress lines when stderr is not a terminal.
+    connect_timeout : float, default=5.0
+        Seconds to wait for ``scheduler``.
 
     Returns
     -------
     SweepSummary
+
+    Raises
+    ------
+    SweepInterrupted
+        After SIGINT or SIGTERM: running runs are abandoned (workers killed, nothing
+        half written), finished ones are stored; ``.summary`` says which.
+    StoreConflictError
+        If ``out_dir`` holds another sweep and ``merge`` is false.
+    SchedulerUnreachableError
+        If ``scheduler`` does not answer within ``connect_timeout`` seconds.
     """
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
-    if backend not in ("local", "cluster"):
-        raise ValueError(f"`backend` must be 'local' or 'cluster'; got {backend!r}.")
-    if scheduler is not None and backend != "cluster":
-        raise ValueError("`scheduler` is only used with backend='cluster'.")
+    _check_arguments(workers, backend, scheduler)
     start = time.perf_counter()
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
     with open_store(out_dir) as store:
-        store.set_meta(
-            "spec",
-            {"name": spec.name, "description": spec.description, "report": dict(spec.report)},
-        )
-        store.set_meta("last_profile", profile)
+        claim_store(store, spec, merge=merge)
+        info = _record_profile(store, spec, profile)
         todo = pending_runs(configs, store, retry_failed=retry_failed)
+        timings = store.mean_wall_times()
+        first = needs_timing(todo, timings)
+        if first is not None:  # time a run of a group without stored timings first
+            todo.insert(0, todo.pop(first))
+        plan = SweepPlan(
+            name=spec.name,
+            profile=profile,
+            smoke=bool(info["smoke"]),
+            total=len(configs),
+            stored=len(configs) - len(todo),
+            todo=len(todo),
+            workers=workers,
+            profiles=tuple(spec.profile_names()),
+        )
         versions = _versions()
-        if backend == "cluster":
-            stream = _iter_cluster(todo, spec.plugins, workers, scheduler)
-        elif workers == 1:
-            stream = _iter_inline(todo, spec.plugins)
-        else:
-            stream = _iter_local(todo, spec.plugins, workers)
-        ok = failed = 0
-        with _Progress(progress, len(todo), spec.name) as advance:
-            for config, record in stream:
-                store.write(config, record, sweep=spec.name, versions=versions)
-                if record["status"] == "ok":
-                    ok += 1
-                else:
-                    failed += 1
-                advance(failed)
-        return SweepSummary(
+        outcome = _Outcome()
+        with StopSignals() as stop:
+            _execute(
+                todo,
+                store,
+                spec,
+                plan,
+                timings,
+                stop,
+                outcome,
+                versions=versions,
+                on_plan=on_plan,
+                backend_args=(backend, workers, scheduler, connect_timeout),
+                progress=(progress, progress_interval),
+                profile=profile,
+            )
+        ok, failed, errors = store.outcomes({c.key() for c in configs})
+        summary = SweepSummary(
             total=len(configs),
             skipped=len(configs) - len(todo),
-            ok=ok,
-            failed=failed,
+            ok=outcome.ok,
+            failed=outcome.failed,
             store_path=store.path,
             wall_time_s=time.perf_counter() - start,
+            stored_ok=ok,
+            stored_failed=failed,
+            errors=tuple(errors.most_common()),
+            profile=profile,
+            interrupted=stop.name,
+            abandoned=tuple(run_label(c) for c in outcome.abandoned),
+            not_started=outcome.not_started,
         )
+    if summary.interrupted is not None:
+        raise SweepInterrupted(summary)
+    return summary
 
 
-class _Progress:
-    """Rich progress bar with ETA, or a no-op."""
+def _execute(
+    todo: list[RunConfig],
+    store: ResultStore,
+    spec: SweepSpec,
+    plan: SweepPlan,
+    timings: dict[tuple[Any, ...], tuple[float, int]],
+    stop: StopSignals,
+    outcome: _Outcome,
+    *,
+    versions: dict[str, Any],
+    on_plan: Callable[[SweepPlan], None] | None,
+    backend_args: tuple[Backend, int, str | None, float],
+    progress: tuple[bool, float],
+    profile: str,
+) -> None:
+    """Run ``todo`` on the backend, writing each record; fills ``outcome``."""
+    kind, workers, scheduler, connect_timeout = backend_args
+    queue = deque(todo)
+    inflight: dict[Any, RunConfig] = {}
+    bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
+    planned = [False]
 
-    def __init__(self, enabled: bool, total: int, name: str) -> None:
-        self.enabled = enabled and total > 0
-        self.total = total
-        self.name = name
+    def make_plan(first: tuple[RunConfig, float] | None) -> None:
+        seconds, basis = estimate(todo, timings, workers, first)
+        if on_plan is not None:
+            on_plan(replace(plan, estimate_s=seconds, basis=basis or "not estimated"))
+        planned[0] = True
+        stack.enter_context(bar)
 
-    def __enter__(self) -> Callable[[int], None]:
-        if not self.enabled:
-            return lambda failed: None
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeElapsedColumn,
-            TimeRemainingColumn,
-        )
+    def write(config: RunConfig, record: dict[str, Any]) -> None:
+        store.write(config, record, sweep=spec.name, versions=versions, profile=profile)
+        failed = record["status"] != "ok"
+        outcome.failed += failed
+        outcome.ok += not failed
+        bar.advance(failed)
+        if not planned[0]:
+            make_plan((config, float(record["finished_at"]) - float(record["started_at"])))
 
-        self._bar = Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[failed]} failed"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-        )
-        self._bar.__enter__()
-        task = self._bar.add_task(self.name, total=self.total, failed=0)
-
-        def advance(failed: int) -> None:
-            self._bar.update(task, advance=1, failed=failed)
-
-        return advance
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            self._bar.__exit__(*exc)
+    with ExitStack() as stack:
+        be = None
+        try:
+            if todo:
+                warmups = warm_up_configs(todo)
+                be = _open_backend(
+                    kind, workers, scheduler, spec.plugins, warmups, stop, connect_timeout
+                )
+                if needs_timing(todo, timings) is None or len(todo) <= workers:
+                    make_plan(None)
+                elif on_plan is not None:
+                    on_plan(plan)
+            while be is not None and (queue or inflight) and stop.signum is None:
+                window = be.window if planned[0] else 1
+                while queue and len(inflight) < window and stop.signum is None:
+                    config = queue.popleft()
+                    try:
+                        inflight[be.submit(config)] = config
+                    except StopRun:
+                        outcome.abandoned.append(config)
+                for fut in be.wait(list(inflight), 0.5):
+                    config = inflight.pop(fut)
+                    write(config, _future_record(fut.result))
+        except StopRun:
+            pass
+        except BaseException:
+            if be is not None:
+                be.close(abandon=True)
+            raise
+        if stop.signum is None:
+            if be is not None:
+                be.close(abandon=False)
+            return
+        planned[0] = True
+        for fut, config in inflight.items():  # keep what finished, abandon the rest
+            record = _future_record(fut.result) if fut.done() else None
+            if record is None or record.get("worker_failure"):
+                outcome.abandoned.append(config)
+            else:
+                write(config, record)
+        outcome.not_started = len(queue)
+        if be is not None:
+            be.close(abandon=True)

@@ -1,5 +1,7 @@
 """Sweep specifications: a TOML file -> validated :class:`SweepSpec` -> list of runs.
 
+The grid classes live in :mod:`otfair.experiments._grid` and are re-exported here.
+
 A spec names datasets (with loader options), methods (with strength grids and notions),
 seeds, the split and the training budget, plus named profiles that shrink the grid
 (``quick``). Every key is validated up front, so a typo fails before any training with a
@@ -8,206 +10,44 @@ seeds, the split and the training budget, plus named profiles that shrink the gr
 
 from __future__ import annotations
 
-import hashlib
 import importlib
-import json
 import math
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from otfair.experiments._audits import AUDITS
+from otfair.experiments._grid import (
+    FULL_PROFILE,
+    ConfigError,
+    DatasetEntry,
+    MethodEntry,
+    Profile,
+    RunConfig,
+    SweepSpec,
+    _thin,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on Python 3.10 only
     import tomli as tomllib
 
-#: The profile that runs the spec as written.
-FULL_PROFILE = "full"
-
-
-class ConfigError(ValueError):
-    """A malformed sweep spec; ``key`` is the dotted path of the offending entry."""
-
-    def __init__(self, key: str, message: str) -> None:
-        super().__init__(f"config key '{key}': {message}")
-        self.key = key
-
-
-@dataclass(frozen=True)
-class RunConfig:
-    """Everything that defines one run (one future row of the result store).
-
-    ``dataset_label`` and ``method_label`` (how reports name the entries) and ``device``
-    do not change what is computed and are left out of :meth:`key`.
-    """
-
-    dataset: str
-    method: str
-    seed: int
-    strength: float | None = None
-    notion: str | None = None
-    epochs: int | None = None
-    test_size: float = 0.2
-    max_train_rows: int | None = None
-    dataset_options: Mapping[str, Any] = field(default_factory=dict)
-    method_options: Mapping[str, Any] = field(default_factory=dict)
-    source_domain: str | None = None
-    target_domain: str | None = None
-    audits: tuple[str, ...] = ()
-    dataset_label: str = ""
-    method_label: str = ""
-    device: str = "cpu"
-
-    def identity(self) -> dict[str, Any]:
-        """Return the fields that determine the result (hashed by :meth:`key`)."""
-        out = asdict(self)
-        out.pop("dataset_label")
-        out.pop("method_label")
-        out.pop("device")
-        if not self.audits:  # keeps the keys of runs without audits unchanged
-            out.pop("audits")
-        else:
-            out["audits"] = list(self.audits)
-        out["dataset_options"] = dict(self.dataset_options)
-        out["method_options"] = dict(self.method_options)
-        return out
-
-    def key(self) -> str:
-        """Stable run key: a SHA-256 prefix of the canonical JSON of :meth:`identity`."""
-        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
-
-    def run_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :func:`otfair.experiments.run_single`."""
-        out = self.identity()
-        out["device"] = self.device
-        out["audits"] = list(self.audits)
-        return out
-
-
-@dataclass(frozen=True)
-class DatasetEntry:
-    """One dataset of a sweep: loader name, options and the label used in reports."""
-
-    name: str
-    label: str
-    options: Mapping[str, Any] = field(default_factory=dict)
-    source_domain: str | None = None
-    target_domain: str | None = None
-
-
-@dataclass(frozen=True)
-class MethodEntry:
-    """One method of a sweep with its strength grid (``None`` = method default)."""
-
-    name: str
-    label: str
-    strengths: tuple[float | None, ...] = (None,)
-    notions: tuple[str | None, ...] = (None,)
-    options: Mapping[str, Any] = field(default_factory=dict)
-    epochs: int | None = None
-    datasets: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class Profile:
-    """Overrides that shrink a sweep (``None`` keeps the spec's value)."""
-
-    seeds: tuple[int, ...] | None = None
-    epochs: int | None = None
-    max_train_rows: int | None = None
-    test_size: float | None = None
-    max_strengths: int | None = None
-    datasets: tuple[str, ...] | None = None
-    methods: tuple[str, ...] | None = None
-
-
-@dataclass(frozen=True)
-class SweepSpec:
-    """A validated sweep: the grid datasets x methods x strengths x notions x seeds."""
-
-    name: str
-    datasets: tuple[DatasetEntry, ...]
-    methods: tuple[MethodEntry, ...]
-    seeds: tuple[int, ...] = (0,)
-    test_size: float = 0.2
-    epochs: int | None = None
-    max_train_rows: int | None = None
-    device: str = "cpu"
-    description: str = ""
-    plugins: tuple[str, ...] = ()
-    audits: tuple[str, ...] = ()
-    profiles: Mapping[str, Profile] = field(default_factory=dict)
-    report: Mapping[str, Any] = field(default_factory=dict)
-
-    def profile_names(self) -> list[str]:
-        """Available profiles (``full`` is always there)."""
-        return sorted({FULL_PROFILE, *self.profiles})
-
-    def runs(self, profile: str = FULL_PROFILE) -> list[RunConfig]:
-        """Expand the grid of ``profile`` into run configurations (in a stable order)."""
-        if profile not in self.profiles and profile != FULL_PROFILE:
-            raise ConfigError(
-                f"profiles.{profile}",
-                f"unknown profile; available: {', '.join(self.profile_names())}.",
-            )
-        prof = self.profiles.get(profile, Profile())
-        seeds = prof.seeds if prof.seeds is not None else self.seeds
-        test_size = prof.test_size if prof.test_size is not None else self.test_size
-        rows = prof.max_train_rows if prof.max_train_rows is not None else self.max_train_rows
-        out: list[RunConfig] = []
-        for ds in self.datasets:
-            if prof.datasets is not None and ds.label not in prof.datasets:
-                continue
-            for m in self.methods:
-                if prof.methods is not None and m.label not in prof.methods:
-                    continue
-                if m.datasets is not None and ds.label not in m.datasets:
-                    continue
-                epochs = prof.epochs if prof.epochs is not None else (m.epochs or self.epochs)
-                for strength in _thin(m.strengths, prof.max_strengths):
-                    for notion in m.notions:
-                        for seed in seeds:
-                            out.append(
-                                RunConfig(
-                                    dataset=ds.name,
-                                    dataset_label=ds.label,
-                                    dataset_options=dict(ds.options),
-                                    source_domain=ds.source_domain,
-                                    target_domain=ds.target_domain,
-                                    method=m.name,
-                                    method_label=m.label,
-                                    method_options=dict(m.options),
-                                    strength=strength,
-                                    notion=notion,
-                                    seed=seed,
-                                    epochs=epochs,
-                                    test_size=test_size,
-                                    max_train_rows=rows,
-                                    device=self.device,
-                                    audits=self.audits,
-                                )
-                            )
-        return out
-
-    def with_device(self, device: str) -> SweepSpec:
-        """Return a copy of the spec whose runs use ``device``."""
-        return replace(self, device=device)
-
-
-def _thin(values: tuple[Any, ...], k: int | None) -> tuple[Any, ...]:
-    """At most ``k`` values, evenly spaced over the grid and keeping both ends."""
-    if k is None or len(values) <= k:
-        return values
-    if k == 1:
-        return (values[len(values) // 2],)
-    idx = sorted({round(i * (len(values) - 1) / (k - 1)) for i in range(k)})
-    return tuple(values[i] for i in idx)
-
+__all__ = [
+    "FULL_PROFILE",
+    "ConfigError",
+    "DatasetEntry",
+    "MethodEntry",
+    "Profile",
+    "RunConfig",
+    "SweepSpec",
+    "_thin",
+    "import_plugins",
+    "load_spec",
+    "parse_spec",
+]
 
 # --------------------------------------------------------------------------- parsing
 
@@ -237,6 +77,8 @@ _PROFILE_KEYS = {
     "max_strengths",
     "datasets",
     "methods",
+    "description",
+    "smoke",
 }
 _REPORT_KEYS = {"performance", "fairness", "matched_levels"}
 
@@ -394,6 +236,12 @@ def _parse_profile(raw: Any, where: str, labels: set[str], methods: set[str]) ->
             kwargs[key] = _integer(table[key], _path(where, key), 1)
     if "test_size" in table:
         kwargs["test_size"] = _test_size(table["test_size"], _path(where, "test_size"))
+    if "description" in table:
+        kwargs["description"] = _string(table["description"], _path(where, "description"))
+    if "smoke" in table:
+        if not isinstance(table["smoke"], bool):
+            raise ConfigError(_path(where, "smoke"), f"must be a boolean, got {table['smoke']!r}.")
+        kwargs["smoke"] = table["smoke"]
     for key, known in (("datasets", labels), ("methods", methods)):
         if key in table:
             path = _path(where, key)
@@ -542,4 +390,4 @@ def load_spec(path: str | Path) -> SweepSpec:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("<toml>", f"{path} is not valid TOML: {exc}.") from None
-    return parse_spec(raw, default_name=path.stem)
+    return replace(parse_spec(raw, default_name=path.stem), source=str(path))

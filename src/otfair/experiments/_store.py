@@ -17,7 +17,8 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +70,8 @@ CREATE TABLE IF NOT EXISTS runs (
     host TEXT,
     started_at REAL,
     finished_at REAL,
-    attempts INTEGER NOT NULL DEFAULT 1
+    attempts INTEGER NOT NULL DEFAULT 1,
+    profile TEXT
 );
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
@@ -138,6 +140,9 @@ class ResultStore:
         self._conn.execute("PRAGMA synchronous=FULL")
         with self._conn:
             self._conn.executescript(_SCHEMA)
+            columns = {row[1] for row in self._conn.execute("PRAGMA table_info(runs)")}
+            if "profile" not in columns:  # a store written before profiles were recorded
+                self._conn.execute("ALTER TABLE runs ADD COLUMN profile TEXT")
 
     # -- context manager ------------------------------------------------------------
     def close(self) -> None:
@@ -172,6 +177,7 @@ class ResultStore:
         *,
         sweep: str | None = None,
         versions: Mapping[str, Any] | None = None,
+        profile: str | None = None,
     ) -> None:
         """Write one finished run in its own transaction.
 
@@ -187,6 +193,9 @@ class ResultStore:
             Name of the sweep.
         versions : mapping, optional
             ``otfair_version`` and ``git_revision``.
+        profile : str, optional
+            The profile of the sweep that ran it (column ``profile``; the meta entry
+            ``profiles`` says which profiles are smoke tests).
 
         A second write of the same key replaces the row (used by ``--retry-failed``) and
         increments ``attempts``.
@@ -220,6 +229,7 @@ class ResultStore:
             "host": record.get("host"),
             "started_at": started,
             "finished_at": finished,
+            "profile": profile,
         }
         for metric in KEY_METRICS:
             values[metric] = _as_float(result.get(metric))
@@ -245,6 +255,45 @@ class ResultStore:
             return int(self._conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
         query = "SELECT COUNT(*) FROM runs WHERE status = ?"
         return int(self._conn.execute(query, (status,)).fetchone()[0])
+
+    def outcomes(self, keys: Collection[str]) -> tuple[int, int, Counter[str]]:
+        """Return the stored outcome of the runs ``keys``: ``(n_ok, n_failed, errors)``.
+
+        The messages are the first line of each failed run's error, counted.
+        """
+        wanted = set(keys)
+        ok = failed = 0
+        errors: Counter[str] = Counter()
+        for key, status, error in self._conn.execute("SELECT key, status, error FROM runs"):
+            if key not in wanted:
+                continue
+            if status == "ok":
+                ok += 1
+            else:
+                failed += 1
+                errors[(error or "unknown error").strip().splitlines()[0][:300]] += 1
+        return ok, failed, errors
+
+    def mean_wall_times(self) -> dict[tuple[Any, ...], tuple[float, int]]:
+        """Mean wall time of the successful runs per :func:`timing_group` (and the count)."""
+        cur = self._conn.execute(
+            "SELECT dataset, method, config, wall_time_s FROM runs "
+            "WHERE status = 'ok' AND wall_time_s IS NOT NULL"
+        )
+        sums: dict[tuple[Any, ...], list[float]] = {}
+        for dataset, method, config, wall in cur:
+            cfg = json.loads(config)
+            group = (dataset, method, cfg.get("epochs"), cfg.get("max_train_rows"))
+            sums.setdefault(group, []).append(float(wall))
+        return {g: (sum(v) / len(v), len(v)) for g, v in sums.items()}
+
+    def sweep_names(self) -> set[str]:
+        """Names of the sweeps that wrote to this store (meta ``spec`` and the rows)."""
+        names = {row[0] for row in self._conn.execute("SELECT DISTINCT sweep FROM runs")}
+        spec = self.get_meta("spec") or {}
+        names.add(spec.get("name"))
+        names.update(c.get("name") for c in self.get_meta("configs", []) or [])
+        return {n for n in names if n}
 
     def rows(self, status: str | None = None) -> list[dict[str, Any]]:
         """All rows as dicts (``config`` and ``metrics`` decoded from JSON)."""
@@ -293,6 +342,16 @@ class ResultStore:
         path.parent.mkdir(parents=True, exist_ok=True)
         self.to_frame(status).to_csv(path, index=False)
         return path
+
+
+def timing_group(config: RunConfig) -> tuple[Any, ...]:
+    """Return the group of runs assumed to cost the same (dataset, method, epochs, rows)."""
+    return (
+        config.dataset_label or config.dataset,
+        config.method_label or config.method,
+        config.epochs,
+        config.max_train_rows,
+    )
 
 
 def open_store(out_dir: str | Path) -> ResultStore:

@@ -1,0 +1,301 @@
+"""Where a sweep's runs execute: in process, a local process pool or Dask; signal handling.
+
+Every backend has the same small interface, driven by :func:`otfair.experiments.run_sweep`:
+``submit(config)`` returns a future, ``wait(futures, timeout)`` returns the finished ones,
+``window`` is how many runs may be in flight, ``close(abandon)`` stops the workers.
+
+Stopping (SIGINT / SIGTERM)
+---------------------------
+While a sweep runs, :class:`StopSignals` replaces the parent's SIGINT and SIGTERM handlers:
+a signal only sets a flag, which the parent checks between two writes, so a row is never
+half written. Pool workers ignore both signals (a Ctrl-C reaches the whole process group),
+and the parent kills them with SIGKILL when it stops, so no worker outlives it; their runs
+are abandoned (not stored, a rerun does them). In process (``workers=1``) the signal raises
+:class:`StopRun` inside the running fit, never during a write.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import signal
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import wait as futures_wait
+from concurrent.futures.process import BrokenProcessPool
+from contextlib import contextmanager, suppress
+from typing import Any
+
+from otfair.experiments._spec import RunConfig, import_plugins
+
+#: Seconds to wait for a Dask scheduler given with ``scheduler=`` before giving up.
+CONNECT_TIMEOUT_S = 5.0
+
+
+class StopRun(BaseException):
+    """Raised inside an in-process run by SIGINT/SIGTERM.
+
+    Not an ``Exception``: a run's error handling must not record it as a failed run.
+    """
+
+
+class SchedulerUnreachableError(ConnectionError):
+    """The Dask scheduler given with ``scheduler=`` did not answer in time."""
+
+
+class StopSignals:
+    """Turn SIGINT and SIGTERM into a flag for the duration of a sweep.
+
+    ``signum`` is the first signal received (``None`` until then). Inside
+    :meth:`interruptible` a signal also raises :class:`StopRun`. Outside the main thread
+    (where handlers cannot be installed) this does nothing.
+    """
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self) -> None:
+        self.signum: int | None = None
+        self._raise = False
+        self._old: dict[int, Any] = {}
+
+    def __enter__(self) -> StopSignals:
+        if threading.current_thread() is threading.main_thread():
+            self._old = {s: signal.signal(s, self._handle) for s in self.SIGNALS}
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for sig, handler in self._old.items():
+            signal.signal(sig, handler)
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.signum is None:
+            self.signum = signum
+        if self._raise:
+            self._raise = False
+            raise StopRun(signum)
+
+    @property
+    def name(self) -> str | None:
+        """Name of the signal received (``"SIGINT"``), if any."""
+        return None if self.signum is None else signal.Signals(self.signum).name
+
+    @contextmanager
+    def interruptible(self) -> Iterator[None]:
+        """Let a signal interrupt this block at once (by raising :class:`StopRun`)."""
+        if self.signum is not None:
+            raise StopRun(self.signum)
+        self._raise = True
+        try:
+            yield
+        finally:
+            self._raise = False
+
+
+def single_thread() -> None:
+    """Use one BLAS/torch thread (several workers share the machine's cores)."""
+    import os
+
+    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        os.environ.setdefault(var, "1")
+    import torch
+
+    torch.set_num_threads(1)
+
+
+def warm_up(configs: Sequence[RunConfig]) -> None:
+    """Run throwaway tiny fits so that no timed run pays the one-time costs.
+
+    The first fit in a fresh process pays for lazy imports, torch's first operations and
+    allocator set-up (about 2 s, against 0.01-0.08 s for the later fits of a small
+    model); every worker calls this once before its first timed run. Failures are
+    ignored: the real run reports them.
+    """
+    from otfair.experiments._single import run_single
+
+    for config in configs:
+        try:
+            run_single(**config.run_kwargs())
+        except Exception:  # noqa: BLE001, S112 - a throwaway fit; the real run reports errors
+            continue
+
+
+def warm_up_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
+    """One tiny run per distinct method of ``configs`` on the embedded synthetic data."""
+    from otfair.estimators.registry import get_method
+
+    out: dict[str, RunConfig] = {}
+    for c in configs:
+        if c.method in out:
+            continue
+        try:
+            task = get_method(c.method).task
+        except ValueError:
+            continue
+        out[c.method] = RunConfig(
+            dataset="synthetic_regression" if task == "regression" else "synthetic",
+            method=c.method,
+            seed=0,
+            strength=c.strength,
+            notion=c.notion,
+            epochs=1,
+            test_size=0.5,
+            max_train_rows=64,
+            method_options=dict(c.method_options),
+            device=c.device,
+        )
+    return list(out.values())
+
+
+def worker_init(plugins: Sequence[str], warmups: Sequence[RunConfig] = ()) -> None:
+    """Prepare a worker: one thread, plugins imported, signals ignored, warmed up."""
+    if threading.current_thread() is threading.main_thread():
+        for sig in StopSignals.SIGNALS:
+            signal.signal(sig, signal.SIG_IGN)  # the parent stops the sweep and kills us
+    single_thread()
+    import_plugins(plugins)
+    warm_up(warmups)
+
+
+class InlineBackend:
+    """Runs one at a time in this process; a signal interrupts the running fit."""
+
+    window = 1
+
+    def __init__(self, plugins: Sequence[str], warmups: Sequence[RunConfig], stop: StopSignals):
+        from otfair.experiments._runner import execute_run
+
+        self._execute = execute_run
+        self._plugins = tuple(plugins)
+        self._stop = stop
+        single_thread()
+        with stop.interruptible():
+            warm_up(warmups)
+
+    def submit(self, config: RunConfig) -> Future:
+        fut: Future = Future()
+        with self._stop.interruptible():
+            record = self._execute(config, self._plugins)
+        fut.set_result(record)
+        return fut
+
+    def wait(self, futures: Sequence[Future], timeout: float) -> list[Future]:
+        return [f for f in futures if f.done()]
+
+    def close(self, abandon: bool) -> None:
+        return None
+
+
+class PoolBackend:
+    """A ``spawn`` process pool of ``workers`` single-threaded processes (rebuilt if broken)."""
+
+    def __init__(self, plugins: Sequence[str], warmups: Sequence[RunConfig], workers: int):
+        self.window = workers
+        self._plugins = tuple(plugins)
+        self._warmups = tuple(warmups)
+        self._pool = self._new_pool()
+
+    def _new_pool(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            max_workers=self.window,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=worker_init,
+            initargs=(self._plugins, self._warmups),
+        )
+
+    def submit(self, config: RunConfig) -> Future:
+        from otfair.experiments._runner import execute_run
+
+        try:
+            return self._pool.submit(execute_run, config, self._plugins)
+        except BrokenProcessPool:  # a worker died (its runs were recorded): start afresh
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = self._new_pool()
+            return self._pool.submit(execute_run, config, self._plugins)
+
+    def wait(self, futures: Sequence[Future], timeout: float) -> list[Future]:
+        done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
+        return list(done)
+
+    def close(self, abandon: bool) -> None:
+        if not abandon:
+            self._pool.shutdown(wait=True)
+            return
+        procs = list((getattr(self._pool, "_processes", None) or {}).values())
+        for proc in procs:
+            if proc.is_alive():
+                proc.kill()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        for proc in procs:
+            proc.join(timeout=10)
+
+
+class DaskBackend:
+    """Dask distributed: a scheduler at ``scheduler`` or a local cluster of ``workers``."""
+
+    def __init__(
+        self,
+        plugins: Sequence[str],
+        warmups: Sequence[RunConfig],
+        workers: int,
+        scheduler: str | None,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+    ):
+        try:
+            from distributed import Client, LocalCluster
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ImportError(
+                "The cluster backend needs Dask distributed: pip install 'otfair[cluster]'."
+            ) from exc
+        self._plugins = tuple(plugins)
+        self._cluster = None
+        if scheduler is None:
+            self._cluster = LocalCluster(
+                n_workers=workers,
+                threads_per_worker=1,
+                processes=True,
+                host="127.0.0.1",
+                dashboard_address=":0",  # any free port: 8787 may be taken
+            )
+            self._client = Client(self._cluster)
+        else:
+            try:
+                self._client = Client(scheduler, timeout=connect_timeout)
+            except (OSError, TimeoutError) as exc:
+                first = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+                raise SchedulerUnreachableError(
+                    f"cannot reach the Dask scheduler {scheduler} within {connect_timeout:g} s "
+                    f"({first}); is it running?"
+                ) from None
+        try:
+            self._client.run(worker_init, self._plugins, tuple(warmups))
+            threads = sum(
+                w.get("nthreads", 1) for w in self._client.scheduler_info()["workers"].values()
+            )
+        except BaseException:
+            self.close(abandon=True)
+            raise
+        self.window = max(workers, threads)
+
+    def submit(self, config: RunConfig) -> Any:
+        from otfair.experiments._runner import execute_run
+
+        return self._client.submit(
+            execute_run,
+            config,
+            self._plugins,
+            key=f"otfair-run-{config.key()}-{time.time_ns()}",
+            pure=False,
+        )
+
+    def wait(self, futures: Sequence[Any], timeout: float) -> list[Any]:
+        from distributed import wait
+
+        with suppress(TimeoutError):
+            wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        return [f for f in futures if f.done()]
+
+    def close(self, abandon: bool) -> None:
+        self._client.close()
+        if self._cluster is not None:
+            self._cluster.close()

@@ -1,0 +1,221 @@
+"""The sweep grid: datasets x methods x strengths x notions x seeds, and its runs.
+
+:class:`SweepSpec` holds the grid and its profiles; :class:`RunConfig` is one run, with
+its stable key.
+
+:mod:`otfair.experiments._spec` builds a :class:`SweepSpec` from a TOML file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+#: The profile that runs the spec as written.
+FULL_PROFILE = "full"
+
+
+class ConfigError(ValueError):
+    """A malformed sweep spec; ``key`` is the dotted path of the offending entry."""
+
+    def __init__(self, key: str, message: str) -> None:
+        super().__init__(f"config key '{key}': {message}")
+        self.key = key
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything that defines one run (one future row of the result store).
+
+    ``dataset_label`` and ``method_label`` (how reports name the entries) and ``device``
+    do not change what is computed and are left out of :meth:`key`.
+    """
+
+    dataset: str
+    method: str
+    seed: int
+    strength: float | None = None
+    notion: str | None = None
+    epochs: int | None = None
+    test_size: float = 0.2
+    max_train_rows: int | None = None
+    dataset_options: Mapping[str, Any] = field(default_factory=dict)
+    method_options: Mapping[str, Any] = field(default_factory=dict)
+    source_domain: str | None = None
+    target_domain: str | None = None
+    audits: tuple[str, ...] = ()
+    dataset_label: str = ""
+    method_label: str = ""
+    device: str = "cpu"
+
+    def identity(self) -> dict[str, Any]:
+        """Return the fields that determine the result (hashed by :meth:`key`)."""
+        out = asdict(self)
+        out.pop("dataset_label")
+        out.pop("method_label")
+        out.pop("device")
+        if not self.audits:  # keeps the keys of runs without audits unchanged
+            out.pop("audits")
+        else:
+            out["audits"] = list(self.audits)
+        out["dataset_options"] = dict(self.dataset_options)
+        out["method_options"] = dict(self.method_options)
+        return out
+
+    def key(self) -> str:
+        """Stable run key: a SHA-256 prefix of the canonical JSON of :meth:`identity`."""
+        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+    def run_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :func:`otfair.experiments.run_single`."""
+        out = self.identity()
+        out["device"] = self.device
+        out["audits"] = list(self.audits)
+        return out
+
+
+@dataclass(frozen=True)
+class DatasetEntry:
+    """One dataset of a sweep: loader name, options and the label used in reports."""
+
+    name: str
+    label: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    source_domain: str | None = None
+    target_domain: str | None = None
+
+
+@dataclass(frozen=True)
+class MethodEntry:
+    """One method of a sweep with its strength grid (``None`` = method default)."""
+
+    name: str
+    label: str
+    strengths: tuple[float | None, ...] = (None,)
+    notions: tuple[str | None, ...] = (None,)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    epochs: int | None = None
+    datasets: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Overrides that shrink a sweep (``None`` keeps the spec's value)."""
+
+    seeds: tuple[int, ...] | None = None
+    epochs: int | None = None
+    max_train_rows: int | None = None
+    test_size: float | None = None
+    max_strengths: int | None = None
+    datasets: tuple[str, ...] | None = None
+    methods: tuple[str, ...] | None = None
+    description: str = ""
+    smoke: bool = False
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """A validated sweep: the grid datasets x methods x strengths x notions x seeds."""
+
+    name: str
+    datasets: tuple[DatasetEntry, ...]
+    methods: tuple[MethodEntry, ...]
+    seeds: tuple[int, ...] = (0,)
+    test_size: float = 0.2
+    epochs: int | None = None
+    max_train_rows: int | None = None
+    device: str = "cpu"
+    description: str = ""
+    plugins: tuple[str, ...] = ()
+    audits: tuple[str, ...] = ()
+    profiles: Mapping[str, Profile] = field(default_factory=dict)
+    report: Mapping[str, Any] = field(default_factory=dict)
+    source: str = ""
+
+    def profile_names(self) -> list[str]:
+        """Available profiles (``full`` is always there)."""
+        return sorted({FULL_PROFILE, *self.profiles})
+
+    def runs(self, profile: str = FULL_PROFILE) -> list[RunConfig]:
+        """Expand the grid of ``profile`` into run configurations (in a stable order)."""
+        if profile not in self.profiles and profile != FULL_PROFILE:
+            raise ConfigError(
+                f"profiles.{profile}",
+                f"unknown profile; available: {', '.join(self.profile_names())}.",
+            )
+        prof = self.profiles.get(profile, Profile())
+        seeds = prof.seeds if prof.seeds is not None else self.seeds
+        test_size = prof.test_size if prof.test_size is not None else self.test_size
+        rows = prof.max_train_rows if prof.max_train_rows is not None else self.max_train_rows
+        out: list[RunConfig] = []
+        for ds in self.datasets:
+            if prof.datasets is not None and ds.label not in prof.datasets:
+                continue
+            for m in self.methods:
+                if prof.methods is not None and m.label not in prof.methods:
+                    continue
+                if m.datasets is not None and ds.label not in m.datasets:
+                    continue
+                epochs = prof.epochs if prof.epochs is not None else (m.epochs or self.epochs)
+                for strength in _thin(m.strengths, prof.max_strengths):
+                    for notion in m.notions:
+                        for seed in seeds:
+                            out.append(
+                                RunConfig(
+                                    dataset=ds.name,
+                                    dataset_label=ds.label,
+                                    dataset_options=dict(ds.options),
+                                    source_domain=ds.source_domain,
+                                    target_domain=ds.target_domain,
+                                    method=m.name,
+                                    method_label=m.label,
+                                    method_options=dict(m.options),
+                                    strength=strength,
+                                    notion=notion,
+                                    seed=seed,
+                                    epochs=epochs,
+                                    test_size=test_size,
+                                    max_train_rows=rows,
+                                    device=self.device,
+                                    audits=self.audits,
+                                )
+                            )
+        return out
+
+    def profile_info(self, profile: str = FULL_PROFILE) -> dict[str, Any]:
+        """Return ``{"name", "smoke", "description"}`` of ``profile`` (stored with its runs).
+
+        ``smoke`` marks a profile as a smoke test (e.g. ``quick``: one seed, a few epochs,
+        a subsample), whose numbers only show that the pipeline runs.
+        """
+        self.runs(profile)  # validates the name
+        prof = self.profiles.get(profile, Profile())
+        return {"name": profile, "smoke": prof.smoke, "description": prof.description}
+
+    def identity(self) -> dict[str, str]:
+        """Return what identifies this spec in a result store: name, source and fingerprint.
+
+        ``fingerprint`` is a SHA-256 prefix of the run keys of the full grid, so it
+        changes when the grid changes (and not with labels, descriptions or profiles).
+        """
+        keys = sorted(run.key() for run in self.runs(FULL_PROFILE))
+        digest = hashlib.sha256(json.dumps(keys).encode()).hexdigest()[:16]
+        return {"name": self.name, "source": self.source, "fingerprint": digest}
+
+    def with_device(self, device: str) -> SweepSpec:
+        """Return a copy of the spec whose runs use ``device``."""
+        return replace(self, device=device)
+
+
+def _thin(values: tuple[Any, ...], k: int | None) -> tuple[Any, ...]:
+    """At most ``k`` values, evenly spaced over the grid and keeping both ends."""
+    if k is None or len(values) <= k:
+        return values
+    if k == 1:
+        return (values[len(values) // 2],)
+    idx = sorted({round(i * (len(values) - 1) / (k - 1)) for i in range(k)})
+    return tuple(values[i] for i in idx)

@@ -103,7 +103,7 @@ class GroupQuantiles:
         self.quantile_method = quantile_method
 
     def cdf(self, values: np.ndarray, group: int, *, side: str = "right") -> np.ndarray:
-        """Empirical CDF :math:`F_s(v) = \\#\\{i: v_i \\le v\\} / n_s` (``side="left"``: < v)."""
+        r"""Empirical CDF :math:`F_s(v) = \#\{i: v_i \le v\} / n_s` (``side="left"``: < v)."""
         ref = self.sorted_[group]
         return np.searchsorted(ref, values, side=side) / len(ref)
 

@@ -195,7 +195,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         return [check_strength(v) for v in values]
 
     def predict(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
-        """Return the fair predictions :math:`g_\\lambda(x, s)`, shape (n,)."""
+        r"""Return the fair predictions :math:`g_\lambda(x, s)`, shape (n,)."""
         check_is_fitted(self, "steps_")
         X = check_array(X, dtype=None, ensure_all_finite=True, input_name="X")
         if X.shape[1] != self.n_features_in_:

@@ -96,3 +96,13 @@ def test_bad_inputs():
     model = FairPCA(n_components=2).fit(X, sensitive_features=s)
     with pytest.raises(ValueError, match="not seen during fit"):
         model.transform(X[:2], sensitive_features=[0, 4])
+
+
+def test_eopp_variant_equalizes_the_positive_rows_means():
+    X, s = _toy()
+    y = (X[:, 0] + np.random.default_rng(1).normal(size=len(X)) > 0).astype(int)
+    Z = FairPCA(n_components=2, notion="eopp").fit(X, y, sensitive_features=s).transform(X)
+    pos = y == 1
+    np.testing.assert_allclose(Z[pos & (s == 0)].mean(0), Z[pos & (s == 1)].mean(0), atol=1e-6)
+    with pytest.raises(ValueError, match="`y` is required"):
+        FairPCA(n_components=2, notion="eopp").fit(X, sensitive_features=s)

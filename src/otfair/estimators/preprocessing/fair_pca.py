@@ -15,7 +15,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import check_strength, encode_fitted_groups
-from otfair.utils import encode_groups
+from otfair.utils import check_binary_labels, encode_groups
 
 __all__ = ["FairPCA"]
 
@@ -55,6 +55,10 @@ class FairPCA(TransformerMixin, BaseEstimator):
         :math:`(1 - \lambda)^3` are appended.
     standardize : bool, default=True
         Standardize the features with the training mean and standard deviation first.
+    notion : {"dp", "eopp"}, default="dp"
+        ``"dp"`` fits on all rows (equal selection rates of a linear model downstream);
+        ``"eopp"`` fits on the rows with :math:`Y = 1` only (equal true positive rates),
+        as the paper does; then ``y`` is required.
 
     Attributes
     ----------
@@ -74,12 +78,14 @@ class FairPCA(TransformerMixin, BaseEstimator):
         n_cov_eigenvectors: int = 10,
         strength: float = 1.0,
         standardize: bool = True,
+        notion: str = "dp",
     ) -> None:
         self.n_components = n_components
         self.equalize_covariance = equalize_covariance
         self.n_cov_eigenvectors = n_cov_eigenvectors
         self.strength = strength
         self.standardize = standardize
+        self.notion = notion
 
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> FairPCA:
         """Compute the fair projection from ``X`` and the groups."""
@@ -92,6 +98,17 @@ class FairPCA(TransformerMixin, BaseEstimator):
             raise ValueError(
                 f"`sensitive_features` has {len(codes)} rows but `X` has {len(X)} samples."
             )
+        if self.notion not in ("dp", "eopp"):
+            raise ValueError(f"`notion` must be 'dp' or 'eopp'; got {self.notion!r}.")
+        if self.notion == "eopp":
+            if y is None:
+                raise ValueError("`y` is required when notion='eopp'.")
+            positive = check_binary_labels(y, "y") == 1
+            if len(positive) != len(X):
+                raise ValueError(f"`y` has {len(positive)} rows but `X` has {len(X)}.")
+            X, codes = X[positive], codes[positive]
+            if len(np.unique(codes)) < len(self.groups_):
+                raise ValueError("notion='eopp' needs rows with y = 1 in every group.")
         n, d = X.shape
         k_groups = len(self.groups_)
         k = self.n_components

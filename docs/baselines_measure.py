@@ -120,7 +120,7 @@ def regression() -> None:
                 f"{r2_score(split.y_test, fair):.4f} |"
             )
 
-    print("\n### cod-rff (D = 100; gamma with the lowest training MSE per eps, as the paper)\n")
+    print("\n### cod-rff (D = 50; gamma with the lowest training MSE per eps, as the paper)\n")
     print("| dataset | eps | gamma | train CoD | test R2 |")
     print("|---|---|---|---|---|")
     for name in ("law_school", "communities_crime"):

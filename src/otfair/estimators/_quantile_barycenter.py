@@ -25,7 +25,14 @@ import numpy as np
 
 from otfair.utils import encode_groups
 
-__all__ = ["GroupQuantiles", "check_strength", "encode_fitted_groups"]
+__all__ = [
+    "GroupQuantiles",
+    "check_fit_groups",
+    "check_n_features",
+    "check_strength",
+    "encode_fitted_groups",
+    "fit_or_calibration_split",
+]
 
 
 def check_strength(value: Any, name: str = "strength") -> float:
@@ -143,3 +150,55 @@ class GroupQuantiles:
                 u = self.randomized_cdf(values[mask], g, rng)
             out[mask] = self.barycenter_quantile(u)
         return out
+
+
+def check_fit_groups(X: np.ndarray, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Encode the fit-time groups (at least two) and check they match the rows of ``X``."""
+    if sensitive_features is None:
+        raise ValueError("`sensitive_features` is required (pass it as a keyword).")
+    codes, groups = encode_groups(sensitive_features)
+    if len(codes) != len(X):
+        raise ValueError(
+            f"`sensitive_features` has {len(codes)} rows but `X` has {len(X)} samples."
+        )
+    return codes, groups
+
+
+def check_n_features(estimator: Any, X: np.ndarray) -> None:
+    """Raise if ``X`` has another number of columns than at fit time."""
+    if X.shape[1] != estimator.n_features_in_:
+        raise ValueError(
+            f"`X` has {X.shape[1]} features, but {type(estimator).__name__} was fitted with "
+            f"{estimator.n_features_in_}."
+        )
+
+
+def fit_or_calibration_split(
+    meta: Any, X: np.ndarray, y: np.ndarray | None, stratify: np.ndarray, seed: int
+) -> np.ndarray:
+    """Set ``meta.estimator_`` and return the calibration rows of a post-processor.
+
+    ``meta.prefit``: the given estimator is used as is and every row calibrates;
+    otherwise a clone is fitted on ``1 - meta.calibration_fraction`` of the rows (split
+    stratified by group) and the rest calibrates.
+    """
+    from sklearn.base import clone
+    from sklearn.model_selection import train_test_split
+    from sklearn.utils.validation import check_is_fitted
+
+    if meta.prefit:
+        check_is_fitted(meta.estimator)
+        meta.estimator_ = meta.estimator
+        return np.arange(len(X))
+    if y is None:
+        raise ValueError("`y` is required when prefit=False.")
+    if len(y) != len(X):
+        raise ValueError(f"`y` has {len(y)} rows but `X` has {len(X)}.")
+    frac = meta.calibration_fraction
+    if not (isinstance(frac, (int, float)) and 0.0 < frac < 1.0):
+        raise ValueError(f"`calibration_fraction` must lie in (0, 1); got {frac!r}.")
+    train, calib = train_test_split(
+        np.arange(len(X)), test_size=frac, random_state=seed, stratify=stratify
+    )
+    meta.estimator_ = clone(meta.estimator).fit(X[train], y[train])
+    return calib

@@ -10,12 +10,17 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, clone
-from sklearn.model_selection import train_test_split
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
-from otfair.estimators._quantile_barycenter import check_strength, encode_fitted_groups
-from otfair.utils import check_binary_labels, encode_groups
+from otfair.estimators._quantile_barycenter import (
+    check_fit_groups,
+    check_n_features,
+    check_strength,
+    encode_fitted_groups,
+    fit_or_calibration_split,
+)
+from otfair.utils import check_binary_labels
 
 __all__ = ["WassersteinBarycenterClassifier"]
 
@@ -91,30 +96,11 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         """Fit the base classifier (unless ``prefit``) and the group thresholds."""
         strength = check_strength(self.strength)
         X = check_array(X, dtype=None, input_name="X")
-        if sensitive_features is None:
-            raise ValueError("`sensitive_features` is required (pass it as a keyword).")
-        codes, self.groups_ = encode_groups(sensitive_features)
-        if len(codes) != len(X):
-            raise ValueError(
-                f"`sensitive_features` has {len(codes)} rows but `X` has {len(X)} samples."
-            )
+        codes, self.groups_ = check_fit_groups(X, sensitive_features)
         self.n_features_in_ = X.shape[1]
         self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
-        if self.prefit:
-            check_is_fitted(self.estimator)
-            self.estimator_ = self.estimator
-            calib = np.arange(len(X))
-        else:
-            y = check_binary_labels(y, "y")
-            if len(y) != len(X):
-                raise ValueError(f"`y` has {len(y)} rows but `X` has {len(X)}.")
-            frac = self.calibration_fraction
-            if not (isinstance(frac, (int, float)) and 0.0 < frac < 1.0):
-                raise ValueError(f"`calibration_fraction` must lie in (0, 1); got {frac!r}.")
-            train, calib = train_test_split(
-                np.arange(len(X)), test_size=frac, random_state=self._seed, stratify=codes
-            )
-            self.estimator_ = clone(self.estimator).fit(X[train], y[train])
+        y = None if self.prefit else check_binary_labels(y, "y")
+        calib = fit_or_calibration_split(self, X, y, codes, self._seed)
         self.classes_ = np.array([0, 1])
         scores = self._scores(X[calib])
         codes = codes[calib]
@@ -139,11 +125,7 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         """Probability that the randomized classifier predicts 1, shape (n,)."""
         check_is_fitted(self, "thresholds_")
         X = check_array(X, dtype=None, input_name="X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features, but the model was fitted with "
-                f"{self.n_features_in_}."
-            )
+        check_n_features(self, X)
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
         scores = self._scores(X)
         t, gamma = self.thresholds_[codes], self.tie_probability_[codes]

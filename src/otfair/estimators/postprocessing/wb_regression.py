@@ -12,14 +12,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin, clone
-from sklearn.model_selection import train_test_split
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
+    check_n_features,
     check_strength,
     encode_fitted_groups,
+    fit_or_calibration_split,
 )
 from otfair.utils import check_finite_1d, encode_groups
 from otfair.utils._validation import _to_numpy
@@ -135,25 +136,9 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
             codes.append(c)
         codes_arr = np.stack(codes, axis=1)
         self._strengths(sens.shape[1])
-        seed = check_random_state(self.random_state).randint(0, 2**31 - 1)
-        self._seed = int(seed)
-        if self.prefit:
-            check_is_fitted(self.estimator)
-            self.estimator_ = self.estimator
-            calib = np.arange(len(X))
-        else:
-            if y is None:
-                raise ValueError("`y` is required when prefit=False.")
-            y = check_finite_1d(y, "y")
-            if len(y) != len(X):
-                raise ValueError(f"`y` has {len(y)} rows but `X` has {len(X)}.")
-            frac = self.calibration_fraction
-            if not (isinstance(frac, (int, float)) and 0.0 < frac < 1.0):
-                raise ValueError(f"`calibration_fraction` must lie in (0, 1); got {frac!r}.")
-            train, calib = train_test_split(
-                np.arange(len(X)), test_size=frac, random_state=seed, stratify=codes_arr[:, 0]
-            )
-            self.estimator_ = clone(self.estimator).fit(X[train], y[train])
+        self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        y = None if (self.prefit or y is None) else check_finite_1d(y, "y")
+        calib = fit_or_calibration_split(self, X, y, codes_arr[:, 0], self._seed)
         self.n_features_in_ = X.shape[1]
         pred = np.asarray(self.estimator_.predict(X[calib]), dtype=np.float64).ravel()
         rng = np.random.default_rng([self._seed, 0])
@@ -198,11 +183,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         r"""Return the fair predictions :math:`g_\lambda(x, s)`, shape (n,)."""
         check_is_fitted(self, "steps_")
         X = check_array(X, dtype=None, ensure_all_finite=True, input_name="X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features, but the model was fitted with "
-                f"{self.n_features_in_}."
-            )
+        check_n_features(self, X)
         pred = np.asarray(self.estimator_.predict(X), dtype=np.float64).ravel()
         return self.transform_predictions(pred, sensitive_features=sensitive_features)
 

@@ -14,8 +14,13 @@ from scipy.linalg import eigh, null_space
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
-from otfair.estimators._quantile_barycenter import check_strength, encode_fitted_groups
-from otfair.utils import check_binary_labels, encode_groups
+from otfair.estimators._quantile_barycenter import (
+    check_fit_groups,
+    check_n_features,
+    check_strength,
+    encode_fitted_groups,
+)
+from otfair.utils import check_binary_labels
 
 __all__ = ["FairPCA"]
 
@@ -91,13 +96,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
         """Compute the fair projection from ``X`` and the groups."""
         check_strength(self.strength)
         X = check_array(X, dtype=np.float64, input_name="X")
-        if sensitive_features is None:
-            raise ValueError("`sensitive_features` is required (pass it as a keyword).")
-        codes, self.groups_ = encode_groups(sensitive_features)
-        if len(codes) != len(X):
-            raise ValueError(
-                f"`sensitive_features` has {len(codes)} rows but `X` has {len(X)} samples."
-            )
+        codes, self.groups_ = check_fit_groups(X, sensitive_features)
         if self.notion not in ("dp", "eopp"):
             raise ValueError(f"`notion` must be 'dp' or 'eopp'; got {self.notion!r}.")
         if self.notion == "eopp":
@@ -149,11 +148,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "components_")
         strength = check_strength(self.strength)
         X = check_array(X, dtype=np.float64, input_name="X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features, but FairPCA was fitted with "
-                f"{self.n_features_in_}."
-            )
+        check_n_features(self, X)
         if sensitive_features is not None:
             encode_fitted_groups(sensitive_features, self.groups_, len(X))
         Xs = (X - self.mean_) / self.scale_

@@ -18,10 +18,11 @@ from sklearn.utils.validation import check_array, check_is_fitted, check_random_
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
+    check_fit_groups,
+    check_n_features,
     check_strength,
     encode_fitted_groups,
 )
-from otfair.utils import encode_groups
 
 __all__ = ["OTRepair"]
 
@@ -105,13 +106,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
         if self.method not in ("quantile", "joint"):
             raise ValueError(f"`method` must be 'quantile' or 'joint'; got {self.method!r}.")
         X = check_array(X, dtype=np.float64, input_name="X")
-        if sensitive_features is None:
-            raise ValueError("`sensitive_features` is required (pass it as a keyword).")
-        codes, self.groups_ = encode_groups(sensitive_features)
-        if len(codes) != len(X):
-            raise ValueError(
-                f"`sensitive_features` has {len(codes)} rows but `X` has {len(X)} samples."
-            )
+        codes, self.groups_ = check_fit_groups(X, sensitive_features)
         self.n_features_in_ = X.shape[1]
         self.columns_ = self._check_columns(X.shape[1])
         k = len(self.groups_)
@@ -168,11 +163,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
         check_is_fitted(self, "groups_")
         strength = check_strength(self.strength)
         X = check_array(X, dtype=np.float64, input_name="X")
-        if X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features, but OTRepair was fitted with "
-                f"{self.n_features_in_}."
-            )
+        check_n_features(self, X)
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
         rng = np.random.default_rng([self._seed, 1])
         Xc = X[:, self.columns_]

@@ -104,9 +104,7 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
             gamma = 1.0 / (X.shape[1] * var) if var > 0 else 1.0
         self.gamma_ = float(gamma)
         seed = check_random_state(self.random_state).randint(0, 2**31 - 1)
-        self.rff_ = RBFSampler(
-            gamma=float(self.gamma), n_components=int(n_comp), random_state=seed
-        )
+        self.rff_ = RBFSampler(gamma=self.gamma_, n_components=int(n_comp), random_state=seed)
         Z = self.rff_.fit_transform(X)
         self.cod_ = CODRegressor(
             eps=self.eps, ridge=self.ridge, solver=self.solver, scale_y=self.scale_y

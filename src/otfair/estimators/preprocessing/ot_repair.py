@@ -1,0 +1,207 @@
+r"""Optimal-transport repair of the features (Gordaliza et al. 2019; Feldman et al. 2015).
+
+Gordaliza, del Barrio, Gamboa and Loubes, "Obtaining Fairness using Optimal Transport
+Theory", ICML 2019, §3-§5 (total, partial and random repair); Feldman, Friedler,
+Moeller, Scheidegger and Venkatasubramanian, "Certifying and Removing Disparate Impact",
+KDD 2015, §5 (the 1-D geometric repair). See ``docs/baselines.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.neighbors import NearestNeighbors
+from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
+
+from otfair.estimators._quantile_barycenter import (
+    GroupQuantiles,
+    check_fit_groups,
+    check_n_features,
+    check_strength,
+    encode_fitted_groups,
+)
+
+__all__ = ["OTRepair"]
+
+
+class OTRepair(TransformerMixin, BaseEstimator):
+    r"""Move every group's feature distribution toward the groups' Wasserstein barycenter.
+
+    **Total repair** replaces :math:`x` of group :math:`s` by :math:`T_s(x)`, the
+    optimal-transport map from :math:`\mu_s` (the law of :math:`X \mid S = s`) to the
+    barycenter :math:`\mu_B = \arg\min_\nu \sum_s \pi_s W_2^2(\mu_s, \nu)`, with
+    :math:`\pi_s` the group shares; afterwards :math:`X` is independent of :math:`S`.
+
+    * ``method="quantile"``: per coordinate (Feldman et al.'s geometric repair is this
+      map), :math:`T_s(x) = Q_B(F_s(x))` with :math:`Q_B = \sum_s \pi_s Q_s`, using the
+      randomized probability integral transform on ties so that the repaired marginal
+      is exactly :math:`\mu_B` (Gordaliza et al.'s random tie breaking; seeded).
+    * ``method="joint"``: the joint law, two groups. The exact OT plan :math:`\gamma`
+      between the groups' empirical measures (POT's ``ot.emd``, squared Euclidean cost,
+      at most ``max_ot_samples`` points per group) gives the barycenter as the push-forward
+      of :math:`\gamma` by :math:`(x, x') \mapsto \pi_0 x + \pi_1 x'`: a point of group 0
+      goes to :math:`\pi_0 x + \pi_1 x'` with :math:`x'` drawn from its row of
+      :math:`\gamma` (and symmetrically for group 1). Other points move by the
+      displacement of their nearest fitted neighbour in their group.
+
+    **Partial repair** with ``strength`` :math:`\lambda \in [0, 1]` (§5 of Gordaliza et
+    al.): ``mode="geometric"`` returns :math:`(1 - \lambda) x + \lambda T_s(x)` (a point on
+    the :math:`W_2` geodesic); ``mode="random"`` returns :math:`T_s(x)` with probability
+    :math:`\lambda` and :math:`x` otherwise (the mixture
+    :math:`(1 - \lambda)\mu_s + \lambda \mu_B`, the paper's random repair).
+
+    Parameters
+    ----------
+    strength : float, default=1.0
+        Repair amount :math:`\lambda`; 1 is total repair, 0 the identity.
+    mode : {"geometric", "random"}, default="geometric"
+        Partial-repair scheme.
+    method : {"quantile", "joint"}, default="quantile"
+        Per-coordinate quantile maps or joint exact OT (two groups).
+    columns : sequence of int or None, default=None
+        Columns to repair (others pass through); ``None`` repairs all.
+    max_ot_samples : int, default=2000
+        Per-group subsample size of the exact OT problem (``method="joint"``).
+    quantile_method : str, default="linear"
+        :func:`numpy.quantile` method of the group quantile functions.
+    random_state : int, RandomState or None, default=None
+        Seeds the subsample, the partner draws and the randomized repair
+        (``transform`` is reproducible).
+
+    Attributes
+    ----------
+    groups_ : ndarray
+        The fitted groups.
+    weights_ : ndarray
+        Their shares :math:`\pi_s`.
+    """
+
+    def __init__(
+        self,
+        strength: float = 1.0,
+        *,
+        mode: str = "geometric",
+        method: str = "quantile",
+        columns: Sequence[int] | None = None,
+        max_ot_samples: int = 2000,
+        quantile_method: str = "linear",
+        random_state: Any = None,
+    ) -> None:
+        self.strength = strength
+        self.mode = mode
+        self.method = method
+        self.columns = columns
+        self.max_ot_samples = max_ot_samples
+        self.quantile_method = quantile_method
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> OTRepair:
+        """Estimate the group distributions and the barycenter maps."""
+        check_strength(self.strength)
+        if self.mode not in ("geometric", "random"):
+            raise ValueError(f"`mode` must be 'geometric' or 'random'; got {self.mode!r}.")
+        if self.method not in ("quantile", "joint"):
+            raise ValueError(f"`method` must be 'quantile' or 'joint'; got {self.method!r}.")
+        X = check_array(X, dtype=np.float64, input_name="X")
+        codes, self.groups_ = check_fit_groups(X, sensitive_features)
+        self.n_features_in_ = X.shape[1]
+        self.columns_ = self._check_columns(X.shape[1])
+        k = len(self.groups_)
+        self.weights_ = np.bincount(codes, minlength=k) / len(codes)
+        self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        Xc = X[:, self.columns_]
+        if self.method == "quantile":
+            self.maps_ = [
+                GroupQuantiles(Xc[:, j], codes, k, quantile_method=self.quantile_method)
+                for j in range(Xc.shape[1])
+            ]
+        else:
+            if k != 2:
+                raise ValueError(
+                    f"method='joint' supports two groups; found {k}. Use method='quantile'."
+                )
+            self._fit_joint(Xc, codes, np.random.default_rng([self._seed, 0]))
+        return self
+
+    def _check_columns(self, d: int) -> np.ndarray:
+        if self.columns is None:
+            return np.arange(d)
+        cols = np.asarray(self.columns, dtype=np.int64).ravel()
+        if cols.size == 0 or cols.min() < -d or cols.max() >= d:
+            raise ValueError(f"`columns` must be indices into the {d} features; got {cols}.")
+        return np.unique(cols % d)
+
+    def _fit_joint(self, X: np.ndarray, codes: np.ndarray, rng: np.random.Generator) -> None:
+        import ot
+
+        cap = int(self.max_ot_samples)
+        if cap < 1:
+            raise ValueError(f"`max_ot_samples` must be >= 1; got {self.max_ot_samples!r}.")
+        pts = []
+        for g in (0, 1):
+            rows = np.flatnonzero(codes == g)
+            if len(rows) > cap:
+                rows = np.sort(rng.choice(rows, size=cap, replace=False))
+            pts.append(X[rows])
+        a = np.full(len(pts[0]), 1.0 / len(pts[0]))
+        b = np.full(len(pts[1]), 1.0 / len(pts[1]))
+        plan = ot.emd(a, b, ot.dist(pts[0], pts[1]))
+        p0, p1 = self.weights_
+        partner1 = _draw_partners(plan, rng)  # for every group-0 point, a group-1 point
+        partner0 = _draw_partners(plan.T, rng)
+        moved0 = p0 * pts[0] + p1 * pts[1][partner1]
+        moved1 = p0 * pts[0][partner0] + p1 * pts[1]
+        self.support_ = pts
+        self.displacement_ = [moved0 - pts[0], moved1 - pts[1]]
+        self.neighbors_ = [NearestNeighbors(n_neighbors=1).fit(p) for p in pts]
+
+    def transform(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
+        """Return the (partially) repaired features, shape (n, d)."""
+        check_is_fitted(self, "groups_")
+        strength = check_strength(self.strength)
+        X = check_array(X, dtype=np.float64, input_name="X")
+        check_n_features(self, X)
+        codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
+        rng = np.random.default_rng([self._seed, 1])
+        Xc = X[:, self.columns_]
+        repaired = self._total_repair(Xc, codes, rng)
+        if self.mode == "geometric":
+            new = (1.0 - strength) * Xc + strength * repaired
+        else:
+            take = rng.uniform(size=len(X)) < strength
+            new = np.where(take[:, None], repaired, Xc)
+        out = X.copy()
+        out[:, self.columns_] = new
+        return out
+
+    def fit_transform(self, X: Any, y: Any = None, **fit_params: Any) -> np.ndarray:
+        """Fit, then transform ``X`` (``sensitive_features=`` is required)."""
+        return self.fit(X, y, **fit_params).transform(
+            X, sensitive_features=fit_params["sensitive_features"]
+        )
+
+    def _total_repair(
+        self, X: np.ndarray, codes: np.ndarray, rng: np.random.Generator
+    ) -> np.ndarray:
+        out = np.empty_like(X)
+        if self.method == "quantile":
+            for j, maps in enumerate(self.maps_):
+                out[:, j] = maps.to_barycenter(X[:, j], codes, rng=rng)
+            return out
+        for g in (0, 1):
+            rows = codes == g
+            if np.any(rows):
+                idx = self.neighbors_[g].kneighbors(X[rows], return_distance=False)[:, 0]
+                out[rows] = X[rows] + self.displacement_[g][idx]
+        return out
+
+
+def _draw_partners(plan: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """For every row of a transport plan, a column drawn with the row's conditional law."""
+    rows = plan / plan.sum(axis=1, keepdims=True)
+    cum = np.cumsum(rows, axis=1)
+    u = rng.uniform(size=(len(plan), 1)) * cum[:, -1:]
+    return np.minimum((cum < u).sum(axis=1), plan.shape[1] - 1)

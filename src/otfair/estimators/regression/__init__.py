@@ -1,0 +1,5 @@
+"""Fair regressors."""
+
+from otfair.estimators.regression.cod_rff import CODRFFRegressor
+
+__all__ = ["CODRFFRegressor"]

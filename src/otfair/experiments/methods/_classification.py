@@ -1,24 +1,21 @@
-"""Registers the fair-classification methods (OTF and FTM papers) for ``otfair fit``.
+"""Registers the fair-classification methods (OTF and FTM papers).
 
 Defaults follow the papers: the OTF family (unfair, otf, norm, barycenter) is a logistic
 regression trained with Adam (lr 1e-3, batch 1000, 100 epochs; OTF paper App. C.3) and
 the sensitive attribute is *not* an input; the FTM family (unfair-mlp, ftm, ftm-joint,
-gapreg, adv, reduction) is an MLP with two hidden layers of width = input dimension, Adam lr 1e-3
-decayed x0.95 per epoch, 200 epochs, per-dataset batch sizes, the sensitive attribute
-*as an input* (FTM paper §5.1, App. D).
+gapreg, adv, reduction) is an MLP with two hidden layers of width = input dimension, Adam
+lr 1e-3 decayed x0.95 per epoch, 200 epochs, per-dataset batch sizes
+(:data:`~otfair.experiments.methods.PAPER_SETTINGS`), the sensitive attribute *as an
+input* (FTM paper §5.1, App. D).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from otfair.estimators._baselines import ReductionClassifier
-from otfair.estimators._classifier import FairClassifier
-from otfair.estimators.registry import MethodSpec, register_method
-
-#: FTM paper App. D.1 batch sizes (group batch m for FTM, loss batch for the baselines).
-FTM_BATCH_SIZES = {"adult": 1024, "german": 200, "dutch": 1024, "bank": 512}
-_FTM_DEFAULT_BATCH = 1024
+from otfair.estimators import FairClassifier, ReductionClassifier
+from otfair.experiments.methods._settings import paper_settings
+from otfair.experiments.methods._spec import MethodSpec, register_method
 
 OTF_ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: OTF's own alpha grid. The converged OTF0 gradient is large (at alpha = 0.1 the PDP on
@@ -37,8 +34,26 @@ ADV_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 
 #: fairlearn's allowed violation eps (the FTM paper's torch Reduction used a lambda grid).
 REDUCTION_EPS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
 
+_OTF_PAPER = "Buyl & De Bie, optimal transport to fairness (OTF paper), App. C.3"
+_FTM_PAPER = "Kim et al., fairness through matching (FTM paper), §5.1 and App. D"
+#: Training settings of the two families (``otfair methods describe`` shows them).
+OTF_DEFAULTS: dict[str, Any] = {
+    "model": "logistic",
+    "epochs": 100,
+    "batch_size": 1000,
+    "lr": 1e-3,
+    "eps": 1e-3,
+}
+FTM_DEFAULTS: dict[str, Any] = {
+    "model": "mlp",
+    "epochs": 200,
+    "batch_size": "per dataset (FTM App. D.1)",
+    "lr": 1e-3,
+    "lr_decay": 0.95,
+}
 
-def _otf_family(penalty: str, default: float):
+
+def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
     def build(
         strength: float | None,
         *,
@@ -49,48 +64,13 @@ def _otf_family(penalty: str, default: float):
         dataset: str | None = None,
         **options: Any,
     ) -> FairClassifier:
-        params: dict[str, Any] = {
-            "model": "logistic",
-            "epochs": 100 if epochs is None else int(epochs),
-            "batch_size": 1000,
-            "lr": 1e-3,
-            "eps": 1e-3,
-            "notion": notion or "dp",
-        }
-        params.update(options)
-        return FairClassifier(
-            penalty,
-            default if strength is None else float(strength),
-            random_state=random_state,
-            device=device,
-            **params,
-        )
-
-    return build
-
-
-def _ftm_family(penalty: str, default: float, **fixed: Any):
-    def build(
-        strength: float | None,
-        *,
-        notion: str | None = "dp",
-        random_state: int | None = None,
-        epochs: int | None = None,
-        device: str = "cpu",
-        dataset: str | None = None,
-        **options: Any,
-    ) -> FairClassifier:
-        batch = FTM_BATCH_SIZES.get((dataset or "").lower(), _FTM_DEFAULT_BATCH)
-        params: dict[str, Any] = {
-            "model": "mlp",
-            "epochs": 200 if epochs is None else int(epochs),
-            "batch_size": batch,
-            "group_batch_size": batch,
-            "lr": 1e-3,
-            "lr_decay": 0.95,
-            "notion": notion or "dp",
-            **fixed,
-        }
+        params = dict(FTM_DEFAULTS if ftm else OTF_DEFAULTS)
+        if ftm:
+            batch = paper_settings(dataset, paper="ftm")["batch_size"]
+            params.update(batch_size=batch, group_batch_size=batch)
+        if epochs is not None:
+            params["epochs"] = int(epochs)
+        params.update(notion=notion or "dp", **fixed)
         params.update(options)
         return FairClassifier(
             penalty,
@@ -117,83 +97,112 @@ def _build_reduction(
     return ReductionClassifier(eps, notion=notion or "dp", random_state=random_state, **options)
 
 
+def _fair(
+    name: str, penalty: str, default: float, grid: tuple[float, ...], **kw: Any
+) -> MethodSpec:
+    """A FairClassifier method: the OTF family, or the FTM family with ``ftm=True``."""
+    ftm = kw.pop("ftm", False)
+    fixed = kw.pop("fixed", {})
+    no_strength = penalty == "none"
+    return MethodSpec(
+        name=name,
+        task="classification",
+        build=_family(penalty, default, ftm, **fixed),
+        strength_name=None if no_strength else kw.pop("strength_name"),
+        default_strengths=grid,
+        default_strength=None if no_strength else default,
+        sensitive_as_input=ftm,
+        paper=_FTM_PAPER if ftm else _OTF_PAPER,
+        estimator=FairClassifier,
+        fixed=("penalty", *fixed),
+        defaults={**(FTM_DEFAULTS if ftm else OTF_DEFAULTS), **fixed},
+        **kw,
+    )
+
+
 _SPECS = (
-    MethodSpec(
-        name="unfair",
-        task="classification",
-        build=_otf_family("none", 0.0),
-        strength_name="none",
+    _fair(
+        "unfair",
+        "none",
+        0.0,
+        (),
         description="Logistic regression, cross-entropy only (OTF paper's Unfair).",
-    ),
-    MethodSpec(
-        name="unfair-mlp",
-        task="classification",
-        build=_ftm_family("none", 0.0),
-        strength_name="none",
-        sensitive_as_input=True,
+    ),  # fmt: skip
+    _fair(
+        "unfair-mlp",
+        "none",
+        0.0,
+        (),
+        ftm=True,
         description="MLP with the sensitive attribute as input, cross-entropy only "
         "(FTM paper's Unfair baseline: same network and training as ftm/gapreg/adv).",
-    ),
-    MethodSpec(
-        name="otf",
-        task="classification",
-        build=_otf_family("otf", 0.01),
+    ),  # fmt: skip
+    _fair(
+        "otf",
+        "otf",
+        0.01,
+        OTF_STRENGTHS,
         strength_name="alpha",
-        default_strengths=OTF_STRENGTHS,
         notions=("dp", "eo"),
         description="(1-alpha) CE + alpha OTF0_eps, adjusted OT to fairness (Buyl & De Bie).",
-    ),
-    MethodSpec(
-        name="norm",
-        task="classification",
-        build=_otf_family("norm", 0.5),
+    ),  # fmt: skip
+    _fair(
+        "norm",
+        "norm",
+        0.5,
+        OTF_ALPHAS,
         strength_name="alpha",
-        default_strengths=OTF_ALPHAS,
         notions=("dp", "eo"),
         description="(1-alpha) CE + alpha |G h|_1 / n, L1 of the linear constraints.",
     ),
-    MethodSpec(
-        name="barycenter",
-        task="classification",
-        build=_otf_family("barycenter", 0.5),
+    _fair(
+        "barycenter",
+        "barycenter",
+        0.5,
+        OTF_ALPHAS,
         strength_name="alpha",
-        default_strengths=OTF_ALPHAS,
+        notions=("dp",),
         description="(1-alpha) CE + alpha W1 to the groups' barycenter (Jiang et al.).",
     ),
-    MethodSpec(
-        name="ftm",
-        task="classification",
-        build=_ftm_family("ftm", 1.0, matching="marginal"),
+    _fair(
+        "ftm",
+        "ftm",
+        1.0,
+        FTM_LAMBDAS,
+        ftm=True,
         strength_name="lambda",
-        default_strengths=FTM_LAMBDAS,
-        sensitive_as_input=True,
+        notions=("dp",),
+        fixed={"matching": "marginal"},
         description="CE + lambda MDP with the marginal OT map (fairness through matching).",
     ),
-    MethodSpec(
-        name="ftm-joint",
-        task="classification",
-        build=_ftm_family("ftm", 1.0, matching="joint", label_weight=100.0),
+    _fair(
+        "ftm-joint",
+        "ftm",
+        1.0,
+        FTM_LAMBDAS,
+        ftm=True,
         strength_name="lambda",
-        default_strengths=FTM_LAMBDAS,
-        sensitive_as_input=True,
+        notions=("dp",),
+        fixed={"matching": "joint", "label_weight": 100.0},
         description="CE + lambda MDP with the joint (X, Y) OT map, a = 100.",
     ),
-    MethodSpec(
-        name="gapreg",
-        task="classification",
-        build=_ftm_family("gapreg", 1.0),
+    _fair(
+        "gapreg",
+        "gapreg",
+        1.0,
+        REG_LAMBDAS,
+        ftm=True,
         strength_name="lambda",
-        default_strengths=REG_LAMBDAS,
-        sensitive_as_input=True,
+        notions=("dp",),
         description="CE + lambda (mean score gap)^2 (Gap Reg, FTM paper baseline).",
     ),
-    MethodSpec(
-        name="adv",
-        task="classification",
-        build=_ftm_family("adv", 1.0),
+    _fair(
+        "adv",
+        "adv",
+        1.0,
+        ADV_LAMBDAS,
+        ftm=True,
         strength_name="lambda",
-        default_strengths=ADV_LAMBDAS,
-        sensitive_as_input=True,
         notions=("dp", "eo"),
         description="CE + lambda adversary gain (Zhang et al. adversarial debiasing).",
     ),
@@ -203,9 +212,13 @@ _SPECS = (
         build=_build_reduction,
         strength_name="eps",
         default_strengths=REDUCTION_EPS,
+        default_strength=0.01,
         sensitive_as_input=True,
         notions=("dp", "eo"),
         description="fairlearn ExponentiatedGradient around LogisticRegression (eps bound).",
+        paper=f"Agarwal et al. 2018 (baseline of the {_FTM_PAPER})",
+        estimator=ReductionClassifier,
+        fixed=("eps",),
     ),
 )
 

@@ -9,7 +9,7 @@ __all__ = ["paper_settings"]
 
 
 def paper_settings(dataset: str | None) -> dict[str, Any]:
-    """Deprecated alias of ``otfair.experiments.methods.paper_settings(dataset)``.
+    """Return ``otfair.experiments.methods.paper_settings(dataset)`` (deprecated alias).
 
     Returns the App. B settings of the accuracy-disparity paper without ``bgl_eps``, as
     before the move.

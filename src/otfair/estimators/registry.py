@@ -23,7 +23,7 @@ def _warn(name: str) -> None:
 
 
 def get_method(name: str) -> Any:
-    """Deprecated alias of :func:`otfair.experiments.methods.get_method`."""
+    """Forward to :func:`otfair.experiments.methods.get_method` (deprecated alias)."""
     from otfair.experiments import methods
 
     _warn("get_method")
@@ -31,7 +31,7 @@ def get_method(name: str) -> Any:
 
 
 def list_methods(task: Any = None) -> list[str]:
-    """Deprecated alias of :func:`otfair.experiments.methods.list_methods`."""
+    """Forward to :func:`otfair.experiments.methods.list_methods` (deprecated alias)."""
     from otfair.experiments import methods
 
     _warn("list_methods")
@@ -39,7 +39,7 @@ def list_methods(task: Any = None) -> list[str]:
 
 
 def register_method(spec: MethodSpec) -> MethodSpec:
-    """Deprecated alias of :func:`otfair.experiments.methods.register_method`."""
+    """Forward to :func:`otfair.experiments.methods.register_method` (deprecated alias)."""
     from otfair.experiments import methods
 
     _warn("register_method")

@@ -100,7 +100,7 @@ def _build_reduction(
 def _fair(
     name: str, penalty: str, default: float, grid: tuple[float, ...], **kw: Any
 ) -> MethodSpec:
-    """A FairClassifier method: the OTF family, or the FTM family with ``ftm=True``."""
+    """Describe a FairClassifier method: the OTF family, or the FTM family with ``ftm=True``."""
     ftm = kw.pop("ftm", False)
     fixed = kw.pop("fixed", {})
     no_strength = penalty == "none"

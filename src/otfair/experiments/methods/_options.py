@@ -115,7 +115,7 @@ def _default_hint(param: inspect.Parameter) -> Any:
 
 
 def describe_option(spec: MethodSpec, name: str) -> str:
-    """The expected type of option ``name`` in words (for help and error messages)."""
+    """Describe the expected type of option ``name`` in words (for help and error messages)."""
     param = accepted_options(spec)[name]
     hint = _type_hints(spec).get(name, _default_hint(param))
     return "any value" if hint is Any else _describe(hint)

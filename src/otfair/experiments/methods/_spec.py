@@ -102,7 +102,7 @@ class MethodSpec:
         return self.strength_name not in (None, "none")
 
     def strength_for(self, dataset: str | None = None) -> float | None:
-        """The strength used on ``dataset`` when none is given (``None``: no strength)."""
+        """Return the strength used on ``dataset`` when none is given (None: no strength)."""
         if not self.has_strength:
             return None
         value = self.dataset_strengths.get(str(dataset), self.default_strength)

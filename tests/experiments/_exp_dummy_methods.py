@@ -12,7 +12,7 @@ import time
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 
-from otfair.estimators.registry import MethodSpec, get_method, list_methods, register_method
+from otfair.experiments.methods import MethodSpec, get_method, list_methods, register_method
 
 
 class DummyLogistic(ClassifierMixin, BaseEstimator):

@@ -251,7 +251,7 @@ def run_single(
 
     The run (i) loads ``dataset`` and splits it with ``random_state=seed`` (preprocessing is
     fit on the training part only; the sensitive attribute is an input feature only when
-    the method's :class:`~otfair.estimators.registry.MethodSpec` says so), (ii) builds the
+    the method's :class:`~otfair.experiments.methods.MethodSpec` says so), (ii) builds the
     estimator from the method registry with ``random_state=seed``, (iii) fits it with
     ``sensitive_features`` and (iv) scores the test split with
     :func:`otfair.metrics.fairness_report`. For a classifier the audited score is
@@ -271,7 +271,7 @@ def run_single(
         for a user factory returning a ``FairDataset``; or an already loaded dataset
         (anything with a ``split`` method returning a ``FairSplit``).
     method : str
-        Registered method name (see :func:`otfair.estimators.registry.list_methods`).
+        Registered method name (see :func:`otfair.experiments.methods.list_methods`).
     strength : float, optional
         Trade-off parameter of the method's paper; ``None`` uses the method default.
     seed : int, default=0

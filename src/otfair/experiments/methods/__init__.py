@@ -12,6 +12,8 @@ from otfair.experiments.methods._settings import PAPER_SETTINGS, paper_settings
 from otfair.experiments.methods._spec import (
     RUN_ARGUMENTS,
     MethodSpec,
+    RunArgs,
+    builder,
     get_method,
     list_methods,
     register_method,
@@ -21,6 +23,8 @@ __all__ = [
     "PAPER_SETTINGS",
     "RUN_ARGUMENTS",
     "MethodSpec",
+    "RunArgs",
+    "builder",
     "check_options",
     "describe_option",
     "get_method",

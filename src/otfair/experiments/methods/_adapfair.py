@@ -14,7 +14,7 @@ from typing import Any
 
 from otfair.estimators import AdapFairClassifier
 from otfair.experiments.methods._extras import baseline_report
-from otfair.experiments.methods._spec import MethodSpec, register_method
+from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
 
 #: Default lambda (weight of the cross-entropy in eq. (1)).
 DEFAULT_LAMBDA = 0.5
@@ -26,25 +26,17 @@ DEFAULT_BATCH_SIZE = 1024
 
 
 def _builder(mode: str):
-    def build(
-        strength: float | None,
-        *,
-        notion: str | None = None,
-        random_state: int | None = None,
-        epochs: int | None = None,
-        device: Any = "cpu",
-        dataset: str | None = None,
-        **options: Any,
-    ) -> AdapFairClassifier:
+    @builder
+    def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
         options.setdefault("sensitive_column", -1 if mode == "aware" else None)
         options.setdefault("batch_size", DEFAULT_BATCH_SIZE)
         return AdapFairClassifier(
             mode=mode,
-            notion=notion or "dp",
+            notion=run.notion or "dp",
             lam=DEFAULT_LAMBDA if strength is None else float(strength),
-            epochs=DEFAULT_EPOCHS if epochs is None else int(epochs),
-            random_state=random_state,
-            device=device,
+            epochs=DEFAULT_EPOCHS if run.epochs is None else int(run.epochs),
+            random_state=run.random_state,
+            device=run.device,
             **options,
         )
 

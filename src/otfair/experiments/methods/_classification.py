@@ -15,7 +15,7 @@ from typing import Any
 
 from otfair.estimators import FairClassifier, ReductionClassifier
 from otfair.experiments.methods._settings import paper_settings
-from otfair.experiments.methods._spec import MethodSpec, register_method
+from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
 
 OTF_ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: OTF's own alpha grid. The converged OTF0 gradient is large (at alpha = 0.1 the PDP on
@@ -54,47 +54,35 @@ FTM_DEFAULTS: dict[str, Any] = {
 
 
 def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
-    def build(
-        strength: float | None,
-        *,
-        notion: str | None = "dp",
-        random_state: int | None = None,
-        epochs: int | None = None,
-        device: str = "cpu",
-        dataset: str | None = None,
-        **options: Any,
-    ) -> FairClassifier:
+    @builder
+    def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> FairClassifier:
         params = dict(FTM_DEFAULTS if ftm else OTF_DEFAULTS)
         if ftm:
-            batch = paper_settings(dataset, paper="ftm")["batch_size"]
+            batch = paper_settings(run.dataset, paper="ftm")["batch_size"]
             params.update(batch_size=batch, group_batch_size=batch)
-        if epochs is not None:
-            params["epochs"] = int(epochs)
-        params.update(notion=notion or "dp", **fixed)
+        if run.epochs is not None:
+            params["epochs"] = int(run.epochs)
+        params.update(notion=run.notion or "dp", **fixed)
         params.update(options)
         return FairClassifier(
             penalty,
             default if strength is None else float(strength),
-            random_state=random_state,
-            device=device,
+            random_state=run.random_state,
+            device=run.device,
             **params,
         )
 
     return build
 
 
+@builder
 def _build_reduction(
-    strength: float | None,
-    *,
-    notion: str | None = "dp",
-    random_state: int | None = None,
-    epochs: int | None = None,
-    device: str = "cpu",
-    dataset: str | None = None,
-    **options: Any,
+    strength: float | None, run: RunArgs, options: dict[str, Any]
 ) -> ReductionClassifier:
     eps = 0.01 if strength is None else float(strength)
-    return ReductionClassifier(eps, notion=notion or "dp", random_state=random_state, **options)
+    return ReductionClassifier(
+        eps, notion=run.notion or "dp", random_state=run.random_state, **options
+    )
 
 
 def _fair(
@@ -119,6 +107,9 @@ def _fair(
         **kw,
     )
 
+
+#: What ftm and ftm-joint share (they differ in the OT map they match with).
+_MATCHING: dict[str, Any] = {"ftm": True, "strength_name": "lambda", "notions": ("dp",)}
 
 _SPECS = (
     _fair(
@@ -169,10 +160,8 @@ _SPECS = (
         "ftm",
         1.0,
         FTM_LAMBDAS,
-        ftm=True,
-        strength_name="lambda",
-        notions=("dp",),
         fixed={"matching": "marginal"},
+        **_MATCHING,
         description="CE + lambda MDP with the marginal OT map (fairness through matching).",
     ),
     _fair(
@@ -180,10 +169,8 @@ _SPECS = (
         "ftm",
         1.0,
         FTM_LAMBDAS,
-        ftm=True,
-        strength_name="lambda",
-        notions=("dp",),
         fixed={"matching": "joint", "label_weight": 100.0},
+        **_MATCHING,
         description="CE + lambda MDP with the joint (X, Y) OT map, a = 100.",
     ),
     _fair(

@@ -19,7 +19,7 @@ from otfair.estimators import (
 )
 from otfair.experiments.methods._extras import group_errors_report
 from otfair.experiments.methods._settings import PAPER_SETTINGS, paper_settings
-from otfair.experiments.methods._spec import MethodSpec, register_method
+from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
 
 __all__: list[str] = []
 
@@ -36,22 +36,14 @@ _NOT_TAKEN = {
 
 
 def _neural(cls: type):
-    def build(
-        strength: float | None,
-        *,
-        notion: str | None = None,
-        random_state: Any = None,
-        epochs: int | None = None,
-        device: str = "cpu",
-        dataset: str | None = None,
-        **options: Any,
-    ) -> Any:
-        settings = paper_settings(dataset)
+    @builder
+    def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+        settings = paper_settings(run.dataset)
         for key in ("bgl_eps", *_NOT_TAKEN[cls]):
             del settings[key]
-        if epochs is not None:
-            settings["epochs"] = int(epochs)
-        settings.update(random_state=random_state, device=device, **options)
+        if run.epochs is not None:
+            settings["epochs"] = int(run.epochs)
+        settings.update(random_state=run.random_state, device=run.device, **options)
         if cls is UnfairRegressor:
             return cls(**settings)
         return cls(1.0 if strength is None else float(strength), **settings)
@@ -59,33 +51,16 @@ def _neural(cls: type):
     return build
 
 
-def _build_bgl(
-    strength: float | None,
-    *,
-    notion: str | None = None,
-    random_state: Any = None,
-    epochs: int | None = None,
-    device: str = "cpu",
-    dataset: str | None = None,
-    **options: Any,
-) -> Any:
-    eps = paper_settings(dataset)["bgl_eps"] if strength is None else float(strength)
-    return BGLRegressor(eps, random_state=random_state, **options)
+@builder
+def _build_bgl(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+    eps = paper_settings(run.dataset)["bgl_eps"] if strength is None else float(strength)
+    return BGLRegressor(eps, random_state=run.random_state, **options)
 
 
-def _build_cod(
-    strength: float | None,
-    *,
-    notion: str | None = None,
-    random_state: Any = None,
-    epochs: int | None = None,
-    device: str = "cpu",
-    dataset: str | None = None,
-    **options: Any,
-) -> Any:
-    return CODRegressor(
-        0.1 if strength is None else float(strength), random_state=random_state, **options
-    )
+@builder
+def _build_cod(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+    eps = 0.1 if strength is None else float(strength)
+    return CODRegressor(eps, random_state=run.random_state, **options)
 
 
 def _spec(name: str, build: Any, estimator: type, description: str, **kw: Any) -> MethodSpec:
@@ -102,6 +77,14 @@ def _spec(name: str, build: Any, estimator: type, description: str, **kw: Any) -
 
 
 _NEURAL_DEFAULTS = {"settings": "per dataset (App. B: widths, Adadelta lr, batch, epochs)"}
+#: What CENet and WassersteinNet share: the lambda of the adversary's gain and App. B.
+_ADVERSARIAL: dict[str, Any] = {
+    "strength_name": "lambda",
+    "default_strengths": _LAMBDA_GRID,
+    "default_strength": 1.0,
+    "fixed": ("lam",),
+    "defaults": _NEURAL_DEFAULTS,
+}
 _BGL_EPS = {d: row["bgl_eps"] for d, row in PAPER_SETTINGS["accuracy-disparity"].items()}
 
 for _s in (
@@ -112,29 +95,21 @@ for _s in (
         "Sigmoid regression net trained on the MSE only (App. B architecture).",
         strength_name=None,
         defaults=_NEURAL_DEFAULTS,
-    ),  # fmt: skip
+    ),
     _spec(
         "cenet",
         _neural(CENet),
         CENet,
         "CENet: cross-entropy discriminator on (Z, Y) through gradient reversal.",
-        strength_name="lambda",
-        default_strengths=_LAMBDA_GRID,
-        default_strength=1.0,
-        fixed=("lam",),
-        defaults=_NEURAL_DEFAULTS,
-    ),  # fmt: skip
+        **_ADVERSARIAL,
+    ),
     _spec(
         "wassersteinnet",
         _neural(WassersteinNet),
         WassersteinNet,
         "WassersteinNet: weight-clipped critic on (Z, Y) through gradient reversal.",
-        strength_name="lambda",
-        default_strengths=_LAMBDA_GRID,
-        default_strength=1.0,
-        fixed=("lam",),
-        defaults=_NEURAL_DEFAULTS,
-    ),  # fmt: skip
+        **_ADVERSARIAL,
+    ),
     _spec(
         "bgl",
         _build_bgl,
@@ -145,7 +120,7 @@ for _s in (
         default_strength=_BGL_EPS.pop("*"),
         dataset_strengths=_BGL_EPS,
         fixed=("eps",),
-    ),  # fmt: skip
+    ),
     _spec(
         "cod",
         _build_cod,
@@ -155,6 +130,6 @@ for _s in (
         default_strengths=(0.01, 0.1, 0.5, 1.0),
         default_strength=0.1,
         fixed=("eps",),
-    ),  # fmt: skip
+    ),
 ):
     register_method(_s)

@@ -115,6 +115,42 @@ class MethodSpec:
         return tuple(accepted_options(self))
 
 
+@dataclass(frozen=True)
+class RunArgs:
+    """What a run tells a builder besides the strength and the ``-o`` options."""
+
+    notion: str | None = None
+    random_state: Any = None
+    epochs: int | None = None
+    device: Any = "cpu"
+    dataset: str | None = None
+
+
+def builder(make: Callable[[float | None, RunArgs, dict[str, Any]], Any]) -> Callable[..., Any]:
+    """Give ``make(strength, run, options)`` the builder signature of :class:`MethodSpec`.
+
+    The returned ``build(strength, *, notion, random_state, epochs, device, dataset,
+    **options)`` packs the run's arguments into a :class:`RunArgs`.
+    """
+
+    def build(
+        strength: float | None,
+        *,
+        notion: str | None = None,
+        random_state: Any = None,
+        epochs: int | None = None,
+        device: Any = "cpu",
+        dataset: str | None = None,
+        **options: Any,
+    ) -> Any:
+        run = RunArgs(notion, random_state, epochs, device, dataset)
+        return make(strength, run, options)
+
+    build.__doc__ = make.__doc__
+    build.__qualname__ = build.__name__ = getattr(make, "__name__", "build")
+    return build
+
+
 _REGISTRY: dict[str, MethodSpec] = {}
 _LOADED = False
 

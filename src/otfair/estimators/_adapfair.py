@@ -38,34 +38,13 @@ from otfair.models.flows import CouplingFlow
 from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
+    check_features,
     encode_groups,
     resolve_device,
     seed_everything,
 )
 
 _MODES = ("aware", "blind")
-
-
-def check_features(X: Any, name: str = "X", n_features: int | None = None) -> np.ndarray:
-    """Return ``X`` as a finite float32 array of shape (n, d), checking ``d``."""
-    if hasattr(X, "detach"):
-        X = X.detach().cpu().numpy()
-    try:
-        arr = np.asarray(X, dtype=np.float32)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"`{name}` must be a numeric array of shape (n, d).") from exc
-    if arr.ndim != 2:
-        raise ValueError(f"`{name}` must be 2-D (n, d); got shape {arr.shape}.")
-    if arr.shape[0] == 0 or arr.shape[1] == 0:
-        raise ValueError(f"`{name}` is empty (shape {arr.shape}).")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"`{name}` contains NaN or infinite values.")
-    if n_features is not None and arr.shape[1] != n_features:
-        raise ValueError(
-            f"`{name}` has {arr.shape[1]} features but {n_features} were expected "
-            "(the classifier's / the fitted preprocessor's input dimension)."
-        )
-    return arr
 
 
 def stratified_batches(

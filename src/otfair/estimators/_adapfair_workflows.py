@@ -25,11 +25,12 @@ import torch
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
-from otfair.estimators._adapfair import AdapFairPreprocessor, check_features, stratified_batches
+from otfair.estimators._adapfair import AdapFairPreprocessor, stratified_batches
 from otfair.models.mlp import MLP
 from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
+    check_features,
     encode_groups,
     resolve_device,
     seed_everything,

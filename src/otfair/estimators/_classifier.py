@@ -14,22 +14,17 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._ftm import get_cache
-from otfair.estimators._training import TrainData, train_ftm, train_plain
+from otfair.estimators._training import TrainData, predict_from_proba, train_ftm, train_plain
 from otfair.models import MLP
-from otfair.penalties import (
-    AdversaryPenalty,
-    BarycenterPenalty,
-    GapPenalty,
-    LinearConstraints,
-    NormPenalty,
-    OTFPenalty,
+from otfair.notions import Notion, as_notion
+from otfair.penalties import FairnessPenalty, list_penalties, make_penalty
+from otfair.utils import (
+    check_binary_labels,
+    check_positive_int,
+    check_scalar,
+    check_sensitive_features,
+    resolve_device,
 )
-from otfair.utils import check_binary_labels, check_sensitive_features, resolve_device
-
-PENALTIES = ("none", "otf", "norm", "barycenter", "gapreg", "adv", "ftm")
-_CONVEX = ("otf", "norm", "barycenter")  # alpha mixing of the OTF paper
-_LINEAR = ("otf", "norm")  # linear notions: G matrix, several / continuous attributes
-_GROUP = ("barycenter", "gapreg", "adv", "ftm")  # one binary attribute
 
 
 class FairClassifier(ClassifierMixin, BaseEstimator):
@@ -44,20 +39,27 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         \qquad
         \text{additive (FTM paper, Eq. 7):}\quad \mathcal L_Y + \lambda R
 
-    ``mixing="auto"`` uses the convex form for ``otf``, ``norm`` and ``barycenter``
-    (strength = alpha in [0, 1]) and the additive form for ``ftm``, ``gapreg`` and
-    ``adv`` (strength = lambda >= 0), as in each method's paper.
+    ``mixing="auto"`` uses the penalty's declared ``default_mixing``: the convex form for
+    ``otf``, ``norm`` and ``barycenter`` (strength = alpha in [0, 1]) and the additive
+    form for ``ftm``, ``gapreg`` and ``adv`` (strength = lambda >= 0), as in each
+    method's paper. The penalty is built by :func:`otfair.penalties.make_penalty` from
+    its name and the notion; everything the training needs (labels, features, matched
+    pairs, an adversary step, one binary attribute) is read from its declared traits.
 
     Parameters
     ----------
-    penalty : {"none", "otf", "norm", "barycenter", "gapreg", "adv", "ftm"}, default="none"
-        Fairness penalty (see :mod:`otfair.penalties`). ``"ftm"`` trains on matched
-        equal-size group batches (fairness-through-matching.txt §4.3).
+    penalty : str, default="none"
+        Name of a registered fairness penalty (:func:`otfair.penalties.list_penalties`:
+        "otf", "norm", "barycenter", "gapreg", "adv", "ftm", and any added with
+        :func:`otfair.penalties.register_penalty`), or "none". ``"ftm"`` (a penalty
+        with ``requires_pairs``) trains on matched equal-size group batches
+        (fairness-through-matching.txt §4.3).
     strength : float, default=0.0
         alpha (convex mixing) or lambda (additive mixing).
-    notion : {"dp", "eo"}, default="dp"
-        Fairness notion for ``otf``, ``norm`` and ``adv`` (PDP / PEO); the other
-        penalties are demographic parity by construction.
+    notion : {"dp", "eo", "eopp"} or Notion, default="dp"
+        Fairness notion given to the penalty (:func:`otfair.notions.as_notion`); a
+        penalty raises for a notion it does not support (``barycenter`` and ``ftm`` are
+        demographic parity by construction).
     model : {"logistic", "mlp"}, default="logistic"
         Score model. An MLP has ReLU hidden layers of widths ``hidden``.
     hidden : sequence of int, optional
@@ -94,6 +96,11 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         Seeds model initialization and batch order (runs are reproducible).
     device : str, default="cpu"
         Torch device.
+    verbose : bool, default=False
+        Show a progress bar over epochs.
+    penalty_options : dict, optional
+        Extra keyword options of the penalty factory (e.g. ``{"hidden": 64}`` for
+        ``adv``); ``eps`` is passed to ``otf``.
 
     Attributes
     ----------
@@ -123,7 +130,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         penalty: str = "none",
         strength: float = 0.0,
         *,
-        notion: str = "dp",
+        notion: str | Notion = "dp",
         model: str = "logistic",
         hidden: Sequence[int] | None = None,
         mixing: str = "auto",
@@ -141,6 +148,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         adversary_lr: float | None = None,
         random_state: Any = None,
         device: str = "cpu",
+        verbose: bool = False,
+        penalty_options: dict | None = None,
     ) -> None:
         self.penalty = penalty
         self.strength = strength
@@ -162,42 +171,51 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         self.adversary_lr = adversary_lr
         self.random_state = random_state
         self.device = device
+        self.verbose = verbose
+        self.penalty_options = penalty_options
 
     # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        if self.penalty not in PENALTIES:
-            raise ValueError(f"`penalty` must be one of {PENALTIES}; got {self.penalty!r}.")
-        if self.notion not in ("dp", "eo"):
-            raise ValueError(f"`notion` must be 'dp' or 'eo'; got {self.notion!r}.")
-        if self.notion == "eo" and self.penalty in ("barycenter", "gapreg", "ftm"):
+    def _make_penalty(self) -> FairnessPenalty | None:
+        """Build the (unfitted) penalty of ``penalty`` and ``notion``; ``None`` for "none"."""
+        if self.penalty == "none":
+            as_notion(self.notion)
+            return None
+        if not isinstance(self.penalty, str) or self.penalty not in list_penalties():
             raise ValueError(
-                f"`notion='eo'` is not supported by penalty {self.penalty!r} (DP only); "
-                "use 'otf', 'norm' or 'adv' (or matching='joint' for FTM)."
+                f"`penalty` must be 'none' or one of {', '.join(list_penalties())}; "
+                f"got {self.penalty!r}."
             )
+        options = dict(self.penalty_options or {})
+        if self.penalty == "otf":
+            options.setdefault("eps", self.eps)
+        try:
+            return make_penalty(self.penalty, self.notion, **options)
+        except ValueError as exc:
+            raise ValueError(f"penalty={self.penalty!r}: {exc}") from None
+
+    def _check_params(self) -> FairnessPenalty | None:
+        penalty = self._make_penalty()
         if self.model not in ("logistic", "mlp"):
             raise ValueError(f"`model` must be 'logistic' or 'mlp'; got {self.model!r}.")
         if self.mixing not in ("auto", "convex", "additive"):
             raise ValueError(f"`mixing` must be auto/convex/additive; got {self.mixing!r}.")
         if self.matching not in ("marginal", "joint"):
             raise ValueError(f"`matching` must be 'marginal' or 'joint'; got {self.matching!r}.")
-        if not np.isfinite(self.strength) or self.strength < 0:
-            raise ValueError(f"`strength` must be a finite number >= 0; got {self.strength!r}.")
-        if self._mixing() == "convex" and self.strength > 1:
+        check_scalar(self.strength, "strength", minimum=0.0)
+        if self._mixing(penalty) == "convex" and self.strength > 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
         for name in ("epochs", "batch_size", "group_batch_size", "n_pairing_rounds"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, np.integer)) or value < 1:
-                raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
+            check_positive_int(getattr(self, name), name)
         for name in ("lr", "eps", "lr_decay"):
-            if not getattr(self, name) > 0:
-                raise ValueError(f"`{name}` must be > 0; got {getattr(self, name)!r}.")
+            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
+        return penalty
 
-    def _mixing(self) -> str:
+    def _mixing(self, penalty: FairnessPenalty | None) -> str:
         if self.mixing != "auto":
             return self.mixing
-        return "convex" if self.penalty in _CONVEX else "additive"
+        return "additive" if penalty is None else penalty.default_mixing
 
     def _active(self) -> bool:
         return self.penalty != "none" and self.strength > 0
@@ -208,18 +226,6 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             return MLP(n_features, hidden=())
         hidden = (n_features, n_features) if self.hidden is None else tuple(self.hidden)
         return MLP(n_features, hidden=hidden)
-
-    def _build_penalty(self, s: np.ndarray, y: np.ndarray) -> torch.nn.Module | None:
-        if self.penalty in _LINEAR:
-            constraints = LinearConstraints(self.notion).fit(s, y)
-            if self.penalty == "norm":
-                return NormPenalty(constraints)
-            return OTFPenalty(constraints, eps=self.eps)
-        return {
-            "barycenter": BarycenterPenalty,
-            "gapreg": GapPenalty,
-            "adv": lambda: AdversaryPenalty(notion=self.notion),
-        }.get(self.penalty, lambda: None)()
 
     # ------------------------------------------------------------------ fit
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairClassifier:
@@ -241,7 +247,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self._check_params()
+        penalty = self._check_params()
+        pairs = penalty is not None and penalty.requires_pairs
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
         y = check_binary_labels(y, "y")
         self.classes_ = np.array([0, 1])
@@ -249,12 +256,13 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         s = None
         if sensitive_features is not None:
             s = check_sensitive_features(sensitive_features, n, name="sensitive_features")
-        elif self._active() or self.penalty == "ftm":
+        elif self._active() or pairs:
             raise ValueError(
                 f"`sensitive_features` is required for penalty={self.penalty!r} with "
                 f"strength={self.strength}."
             )
-        needs_groups = self.penalty == "ftm" or (self._active() and self.penalty in _GROUP)
+        binary = penalty is not None and penalty.requires_binary_groups
+        needs_groups = pairs or (self._active() and binary)
         groups = self._binary_groups(s) if needs_groups else None
 
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
@@ -263,7 +271,9 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(seed)
             self.model_ = self._build_model(X.shape[1]).to(device)
-            self.penalty_ = self._build_penalty(s, y) if self._active() else None
+            # built here, after the model, so that its parameters (an adversary) are
+            # initialized from the seeded generator in a fixed order
+            self.penalty_ = self._make_penalty().fit(s, y) if self._active() else None
             if self.penalty_ is not None:
                 self.penalty_.to(device)
             optimizer = torch.optim.Adam(self.model_.parameters(), lr=self.lr)
@@ -274,7 +284,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             )
             Xt = torch.from_numpy(X).to(device)
             yt = torch.from_numpy(y.astype(np.float32)).to(device)
-            if self.penalty == "ftm":
+            if pairs:
                 self.history_ = self._fit_ftm(X, y, groups, Xt, yt, optimizer, scheduler, rng)
             else:
                 self.history_ = self._fit_plain(s, y, groups, Xt, yt, optimizer, scheduler, rng)
@@ -298,7 +308,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         group_codes = None
         if s is not None:
             discrete = [c for c in range(s.shape[1]) if len(np.unique(s[:, c])) <= 2]
-            cols = [s[:, c] for c in discrete] + ([y] if self.notion == "eo" else [])
+            by_label = as_notion(self.notion).requires_labels
+            cols = [s[:, c] for c in discrete] + ([y] if by_label else [])
             if discrete:
                 strata = np.unique(np.column_stack(cols), axis=0, return_inverse=True)[1]
                 strata = strata.reshape(-1)
@@ -307,17 +318,17 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         data = TrainData(X=Xt, y=yt, s=None, strata=strata)
         if groups is not None:
             data.s = torch.from_numpy(groups).to(Xt.device)
-        if self.penalty_ is not None and self.penalty in _LINEAR:
+        if self.penalty_ is not None and self.penalty_.linear:
             data.G = self.penalty_.constraints.matrix(s, y, device=Xt.device)
             data.features = Xt
-        mixing = self._mixing()
+        mixing = self._mixing(self.penalty_)
         a = float(self.strength)
 
         def mix(ce: torch.Tensor, pen: torch.Tensor) -> torch.Tensor:
             return (1 - a) * ce + a * pen if mixing == "convex" else ce + a * pen
 
         adv_opt = None
-        if isinstance(self.penalty_, AdversaryPenalty):
+        if self.penalty_ is not None and self.penalty_.has_adversary:
             adv_opt = torch.optim.Adam(self.penalty_.parameters(), lr=self.adversary_lr or self.lr)
         return train_plain(
             self.model_,
@@ -331,6 +342,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             rng=rng,
             adversary_optimizer=adv_opt,
             group_codes=group_codes,
+            verbose=bool(self.verbose),
         )
 
     def _fit_ftm(self, X, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
@@ -358,6 +370,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             rng=rng,
             group_weights=(sizes[0] / sizes.sum(), sizes[1] / sizes.sum()),
             steps_per_epoch=math.ceil(sizes.max() / pool.shape[2]),
+            penalty=self.penalty_,
+            verbose=bool(self.verbose),
         )
 
     # ------------------------------------------------------------------ predict
@@ -380,4 +394,4 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
 
     def predict(self, X: Any) -> np.ndarray:
         """Predicted labels (threshold 0.5 on P(y=1)), shape (n,)."""
-        return (self.decision_function(X) >= 0.0).astype(np.int64)
+        return predict_from_proba(self.predict_proba(X)[:, 1])

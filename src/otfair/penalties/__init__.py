@@ -10,18 +10,23 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
 * :class:`GapPenalty` - squared mean score gap (Gap Reg);
 * :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018).
 
-Linear notions (PDP, PEO; several and continuous attributes) are described by a
-:class:`LinearConstraints` object fitted on the training set.
+All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
+labels, features)`` and declared traits). :func:`make_penalty` is the only name table
+(``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``);
+:func:`register_penalty` adds a penalty from outside the package. Linear notions (PDP,
+PEO; several and continuous attributes) are described by
+:class:`otfair.notions.LinearConstraints`, fitted on the training set.
 """
 
+from otfair.notions import LinearConstraints
 from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
 from otfair.penalties._base import FairnessPenalty
-from otfair.penalties._constraints import LinearConstraints
 from otfair.penalties._gap import GapPenalty
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
 from otfair.penalties._otf import OTFPenalty
+from otfair.penalties._registry import list_penalties, make_penalty, register_penalty
 
 __all__ = [
     "AdversaryPenalty",
@@ -32,4 +37,7 @@ __all__ = [
     "MatchedDemographicParity",
     "NormPenalty",
     "OTFPenalty",
+    "list_penalties",
+    "make_penalty",
+    "register_penalty",
 ]

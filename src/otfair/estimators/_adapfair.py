@@ -17,7 +17,6 @@ where the cells :math:`c` depend on the fairness notion (see
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -34,6 +33,7 @@ from otfair.estimators._adapfair_scorer import (
     frozen,
     state_fingerprint,
 )
+from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
 from otfair.models.flows import CouplingFlow
 from otfair.utils import (
     check_binary_labels,
@@ -45,26 +45,6 @@ from otfair.utils import (
 )
 
 _MODES = ("aware", "blind")
-
-
-def stratified_batches(
-    cells: np.ndarray, batch_size: int, rng: np.random.Generator
-) -> list[np.ndarray]:
-    """Split sample indices into batches that each contain every cell.
-
-    Every cell (a (group, label) pair) is shuffled and cut into the same number of
-    chunks, so each batch keeps the cell proportions of the data and no group is ever
-    missing from a batch. The number of batches is ``ceil(n / batch_size)``, reduced
-    when needed so that the smallest cell still has one sample per batch.
-    """
-    n = cells.shape[0]
-    codes = np.unique(cells)
-    smallest = min(int(np.sum(cells == c)) for c in codes)
-    n_batches = max(1, min(int(np.ceil(n / batch_size)), smallest))
-    chunks = [
-        np.array_split(rng.permutation(np.flatnonzero(cells == c)), n_batches) for c in codes
-    ]
-    return [np.concatenate([ch[k] for ch in chunks]) for k in range(n_batches)]
 
 
 class AdapFairPreprocessor(BaseEstimator):
@@ -109,7 +89,7 @@ class AdapFairPreprocessor(BaseEstimator):
     device : str or torch.device or None, default=None
         Device of the flows (the classifier stays where it is; tensors move to it).
     verbose : bool, default=False
-        Print the loss after every epoch.
+        Progress bar over epochs (with the epoch's loss).
 
     Attributes
     ----------
@@ -294,45 +274,32 @@ class AdapFairPreprocessor(BaseEstimator):
         optimizer = torch.optim.Adam(flows.parameters(), lr=float(self.lr))
         lam = float(self.lam)
         cells = 2 * codes + y_np
-        self.history_: list[dict[str, float]] = []
         with frozen(scorer):
             self._check_scores(scorer, X_t)
-            for epoch in range(int(self.epochs)):
-                sums = np.zeros(3)
-                start = time.perf_counter()
-                batches = stratified_batches(cells, int(self.batch_size), rng)
-                for idx_np in batches:
-                    idx = torch.as_tensor(idx_np, device=device)
-                    xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
-                    logits = scorer(self._apply_flows(xb, gb))
-                    ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
-                    fair = fairness_loss(
-                        torch.sigmoid(logits),
-                        gb,
-                        yb,
-                        notion=self.notion,
-                        distance=self.distance,
-                        eps=float(self.sinkhorn_eps),
-                    )
-                    loss = lam * ce + (1.0 - lam) * fair
-                    optimizer.zero_grad(set_to_none=True)
-                    loss.backward()
-                    optimizer.step()
-                    sums += [loss.item(), ce.item(), fair.item()]
-                mean = sums / len(batches)
-                self.history_.append(
-                    {
-                        "loss": mean[0],
-                        "ce": mean[1],
-                        "fairness": mean[2],
-                        "time_s": time.perf_counter() - start,
-                    }
+
+            def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+                idx = torch.as_tensor(idx_np, device=device)
+                xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
+                logits = scorer(self._apply_flows(xb, gb))
+                ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
+                fair = fairness_loss(
+                    torch.sigmoid(logits),
+                    gb,
+                    yb,
+                    notion=self.notion,
+                    distance=self.distance,
+                    eps=float(self.sinkhorn_eps),
                 )
-                if self.verbose:
-                    print(
-                        f"epoch {epoch + 1}: loss={mean[0]:.4f} ce={mean[1]:.4f} "
-                        f"fairness={mean[2]:.5f}"
-                    )
+                return lam * ce + (1.0 - lam) * fair, {"ce": ce, "fairness": fair}, 1.0
+
+            self.history_ = run_epochs(
+                int(self.epochs),
+                lambda epoch: stratified_batches(cells, int(self.batch_size), rng),
+                step,
+                optimizer=optimizer,
+                verbose=bool(self.verbose),
+                desc="AdapFair flows",
+            )
         if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
             raise RuntimeError("The classifier's parameters changed during fit.")
         self.classifier_fingerprint_ = fingerprint
@@ -389,7 +356,7 @@ class AdapFairPreprocessor(BaseEstimator):
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Predicted labels (threshold 0.5 on the positive-class probability)."""
         proba = self.predict_proba(X, sensitive_features=sensitive_features)
-        return (proba[:, 1] > 0.5).astype(np.int64)
+        return predict_from_proba(proba[:, 1])
 
     def score(self, X: Any, y: Any, *, sensitive_features: Any = None) -> float:
         """Accuracy of :meth:`predict`."""

@@ -26,7 +26,9 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators._adapfair import AdapFairPreprocessor, stratified_batches
+from otfair.estimators._training import predict_from_proba, run_epochs
 from otfair.models.mlp import MLP
+from otfair.penalties import make_penalty
 from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
@@ -54,6 +56,7 @@ def train_base_classifier(
     lr: float = 1e-3,
     random_state: int | None = None,
     device: str | torch.device | None = None,
+    verbose: bool = False,
 ) -> MLP:
     r"""Train the classifier that AdapFair then keeps frozen (logits, eval mode).
 
@@ -77,6 +80,8 @@ def train_base_classifier(
         :math:`\mu`.
     hidden, epochs, batch_size, lr, random_state, device
         Architecture (the paper's 2 x 20 MLP) and optimization.
+    verbose : bool, default=False
+        Progress bar over epochs.
 
     Returns
     -------
@@ -93,12 +98,11 @@ def train_base_classifier(
     device = resolve_device(device)
     gen = seed_everything(random_state)
     rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
+    gap = None
     if penalty == "gap":
-        from otfair.penalties import GapPenalty
-
         check_consistent_length(X=X_np, sensitive_features=sensitive_features)
         codes, _ = encode_groups(sensitive_features, "sensitive_features")
-        gap = GapPenalty()
+        gap = make_penalty("gapreg", penalty_notion)  # summed over the notion's label cells
         cells = 2 * codes + y_np
     else:
         codes = np.zeros_like(y_np)
@@ -109,22 +113,23 @@ def train_base_classifier(
     y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
     g_t = torch.as_tensor(codes, device=device)
     model.train()
-    for _ in range(int(epochs)):
-        for idx_np in stratified_batches(cells, int(batch_size), rng):
-            idx = torch.as_tensor(idx_np, device=device)
-            logits = model(X_t[idx])[:, 0]
-            loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y_t[idx])
-            if penalty == "gap":
-                p, g, yb = torch.sigmoid(logits), g_t[idx], y_t[idx]
-                if penalty_notion == "dp":
-                    loss = loss + penalty_strength * gap(p, g)
-                else:
-                    for label in (0.0, 1.0):
-                        cell = yb == label
-                        loss = loss + penalty_strength * gap(p[cell], g[cell])
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
+
+    def step(idx_np: np.ndarray) -> torch.Tensor:
+        idx = torch.as_tensor(idx_np, device=device)
+        logits = model(X_t[idx])[:, 0]
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y_t[idx])
+        if gap is not None:
+            loss = loss + penalty_strength * gap(torch.sigmoid(logits), g_t[idx], y_t[idx])
+        return loss
+
+    run_epochs(
+        int(epochs),
+        lambda epoch: stratified_batches(cells, int(batch_size), rng),
+        step,
+        optimizer=optimizer,
+        verbose=verbose,
+        desc="AdapFair base classifier",
+    )
     return model.eval()
 
 
@@ -157,6 +162,8 @@ class AdapFairClassifier(BaseEstimator):
         Seed of the base classifier and of the flows.
     device : str or torch.device or None, default=None
         Torch device.
+    verbose : bool, default=False
+        Progress bars over the epochs of the base classifier and of the flows.
 
     Attributes
     ----------
@@ -189,7 +196,9 @@ class AdapFairClassifier(BaseEstimator):
         sensitive_column: int | None = None,
         random_state: int | None = None,
         device: str | torch.device | None = None,
+        verbose: bool = False,
     ) -> None:
+        self.verbose = verbose
         self.base_classifier = base_classifier
         self.output = output
         self.mode = mode
@@ -276,6 +285,7 @@ class AdapFairClassifier(BaseEstimator):
                 lr=1e-3,
                 random_state=self.random_state,
                 device=self.device,
+                verbose=self.verbose,
             )
         self.base_classifier_ = base
         self.preprocessor_ = AdapFairPreprocessor(
@@ -293,6 +303,7 @@ class AdapFairClassifier(BaseEstimator):
             lr=self.lr,
             random_state=self.random_state,
             device=self.device,
+            verbose=self.verbose,
         ).fit(X_np, y, sensitive_features=s)
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
@@ -306,7 +317,7 @@ class AdapFairClassifier(BaseEstimator):
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Predicted labels (threshold 0.5)."""
         proba = self.predict_proba(X, sensitive_features=sensitive_features)
-        return (proba[:, 1] > 0.5).astype(np.int64)
+        return predict_from_proba(proba[:, 1])
 
     def baseline_proba(self, X: Any) -> np.ndarray:
         """Positive-class probability of the untouched base classifier, shape (n,)."""

@@ -69,6 +69,26 @@ def batches(order: np.ndarray, batch_size: int) -> list[np.ndarray]:
     return np.array_split(order, n_batches)
 
 
+def stratified_batches(
+    cells: np.ndarray, batch_size: int, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Split sample indices into batches that each contain every cell (AdapFair).
+
+    Every cell (a (group, label) pair) is shuffled and cut into the same number of
+    chunks, so each batch keeps the cell proportions of the data and no group is ever
+    missing from a batch. The number of batches is ``ceil(n / batch_size)``, reduced
+    when needed so that the smallest cell still has one sample per batch.
+    """
+    n = cells.shape[0]
+    codes = np.unique(cells)
+    smallest = min(int(np.sum(cells == c)) for c in codes)
+    n_batches = max(1, min(int(np.ceil(n / batch_size)), smallest))
+    chunks = [
+        np.array_split(rng.permutation(np.flatnonzero(cells == c)), n_batches) for c in codes
+    ]
+    return [np.concatenate([ch[k] for ch in chunks]) for k in range(n_batches)]
+
+
 def batches_complete(
     codes: np.ndarray | None, parts: list[np.ndarray], n_codes: int
 ) -> list[bool]:

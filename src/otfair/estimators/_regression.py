@@ -12,11 +12,10 @@ from collections.abc import Sequence
 from typing import Any
 
 import torch
-import torch.nn.functional as F
-from torch import nn
 
 from otfair.estimators._regression_base import NeuralFairRegressor
-from otfair.models.adversarial import JointAdversary, clip_weights_, gradient_penalty
+from otfair.penalties import FairnessPenalty, JointCriticPenalty, JointDiscriminatorPenalty
+from otfair.utils import check_scalar
 
 __all__ = ["CENet", "WassersteinNet"]
 
@@ -113,14 +112,8 @@ class CENet(NeuralFairRegressor):
         self.random_state = random_state
         self.device = device
 
-    def _make_adversary(self, latent_dim: int) -> nn.Module:
-        return JointAdversary(latent_dim, hidden=self.adversary_hidden)
-
-    def _adversary_loss(
-        self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
-    ) -> torch.Tensor:
-        logits = adversary(z, y)
-        return F.binary_cross_entropy_with_logits(logits, a.to(logits.dtype))
+    def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
+        return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
 class WassersteinNet(NeuralFairRegressor):
@@ -214,7 +207,7 @@ class WassersteinNet(NeuralFairRegressor):
         self.random_state = random_state
         self.device = device
 
-    def _make_adversary(self, latent_dim: int) -> nn.Module:
+    def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
         gp = _non_negative(self.gradient_penalty, "gradient_penalty")
         if self.clip is None:
             if gp == 0.0:
@@ -223,27 +216,13 @@ class WassersteinNet(NeuralFairRegressor):
                 )
         elif isinstance(self.clip, bool) or not float(self.clip) > 0:
             raise ValueError(f"`clip` must be a positive number or None; got {self.clip!r}.")
-        return JointAdversary(latent_dim, hidden=self.adversary_hidden)
-
-    def _adversary_loss(
-        self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
-    ) -> torch.Tensor | None:
-        in1 = a == 1
-        if bool(in1.all()) or not bool(in1.any()):
-            return None
-        scores = adversary(z, y)
-        loss = -torch.abs(scores[~in1].mean() - scores[in1].mean())
-        if self.gradient_penalty:
-            gp = gradient_penalty(adversary, z[~in1], y[~in1], z[in1], y[in1])
-            loss = loss + float(self.gradient_penalty) * gp
-        return loss
-
-    def _after_step(self, adversary: nn.Module | None) -> None:
-        if adversary is not None and self.clip is not None:
-            clip_weights_(adversary, self.clip)
+        return JointCriticPenalty(
+            latent_dim, hidden=self.adversary_hidden, clip=self.clip, gradient_penalty=gp
+        )
 
 
 def _non_negative(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
-        raise ValueError(f"`{name}` must be a non-negative number; got {value!r}.")
-    return float(value)
+    try:
+        return check_scalar(value, name, minimum=0.0)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None

@@ -17,7 +17,9 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 from torch import nn
 
+from otfair.estimators._training import run_epochs
 from otfair.models.adversarial import grad_reverse
+from otfair.penalties import FairnessPenalty
 from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
@@ -150,16 +152,21 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
 
     _lam_name = "lam"
 
-    def _make_adversary(self, latent_dim: int) -> nn.Module | None:
+    def _make_adversary(self, latent_dim: int) -> FairnessPenalty | None:
+        """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""
         return None
 
+    @staticmethod
     def _adversary_loss(
-        self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
+        adversary: FairnessPenalty, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
     ) -> torch.Tensor | None:
-        return None
+        return adversary(None, a, y, z)
 
-    def _after_step(self, adversary: nn.Module | None) -> None:
-        """Run after every optimizer step (weight clipping)."""
+    @staticmethod
+    def _after_step(adversary: FairnessPenalty | None) -> None:
+        """Run after every optimizer step (the critic's weight clipping)."""
+        if adversary is not None and hasattr(adversary, "after_step"):
+            adversary.after_step()
 
     def _adversary_only_step(
         self,
@@ -224,31 +231,39 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         yt = torch.as_tensor(y_scaled, dtype=torch.float32, device=device)
         at = torch.as_tensor(codes, device=device)
         n = len(yt)
-        self.history_: list[dict[str, float]] = []
-        for _ in range(epochs):
+
+        def epoch_batches(epoch: int) -> list[torch.Tensor]:
             order = torch.randperm(n, generator=gen).to(device)
-            sums = {"mse": 0.0, "adversary_loss": 0.0}
-            for start in range(0, n, batch_size):
-                idx = order[start : start + batch_size]
-                z = encoder(Xt[idx])
-                pred = torch.sigmoid(head(z)).squeeze(1)
-                mse = torch.mean((pred - yt[idx]) ** 2)
-                loss = mse
-                if adversary is not None:
-                    adv = self._adversary_loss(adversary, grad_reverse(z, lam), yt[idx], at[idx])
-                    if adv is not None:
-                        loss = loss + adv
-                        sums["adversary_loss"] += float(adv.detach()) * len(idx)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                self._after_step(adversary)
-                sums["mse"] += float(mse.detach()) * len(idx)
-                for _ in range(n_critic - 1 if adversary is not None else 0):
-                    self._adversary_only_step(
-                        adversary, optimizer, encoder, Xt, yt, at, len(idx), gen
-                    )
-            self.history_.append({k: v / n for k, v in sums.items()})
+            return [order[start : start + batch_size] for start in range(0, n, batch_size)]
+
+        def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+            z = encoder(Xt[idx])
+            pred = torch.sigmoid(head(z)).squeeze(1)
+            mse = torch.mean((pred - yt[idx]) ** 2)
+            loss, adv = mse, None
+            if adversary is not None:
+                adv = self._adversary_loss(adversary, grad_reverse(z, lam), yt[idx], at[idx])
+                if adv is not None:
+                    loss = loss + adv
+            zero = torch.zeros((), device=device)
+            logs = {"mse": mse, "adversary_loss": zero if adv is None else adv}
+            return loss, logs, float(len(idx))
+
+        def after_step(idx: torch.Tensor) -> None:
+            self._after_step(adversary)
+            for _ in range(n_critic - 1 if adversary is not None else 0):
+                self._adversary_only_step(adversary, optimizer, encoder, Xt, yt, at, len(idx), gen)
+
+        history = run_epochs(
+            epochs,
+            epoch_batches,
+            step,
+            optimizer=optimizer,
+            after_step=after_step,
+            verbose=bool(getattr(self, "verbose", False)),
+            desc=type(self).__name__,
+        )
+        self.history_ = [{k: h[k] for k in ("mse", "adversary_loss")} for h in history]
 
         self.encoder_, self.head_, self.adversary_ = encoder.eval(), head.eval(), adversary
         self.device_ = device

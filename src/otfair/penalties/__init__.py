@@ -8,7 +8,10 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
 * :class:`BarycenterPenalty` - W1 of each group to the groups' barycenter (Jiang et al.);
 * :class:`MatchedDemographicParity` - FTM's matched score gap (FTM paper §3-4);
 * :class:`GapPenalty` - squared mean score gap (Gap Reg);
-* :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018).
+* :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018);
+* :class:`JointDiscriminatorPenalty`, :class:`JointCriticPenalty` - CENet's discriminator
+  and WassersteinNet's critic on (representation, target) (accuracy-disparity §3.2);
+* :class:`GroupWassersteinLoss` - AdapFair's group distance of score distributions.
 
 All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
 labels, features)`` and declared traits). :func:`make_penalty` is the only name table
@@ -22,6 +25,7 @@ from otfair.notions import LinearConstraints
 from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
 from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
 from otfair.penalties._gap import GapPenalty
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
@@ -33,6 +37,8 @@ __all__ = [
     "BarycenterPenalty",
     "FairnessPenalty",
     "GapPenalty",
+    "JointCriticPenalty",
+    "JointDiscriminatorPenalty",
     "LinearConstraints",
     "MatchedDemographicParity",
     "NormPenalty",

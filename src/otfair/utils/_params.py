@@ -18,10 +18,13 @@ import numpy as np
 def check_positive_int(value: Any, name: str, *, minimum: int = 1) -> int:
     """Return ``value`` as an ``int >= minimum``; ``ValueError`` naming ``name`` otherwise.
 
-    Booleans and floats are rejected (``epochs=True`` or ``2.5`` is a mistake).
+    Booleans and floats are rejected (``epochs=True`` or ``2.5`` is a mistake) with a
+    ``TypeError``, values below ``minimum`` with a ``ValueError`` (sklearn's convention).
     """
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    what = "a positive integer" if minimum == 1 else f"an integer >= {minimum}"
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"`{name}` must be {what}; got {value!r}.")
+    if value < minimum:
         raise ValueError(f"`{name}` must be {what}; got {value!r}.")
     return int(value)
 
@@ -49,14 +52,14 @@ def check_scalar(
 
     Raises
     ------
+    TypeError
+        If ``value`` is not a real number (booleans included).
     ValueError
-        If ``value`` is not a finite real number within the bounds.
+        If ``value`` is not finite or not within the bounds.
     """
-    ok = (
-        not isinstance(value, bool)
-        and isinstance(value, numbers.Real)
-        and bool(np.isfinite(value))
-    )
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"`{name}` must be a number; got {value!r}.")
+    ok = bool(np.isfinite(value))
     if ok and minimum is not None:
         ok = value > minimum if strict else value >= minimum
     if ok and maximum is not None:

@@ -12,7 +12,7 @@ deployment) minimizing
     p(f(T_1(X_1)) \mid c)\bigr),
 
 where the cells :math:`c` depend on the fairness notion (see
-:mod:`otfair.estimators._adapfair_loss`). The cross-entropy always uses all samples.
+:class:`otfair.penalties.GroupWassersteinLoss`). The cross-entropy always uses all samples.
 """
 
 from __future__ import annotations
@@ -26,7 +26,6 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
-from otfair.estimators._adapfair_loss import DISTANCES, fairness_loss, notion_cells
 from otfair.estimators._adapfair_scorer import (
     TorchScorer,
     as_torch_classifier,
@@ -35,6 +34,7 @@ from otfair.estimators._adapfair_scorer import (
 )
 from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
 from otfair.models.flows import CouplingFlow
+from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss, notion_cells
 from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
@@ -276,20 +276,16 @@ class AdapFairPreprocessor(BaseEstimator):
         cells = 2 * codes + y_np
         with frozen(scorer):
             self._check_scores(scorer, X_t)
+            penalty = GroupWassersteinLoss(
+                self.notion, distance=self.distance, eps=float(self.sinkhorn_eps)
+            )
 
             def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
                 idx = torch.as_tensor(idx_np, device=device)
                 xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
                 logits = scorer(self._apply_flows(xb, gb))
                 ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
-                fair = fairness_loss(
-                    torch.sigmoid(logits),
-                    gb,
-                    yb,
-                    notion=self.notion,
-                    distance=self.distance,
-                    eps=float(self.sinkhorn_eps),
-                )
+                fair = penalty(torch.sigmoid(logits), gb, yb)
                 return lam * ce + (1.0 - lam) * fair, {"ce": ce, "fairness": fair}, 1.0
 
             self.history_ = run_epochs(

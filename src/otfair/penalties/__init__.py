@@ -27,6 +27,7 @@ from otfair.penalties._barycenter import BarycenterPenalty
 from otfair.penalties._base import FairnessPenalty
 from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
 from otfair.penalties._gap import GapPenalty
+from otfair.penalties._group_wasserstein import GroupWassersteinLoss
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
 from otfair.penalties._otf import OTFPenalty
@@ -37,6 +38,7 @@ __all__ = [
     "BarycenterPenalty",
     "FairnessPenalty",
     "GapPenalty",
+    "GroupWassersteinLoss",
     "JointCriticPenalty",
     "JointDiscriminatorPenalty",
     "LinearConstraints",

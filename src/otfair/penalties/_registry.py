@@ -79,6 +79,7 @@ def _register_builtins() -> None:
     from otfair.penalties._adversary import AdversaryPenalty
     from otfair.penalties._barycenter import BarycenterPenalty
     from otfair.penalties._gap import GapPenalty
+    from otfair.penalties._group_wasserstein import GroupWassersteinLoss
     from otfair.penalties._mdp import MatchedDemographicParity
     from otfair.penalties._norm import NormPenalty
     from otfair.penalties._otf import OTFPenalty
@@ -101,6 +102,7 @@ def _register_builtins() -> None:
     register_penalty("barycenter", dp_only(BarycenterPenalty))
     register_penalty("gapreg", lambda notion, **options: GapPenalty(notion, **options))
     register_penalty("adv", lambda notion, **options: AdversaryPenalty(notion=notion, **options))
+    register_penalty("group-w2", lambda notion, **options: GroupWassersteinLoss(notion, **options))
     register_penalty(
         "ftm", dp_only(MatchedDemographicParity, "; use matching='joint' to target EO")
     )

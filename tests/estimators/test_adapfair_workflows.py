@@ -7,7 +7,10 @@ import pytest
 import torch
 from fairlearn.metrics import equalized_odds_difference
 
-from otfair.estimators._adapfair_workflows import AdapFairClassifier, train_base_classifier
+from otfair.estimators.preprocessing.adapfair_classifier import (
+    AdapFairClassifier,
+    train_base_classifier,
+)
 from otfair.estimators.registry import get_method
 
 

@@ -3,7 +3,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from otfair.estimators._classifier import FairClassifier
+from otfair.estimators.classification.fair_classifier import FairClassifier
 
 
 def _data(n=600, seed=0):

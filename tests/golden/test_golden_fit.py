@@ -37,10 +37,12 @@ def _assert_close(got: dict, want: dict, where: str) -> None:
 
 
 def test_golden_covers_every_registered_method():
-    from otfair.estimators import list_methods
+    from otfair.estimators import get_method, list_methods
 
     covered = {argv[argv.index("--method") + 1] for _, argv in cases()}
-    assert covered == set(list_methods())
+    # other tests in the same worker may register toy methods; only the package's count
+    shipped = {m for m in list_methods() if get_method(m).build.__module__.startswith("otfair.")}
+    assert covered == shipped
     assert {cid for cid, _ in cases()} == set(GOLDEN)
 
 

@@ -16,20 +16,33 @@ Regression (accuracy parity)
 Preprocessing a frozen classifier (AdapFair)
     :class:`AdapFairPreprocessor` and the end-to-end :class:`AdapFairClassifier`.
 
-The methods that ``otfair fit`` and ``otfair sweep`` run are listed by
-:func:`otfair.estimators.registry.list_methods`.
+The estimators live in subpackages by kind (``classification/``, ``regression/``,
+``preprocessing/``); the one mini-batch engine they share is
+:mod:`otfair.estimators._training`. The methods that ``otfair fit`` and
+``otfair sweep`` run are listed by :func:`otfair.estimators.registry.list_methods`.
 """
 
-from otfair.estimators._adapfair import AdapFairPreprocessor
-from otfair.estimators._adapfair_scorer import TorchScorer, as_torch_classifier
-from otfair.estimators._adapfair_workflows import AdapFairClassifier, train_base_classifier
-from otfair.estimators._baselines import ReductionClassifier
-from otfair.estimators._classifier import FairClassifier
-from otfair.estimators._ftm import FTMMatchingCache
-from otfair.estimators._regression import CENet, WassersteinNet
-from otfair.estimators._regression_baselines import BGLRegressor, CODRegressor, UnfairRegressor
 from otfair.estimators._regression_defaults import paper_settings
+from otfair.estimators.classification import (
+    FairClassifier,
+    FTMMatchingCache,
+    ReductionClassifier,
+)
+from otfair.estimators.preprocessing import (
+    AdapFairClassifier,
+    AdapFairPreprocessor,
+    TorchScorer,
+    as_torch_classifier,
+    train_base_classifier,
+)
 from otfair.estimators.registry import MethodSpec, get_method, list_methods
+from otfair.estimators.regression import (
+    BGLRegressor,
+    CENet,
+    CODRegressor,
+    UnfairRegressor,
+    WassersteinNet,
+)
 
 __all__ = [
     "AdapFairClassifier",

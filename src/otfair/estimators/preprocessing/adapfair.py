@@ -39,6 +39,8 @@ from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
     check_features,
+    check_positive_int,
+    check_scalar,
     encode_groups,
     resolve_device,
     seed_everything,
@@ -161,13 +163,11 @@ class AdapFairPreprocessor(BaseEstimator):
         notion_cells(self.notion)
         if not callable(self.distance) and self.distance not in DISTANCES:
             raise ValueError(f"`distance` must be one of {DISTANCES}; got {self.distance!r}.")
-        if not 0.0 <= float(self.lam) <= 1.0:
-            raise ValueError(f"`lam` must lie in [0, 1]; got {self.lam}.")
+        check_scalar(self.lam, "lam", minimum=0.0, maximum=1.0)
         for name in ("epochs", "batch_size", "n_blocks"):
-            if int(getattr(self, name)) < 1:
-                raise ValueError(f"`{name}` must be >= 1; got {getattr(self, name)}.")
-        if float(self.lr) <= 0 or float(self.sinkhorn_eps) <= 0:
-            raise ValueError("`lr` and `sinkhorn_eps` must be > 0.")
+            check_positive_int(getattr(self, name), name)
+        for name in ("lr", "sinkhorn_eps"):
+            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
 
     def _check_scores(self, scorer: TorchScorer, X: torch.Tensor) -> None:
         """One no-grad pass: output shape, probability range, feature dimension."""

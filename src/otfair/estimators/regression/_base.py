@@ -23,6 +23,8 @@ from otfair.penalties import FairnessPenalty
 from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
+    check_positive_int,
+    check_scalar,
     encode_groups,
     resolve_device,
     seed_everything,
@@ -119,17 +121,6 @@ def _seed_from(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
-def _positive(value: Any, name: str, *, integer: bool = False, allow_zero: bool = False) -> Any:
-    ok_type = (int, np.integer) if integer else (int, float, np.number)
-    if isinstance(value, bool) or not isinstance(value, ok_type):
-        kind = "an integer" if integer else "a number"
-        raise TypeError(f"`{name}` must be {kind}; got {value!r}.")
-    if not (value >= 0 if allow_zero else value > 0) or not np.isfinite(value):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"`{name}` must be {bound}; got {value!r}.")
-    return int(value) if integer else float(value)
-
-
 class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
     r"""Base of the neural regressors: the sigmoid regression net and its training loop.
 
@@ -207,11 +198,11 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         -------
         self
         """
-        lam = _positive(getattr(self, "lam", 0.0), "lam", allow_zero=True)
-        epochs = _positive(self.epochs, "epochs", integer=True)
-        batch_size = _positive(self.batch_size, "batch_size", integer=True)
-        lr = _positive(self.lr, "lr")
-        n_critic = _positive(getattr(self, "n_critic", 1), "n_critic", integer=True)
+        lam = check_scalar(getattr(self, "lam", 0.0), "lam", minimum=0.0)
+        epochs = check_positive_int(self.epochs, "epochs")
+        batch_size = check_positive_int(self.batch_size, "batch_size")
+        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
+        n_critic = check_positive_int(getattr(self, "n_critic", 1), "n_critic")
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         device = resolve_device(self.device)
         gen = seed_everything(_seed_from(self.random_state))

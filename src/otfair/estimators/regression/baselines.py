@@ -24,8 +24,8 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 from otfair.estimators.regression._base import (
     FairRegressorMixin,
     NeuralFairRegressor,
-    _positive,
 )
+from otfair.utils import check_positive_int, check_scalar
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
@@ -133,11 +133,11 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         """Run exponentiated gradient with the bounded-group-loss constraint."""
         from fairlearn.reductions import BoundedGroupLoss, ExponentiatedGradient, SquareLoss
 
-        eps = _positive(self.eps, "eps")
-        max_iter = _positive(self.max_iter, "max_iter", integer=True)
+        eps = check_scalar(self.eps, "eps", minimum=0.0, strict=True)
+        max_iter = check_positive_int(self.max_iter, "max_iter")
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         if self.max_samples is not None:
-            cap = _positive(self.max_samples, "max_samples", integer=True)
+            cap = check_positive_int(self.max_samples, "max_samples")
             if cap < len(y_scaled):
                 rng = check_random_state(self.random_state)
                 keep = np.sort(rng.choice(len(y_scaled), size=cap, replace=False))
@@ -223,8 +223,8 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRegressor:
         """Solve the CoD-constrained least squares problem."""
-        eps = _positive(self.eps, "eps", allow_zero=True)
-        ridge = _positive(self.ridge, "ridge", allow_zero=True)
+        eps = check_scalar(self.eps, "eps", minimum=0.0)
+        ridge = check_scalar(self.ridge, "ridge", minimum=0.0)
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         X = X.astype(np.float64)
         x_mean, y_mean = X.mean(axis=0), y_scaled.mean()

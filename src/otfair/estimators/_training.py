@@ -279,17 +279,8 @@ def train_plain(
         adv_loss.backward()
         adversary_optimizer.step()
 
-    history = run_epochs(
-        epochs,
-        epoch_batches,
-        step,
-        optimizer=optimizer,
-        scheduler=scheduler,
-        after_step=adversary_step if adversary else None,
-        verbose=verbose,
-        desc="FairClassifier",
-    )
-    return [h["loss"] for h in history]
+    after = adversary_step if adversary else None
+    return _losses(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "")
 
 
 def train_ftm(
@@ -361,13 +352,19 @@ def train_ftm(
             loss = loss + lam * penalty.value(torch.sigmoid(logits), codes, y_pool[p])
         return loss
 
+    return _losses(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, " (FTM)")
+
+
+def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
+    """FairClassifier's engine call: the mean loss of each epoch."""
     history = run_epochs(
         epochs,
-        epoch_batches,
+        batches,
         step,
         optimizer=optimizer,
         scheduler=scheduler,
+        after_step=after_step,
         verbose=verbose,
-        desc="FairClassifier (FTM)",
+        desc=f"FairClassifier{tag}",
     )
     return [h["loss"] for h in history]

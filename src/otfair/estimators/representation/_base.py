@@ -127,12 +127,14 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
             X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
         ).to(device)
         adversary = self._make_adversary(latent_dim).to(device) if strength > 0 else None
-        params = list(model.parameters())
+        adv_lr = lr if self.adversary_lr is None else self.adversary_lr
+        adv_lr = check_scalar(adv_lr, "adversary_lr", minimum=0.0, strict=True)
+        groups = [{"params": list(model.parameters())}]
         if adversary is not None:
-            params += list(adversary.parameters())
-        optimizer = torch.optim.Adam(params, lr=lr)
+            groups.append({"params": list(adversary.parameters()), "lr": adv_lr})
+        optimizer = torch.optim.Adam(groups, lr=lr)
         adv_optimizer = (
-            torch.optim.Adam(adversary.parameters(), lr=lr)
+            torch.optim.Adam(adversary.parameters(), lr=adv_lr)
             if adversary is not None and adversary_steps > 1
             else None
         )

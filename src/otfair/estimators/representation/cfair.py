@@ -46,7 +46,11 @@ class CFairClassifier(RepresentationClassifier):
     balanced : bool, default=True
         Train the classifier on the class-balanced cross-entropy (the paper); ``False``
         uses the plain cross-entropy.
-    adversary_steps, epochs, batch_size, lr, device, random_state, verbose
+    adversary_steps : int, default=3
+        Adversary updates per encoder update (one joint step with the gradient
+        reversal, then ``adversary_steps - 1`` adversary-only steps); with one step the
+        adversaries lag and the EO gap on Adult barely moves (docs/baselines.md).
+    adversary_lr, epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
     """
 
@@ -58,7 +62,8 @@ class CFairClassifier(RepresentationClassifier):
         head_hidden: Sequence[int] = (),
         adversary_hidden: Sequence[int] = (16, 8),
         balanced: bool = True,
-        adversary_steps: int = 1,
+        adversary_steps: int = 3,
+        adversary_lr: float | None = None,
         epochs: int = 20,
         batch_size: int = 256,
         lr: float = 1e-3,
@@ -73,6 +78,7 @@ class CFairClassifier(RepresentationClassifier):
         self.adversary_hidden = adversary_hidden
         self.balanced = balanced
         self.adversary_steps = adversary_steps
+        self.adversary_lr = adversary_lr
         self.epochs = epochs
         self.batch_size = batch_size
         self.lr = lr

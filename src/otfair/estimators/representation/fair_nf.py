@@ -95,6 +95,10 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
     batch_size : int, default=256
     lr : float, default=1e-3
         Adam learning rate.
+    sensitive_column : int or None, default=None
+        When set, ``X``'s column of that index is the group (read at predict time when
+        ``sensitive_features`` is not given) and is dropped from the flows' inputs (the
+        registry's ``fair-nf`` uses -1, the attribute appended last as in AdapFair).
     device : str or None
     random_state : int, RandomState or None
         Seeds the mixtures, the weights and the batch orders.
@@ -117,10 +121,12 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
         epochs: int = 20,
         batch_size: int = 256,
         lr: float = 1e-3,
+        sensitive_column: int | None = None,
         device: str | None = None,
         random_state=None,
         verbose: bool = False,
     ) -> None:
+        self.sensitive_column = sensitive_column
         self.strength = strength
         self.n_components = n_components
         self.reg_covar = reg_covar
@@ -162,6 +168,7 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
         X, y, codes, self.groups_ = check_fit_inputs(X, y, sensitive_features)
         self.classes_ = np.array([0, 1])
         self.n_features_in_ = X.shape[1]
+        X = self._drop_column(X)
         seed = seeded(self.random_state)
         seed_everything(seed)
         rng = np.random.default_rng(seed)
@@ -217,6 +224,12 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
         self.device_ = device
         return self
 
+    def _drop_column(self, X: np.ndarray) -> np.ndarray:
+        if self.sensitive_column is None:
+            return X
+        col = int(self.sensitive_column) % X.shape[1]
+        return np.delete(X, col, axis=1)
+
     @staticmethod
     def _latent_kl(flows, densities, x, z, logdet, in0, in1) -> torch.Tensor:
         """Symmetric KL between the latent laws on the batch (change of variables)."""
@@ -233,23 +246,27 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "flows_")
         X = check_features(X, "X", n_features=self.n_features_in_)
+        if sensitive_features is None and self.sensitive_column is not None:
+            sensitive_features = X[:, self.sensitive_column]
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
+        X = self._drop_column(X)
         Xt = torch.as_tensor(X, device=self.device_)
         st = torch.as_tensor(codes, device=self.device_)
         z, _ = self.flows_(Xt, st)
         logits = self.head_(z)[:, 0]
         return z.cpu().numpy().astype(np.float64), logits.cpu().numpy().astype(np.float64)
 
-    def transform(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
+    def transform(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Return the latent :math:`z = T_s(x)`, shape (n, d)."""
         return self._forward(X, sensitive_features)[0]
 
-    def predict_proba(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Return ``[P(y=0), P(y=1)]`` of the latent classifier, shape (n, 2)."""
-        p1 = 1.0 / (1.0 + np.exp(-self._forward(X, sensitive_features)[1]))
+        logits = self._forward(X, sensitive_features)[1]
+        p1 = 0.5 * (1.0 + np.tanh(0.5 * logits))  # the sigmoid, without exp overflow
         return np.column_stack([1.0 - p1, p1])
 
-    def predict(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Return labels in {0, 1} (1 iff ``P(y=1) >= 0.5``)."""
         return predict_from_proba(
             self.predict_proba(X, sensitive_features=sensitive_features)[:, 1]

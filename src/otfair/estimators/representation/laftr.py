@@ -41,6 +41,8 @@ class LAFTRClassifier(RepresentationClassifier):
         Hidden widths (default one layer of 20 units each, as in the paper's §5).
     adversary_steps : int, default=1
         Adversary updates per encoder update (>1 adds adversary-only steps).
+    adversary_lr : float or None, default=None
+        Adam learning rate of the adversary (default ``lr``).
     epochs : int, default=20
     batch_size : int, default=64
     lr : float, default=1e-3
@@ -71,6 +73,7 @@ class LAFTRClassifier(RepresentationClassifier):
         head_hidden: Sequence[int] = (20,),
         adversary_hidden: Sequence[int] = (20,),
         adversary_steps: int = 1,
+        adversary_lr: float | None = None,
         epochs: int = 20,
         batch_size: int = 64,
         lr: float = 1e-3,
@@ -85,6 +88,7 @@ class LAFTRClassifier(RepresentationClassifier):
         self.head_hidden = head_hidden
         self.adversary_hidden = adversary_hidden
         self.adversary_steps = adversary_steps
+        self.adversary_lr = adversary_lr
         self.epochs = epochs
         self.batch_size = batch_size
         self.lr = lr

@@ -19,7 +19,7 @@ batch with the encoder frozen (the alternating schedule of Madras et al. 2018, Â
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -75,6 +75,34 @@ def seeded(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(2**31 - 1))
 
 
+def start_fit(
+    est: Any, X: Any, y: Any, sensitive_features: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.random.Generator, torch.device, int]:
+    """Validate the data, set ``classes_``/``n_features_in_``/``groups_`` and seed the fit.
+
+    Returns ``(X, y, codes, rng, device, seed)``; every batch order comes from ``rng``.
+    """
+    X, y, codes, est.groups_ = check_fit_inputs(X, y, sensitive_features)
+    est.classes_ = np.array([0, 1])
+    est.n_features_in_ = X.shape[1]
+    seed = seeded(est.random_state)
+    seed_everything(seed)
+    return X, y, codes, np.random.default_rng(seed), resolve_device(est.device), seed
+
+
+def cell_batches(
+    codes: np.ndarray, y: np.ndarray, batch_size: int, rng: np.random.Generator, device: Any
+) -> Callable[[int], list[torch.Tensor]]:
+    """``batches(epoch)`` for the engine: every (group, label) cell in every batch."""
+    strata = codes * 2 + y.astype(np.int64)
+
+    def epoch_batches(epoch: int) -> list[torch.Tensor]:
+        parts = batches(stratified_order(strata, len(strata), rng), batch_size)
+        return [torch.as_tensor(p, device=device) for p in parts]
+
+    return epoch_batches
+
+
 class RepresentationClassifier(ClassifierMixin, BaseEstimator):
     """Base of the encoder + classifier + adversary estimators (not for direct use).
 
@@ -115,13 +143,7 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
         latent_dim = check_positive_int(self.latent_dim, "latent_dim")
         adversary_steps = check_positive_int(self.adversary_steps, "adversary_steps")
         lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
-        X, y, codes, self.groups_ = check_fit_inputs(X, y, sensitive_features)
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
-        seed = seeded(self.random_state)
-        seed_everything(seed)
-        rng = np.random.default_rng(seed)
-        device = resolve_device(self.device)
+        X, y, codes, rng, device, _ = start_fit(self, X, y, sensitive_features)
 
         model = EncoderClassifier(
             X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
@@ -142,11 +164,7 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
         Xt = torch.as_tensor(X, device=device)
         yt = torch.as_tensor(y, device=device)
         st = torch.as_tensor(codes, device=device)
-        strata = codes * 2 + y.astype(np.int64)  # every (group, label) cell in every batch
-
-        def epoch_batches(epoch: int) -> Iterable[torch.Tensor]:
-            parts = batches(stratified_order(strata, len(X), rng), batch_size)
-            return [torch.as_tensor(p, device=device) for p in parts]
+        epoch_batches = cell_batches(codes, y, batch_size, rng, device)
 
         def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
             z, logits = model(Xt[idx])

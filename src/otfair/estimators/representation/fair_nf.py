@@ -33,7 +33,7 @@ adversary computed exactly on the latent densities) is not implemented.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -44,8 +44,8 @@ from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
 from otfair.estimators._quantile_barycenter import encode_fitted_groups
-from otfair.estimators._training import batches, predict_from_proba, run_epochs, stratified_order
-from otfair.estimators.representation._base import check_fit_inputs, seeded
+from otfair.estimators._training import predict_from_proba, run_epochs
+from otfair.estimators.representation._base import cell_batches, start_fit
 from otfair.models.mlp import MLP
 from otfair.models.representation import GroupFlows
 from otfair.penalties._representation_losses import diagonal_gmm_log_prob, symmetric_kl
@@ -53,8 +53,6 @@ from otfair.utils import (
     check_features,
     check_positive_int,
     check_scalar,
-    resolve_device,
-    seed_everything,
 )
 
 __all__ = ["FairNormalizingFlowClassifier"]
@@ -165,14 +163,8 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
         batch_size = check_positive_int(self.batch_size, "batch_size")
         n_blocks = check_positive_int(self.n_blocks, "n_blocks")
         lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
-        X, y, codes, self.groups_ = check_fit_inputs(X, y, sensitive_features)
-        self.classes_ = np.array([0, 1])
-        self.n_features_in_ = X.shape[1]
+        X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
         X = self._drop_column(X)
-        seed = seeded(self.random_state)
-        seed_everything(seed)
-        rng = np.random.default_rng(seed)
-        device = resolve_device(self.device)
 
         densities = torch.nn.ModuleList(
             _GMM(
@@ -193,11 +185,7 @@ class FairNormalizingFlowClassifier(ClassifierMixin, BaseEstimator):
         Xt = torch.as_tensor(X, device=device)
         yt = torch.as_tensor(y, device=device)
         st = torch.as_tensor(codes, device=device)
-        strata = codes * 2 + y.astype(np.int64)
-
-        def epoch_batches(epoch: int) -> Iterable[torch.Tensor]:
-            parts = batches(stratified_order(strata, len(X), rng), batch_size)
-            return [torch.as_tensor(p, device=device) for p in parts]
+        epoch_batches = cell_batches(codes, y, batch_size, rng, device)
 
         def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
             x, s = Xt[idx], st[idx]

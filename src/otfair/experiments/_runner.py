@@ -22,6 +22,10 @@ Every worker warms up once (a throwaway tiny fit of each method of the sweep) be
 its first timed run, so ``fit_time_s`` does not count one-time costs. The first run is
 timed alone and gives the plan's estimate (``on_plan``); SIGINT/SIGTERM stop the sweep
 promptly (see :mod:`otfair.experiments._backends`).
+
+A dying worker (OOM killer, segfault) breaks the whole process pool, failing every run
+in flight. Such a worker failure is not a run's result: the run is queued again (on a
+fresh pool) up to :data:`WORKER_RETRIES` times before it is stored as an error.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import socket
 import subprocess
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -51,6 +55,9 @@ from otfair.experiments._backends import (
 from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
 from otfair.experiments._store import ResultStore, open_store
+
+#: How many times a run whose worker died is queued again before it is stored as failed.
+WORKER_RETRIES = 2
 
 Backend = Literal["local", "cluster"]
 
@@ -420,6 +427,7 @@ def _execute(
     kind, workers, scheduler, connect_timeout = backend_args
     queue = deque(todo)
     inflight: dict[Any, RunConfig] = {}
+    retried: Counter[str] = Counter()
     bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
     planned = [False]
 
@@ -461,7 +469,12 @@ def _execute(
                         outcome.abandoned.append(config)
                 for fut in be.wait(list(inflight), 0.5):
                     config = inflight.pop(fut)
-                    write(config, _future_record(fut.result))
+                    record = _future_record(fut.result)
+                    if record.get("worker_failure") and retried[config.key()] < WORKER_RETRIES:
+                        retried[config.key()] += 1  # a dead worker is not the run's result
+                        queue.appendleft(config)
+                        continue
+                    write(config, record)
         except StopRun:
             pass
         except BaseException:

@@ -50,13 +50,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default="", help="comma-separated methods (default: all)")
     parser.add_argument("--out", type=Path, default=OUT, help="fits CSV")
     parser.add_argument("--max-fits", type=int, default=0, help="stop after N fits (0: all)")
+    parser.add_argument("--strengths", default="", help="comma-separated strengths only")
     args = parser.parse_args(argv)
     if args.command == "run":
         plans = [p for p in args.plan.split(",") if p]
         unknown = [p for p in plans if p not in PLANS]
         if unknown:
             parser.error(f"unknown plan(s) {unknown}; choose from {sorted(PLANS)}")
-        run(plans, {m for m in args.only.split(",") if m} or None, args.out, args.max_fits)
+        strengths = {float(v) for v in args.strengths.split(",") if v} or None
+        only = {m for m in args.only.split(",") if m} or None
+        run(plans, only, args.out, args.max_fits, strengths)
     else:
         print(report(args.out))
     return 0

@@ -50,16 +50,28 @@ def matched(agg: dict[tuple, dict], levels: Iterable[float] = LEVELS) -> list[di
     return out
 
 
-def markdown(rows: list[dict]) -> str:
-    """Markdown tables of the matched rows, one per (dataset, model, level)."""
+def markdown(rows: list[dict], agg: dict[tuple, dict] | None = None) -> str:
+    """Markdown tables of the matched rows, one per (dataset, model, level).
+
+    Methods are sorted by accuracy; the unfair model of the block (from ``agg``) is
+    quoted in the block's title instead of a row.
+    """
     parts = []
     for ds, model, level in sorted({(r["dataset"], r["model"], r["level"]) for r in rows},
                                    key=lambda t: (t[0], t[1], -t[2])):  # fmt: skip
         block = sorted(
-            (r for r in rows if (r["dataset"], r["model"], r["level"]) == (ds, model, level)),
+            (r for r in rows if (r["dataset"], r["model"], r["level"]) == (ds, model, level)
+             and r["method"] != "unfair"),
             key=lambda r: -r.get("accuracy", -1.0),
-        )
-        parts.append(f"\n**{ds}, {model}, DP gap <= {level}**\n")
+        )  # fmt: skip
+        ref = (agg or {}).get((ds, model, "unfair", 0.0))
+        title = f"\n**{ds}, {model}, DP gap <= {level}**"
+        if ref:
+            title += (
+                f" (unfair model: accuracy {ref['accuracy']:.3f}, AUC {ref['auc']:.3f}, "
+                f"DP gap {ref['dp_gap']:.3f}, {ref['n_seeds']} seed(s))"
+            )
+        parts.append(title + "\n")
         parts.append(
             "| method | library | strength | seeds | accuracy | AUC | DP gap | fit CPU s |"
         )
@@ -124,4 +136,4 @@ def report(out: Path) -> str:
         for r in rows:
             w.writerow({k: _fmt(r[k]) if k in r else "" for k in keys})
     plot(agg, out.parent / "tradeoff.png")
-    return markdown(rows)
+    return markdown(rows, agg)

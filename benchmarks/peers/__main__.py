@@ -1,9 +1,10 @@
 """Peers page: otfair's fair classifiers beside fairlearn, fairret and error-parity.
 
-``python benchmarks/peers run [--only METHOD,...] [--plan NAME,...] [--out CSV]``
-fits every (plan, method, strength, seed) not yet in ``CSV`` (default
-``docs/reproduction/peers/fits.csv``; one line per fit, appended as soon as the fit ends,
-so runs can be stopped, resumed or split over processes with ``--only``).
+``python benchmarks/peers run [--plan NAME,...] [--only METHOD,...] [--strengths S,...]
+[--max-fits N] [--out CSV]`` fits every (plan, method, strength, seed) of
+``peers_plan.PLANS`` not yet in ``CSV`` (default ``docs/reproduction/peers/fits.csv``; one
+line per fit, appended as soon as the fit ends, so runs can be stopped, resumed or split
+over processes).
 ``python benchmarks/peers report [--out CSV]`` writes ``matched.csv`` and
 ``tradeoff.png`` next to ``CSV`` and prints the markdown tables of
 ``docs/reproduction/peers/README.md``.

@@ -1,0 +1,205 @@
+r"""FairClassifier's two batch schemes for K stacked models (one trade-off curve).
+
+The K models differ only in the penalty strength :math:`a_k`; they share the seed, hence
+the batches, the constraint slices, the OTF costs and FTM's matchings. A step evaluates
+all K models on the batch (:class:`otfair.models.StackedMLP`), their penalties together
+(:class:`otfair.penalties.StackedPenalty`), and minimizes
+
+.. math::
+
+    \sum_k L_k, \qquad L_k = (1 - a_k)\,\mathrm{CE}_k + a_k R_k \ \text{(convex)}
+    \quad\text{or}\quad \mathrm{CE}_k + a_k R_k \ \text{(additive)},
+
+whose gradient in model k's parameters is :math:`\nabla L_k` alone; with Adam (an
+elementwise update) one optimizer over the stacked tensors is K separate optimizers.
+Models with :math:`a_k = 0` skip the penalty, as a separate fit does. The loops run on
+the one engine :func:`otfair.estimators._training.run_epochs` and mirror
+:func:`~otfair.estimators._training.train_plain` and
+:func:`~otfair.estimators._training.train_ftm` step for step, so model k ends where a
+separate fit with the same seed and strength ends (up to float rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from otfair.estimators._training import (
+    StepResult,
+    TrainData,
+    batches,
+    batches_complete,
+    run_epochs,
+    stratified_order,
+)
+from otfair.models.stacked import StackedMLP
+from otfair.penalties._stacked import StackedPenalty
+
+
+def _per_model_logs(losses: torch.Tensor) -> dict[str, torch.Tensor]:
+    return {f"loss_{k}": losses[k] for k in range(losses.shape[0])}
+
+
+def _histories(history: list[dict[str, float]], K: int) -> list[list[float]]:
+    return [[h[f"loss_{k}"] for h in history] for k in range(K)]
+
+
+def train_plain_stacked(
+    model: StackedMLP,
+    data: TrainData,
+    *,
+    penalties: Sequence[Any] | None,
+    strengths: Sequence[float],
+    convex: bool,
+    epochs: int,
+    batch_size: int,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
+    rng: np.random.Generator,
+    adversary_optimizers: Sequence[torch.optim.Optimizer] | None = None,
+    group_codes: np.ndarray | None = None,
+    verbose: bool = False,
+) -> list[list[float]]:
+    """Stacked :func:`~otfair.estimators._training.train_plain`; returns K loss histories.
+
+    ``penalties`` holds one fitted penalty per model with a positive strength (in the
+    order of those models), or None when no model is penalized.
+    """
+    n = data.X.shape[0]
+    K = model.n_models
+    device = data.X.device
+    a = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
+    active = [k for k, v in enumerate(strengths) if v > 0]
+    stacked = StackedPenalty(penalties) if penalties and active else None
+    if stacked is not None and len(stacked) != len(active):
+        raise ValueError("`penalties` must hold one penalty per model with strength > 0.")
+    active_t = torch.tensor(active, dtype=torch.long, device=device)
+    codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
+    n_codes = 0 if codes is None else int(codes.max()) + 1
+    first = None if stacked is None else stacked.penalties[0]
+    needs_features = data.features is not None and getattr(first, "requires_features", False)
+    adversary = first is not None and first.has_adversary and adversary_optimizers
+
+    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool]]:
+        parts = batches(stratified_order(data.strata, n, rng), batch_size)
+        complete = batches_complete(codes, parts, n_codes)
+        index = torch.from_numpy(np.concatenate(parts)).to(device)
+        return zip(torch.split(index, [len(p) for p in parts]), complete, strict=True)
+
+    state: dict[str, Any] = {}
+
+    def step(batch: tuple[torch.Tensor, bool]) -> StepResult:
+        it, use_pen = batch
+        logits = model(data.X[it])  # (K, b)
+        yb = data.y[it]
+        ce = F.binary_cross_entropy_with_logits(
+            logits, yb.expand_as(logits), reduction="none"
+        ).mean(dim=1)
+        state.clear()
+        if not (use_pen and stacked is not None):
+            return ce.sum(), _per_model_logs(ce), float(len(it))
+        scores = torch.sigmoid(logits[active_t])
+        sb = None if data.s is None else data.s[it]
+        G = None if data.G is None else data.G[:, it]
+        feats = data.features[it] if needs_features else None
+        pen = ce.new_zeros(K).index_copy(0, active_t, stacked.values(scores, sb, yb, feats, G))
+        losses = (1 - a) * ce + a * pen if convex else ce + a * pen
+        state.update(scores=scores, s=sb, y=yb)
+        return losses.sum(), _per_model_logs(losses), float(len(it))
+
+    def adversary_step(batch: Any) -> None:
+        if not state:
+            return
+        for j, (p, opt) in enumerate(zip(stacked.penalties, adversary_optimizers, strict=True)):
+            adv_loss = p.adversary_loss(state["scores"][j], state["s"], state["y"])
+            opt.zero_grad(set_to_none=True)
+            adv_loss.backward()
+            opt.step()
+
+    history = run_epochs(
+        epochs,
+        epoch_batches,
+        step,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        after_step=adversary_step if adversary else None,
+        verbose=verbose,
+        desc=f"FairClassifier (curve of {K})",
+    )
+    return _histories(history, K)
+
+
+def train_ftm_stacked(
+    model: StackedMLP,
+    data: TrainData,
+    pool: np.ndarray,
+    *,
+    strengths: Sequence[float],
+    epochs: int,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
+    rng: np.random.Generator,
+    group_weights: tuple[float, float] = (0.5, 0.5),
+    steps_per_epoch: int | None = None,
+    penalties: Sequence[Any] | None = None,
+    verbose: bool = False,
+) -> list[list[float]]:
+    """Stacked :func:`~otfair.estimators._training.train_ftm`; returns K loss histories.
+
+    The matched pairings (``pool``) depend on the data only and are shared by the K
+    models; ``penalties`` (one per model, default matched DP) are evaluated together.
+    """
+    from otfair.penalties import MatchedDemographicParity
+
+    K = model.n_models
+    if penalties is None:
+        penalties = [MatchedDemographicParity() for _ in range(K)]
+    stacked = StackedPenalty(penalties)
+    n = data.X.shape[0]
+    m = pool.shape[2]
+    steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
+    device = data.X.device
+    pool_t = torch.tensor(pool, dtype=torch.int64, device=device).reshape(pool.shape[0], -1)
+    X_pool = data.X[pool_t]
+    y_pool = data.y[pool_t]
+    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
+    ce_weight = torch.cat(
+        [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
+    ).to(device=device, dtype=data.X.dtype)
+    lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
+    any_active = bool((lam > 0).any())
+    order: list[int] = []
+
+    def epoch_batches(epoch: int) -> Iterable[int]:
+        for _ in range(steps):
+            if not order:
+                order.extend(rng.permutation(pool.shape[0]).tolist())
+            yield order.pop()
+
+    def step(p: int) -> StepResult:
+        logits = model(X_pool[p])  # (K, 2m)
+        yb = y_pool[p]
+        losses = (
+            F.binary_cross_entropy_with_logits(
+                logits, yb.expand_as(logits), weight=ce_weight, reduction="none"
+            )
+        ).sum(dim=1)
+        if any_active:
+            losses = losses + lam * stacked.values(torch.sigmoid(logits), codes, yb)
+        return losses.sum(), _per_model_logs(losses), 1.0
+
+    history = run_epochs(
+        epochs,
+        epoch_batches,
+        step,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        verbose=verbose,
+        desc=f"FairClassifier (FTM curve of {K})",
+    )
+    return _histories(history, K)

@@ -32,7 +32,7 @@ import numpy as np
 import torch
 
 from otfair.datasets import load_dataset
-from otfair.estimators import get_method
+from otfair.experiments.methods import get_method
 from otfair.metrics import accuracy, demographic_parity_gap, pdp_violation, roc_auc
 
 #: method -> (family, violation metric). Baselines are strength 0 of these methods.

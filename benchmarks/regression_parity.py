@@ -28,7 +28,8 @@ import numpy as np
 import torch
 
 from otfair.datasets import load_dataset
-from otfair.estimators import UnfairRegressor, WassersteinNet, paper_settings
+from otfair.estimators import UnfairRegressor, WassersteinNet
+from otfair.experiments.methods import paper_settings
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "paper": {},

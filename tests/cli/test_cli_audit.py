@@ -134,3 +134,84 @@ def test_missing_file_nan_and_single_group(tmp_path):
     pd.DataFrame({"y": [0, 1, 1], "p": [0.1, 0.2, 0.3], "s": [1, 1, 1]}).to_csv(path, index=False)
     res = _run(path, "--label", "y", "--score", "p", "--sensitive", "s")
     assert res.exit_code == 2 and "at least 2 groups" in res.stderr
+
+
+def _one_line_error(res, needle):
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], lines
+
+
+def test_max_categories_must_be_positive(predictions):
+    path, _ = predictions
+    base = [path, "--label", "label", "--score", "score", "--sensitive", "sex"]
+    _one_line_error(_run(*base, "--max-categories", "-3"), "--max-categories must be >= 1")
+    _one_line_error(_run(*base, "--max-categories", "0"), "--max-categories")
+
+
+def test_intersectional_groups_carry_column_names(tmp_path):
+    rng = np.random.default_rng(1)
+    n = 200
+    frame = pd.DataFrame(
+        {
+            "y": rng.integers(0, 2, n),
+            "p": rng.random(n),
+            "sex": rng.integers(0, 2, n).astype(float),  # read back as 0.0 / 1.0
+            "race": rng.integers(0, 2, n),
+        }
+    )
+    path = tmp_path / "p.csv"
+    frame.to_csv(path, index=False)
+    res = _run(path, "--label", "y", "--score", "p", "--sensitive", "sex", "--sensitive",
+               "race", "--json")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    groups = [g["group"] for g in json.loads(res.stdout)["by_group"]]
+    assert groups == ["sex=0,race=0", "sex=0,race=1", "sex=1,race=0", "sex=1,race=1"]
+    for g in json.loads(res.stdout)["by_group"]:
+        sex, race = (int(part.split("=")[1]) for part in g["group"].split(","))
+        assert g["n"] == int(((frame["sex"] == sex) & (frame["race"] == race)).sum())
+
+
+def test_hard_predictions_warn(predictions, tmp_path):
+    _, frame = predictions
+    frame = frame.assign(hard=(frame["score"] >= 0.5).astype(int))
+    path = tmp_path / "hard.csv"
+    frame.to_csv(path, index=False)
+    res = _run(path, "--label", "label", "--score", "hard", "--sensitive", "sex", "--json")
+    assert res.exit_code == 0, res.output
+    assert "note: --score column 'hard' holds only 0/1 values" in res.stderr
+    json.loads(res.stdout)
+    res = _run(path, "--label", "label", "--score", "score", "--sensitive", "sex", "--json")
+    assert res.exit_code == 0 and "0/1" not in res.stderr
+
+
+def test_pos_label_for_string_labels(predictions, tmp_path):
+    _, frame = predictions
+    frame = frame.assign(income=np.where(frame["label"] == 1, ">50K", "<=50K"))
+    path = tmp_path / "income.csv"
+    frame.to_csv(path, index=False)
+    base = [path, "--score", "score", "--sensitive", "sex", "--json"]
+    res = _run(*base, "--label", "income", "--pos-label", ">50K")
+    assert res.exit_code == 0, res.output
+    ref = json.loads(_run(*base, "--label", "label").stdout)
+    out = json.loads(res.stdout)
+    assert out["accuracy"] == pytest.approx(ref["accuracy"])
+    assert out["auc"] == pytest.approx(skm.roc_auc_score(frame["label"], frame["score"]))
+    _one_line_error(_run(*base, "--label", "income"), "--pos-label")
+    _one_line_error(_run(*base, "--label", "income", "--pos-label", "yes"), "values: <=50K")
+    reg = [path, "--label", "target", "--score", "pred", "--sensitive", "sex"]
+    _one_line_error(_run(*reg, "--task", "regression", "--pos-label", "x"), "classification")
+
+
+def test_regression_audit_skipped_with_three_groups(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 150
+    frame = pd.DataFrame({"t": rng.normal(size=n), "s": rng.integers(0, 3, n)})
+    frame["p"] = frame["t"] + rng.normal(scale=0.3, size=n)
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    res = _run(path, "--label", "t", "--score", "p", "--sensitive", "s", "--task", "regression",
+               "--json")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["accuracy_disparity"] is None
+    assert "needs exactly two sensitive groups, found 3" in res.stderr

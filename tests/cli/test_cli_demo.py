@@ -6,8 +6,8 @@ from typer.testing import CliRunner
 import otfair.datasets
 from otfair.cli import app
 from otfair.datasets import DataFileError
-from otfair.estimators import paper_settings
 from otfair.experiments import demo_spec, open_store, run_sweep
+from otfair.experiments.methods import paper_settings
 
 
 def test_demo_spec_is_small():

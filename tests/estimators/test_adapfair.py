@@ -10,8 +10,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 from sklearn.neural_network import MLPClassifier
 
-from otfair.estimators._adapfair import AdapFairPreprocessor
-from otfair.estimators._adapfair_scorer import as_torch_classifier
+from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor
+from otfair.estimators.preprocessing.adapfair_scorer import as_torch_classifier
 
 
 def _biased_data(n=600, d=4, seed=0):

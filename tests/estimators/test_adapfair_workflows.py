@@ -7,8 +7,11 @@ import pytest
 import torch
 from fairlearn.metrics import equalized_odds_difference
 
-from otfair.estimators._adapfair_workflows import AdapFairClassifier, train_base_classifier
-from otfair.estimators.registry import get_method
+from otfair.estimators.preprocessing.adapfair_classifier import (
+    AdapFairClassifier,
+    train_base_classifier,
+)
+from otfair.experiments.methods import get_method
 
 
 def _data(n=600, d=4, seed=0, shift=0.0):

@@ -3,7 +3,7 @@ import pytest
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from otfair.estimators._classifier import FairClassifier
+from otfair.estimators.classification.fair_classifier import FairClassifier
 
 
 def _data(n=600, seed=0):
@@ -119,7 +119,9 @@ def test_bad_input_messages():
     with pytest.raises(ValueError, match="penalty"):
         FairClassifier("nope").fit(X, y)
     with pytest.raises(ValueError, match="notion='eo'"):
-        FairClassifier("gapreg", 1.0, notion="eo").fit(X, y, sensitive_features=s)
+        FairClassifier("barycenter", 0.5, notion="eo").fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match="`notion` must be one of dp, eopp, eo"):
+        FairClassifier("gapreg", 1.0, notion="xx").fit(X, y, sensitive_features=s)
     Xn = X.copy()
     Xn[0, 0] = np.nan
     with pytest.raises(ValueError, match="NaN"):

@@ -3,9 +3,8 @@ import pytest
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
-from otfair.estimators._baselines import ReductionClassifier
-from otfair.estimators._classifier import FairClassifier
-from otfair.estimators.registry import get_method, list_methods
+from otfair.estimators import FairClassifier, ReductionClassifier
+from otfair.experiments.methods import get_method, list_methods
 
 METHODS = ["unfair", "unfair-mlp", "otf", "norm", "barycenter", "ftm", "ftm-joint", "gapreg",
            "adv", "reduction"]  # fmt: skip
@@ -62,7 +61,7 @@ def test_all_methods_registered_with_paper_defaults():
                                    device="cpu", dataset="bank").epochs == 200  # fmt: skip
     # The FTM paper's Unfair baseline: the FTM family's MLP and training, no penalty.
     spec = get_method("unfair-mlp")
-    assert spec.sensitive_as_input and not spec.default_strengths
+    assert spec.sensitive_as_input and not spec.default_strengths and not spec.has_strength
     ref = get_method("gapreg").build(1.0, notion="dp", random_state=0, epochs=None,
                                      device="cpu", dataset="adult").get_params()  # fmt: skip
     p = spec.build(None, notion="dp", random_state=0, epochs=None, device="cpu",

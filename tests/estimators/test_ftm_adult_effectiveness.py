@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 
 from otfair.datasets import load_dataset
-from otfair.estimators._classifier import FairClassifier
+from otfair.estimators.classification.fair_classifier import FairClassifier
 
 
 @pytest.mark.slow

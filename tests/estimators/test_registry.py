@@ -1,6 +1,19 @@
+"""The method registry (otfair.experiments.methods) and its deprecated old home."""
+
+import inspect
+import warnings
+
 import pytest
 
-from otfair.estimators.registry import MethodSpec, get_method, list_methods, register_method
+from otfair.experiments.methods import (
+    PAPER_SETTINGS,
+    MethodSpec,
+    check_options,
+    get_method,
+    list_methods,
+    paper_settings,
+    register_method,
+)
 
 
 def test_register_and_get():
@@ -11,8 +24,85 @@ def test_register_and_get():
     assert "_test_dummy" not in list_methods("regression")
     with pytest.raises(ValueError, match="already registered"):
         register_method(MethodSpec(name="_test_dummy", task="regression", build=print))
+    with pytest.raises(TypeError, match="MethodSpec"):
+        register_method("nope")
 
 
 def test_unknown_method_lists_known():
     with pytest.raises(ValueError, match="Unknown method 'nope'. Known methods:"):
         get_method("nope")
+
+
+def test_every_builtin_spec_is_self_consistent():
+    for name in list_methods():
+        spec = get_method(name)
+        if not spec.build.__module__.startswith("otfair.experiments.methods"):
+            continue  # registered by a test
+        assert spec.description and spec.paper, name
+        if spec.has_strength:
+            # the default strength is a number; the grid (if any) is sorted one way
+            assert isinstance(spec.strength_for(None), float), name
+        else:
+            assert spec.strength_for("adult") is None and not spec.default_strengths, name
+        if spec.estimator is not None:
+            built = spec.build(None, notion=None, random_state=0, epochs=1, device="cpu",
+                               dataset=None)  # fmt: skip
+            assert isinstance(built, spec.estimator), name
+            params = set(inspect.signature(spec.estimator.__init__).parameters)
+            assert set(spec.option_names()) <= params, name
+            assert not {"random_state", "device", "notion"} & set(spec.option_names())
+
+
+def test_deprecated_paths_warn_and_forward():
+    import otfair.estimators.registry as old
+
+    with pytest.warns(DeprecationWarning, match="otfair.experiments.methods"):
+        assert old.get_method("otf") is get_method("otf")
+    with pytest.warns(DeprecationWarning, match="otfair.experiments.methods"):
+        assert old.list_methods("regression") == list_methods("regression")
+    assert old.MethodSpec is MethodSpec
+    from otfair.estimators import _regression_defaults
+
+    with pytest.warns(DeprecationWarning, match="paper_settings"):
+        legacy = _regression_defaults.paper_settings("law_school")
+    assert legacy == {k: v for k, v in paper_settings("law_school").items() if k != "bgl_eps"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        import otfair.estimators  # noqa: F401  importing the package itself does not warn
+
+
+def test_paper_settings_one_table():
+    assert paper_settings("law_school")["clip"] == 0.2
+    assert paper_settings("german", paper="ftm") == {"batch_size": 200}
+    assert paper_settings("unknown") == PAPER_SETTINGS["accuracy-disparity"]["*"]
+    with pytest.raises(ValueError, match="`paper`"):
+        paper_settings("adult", paper="nope")
+    # per-dataset strengths come from the same table
+    bgl = get_method("bgl")
+    assert bgl.strength_for("law_school") == PAPER_SETTINGS["accuracy-disparity"][
+        "law_school"]["bgl_eps"]  # fmt: skip
+    assert bgl.build(None, random_state=0, dataset="adult").eps == 0.07
+
+
+@pytest.mark.parametrize(
+    ("method", "options", "match"),
+    [
+        ("otf", {"lr": "abc"}, "option 'lr' of method 'otf' expects a number; got 'abc'"),
+        ("otf", {"lr": True}, "expects a number"),
+        ("otf", {"batch_size": 1.5}, "expects an integer"),
+        ("otf", {"nonsense": 1}, "unknown option.*valid options: .*batch_size"),
+        ("cenet", {"encoder_hidden": [8, "a"]}, "a list of integers"),
+        ("adapfair", {"sensitive_column": "x"}, "an integer or null"),
+        ("reduction", {"epochs": 3}, "valid options: C, max_iter"),
+    ],
+)
+def test_check_options_names_option_and_type(method, options, match):
+    with pytest.raises(ValueError, match=match):
+        check_options(get_method(method), options)
+
+
+def test_check_options_accepts_valid_values():
+    spec = get_method("otf")
+    opts = {"lr": 1, "hidden": [8, 8], "matching_cache_dir": None, "model": "mlp"}
+    assert check_options(spec, opts) == opts
+    assert check_options(get_method("adapfair"), {"base_epochs": 3, "sensitive_column": None})

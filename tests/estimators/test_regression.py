@@ -7,8 +7,8 @@ import pytest
 import torch
 from sklearn.base import clone
 
-from otfair.estimators._regression import CENet, WassersteinNet
-from otfair.estimators._regression_baselines import UnfairRegressor
+from otfair.estimators.regression.baselines import UnfairRegressor
+from otfair.estimators.regression.nets import CENet, WassersteinNet
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
 
 SMALL = {"encoder_hidden": (16,), "epochs": 30, "batch_size": 128, "random_state": 0}

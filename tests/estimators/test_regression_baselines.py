@@ -8,7 +8,7 @@ from fairlearn.reductions import BoundedGroupLoss, ExponentiatedGradient, Square
 from scipy.optimize import minimize
 from sklearn.linear_model import LinearRegression
 
-from otfair.estimators._regression_baselines import BGLRegressor, CODRegressor
+from otfair.estimators.regression.baselines import BGLRegressor, CODRegressor
 
 
 def _data(n: int = 400, seed: int = 0):

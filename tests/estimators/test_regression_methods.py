@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from otfair.estimators._regression import WassersteinNet
-from otfair.estimators.registry import get_method, list_methods
+from otfair.estimators.regression.nets import WassersteinNet
+from otfair.experiments.methods import get_method, list_methods
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
 
 NAMES = ("unfair-reg", "cenet", "wassersteinnet", "bgl", "cod")

@@ -104,7 +104,7 @@ def test_ftm_audits_use_the_test_scores(plugin_path):
 def test_sfp_audit_against_an_independently_fitted_reference(plugin_path):
     from scipy.stats import spearmanr
 
-    from otfair.estimators import get_method
+    from otfair.experiments.methods import get_method
 
     res = run_single("synthetic", "dummy-lr", seed=0, epochs=2, audits=["sfp"])
     split = load_dataset("synthetic").split(test_size=0.2, random_state=0)

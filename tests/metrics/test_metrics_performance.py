@@ -42,3 +42,30 @@ def test_undefined_cases_raise():
         r2_score([1.0, 1.0], [0.0, 2.0])
     with pytest.raises(ValueError, match="y_score.*probabilities"):
         log_loss([0, 1], [0.5, 1.2])
+
+
+def test_wrappers_keep_the_documented_formulas():
+    # independent of scikit-learn: the docstrings' formulas computed by hand
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 250)
+    p = np.round(rng.random(250), 2)
+    p[:3] = [0.0, 1.0, 0.5]  # exact 0/1 are clipped to [eps, 1 - eps]; 0.5 >= 0.5 is 1
+    n_pos = y.sum()
+    ranks = rankdata(p)
+    mann_whitney = (ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2) / (n_pos * (y.size - n_pos))
+    assert roc_auc(y, p) == pytest.approx(mann_whitney, abs=1e-12)
+    eps = np.finfo(np.float64).eps
+    q = np.clip(p, eps, 1 - eps)
+    ce = -np.mean(y * np.log(q) + (1 - y) * np.log1p(-q))
+    assert log_loss(y, p) == pytest.approx(ce, rel=1e-12)
+    assert accuracy(y, p) == np.mean((p >= 0.5) == y)
+    assert accuracy([1, 0], [0.5, 0.4999]) == 1.0
+    # one class present: defined (labels are {0, 1} by convention), unlike bare sklearn
+    assert log_loss([1, 1], [0.5, 0.25]) == pytest.approx(-np.mean(np.log([0.5, 0.25])))
+    d = rng.normal(size=40)
+    e = d + rng.normal(size=40)
+    assert mean_squared_error(d, e) == pytest.approx(np.mean((d - e) ** 2), rel=1e-12)
+    r2 = 1 - np.sum((d - e) ** 2) / np.sum((d - d.mean()) ** 2)
+    assert r2_score(d, e) == pytest.approx(r2, rel=1e-12)

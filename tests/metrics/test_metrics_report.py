@@ -126,8 +126,10 @@ def test_intersectional_groups_and_mixed_continuous(adult_panel):
     cols += [(s["race"] == r).to_numpy(float) for r in s["race"].unique()]
     expected = max(abs(pearsonr(p, c).statistic) for c in cols)
     assert rep.summary["pdp_violation"] == pytest.approx(expected)
-    # several groups have no positives at this size: the TPR gap is NaN, not an error
-    assert set(rep.by_group.index) == set(np.unique(keys))
+    # several groups have no positives at this size: the TPR gap is NaN, not an error;
+    # intersectional group labels carry the column names
+    named = "sex=" + cats["sex"].astype(str) + ",race=" + cats["race"].astype(str)
+    assert set(rep.by_group.index) == set(named)
 
 
 def test_continuous_only_gives_nan_group_measures(adult_panel):
@@ -172,3 +174,30 @@ def test_regression_panel():
     assert m["mean_score_gap"] == pytest.approx(abs(pred[s == 0].mean() - pred[s == 1].mean()))
     assert m["pdp_violation"] == pytest.approx(abs(pearsonr(pred, s).statistic))
     assert rep.by_group["mse"].tolist() == pytest.approx([mse0, mse1])
+
+
+def test_regression_report_carries_the_accuracy_disparity_audit():
+    from otfair.metrics import accuracy_disparity_audit
+
+    rng = np.random.default_rng(5)
+    n = 300
+    s = rng.integers(0, 2, n)
+    y = rng.normal(size=n) + s
+    pred = y + rng.normal(scale=0.5 + 0.5 * s, size=n)
+    rep = fairness_report(y, pred, sensitive_features=s, task="regression")
+    expected = accuracy_disparity_audit(y, pred, sensitive_features=s)
+    assert set(rep.accuracy_disparity) == set(expected)
+    for key, value in expected.items():
+        if isinstance(value, float):
+            assert rep.accuracy_disparity[key] == pytest.approx(value), key
+    assert rep.to_dict()["accuracy_disparity"] == rep.accuracy_disparity
+    assert rep.accuracy_disparity["error_gap"] == pytest.approx(rep.summary["error_gap"])
+    three = fairness_report(y, pred, sensitive_features=rng.integers(0, 3, n), task="regression")
+    assert three.accuracy_disparity is None and "found 3" in three.notes[0]
+    clf = fairness_report((y > 0).astype(int), 1 / (1 + np.exp(-pred)), sensitive_features=s)
+    assert clf.accuracy_disparity is None and "accuracy_disparity" not in clf.to_dict()
+
+
+def test_max_categories_validated():
+    with pytest.raises(ValueError, match="max_categories"):
+        fairness_report([0, 1], [0.2, 0.7], sensitive_features=[0, 1], max_categories=-3)

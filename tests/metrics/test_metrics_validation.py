@@ -80,6 +80,14 @@ def test_nan_scores_and_sensitive(metric):
         metric(Y, P, sensitive_features=np.where(S == 0, np.nan, 1.0))
 
 
+@pytest.mark.parametrize("metric", [*ALL, error_gap, _report])
+def test_nan_labels_rejected_even_where_labels_are_unused(metric):
+    # DP, WDP, KSDP, TVDP, mean score gap and PDP ignore y_true but a hole is a data error
+    for bad in (np.where(Y == 1, np.nan, 0.0), np.array([0, 1, None, 1, 0, 1], dtype=object)):
+        with pytest.raises(ValueError, match="y_true.*(NaN|missing)"):
+            metric(bad, P, sensitive_features=S)
+
+
 @pytest.mark.parametrize("metric", [*GROUP_METRICS, _report])
 def test_single_group(metric):
     with pytest.raises(ValueError, match="sensitive_features.*at least 2 groups"):

@@ -32,7 +32,8 @@ def _constraints(notion):
 
 def _mdp_call(pen, scores, s, y):
     k = int(min((s == 0).sum(), (s == 1).sum()))
-    return pen(scores[s == 0][:k], scores[s == 1][:k])
+    paired = torch.cat([scores[s == 0][:k], scores[s == 1][:k]])
+    return pen(paired, torch.cat([torch.zeros(k), torch.ones(k)]).long())
 
 
 PENALTIES = {

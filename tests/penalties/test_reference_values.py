@@ -45,11 +45,33 @@ def test_gap_hand_computed_and_gradient():
     torch.testing.assert_close(h.grad, expected)
 
 
+@pytest.mark.parametrize("notion", ["eo", "eopp"])
+def test_gap_label_notions_sum_the_cells_gaps(notion):
+    """GapReg per label cell through the notion (what AdapFair's base classifier used)."""
+    gen = torch.Generator().manual_seed(0)
+    h = torch.rand(60, generator=gen, dtype=torch.float64)
+    s = (torch.arange(60) % 3 == 0).long()
+    y = (torch.arange(60) % 2).double()
+    cells = (0.0, 1.0) if notion == "eo" else (1.0,)
+    expected = sum(float(GapPenalty()(h[y == c], s[y == c])) for c in cells)
+    pen = GapPenalty(notion)
+    assert float(pen(h, s, y)) == pytest.approx(expected, rel=1e-12)
+    assert float(pen.value(h, s, y)) == pytest.approx(expected, rel=1e-12)
+    with pytest.raises(ValueError, match="labels"):
+        pen(h, s)
+
+
 def test_mdp_hand_computed():
     h0 = torch.tensor([0.1, 0.8, 0.5])
     h1 = torch.tensor([0.3, 0.8, 0.2])
-    assert float(MatchedDemographicParity()(h0, h1)) == pytest.approx((0.2 + 0 + 0.3) / 3)
-    with pytest.raises(ValueError, match="same shape"):
+    codes = torch.tensor([0, 0, 0, 1, 1, 1])
+    value = MatchedDemographicParity()(torch.cat([h0, h1]), codes)
+    assert float(value) == pytest.approx((0.2 + 0 + 0.3) / 3)
+    with pytest.raises(ValueError, match="m zeros then m ones"):
+        MatchedDemographicParity()(torch.cat([h0, h1]), codes.flip(0))
+    with pytest.warns(DeprecationWarning, match="deprecated"):  # the old two-vector call
+        assert float(MatchedDemographicParity()(h0, h1)) == pytest.approx(float(value))
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="same shape"):
         MatchedDemographicParity()(h0, h1[:2])
 
 

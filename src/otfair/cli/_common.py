@@ -54,3 +54,39 @@ def parse_key_values(pairs: list[str] | None, option: str = "--option") -> dict[
         except json.JSONDecodeError:
             out[key] = raw
     return out
+
+
+def format_value(value: Any) -> str:
+    """One table cell: floats with 4 decimals, everything else as ``str``."""
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.4f}"
+    return str(value)
+
+
+def print_table(
+    title: str, header: list[str], rows: list[list[Any]], *, align: str = "right"
+) -> None:
+    """Print one table: first column left-aligned, the others ``align``-ed."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=title)
+    for i, name in enumerate(header):
+        table.add_column(name, justify="left" if i == 0 else align)  # type: ignore[arg-type]
+    for row in rows:
+        table.add_row(*(format_value(v) for v in row))
+    Console().print(table)
+
+
+def print_panel(title: str, panel: dict[str, Any]) -> None:
+    """Print a flat ``{measure: value}`` panel; nested dicts become their own tables."""
+    flat = [[k, v] for k, v in panel.items() if not isinstance(v, dict)]
+    print_table(title, ["measure", "value"], flat)
+    for key, value in panel.items():
+        if isinstance(value, dict):
+            print_panel(key, value)
+
+
+def note(message: str) -> None:
+    """Print ``note: message`` on stderr (information, not an error)."""
+    typer.secho(f"note: {message}", err=True)

@@ -4,7 +4,8 @@ The CSV holds one row per individual with the true label, the model's score and 
 more sensitive columns, as written by any model. The command prints
 :func:`otfair.metrics.fairness_report` as tables, or as JSON whose top-level keys are the
 report's stable summary keys plus ``"by_group"`` (and ``"accuracy_disparity"`` for
-regression).
+regression): :meth:`otfair.metrics.FairnessReport.to_dict`. The command only reads and
+checks the CSV columns; every measure comes from :func:`otfair.metrics.fairness_report`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from otfair.cli._common import echo_json, fail
+from otfair.cli._common import echo_json, fail, note, print_panel, print_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -48,72 +49,72 @@ def _read_csv(path: Path, columns: dict[str, list[str]]) -> pd.DataFrame:
     return frame
 
 
-def _explain(message: str, label: str, score: str, sensitive: list[str]) -> str:
-    """Rename the library's argument names to the CSV columns they came from."""
-    replacements = {
-        "`y_true`": f"--label column {label!r}",
-        "`y_score`": f"--score column {score!r}",
-        "`sensitive_features`": f"--sensitive column(s) {', '.join(map(repr, sensitive))}",
-    }
-    for old, new in replacements.items():
-        message = message.replace(old, new)
-    return message.splitlines()[0] if message else "invalid input"
-
-
-def _format(value: Any) -> str:
-    if isinstance(value, float):
-        return f"{value:.4f}"
-    return str(value)
-
-
-def _print_tables(report: FairnessReport, extra: dict[str, Any] | None, title: str) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    table = Table(title=title)
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for key, value in report.summary.items():
-        table.add_row(key, _format(value))
-    console.print(table)
-    if not report.by_group.empty:
-        groups = Table(title="by group")
-        groups.add_column("group")
-        for col in report.by_group.columns:
-            groups.add_column(str(col), justify="right")
-        for name, row in report.by_group.astype(object).iterrows():
-            groups.add_row(str(name), *(_format(v) for v in row.tolist()))
-        console.print(groups)
-    else:
-        console.print("[dim]no categorical sensitive column: group measures are NaN[/dim]")
-    if extra:
-        sub = Table(title="accuracy disparity (regression)")
-        sub.add_column("measure")
-        sub.add_column("value", justify="right")
-        for key, value in extra.items():
-            if isinstance(value, (int, float, str)):
-                sub.add_row(key, _format(value))
-        console.print(sub)
-
-
-def _accuracy_disparity(
-    report: FairnessReport, y_true: Any, y_pred: Any
-) -> tuple[dict[str, Any] | None, str | None]:
-    """Run the regression accuracy-disparity audit on the report's two groups."""
-    from otfair.metrics import accuracy_disparity_audit
-
-    groups = report.sensitive.groups
-    if groups is None or len(groups) != 2:
-        n = 0 if groups is None else len(groups)
-        return None, f"needs exactly two sensitive groups, found {n}"
-    try:
-        result = accuracy_disparity_audit(
-            y_true, y_pred, sensitive_features=groups[report.sensitive.codes]
+def _labels(frame: pd.DataFrame, label: str, pos_label: str | None, task: str) -> Any:
+    """Return the label column as 0/1 (classification with ``--pos-label``) or as it is."""
+    column = frame[label]
+    if pos_label is None:
+        if task == "classification" and not _is_numeric(column):
+            values = sorted(map(str, column.unique()))[:10]
+            fail(
+                f"--label column {label!r} holds strings ({', '.join(values)}): "
+                "name the positive class with --pos-label"
+            )
+        return column
+    if task != "classification":
+        fail("--pos-label applies to --task classification only")
+    text = column.astype(str).str.strip()
+    if not (text == pos_label).any():
+        values = sorted(text.unique())[:10]
+        fail(
+            f"--pos-label {pos_label!r} does not occur in --label column {label!r}; "
+            f"values: {', '.join(values)}"
         )
-    except ValueError as exc:
-        return None, str(exc).splitlines()[0]
-    return result, None
+    return (text == pos_label).astype(int)
+
+
+def _is_numeric(column: Any) -> bool:
+    """Whether a pandas column is numeric (booleans count as numeric 0/1)."""
+    import pandas as pd
+
+    return bool(pd.api.types.is_numeric_dtype(column))
+
+
+def _check_scores(frame: pd.DataFrame, score: str, task: str) -> None:
+    """Reject a non-numeric score column; warn about hard 0/1 predictions."""
+    import numpy as np
+
+    column = frame[score]
+    if not _is_numeric(column):
+        fail(f"--score column {score!r} is not numeric")
+    if task != "classification":
+        return
+    values = column.to_numpy(dtype=float)
+    if values.min() < 0.0 or values.max() > 1.0:
+        fail(
+            f"--score column {score!r} must hold probabilities in [0, 1] for classification "
+            f"(found [{values.min():g}, {values.max():g}]); use --task regression for "
+            "real-valued predictions"
+        )
+    if np.isin(values, (0.0, 1.0)).all():
+        note(
+            f"--score column {score!r} holds only 0/1 values (hard predictions?): AUC, log "
+            "loss and the score-distribution measures then describe the predicted labels"
+        )
+
+
+def _print_tables(report: FairnessReport, title: str) -> None:
+    print_panel(title, report.summary)
+    if not report.by_group.empty:
+        frame = report.by_group.astype(object)
+        rows = [[str(name), *row.tolist()] for name, row in frame.iterrows()]
+        print_table("by group", ["group", *map(str, frame.columns)], rows)
+    else:
+        typer.echo("no categorical sensitive column: group measures are NaN")
+    if report.accuracy_disparity:
+        flat = {
+            k: v for k, v in report.accuracy_disparity.items() if isinstance(v, (int, float, str))
+        }
+        print_panel("accuracy disparity (regression)", flat)
 
 
 def audit_command(
@@ -140,9 +141,15 @@ def audit_command(
         int,
         typer.Option(
             "--max-categories",
-            help="A numeric sensitive column with more distinct values is continuous.",
+            help="A numeric sensitive column with more distinct values (>= 1) is continuous.",
         ),
     ] = 10,
+    pos_label: Annotated[
+        str | None,
+        typer.Option(
+            "--pos-label", help="Positive class of a string --label column (e.g. '>50K')."
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with stable keys.")] = False,
 ) -> None:
     """Audit predictions in a CSV: performance and fairness, overall and by group.
@@ -154,11 +161,15 @@ def audit_command(
 
     if task not in ("classification", "regression"):
         fail(f"--task must be 'classification' or 'regression', got {task!r}")
+    if max_categories < 1:
+        fail(f"--max-categories must be >= 1, got {max_categories}")
     columns = {"--label": [label], "--score": [score], "--sensitive": list(sensitive)}
     frame = _read_csv(file, columns)
+    y_true = _labels(frame, label, pos_label, task)
+    _check_scores(frame, score, task)
     try:
         report = fairness_report(
-            frame[label],
+            y_true,
             frame[score],
             sensitive_features=frame[list(sensitive)],
             task=task,  # type: ignore[arg-type]
@@ -166,20 +177,14 @@ def audit_command(
             max_categories=max_categories,
         )
     except (ValueError, TypeError) as exc:
-        fail(_explain(str(exc), label, score, list(sensitive)))
-    extra = None
-    if task == "regression":
-        extra, reason = _accuracy_disparity(report, frame[label], frame[score])
-        if reason:
-            typer.secho(f"note: accuracy-disparity audit skipped: {reason}", err=True)
+        fail(f"{file.name}: {str(exc).strip().splitlines()[0]}")
+    for message in report.notes:
+        note(message)
     if as_json:
-        out = report.to_dict()
-        if task == "regression":
-            out["accuracy_disparity"] = extra
-        echo_json(out)
+        echo_json(report.to_dict())
     else:
         title = f"otfair audit: {file.name} ({task}, n={report.summary['n']})"
-        _print_tables(report, extra, title)
+        _print_tables(report, title)
 
 
 def register(app: typer.Typer) -> None:

@@ -2,45 +2,53 @@
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated, Any
 
+import click
 import typer
+from typer.core import TyperCommand
 
-from otfair.cli._common import echo_json, fail, parse_key_values
+from otfair.cli._common import echo_json, fail, note, parse_key_values, print_panel
+
+_DATA_FIX = (
+    "get it with `otfair datasets fetch {name}`, or point --data-home or OTFAIR_DATA_DIR "
+    "at a directory that holds it"
+)
 
 
-def _print_panel(result: dict[str, Any]) -> None:
-    from rich.console import Console
-    from rich.table import Table
+class _FitCommand(TyperCommand):
+    """``fit`` whose help lists the registered methods (loaded only when help is shown)."""
 
-    title = f"{result['method']} on {result['dataset']} (seed {result['seed']}), test split"
-    table = Table(title=title)
-    table.add_column("measure")
-    table.add_column("value", justify="right")
-    for key, value in result.items():
-        if isinstance(value, dict):
-            continue
-        shown = f"{value:.4f}" if isinstance(value, float) else str(value)
-        table.add_row(key, shown)
-    console = Console()
-    console.print(table)
-    for key, value in result.items():
-        if isinstance(value, dict):
-            sub = Table(title=key)
-            sub.add_column("measure")
-            sub.add_column("value", justify="right")
-            for k, v in value.items():
-                sub.add_row(str(k), f"{v:.4f}" if isinstance(v, float) else str(v))
-            console.print(sub)
+    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from otfair.experiments.methods import list_methods
+
+        names = ", ".join(list_methods())
+        self.help = f"{self.help}\n\nMethods (`otfair methods` describes them): {names}."
+        super().format_help(ctx, formatter)
+
+
+def _progress_default(progress: bool | None, as_json: bool) -> bool:
+    """On in a terminal, off with --json or when the output is piped."""
+    if progress is not None:
+        return progress
+    return not as_json and sys.stdout.isatty() and sys.stderr.isatty()
 
 
 def fit_command(
     dataset: str = typer.Option(..., "--dataset", help="Dataset name (`otfair datasets list`)."),
-    method: str = typer.Option(..., "--method", help="Registered method name."),
+    method: str = typer.Option(..., "--method", help="Method name (`otfair methods list`)."),
     strength: float | None = typer.Option(
-        None, "--strength", help="Trade-off parameter (alpha, lambda, eps...) of the method."
+        None,
+        "--strength",
+        help="Trade-off parameter (alpha, lambda, eps...); default: the method's. "
+        "An error for methods without one.",
     ),
-    notion: str | None = typer.Option(None, "--notion", help="Fairness notion: dp, eo, eopp."),
+    notion: str | None = typer.Option(
+        None,
+        "--notion",
+        help="Fairness notion among those the method supports (`otfair methods describe`).",
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the split and of the estimator."),
     epochs: int | None = typer.Option(None, "--epochs", help="Training epochs."),
     device: str = typer.Option("cpu", "--device", help="Torch device (cpu, cuda, auto)."),
@@ -55,20 +63,32 @@ def fit_command(
             "--dataset-option", "-d", help="Dataset loader option key=value; repeatable."
         ),
     ] = None,
+    data_home: str | None = typer.Option(
+        None, "--data-home", help="Directory of the dataset files (else OTFAIR_DATA_DIR)."
+    ),
     source_domain: str | None = typer.Option(
-        None, "--source-domain", help="Source domain of a domain-shift pair (with target)."
+        None, "--source-domain", help="Source domain of a domain-shift pair (AdapFair only)."
     ),
     target_domain: str | None = typer.Option(
-        None, "--target-domain", help="Target domain of a domain-shift pair (with source)."
+        None, "--target-domain", help="Target domain of a domain-shift pair (AdapFair only)."
     ),
     max_train_rows: int | None = typer.Option(
         None, "--max-train-rows", help="Subsample the training split to this many rows."
     ),
+    progress: bool | None = typer.Option(
+        None,
+        "--progress/--no-progress",
+        help="Training progress on stderr (default: on in a terminal, off with --json or "
+        "when piped).",
+    ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Train METHOD on the DATASET training split and print the test fairness panel."""
+    from otfair.datasets import DataFileError
     from otfair.experiments import run_single
 
+    method_options = parse_key_values(option)
+    dataset_options = parse_key_values(dataset_option, "--dataset-option")
     try:
         result = run_single(
             dataset,
@@ -79,20 +99,31 @@ def fit_command(
             epochs=epochs,
             device=device,
             test_size=test_size,
-            dataset_options=parse_key_values(dataset_option, "--dataset-option"),
-            method_options=parse_key_values(option),
+            dataset_options=dataset_options,
+            method_options=method_options,
             source_domain=source_domain,
             target_domain=target_domain,
             max_train_rows=max_train_rows,
+            data_home=data_home,
+            verbose=_progress_default(progress, as_json),
+            announce=note,
         )
+    except DataFileError as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else "data file missing"
+        fail(f"{first} ({_DATA_FIX.format(name=dataset)})")
     except (ValueError, TypeError) as exc:
-        fail(str(exc))
+        fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     if as_json:
         echo_json(result)
     else:
-        _print_panel(result)
+        _print(result)
+
+
+def _print(result: dict[str, Any]) -> None:
+    title = f"{result['method']} on {result['dataset']} (seed {result['seed']}), test split"
+    print_panel(title, result)
 
 
 def register(app: typer.Typer) -> None:
     """Attach the ``fit`` command to the root app."""
-    app.command("fit")(fit_command)
+    app.command("fit", cls=_FitCommand)(fit_command)

@@ -96,8 +96,9 @@ def _entries() -> dict[str, DatasetEntry]:
         DatasetEntry(
             "bank",
             _bank.load_bank,
-            "UCI Bank Marketing, term deposit (30,488 rows without 'unknown')",
-            {"sensitive": ("age_binned", "age")},
+            "UCI Bank Marketing, term deposit (30,488 rows without 'unknown'; 41,188 with "
+            "drop_unknown=False)",
+            {"sensitive": ("age_binned", "age", "age25")},
         ),
         DatasetEntry(
             "dutch",

@@ -13,40 +13,91 @@ Classification (OTF and FTM papers)
 Regression (accuracy parity)
     :class:`CENet`, :class:`WassersteinNet` and the baselines :class:`UnfairRegressor`,
     :class:`BGLRegressor`, :class:`CODRegressor`.
-Preprocessing a frozen classifier (AdapFair)
-    :class:`AdapFairPreprocessor` and the end-to-end :class:`AdapFairClassifier`.
+    :class:`CODRFFRegressor` (COD with random Fourier features, Komiyama et al. 2018).
+Preprocessing
+    AdapFair in front of a frozen classifier (:class:`AdapFairPreprocessor`, the
+    end-to-end :class:`AdapFairClassifier`); :class:`OTRepair` (Gordaliza et al. 2019)
+    and :class:`FairPCA` (Kleindessner et al. 2023) before any model.
+Post-processing
+    :class:`WassersteinBarycenterClassifier` (Xian, Yin and Zhao 2023) and
+    :class:`WassersteinBarycenterRegressor` (Chzhen et al. 2020).
 
-The methods that ``otfair fit`` and ``otfair sweep`` run are listed by
-:func:`otfair.estimators.registry.list_methods`.
+The estimators live in subpackages by kind (``classification/``, ``regression/``,
+``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
+:mod:`otfair.estimators._training`. The methods that ``otfair fit`` and
+``otfair sweep`` run are listed by :func:`otfair.experiments.methods.list_methods`
+(``otfair methods``).
 """
 
-from otfair.estimators._adapfair import AdapFairPreprocessor
-from otfair.estimators._adapfair_scorer import TorchScorer, as_torch_classifier
-from otfair.estimators._adapfair_workflows import AdapFairClassifier, train_base_classifier
-from otfair.estimators._baselines import ReductionClassifier
-from otfair.estimators._classifier import FairClassifier
-from otfair.estimators._ftm import FTMMatchingCache
-from otfair.estimators._regression import CENet, WassersteinNet
-from otfair.estimators._regression_baselines import BGLRegressor, CODRegressor, UnfairRegressor
-from otfair.estimators._regression_defaults import paper_settings
-from otfair.estimators.registry import MethodSpec, get_method, list_methods
+import warnings
+from typing import Any
+
+from otfair.estimators.classification import (
+    FairClassifier,
+    FTMMatchingCache,
+    ReductionClassifier,
+)
+from otfair.estimators.postprocessing import (
+    WassersteinBarycenterClassifier,
+    WassersteinBarycenterRegressor,
+)
+from otfair.estimators.preprocessing import (
+    AdapFairClassifier,
+    AdapFairPreprocessor,
+    FairPCA,
+    OTRepair,
+    TorchScorer,
+    as_torch_classifier,
+    train_base_classifier,
+)
+from otfair.estimators.regression import (
+    BGLRegressor,
+    CENet,
+    CODRegressor,
+    CODRFFRegressor,
+    UnfairRegressor,
+    WassersteinNet,
+)
 
 __all__ = [
     "AdapFairClassifier",
     "AdapFairPreprocessor",
     "BGLRegressor",
     "CENet",
+    "CODRFFRegressor",
     "CODRegressor",
     "FTMMatchingCache",
     "FairClassifier",
-    "MethodSpec",
+    "FairPCA",
+    "OTRepair",
     "ReductionClassifier",
     "TorchScorer",
     "UnfairRegressor",
+    "WassersteinBarycenterClassifier",
+    "WassersteinBarycenterRegressor",
     "WassersteinNet",
     "as_torch_classifier",
-    "get_method",
-    "list_methods",
-    "paper_settings",
     "train_base_classifier",
 ]
+
+#: Names that moved to :mod:`otfair.experiments.methods` (estimators must not import
+#: experiments); still reachable here with a ``DeprecationWarning``.
+_MOVED_TO_METHODS = ("MethodSpec", "get_method", "list_methods")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "paper_settings":  # the old estimator-kwargs-only view (warns when called)
+        from otfair.estimators._regression_defaults import paper_settings
+
+        return paper_settings
+    if name in _MOVED_TO_METHODS:
+        from otfair.experiments import methods
+
+        warnings.warn(
+            f"otfair.estimators.{name} is deprecated; import {name} from "
+            "otfair.experiments.methods.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return getattr(methods, name)
+    raise AttributeError(f"module 'otfair.estimators' has no attribute {name!r}")

@@ -1,125 +1,19 @@
-r"""AdapFair's fairness term: OT distance between the groups' score distributions.
+"""Deprecated home of AdapFair's group distance; it lives in ``otfair.penalties``."""
 
-For scores :math:`r = f(T_s(x)) \in [0, 1]` and a notion with conditioning cells
-:math:`c` (adapfair.txt §III-D, Table A.1),
+from otfair.penalties._group_wasserstein import (
+    DISTANCES,
+    NOTIONS,
+    GroupWassersteinLoss,
+    fairness_loss,
+    notion_cells,
+    score_distance,
+)
 
-.. math::
-
-    \mathcal{L}_{fair} = \sum_{c} \mathcal{W}\bigl(p(r \mid S=0, c),\; p(r \mid S=1, c)\bigr),
-
-with one cell (all samples) for demographic parity (``"dp"``), the cell :math:`Y=1` for
-equal opportunity (``"eopp"``) and both cells :math:`Y=1, Y=0` for equalized odds
-(``"eo"``). :math:`\mathcal{W}` is the optimal-transport cost with the squared-distance
-cost :math:`m_{ij} = (r^i_0 - r^j_1)^2` (Algorithm 1, line 10), i.e. :math:`W_2^2`:
-
-- ``"w2"`` (default): exact, by sorting (:func:`otfair.ot.wasserstein_1d_power`), in
-  :math:`O(n \log n)`; the paper approximates this very quantity;
-- ``"sharp_sinkhorn"``: the paper's sharp Sinkhorn value
-  :math:`\langle P^\star_\varepsilon, M\rangle` (§III-B, Theorem 1) with its closed-form
-  gradient (:func:`otfair.ot.sharp_sinkhorn`), biased by the entropic blur.
-"""
-
-from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Literal
-
-import torch
-
-Notion = Literal["dp", "eopp", "eo"]
-Distance = Literal["w2", "sharp_sinkhorn"]
-
-NOTIONS: tuple[str, ...] = ("dp", "eopp", "eo")
-DISTANCES: tuple[str, ...] = ("w2", "sharp_sinkhorn")
-
-#: Label values conditioned on by each notion (``None`` = all samples).
-_CELLS: dict[str, tuple[int | None, ...]] = {"dp": (None,), "eopp": (1,), "eo": (1, 0)}
-
-
-def notion_cells(notion: str) -> tuple[int | None, ...]:
-    """Return the label values a notion conditions on (``None`` = no conditioning)."""
-    if notion not in _CELLS:
-        raise ValueError(f"`notion` must be one of {NOTIONS}; got {notion!r}.")
-    return _CELLS[notion]
-
-
-def score_distance(
-    u: torch.Tensor,
-    v: torch.Tensor,
-    *,
-    distance: str | Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = "w2",
-    eps: float = 0.01,
-) -> torch.Tensor:
-    r"""OT cost :math:`W_2^2` between two 1-D score samples (sizes may differ).
-
-    Parameters
-    ----------
-    u, v : torch.Tensor of shape (n0,) and (n1,)
-        Scores of the two groups.
-    distance : {"w2", "sharp_sinkhorn"} or callable, default="w2"
-        Exact sorting-based :math:`W_2^2`, or the sharp Sinkhorn value with uniform
-        weights and cost :math:`M_{ij} = (u_i - v_j)^2`, or any differentiable
-        ``distance(u, v) -> 0-d tensor`` (e.g. POT's ``ot.sinkhorn2`` in the benchmark).
-    eps : float, default=0.01
-        Entropic regularization of the sharp Sinkhorn option. Scores lie in [0, 1], so
-        costs lie in [0, 1] and ``eps`` is on that absolute scale.
-    """
-    if callable(distance):
-        return distance(u, v)
-    if distance == "w2":
-        from otfair.ot import wasserstein_1d_power
-
-        return wasserstein_1d_power(u, v, p=2)
-    if distance == "sharp_sinkhorn":
-        from otfair.ot import sharp_sinkhorn
-
-        cost = (u[:, None] - v[None, :]).square()
-        # 1e-9 marginal error is out of float32's reach (the solver would run to max_iter)
-        tol = 1e-9 if cost.dtype == torch.float64 else 1e-6
-        return sharp_sinkhorn(None, None, cost, eps, tol=tol)
-    raise ValueError(f"`distance` must be one of {DISTANCES}; got {distance!r}.")
-
-
-def fairness_loss(
-    scores: torch.Tensor,
-    groups: torch.Tensor,
-    y: torch.Tensor,
-    *,
-    notion: str = "dp",
-    distance: str | Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = "w2",
-    eps: float = 0.01,
-) -> torch.Tensor:
-    """Sum over the notion's cells of the OT cost between group 0 and group 1 scores.
-
-    Parameters
-    ----------
-    scores : torch.Tensor of shape (n,)
-        Scores :math:`f(T_s(x))` in [0, 1].
-    groups : torch.Tensor of shape (n,)
-        Group codes 0/1.
-    y : torch.Tensor of shape (n,)
-        Labels 0/1.
-    notion : {"dp", "eopp", "eo"}
-        Fairness notion.
-    distance, eps
-        See :func:`score_distance`.
-
-    Raises
-    ------
-    ValueError
-        If a group is empty in a cell the notion needs (e.g. no positive of group 1 in
-        the batch for ``"eopp"``).
-    """
-    total = scores.new_zeros(())
-    for label in notion_cells(notion):
-        cell = torch.ones_like(groups, dtype=torch.bool) if label is None else y == label
-        u = scores[cell & (groups == 0)]
-        v = scores[cell & (groups == 1)]
-        if u.numel() == 0 or v.numel() == 0:
-            where = "" if label is None else f" with y={label}"
-            raise ValueError(
-                f"`sensitive_features`: a group has no sample{where} in this batch; "
-                f"notion={notion!r} needs both groups."
-            )
-        total = total + score_distance(u, v, distance=distance, eps=eps)
-    return total
+__all__ = [
+    "DISTANCES",
+    "NOTIONS",
+    "GroupWassersteinLoss",
+    "fairness_loss",
+    "notion_cells",
+    "score_distance",
+]

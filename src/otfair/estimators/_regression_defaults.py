@@ -1,77 +1,27 @@
-"""Per-dataset training settings of the accuracy-disparity paper (App. B)."""
+"""Deprecated: the paper settings moved to :mod:`otfair.experiments.methods`."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
-__all__ = ["PAPER_SETTINGS", "paper_settings"]
-
-#: App. B of the accuracy-disparity paper (and the authors' reference code): encoder widths
-#: (the first layer(s) of the regression net are the feature map ``g``), adversary widths,
-#: Adadelta learning rate, batch size, epochs and WassersteinNet's weight-clipping norm.
-PAPER_SETTINGS: dict[str, dict[str, Any]] = {
-    "adult": {
-        "encoder_hidden": (60, 60),
-        "adversary_hidden": (60,),
-        "lr": 0.1,
-        "batch_size": 512,
-        "epochs": 50,
-        "clip": 0.005,
-    },
-    "compas": {
-        "encoder_hidden": (60,),
-        "adversary_hidden": (10,),
-        "lr": 1.0,
-        "batch_size": 512,
-        "epochs": 50,
-        "clip": 0.05,
-    },
-    "communities_crime": {
-        "encoder_hidden": (50,),
-        "adversary_hidden": (100,),
-        "lr": 0.1,
-        "batch_size": 256,
-        "epochs": 100,
-        "clip": 0.002,
-    },
-    "law_school": {
-        "encoder_hidden": (10,),
-        "adversary_hidden": (10,),
-        "lr": 0.1,
-        "batch_size": 256,
-        "epochs": 100,
-        "clip": 0.2,
-    },
-}
-
-#: Used for datasets the paper does not cover.
-_GENERIC: dict[str, Any] = {
-    "encoder_hidden": (60,),
-    "adversary_hidden": (60,),
-    "lr": 1.0,
-    "batch_size": 256,
-    "epochs": 50,
-    "clip": 0.05,
-}
+__all__ = ["paper_settings"]
 
 
 def paper_settings(dataset: str | None) -> dict[str, Any]:
-    """Return a copy of the App. B settings for ``dataset`` (generic ones if unknown).
+    """Return ``otfair.experiments.methods.paper_settings(dataset)`` (deprecated alias).
 
-    Parameters
-    ----------
-    dataset : str or None
-        Dataset name as used by :func:`otfair.datasets.load_dataset`.
-
-    Returns
-    -------
-    dict
-        Keys ``encoder_hidden``, ``adversary_hidden``, ``lr``, ``batch_size``, ``epochs``,
-        ``clip``.
-
-    Examples
-    --------
-    >>> paper_settings("law_school")["clip"]
-    0.2
+    Returns the App. B settings of the accuracy-disparity paper without ``bgl_eps``, as
+    before the move.
     """
-    return dict(PAPER_SETTINGS.get(str(dataset), _GENERIC))
+    from otfair.experiments.methods import paper_settings as settings
+
+    warnings.warn(
+        "otfair.estimators.paper_settings is deprecated; import paper_settings from "
+        "otfair.experiments.methods.",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    out = settings(dataset)
+    del out["bgl_eps"]
+    return out

@@ -1,16 +1,35 @@
-"""Training loops of :class:`FairClassifier`: plain batches and FTM group batches."""
+"""The one mini-batch training engine of otfair, and FairClassifier's two batch schemes.
+
+:func:`run_epochs` is the only loop over epochs in ``src/otfair``: every torch estimator
+(:class:`FairClassifier`, the regression nets, AdapFair's flows and its base classifier)
+describes an epoch by its *batches* and one optimizer *step* on a batch, and the engine
+runs them with the shared conventions:
+
+* one seeding rule: an estimator draws ``seed = check_random_state(random_state)
+  .randint(2**31 - 1)`` or uses :func:`otfair.utils.seed_everything` once per fit, and
+  every batch order comes from generators derived from it (never from global state);
+* batches: :func:`stratified_order` + :func:`batches` spread the strata (sensitive
+  group x label cell of the notion) evenly over the batches;
+* hooks: ``after_step`` (adversary / critic steps, weight clipping), ``on_epoch_end``;
+* the epoch's logs (loss and any named terms) averaged with the step weights;
+* ``verbose=True`` shows a progress bar (rich) with the running loss;
+* the threshold convention of the estimators: predict 1 iff ``P(y=1) >= 0.5``
+  (logit >= 0), :func:`predict_from_proba`.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
 from torch.nn import functional as F
 
-from otfair.penalties import AdversaryPenalty, FairnessPenalty
+from otfair.penalties import FairnessPenalty
 
 Mix = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -50,6 +69,26 @@ def batches(order: np.ndarray, batch_size: int) -> list[np.ndarray]:
     return np.array_split(order, n_batches)
 
 
+def stratified_batches(
+    cells: np.ndarray, batch_size: int, rng: np.random.Generator
+) -> list[np.ndarray]:
+    """Split sample indices into batches that each contain every cell (AdapFair).
+
+    Every cell (a (group, label) pair) is shuffled and cut into the same number of
+    chunks, so each batch keeps the cell proportions of the data and no group is ever
+    missing from a batch. The number of batches is ``ceil(n / batch_size)``, reduced
+    when needed so that the smallest cell still has one sample per batch.
+    """
+    n = cells.shape[0]
+    codes = np.unique(cells)
+    smallest = min(int(np.sum(cells == c)) for c in codes)
+    n_batches = max(1, min(int(np.ceil(n / batch_size)), smallest))
+    chunks = [
+        np.array_split(rng.permutation(np.flatnonzero(cells == c)), n_batches) for c in codes
+    ]
+    return [np.concatenate([ch[k] for ch in chunks]) for k in range(n_batches)]
+
+
 def batches_complete(
     codes: np.ndarray | None, parts: list[np.ndarray], n_codes: int
 ) -> list[bool]:
@@ -68,6 +107,111 @@ def batches_complete(
     return (counts > 0).all(axis=1).tolist()
 
 
+StepResult = torch.Tensor | tuple[torch.Tensor, dict[str, torch.Tensor], float]
+
+
+def predict_from_proba(p1: np.ndarray) -> np.ndarray:
+    """Return labels by the threshold convention: 1 iff ``P(y=1) >= 0.5``."""
+    return (np.asarray(p1) >= 0.5).astype(np.int64)
+
+
+class _Progress:
+    """A rich progress bar over epochs (no-op unless ``verbose``)."""
+
+    def __init__(self, verbose: bool, total: int, desc: str) -> None:
+        self.bar = None
+        if verbose:
+            from rich.progress import Progress
+
+            self.bar = Progress(transient=False)
+            self.task = self.bar.add_task(desc, total=total)
+
+    def __enter__(self) -> _Progress:
+        if self.bar is not None:
+            self.bar.start()
+        return self
+
+    def advance(self, logs: dict[str, float]) -> None:
+        if self.bar is not None:
+            text = " ".join(f"{k}={v:.4g}" for k, v in logs.items() if k != "time_s")
+            self.bar.update(self.task, advance=1, description=text)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def run_epochs(
+    epochs: int,
+    batches: Callable[[int], Iterable[Any]],
+    step: Callable[[Any], StepResult],
+    *,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
+    after_step: Callable[[Any], None] | None = None,
+    on_epoch_end: Callable[[int, dict[str, float]], None] | None = None,
+    verbose: bool = False,
+    desc: str = "training",
+) -> list[dict[str, float]]:
+    """Run ``epochs`` passes of mini-batch training; return the logs of each epoch.
+
+    Parameters
+    ----------
+    epochs : int
+        Number of epochs.
+    batches : callable
+        ``batches(epoch)`` -> iterable of batches (anything ``step`` understands).
+    step : callable
+        ``step(batch)`` -> the loss to minimize, or ``(loss, logs, weight)`` with named
+        0-dim tensors to report and the batch's weight in the epoch mean (default: 1).
+        The engine then runs ``zero_grad``, ``backward`` and ``optimizer.step()``.
+    optimizer : torch.optim.Optimizer
+    scheduler : LRScheduler, optional
+        Stepped once per epoch.
+    after_step : callable, optional
+        ``after_step(batch)`` after each optimizer step (adversary steps, clipping).
+    on_epoch_end : callable, optional
+        ``on_epoch_end(epoch, logs)``.
+    verbose : bool, default=False
+        Show a progress bar with the epoch's mean loss.
+    desc : str
+        Label of the progress bar.
+
+    Returns
+    -------
+    list of dict
+        Per epoch: ``"loss"`` and the step's named logs (weighted means over the
+        epoch's steps) and ``"time_s"`` (wall seconds).
+    """
+    history: list[dict[str, float]] = []
+    with _Progress(verbose, int(epochs), desc) as progress:
+        for epoch in range(int(epochs)):
+            start = time.perf_counter()
+            sums: dict[str, torch.Tensor] = {}
+            total_weight = 0.0
+            for batch in batches(epoch):
+                out = step(batch)
+                loss, logs, weight = (out, {}, 1.0) if isinstance(out, torch.Tensor) else out
+                optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                optimizer.step()
+                if after_step is not None:
+                    after_step(batch)
+                for key, value in {"loss": loss, **logs}.items():
+                    term = value.detach() * weight
+                    sums[key] = sums[key] + term if key in sums else term
+                total_weight += weight
+            if scheduler is not None:
+                scheduler.step()
+            logs_epoch = {k: float(v) / max(total_weight, 1e-300) for k, v in sums.items()}
+            logs_epoch["time_s"] = time.perf_counter() - start
+            history.append(logs_epoch)
+            progress.advance(logs_epoch)
+            if on_epoch_end is not None:
+                on_epoch_end(epoch, logs_epoch)
+    return history
+
+
 def train_plain(
     model: torch.nn.Module,
     data: TrainData,
@@ -81,6 +225,7 @@ def train_plain(
     rng: np.random.Generator,
     adversary_optimizer: torch.optim.Optimizer | None = None,
     group_codes: np.ndarray | None = None,
+    verbose: bool = False,
 ) -> list[float]:
     """Mini-batch training on ``mix(CE, penalty)``; returns the mean loss per epoch.
 
@@ -89,49 +234,53 @@ def train_plain(
     such batches. The inputs were validated once by the estimator, so the loop calls
     the penalties' unchecked :meth:`~otfair.penalties.FairnessPenalty.value`, and all
     index bookkeeping (batch index tensors, group presence) is done once per epoch:
-    a step is the model, the loss and the optimizer, with no host-device sync.
+    a step is the model, the loss and the optimizer, with no host-device sync. A
+    penalty with ``has_adversary`` gets one adversary step after each predictor step.
     """
     n = data.X.shape[0]
     device = data.X.device
     codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
     n_codes = 0 if codes is None else int(codes.max()) + 1
     needs_features = data.features is not None and getattr(penalty, "requires_features", False)
-    history = []
-    for _ in range(int(epochs)):
-        total = torch.zeros((), device=device)
+    adversary = penalty is not None and penalty.has_adversary and adversary_optimizer
+
+    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool]]:
         parts = batches(stratified_order(data.strata, n, rng), batch_size)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
-        for it, use_pen in zip(torch.split(index, [len(p) for p in parts]), complete, strict=True):
-            logits = model(data.X[it])[:, 0]
-            yb = data.y[it]
-            ce = F.binary_cross_entropy_with_logits(logits, yb)
-            use_pen = use_pen and penalty is not None
-            if use_pen:
-                scores = torch.sigmoid(logits)
-                sb = None if data.s is None else data.s[it]
-                if data.G is not None:
-                    # gather the (b, d) cost inputs only for penalties that use them (OTF)
-                    feats = data.features[it] if needs_features else None
-                    pen = penalty.from_matrix(scores, data.G[:, it], feats)
-                else:
-                    pen = penalty.value(scores, sb, yb)
-                loss = mix(ce, pen)
-            else:
-                loss = ce
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            if use_pen and isinstance(penalty, AdversaryPenalty) and adversary_optimizer:
-                adv_loss = penalty.adversary_loss(scores, sb, yb)
-                adversary_optimizer.zero_grad(set_to_none=True)
-                adv_loss.backward()
-                adversary_optimizer.step()
-            total += loss.detach() * len(it)
-        if scheduler is not None:
-            scheduler.step()
-        history.append(float(total) / n)
-    return history
+        return zip(torch.split(index, [len(p) for p in parts]), complete, strict=True)
+
+    state: dict[str, Any] = {}
+
+    def step(batch: tuple[torch.Tensor, bool]) -> StepResult:
+        it, use_pen = batch
+        logits = model(data.X[it])[:, 0]
+        yb = data.y[it]
+        ce = F.binary_cross_entropy_with_logits(logits, yb)
+        state.clear()
+        if not (use_pen and penalty is not None):
+            return ce, {}, float(len(it))
+        scores = torch.sigmoid(logits)
+        sb = None if data.s is None else data.s[it]
+        if data.G is not None:
+            # gather the (b, d) cost inputs only for penalties that use them (OTF)
+            feats = data.features[it] if needs_features else None
+            pen = penalty.from_matrix(scores, data.G[:, it], feats)
+        else:
+            pen = penalty.value(scores, sb, yb)
+        state.update(scores=scores, s=sb, y=yb)
+        return mix(ce, pen), {}, float(len(it))
+
+    def adversary_step(batch: Any) -> None:
+        if not state:
+            return
+        adv_loss = penalty.adversary_loss(state["scores"], state["s"], state["y"])
+        adversary_optimizer.zero_grad(set_to_none=True)
+        adv_loss.backward()
+        adversary_optimizer.step()
+
+    after = adversary_step if adversary else None
+    return _losses(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "")
 
 
 def train_ftm(
@@ -146,6 +295,8 @@ def train_ftm(
     rng: np.random.Generator,
     group_weights: tuple[float, float] = (0.5, 0.5),
     steps_per_epoch: int | None = None,
+    penalty: FairnessPenalty | None = None,
+    verbose: bool = False,
 ) -> list[float]:
     r"""FTM training on matched group batches (fairness-through-matching.txt §4.3, Eq. (7)).
 
@@ -161,11 +312,15 @@ def train_ftm(
     group proportions of the training set, i.e. the cross-entropy on the two group
     batches themselves, re-weighted to the population as in the paper's code (an
     unweighted mean over the ``2m`` points would train on a 50/50 group mix). The
-    matching (cached) is the only extra work over a plain step. An epoch is
+    penalty is :class:`otfair.penalties.MatchedDemographicParity` (``requires_pairs``;
+    default) on the batch laid out as ``[D_0; partners]``. An epoch is
     ``steps_per_epoch`` steps (the paper's code: one pass over the larger group,
     ``ceil(max(n_0, n_1) / m)``; default ``ceil(n / 2m)``); pairings are visited in a
     random order, reshuffled each time the pool is exhausted.
     """
+    from otfair.penalties import MatchedDemographicParity
+
+    penalty = MatchedDemographicParity() if penalty is None else penalty
     n = data.X.shape[0]
     m = pool.shape[2]
     steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
@@ -175,30 +330,41 @@ def train_ftm(
     # pairing (P x 2m), and the per-point CE weights w_s / m.
     X_pool = data.X[pool_t]
     y_pool = data.y[pool_t]
+    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
     ce_weight = torch.cat(
         [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
     ).to(device=device, dtype=data.X.dtype)
     lam = float(strength)
-    history = []
     order: list[int] = []
-    for _ in range(int(epochs)):
-        total = torch.zeros((), device=device)
+
+    def epoch_batches(epoch: int) -> Iterable[int]:
         for _ in range(steps):
             if not order:
-                order = rng.permutation(pool.shape[0]).tolist()
-            p = order.pop()
-            logits = model(X_pool[p])[:, 0]
-            loss = F.binary_cross_entropy_with_logits(
-                logits, y_pool[p], weight=ce_weight, reduction="sum"
-            )
-            if lam > 0:
-                scores = torch.sigmoid(logits)
-                loss = loss + lam * (scores[:m] - scores[m:]).abs().mean()
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-            total += loss.detach()
-        if scheduler is not None:
-            scheduler.step()
-        history.append(float(total) / steps)
-    return history
+                order.extend(rng.permutation(pool.shape[0]).tolist())
+            yield order.pop()
+
+    def step(p: int) -> torch.Tensor:
+        logits = model(X_pool[p])[:, 0]
+        loss = F.binary_cross_entropy_with_logits(
+            logits, y_pool[p], weight=ce_weight, reduction="sum"
+        )
+        if lam > 0:
+            loss = loss + lam * penalty.value(torch.sigmoid(logits), codes, y_pool[p])
+        return loss
+
+    return _losses(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, " (FTM)")
+
+
+def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
+    """FairClassifier's engine call: the mean loss of each epoch."""
+    history = run_epochs(
+        epochs,
+        batches,
+        step,
+        optimizer=optimizer,
+        scheduler=scheduler,
+        after_step=after_step,
+        verbose=verbose,
+        desc=f"FairClassifier{tag}",
+    )
+    return [h["loss"] for h in history]

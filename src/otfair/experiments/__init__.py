@@ -1,6 +1,6 @@
 """Experiments: single runs, resumable sweeps, a SQLite result store and trade-off reports.
 
-A *run* fits one registered method (``otfair.estimators.registry``) on one seeded split
+A *run* fits one registered method (``otfair.experiments.methods``) on one seeded split
 of one dataset and audits it on the test split (:func:`run_single`). A *sweep* is the
 grid datasets x methods x strengths x notions x seeds described by a TOML spec
 (:func:`load_spec`); :func:`run_sweep` executes it on local worker processes or a Dask

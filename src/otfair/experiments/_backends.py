@@ -122,7 +122,7 @@ def warm_up(configs: Sequence[RunConfig]) -> None:
 
 def warm_up_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
     """One tiny run per distinct method of ``configs`` on the embedded synthetic data."""
-    from otfair.estimators.registry import get_method
+    from otfair.experiments.methods import get_method
 
     out: dict[str, RunConfig] = {}
     for c in configs:

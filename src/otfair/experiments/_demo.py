@@ -43,7 +43,7 @@ def demo_spec(dataset: str | None = None) -> SweepSpec:
     if dataset is None:
         return spec
     from otfair.datasets import load_dataset
-    from otfair.estimators import paper_settings
+    from otfair.experiments.methods import paper_settings
 
     task = load_dataset(dataset).task
     if task == "regression":

@@ -10,7 +10,7 @@ import copy
 import dataclasses
 import importlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -158,7 +158,7 @@ def _reference_scores(
     family's unfair MLP (``unfair-mlp``), the others with the unfair logistic
     regression (``unfair``), trained on the same split with the same seed and budget.
     """
-    from otfair.estimators.registry import get_method
+    from otfair.experiments.methods import get_method
 
     if key in _REFERENCE_CACHE:
         return _REFERENCE_CACHE[key]
@@ -172,6 +172,59 @@ def _reference_scores(
         _REFERENCE_CACHE.pop(next(iter(_REFERENCE_CACHE)))
     _REFERENCE_CACHE[key] = scores
     return scores
+
+
+def _check_against_spec(
+    spec: Any,
+    *,
+    strength: float | None,
+    notion: str | None,
+    domains: bool,
+    method_options: Mapping[str, Any],
+) -> str | None:
+    """Check the run's arguments against what the method takes; return the notion used.
+
+    Raises ``ValueError`` for a strength given to a method without one, a notion the
+    method does not support, domains given to a method that does not take them, or an
+    unknown / ill-typed method option.
+    """
+    from otfair.experiments.methods import check_options, get_method, list_methods
+
+    if strength is not None and not spec.has_strength:
+        raise ValueError(
+            f"method {spec.name!r} has no trade-off strength (no fairness term to weigh); "
+            "drop `strength`."
+        )
+    if notion is not None:
+        if not spec.notions:
+            raise ValueError(
+                f"method {spec.name!r} has no choice of fairness notion; drop `notion`."
+            )
+        if notion not in spec.notions:
+            raise ValueError(
+                f"method {spec.name!r} supports the notion(s) {', '.join(spec.notions)}; "
+                f"got {notion!r}."
+            )
+    if domains and not spec.takes_domains:
+        takers = [n for n in list_methods() if get_method(n).takes_domains]
+        raise ValueError(
+            f"method {spec.name!r} does not take a source and a target domain; drop them "
+            f"(methods that do: {', '.join(takers) or 'none'})."
+        )
+    check_options(spec, dict(method_options))
+    return notion if notion is not None else (spec.notions[0] if spec.notions else None)
+
+
+def _configure(
+    estimator: Any, spec: Any, *, verbose: bool, announce: Callable[[str], None] | None
+) -> None:
+    """Pass ``verbose`` where the estimator takes it; announce the declared budgets."""
+    params = estimator.get_params() if hasattr(estimator, "get_params") else {}
+    if "verbose" in params:
+        estimator.set_params(verbose=verbose)
+    shown = [f"{k}={params[k]} ({what})" for k, what in spec.announce.items() if k in params]
+    if announce is not None and shown:
+        announce(f"{spec.name}: " + "; ".join(shown))
 
 
 def run_single(
@@ -190,12 +243,15 @@ def run_single(
     target_domain: str | None = None,
     max_train_rows: int | None = None,
     audits: Sequence[str] | None = None,
+    data_home: str | None = None,
+    verbose: bool = False,
+    announce: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     r"""Fit one registered method on one seeded split and return its test panel.
 
     The run (i) loads ``dataset`` and splits it with ``random_state=seed`` (preprocessing is
     fit on the training part only; the sensitive attribute is an input feature only when
-    the method's :class:`~otfair.estimators.registry.MethodSpec` says so), (ii) builds the
+    the method's :class:`~otfair.experiments.methods.MethodSpec` says so), (ii) builds the
     estimator from the method registry with ``random_state=seed``, (iii) fits it with
     ``sensitive_features`` and (iv) scores the test split with
     :func:`otfair.metrics.fairness_report`. For a classifier the audited score is
@@ -215,7 +271,7 @@ def run_single(
         for a user factory returning a ``FairDataset``; or an already loaded dataset
         (anything with a ``split`` method returning a ``FairSplit``).
     method : str
-        Registered method name (see :func:`otfair.estimators.registry.list_methods`).
+        Registered method name (see :func:`otfair.experiments.methods.list_methods`).
     strength : float, optional
         Trade-off parameter of the method's paper; ``None`` uses the method default.
     seed : int, default=0
@@ -237,6 +293,15 @@ def run_single(
     max_train_rows : int, optional
         Subsample the training part to at most this many rows (quick profiles). The test
         part is never subsampled.
+    data_home : str, optional
+        Data directory passed to the dataset loader (``data_home=``; see
+        :func:`otfair.datasets.get_data_home` for the search order without it).
+    verbose : bool, default=False
+        Progress output of the estimator, passed as ``verbose=`` to estimators that take
+        it (their ``get_params`` has it) and ignored by the others.
+    announce : callable, optional
+        Called with one line naming the training budgets the method declares in
+        ``MethodSpec.announce`` (e.g. AdapFair's ``base_epochs``) before fitting.
     audits : sequence of str, optional
         Extra audits that need the model or the inputs (``"ftm"``: subset fairness,
         fair matching transport cost and consistency; ``"sfp"``: self-fulfilling
@@ -246,8 +311,9 @@ def run_single(
     Returns
     -------
     dict
-        Run information (``dataset``, ``method``, ``task``, ``strength``, ``notion``,
-        ``seed``, ``n_train``, ``n_test``, domains), the ``fairness_report(...).summary``
+        Run information (``dataset``, ``method``, ``task``, ``strength`` and ``notion``
+        as used, i.e. the method's defaults when not given, ``seed``, ``n_train``,
+        ``n_test``, domains), the ``fairness_report(...).summary``
         panel, ``fit_time_s`` and ``predict_time_s`` (wall seconds), and the keys of the
         method's ``extra_report`` (e.g. AdapFair's ``baseline`` panel).
 
@@ -255,7 +321,9 @@ def run_single(
     ------
     ValueError
         For an unknown method, a dataset whose task does not match the method's, only one
-        of the two domains, or invalid numeric arguments.
+        of the two domains, domains for a method that takes none, a strength for a method
+        without one, a notion the method does not support, an unknown or ill-typed
+        method option, or invalid numeric arguments.
 
     Examples
     --------
@@ -264,7 +332,7 @@ def run_single(
     >>> sorted(result)[:3]  # doctest: +SKIP
     ['accuracy', 'auc', 'dataset']
     """
-    from otfair.estimators.registry import get_method
+    from otfair.experiments.methods import get_method
     from otfair.metrics import fairness_report
 
     seed = _check_int(seed, "seed", minimum=0)
@@ -283,6 +351,17 @@ def run_single(
     spec = get_method(method)
     dataset_options = dict(dataset_options or {})
     method_options = dict(method_options or {})
+    notion = _check_against_spec(
+        spec,
+        strength=strength,
+        notion=notion,
+        domains=source_domain is not None,
+        method_options=method_options,
+    )
+    if data_home is not None:
+        if not isinstance(dataset, str) or ":" in dataset:
+            raise ValueError("`data_home` can only be used with a registered dataset name.")
+        dataset_options["data_home"] = str(data_home)
 
     if source_domain is not None:
         if not isinstance(dataset, str):
@@ -317,6 +396,8 @@ def run_single(
         if source is not None:
             source = _subsample_train(source, max_train_rows, seed)
 
+    if strength is None:
+        strength = spec.strength_for(name)
     estimator = spec.build(
         strength,
         notion=notion,
@@ -326,6 +407,7 @@ def run_single(
         dataset=name,
         **method_options,
     )
+    _configure(estimator, spec, verbose=verbose, announce=announce)
     fit_kwargs: dict[str, Any] = {"sensitive_features": split.s_train}
     if source is not None:
         fit_kwargs["source_data"] = (source.X_train, source.y_train, source.s_train)

@@ -172,7 +172,7 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
 
 
 def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
-    from otfair.estimators.registry import get_method
+    from otfair.experiments.methods import get_method
 
     table = _table(raw, where)
     _check_keys(table, _METHOD_KEYS, where)

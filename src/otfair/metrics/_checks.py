@@ -31,10 +31,31 @@ def _length(x: Any, name: str) -> int:
 
 
 def check_lengths(**arrays: Any) -> int:
-    """Check that all arguments have the same number of samples and return it."""
+    """Check that all arguments have the same number of samples and return it.
+
+    ``y_true``, when given, must hold no NaN/None even for measures that do not use the
+    labels (DP, WDP, PDP...): a label column with holes is a data error either way.
+    """
     for name, arr in arrays.items():
         _length(arr, name)
+    if "y_true" in arrays:
+        _check_no_missing(arrays["y_true"], "y_true")
     return check_consistent_length(**arrays)
+
+
+def _check_no_missing(values: Any, name: str) -> None:
+    """Raise if ``values`` holds NaN, infinity or None."""
+    import pandas as pd
+
+    arr = np.asarray(values.detach().cpu() if hasattr(values, "detach") else values)
+    if arr.dtype.kind in "fc":
+        bad = int(np.sum(~np.isfinite(arr)))
+    elif arr.dtype.kind == "O":
+        bad = int(np.sum(pd.isna(arr)))
+    else:
+        bad = 0
+    if bad:
+        raise ValueError(f"`{name}` contains {bad} NaN, infinite or missing value(s).")
 
 
 def prepare_scores(y_score: Any, *, probabilities: bool, name: str = "y_score") -> np.ndarray:

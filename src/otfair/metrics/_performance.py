@@ -1,7 +1,10 @@
-"""Predictive performance: accuracy, ROC AUC and log loss; MSE and R^2 for regression.
+r"""Predictive performance: accuracy, ROC AUC and log loss; MSE and R^2 for regression.
 
-Plain numpy implementations with the same validation as the fairness measures (the test
-suite checks them against scikit-learn).
+Thin wrappers of scikit-learn's ``accuracy_score``, ``roc_auc_score``, ``log_loss``,
+``mean_squared_error`` and ``r2_score`` behind otfair's validation (the same errors as
+the fairness measures, naming the argument) and conventions: a score is thresholded as
+:math:`1[f \ge \tau]`, AUC with one class and R^2 of a constant target raise instead of
+returning NaN or a warning.
 """
 
 from __future__ import annotations
@@ -9,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy.stats import rankdata
+from sklearn import metrics as sk
 
 from otfair.metrics._checks import check_lengths, check_threshold, prepare_regression
 from otfair.utils import check_binary_labels, check_finite_1d, check_probabilities
@@ -41,8 +44,12 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5) -> float:
     float
     """
     y, score = _binary(y_true, y_score)
-    tau = check_threshold(threshold)
-    return float(np.mean((score >= tau).astype(np.int64) == y))
+    return accuracy_unchecked(y, score, check_threshold(threshold))
+
+
+def accuracy_unchecked(y: np.ndarray, score: np.ndarray, threshold: float) -> float:
+    """:func:`accuracy` of already validated arrays."""
+    return float(sk.accuracy_score(y, (score >= threshold).astype(np.int64)))
 
 
 def roc_auc(y_true: Any, y_score: Any) -> float:
@@ -71,12 +78,9 @@ def roc_auc(y_true: Any, y_score: Any) -> float:
     check_lengths(y_true=y_true, y_score=y_score)
     y = check_binary_labels(y_true, "y_true")
     score = check_finite_1d(y_score, "y_score")
-    n_pos = int(y.sum())
-    n_neg = y.size - n_pos
-    if n_pos == 0 or n_neg == 0:
+    if y.min() == y.max():
         raise ValueError("ROC AUC is undefined: `y_true` contains only one class.")
-    ranks = rankdata(score)
-    return float((ranks[y == 1].sum() - n_pos * (n_pos + 1) / 2.0) / (n_pos * n_neg))
+    return float(sk.roc_auc_score(y, score))
 
 
 def log_loss(y_true: Any, y_score: Any) -> float:
@@ -102,9 +106,12 @@ def log_loss(y_true: Any, y_score: Any) -> float:
     float
     """
     y, p = _binary(y_true, y_score)
-    eps = np.finfo(np.float64).eps
-    p = np.clip(p, eps, 1.0 - eps)
-    return float(-np.mean(y * np.log(p) + (1 - y) * np.log1p(-p)))
+    return log_loss_unchecked(y, p)
+
+
+def log_loss_unchecked(y: np.ndarray, p: np.ndarray) -> float:
+    """:func:`log_loss` of already validated arrays (float64 probabilities)."""
+    return float(sk.log_loss(y, np.asarray(p, dtype=np.float64), labels=[0, 1]))
 
 
 def mean_squared_error(y_true: Any, y_pred: Any) -> float:
@@ -122,7 +129,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     float
     """
     y, pred, _, _ = prepare_regression(y_true, y_pred)
-    return float(np.mean((pred - y) ** 2))
+    return float(sk.mean_squared_error(y, pred))
 
 
 def r2_score(y_true: Any, y_pred: Any) -> float:
@@ -145,7 +152,6 @@ def r2_score(y_true: Any, y_pred: Any) -> float:
         At most 1 (negative when worse than predicting the mean).
     """
     y, pred, _, _ = prepare_regression(y_true, y_pred)
-    total = float(np.sum((y - y.mean()) ** 2))
-    if total == 0.0:
+    if np.all(y == y[0]):
         raise ValueError("R^2 is undefined: `y_true` is constant.")
-    return 1.0 - float(np.sum((y - pred) ** 2)) / total
+    return float(sk.r2_score(y, pred))

@@ -7,7 +7,9 @@ from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from sklearn import metrics as sk
 
+from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
 from otfair.metrics._checks import (
     check_lengths,
     check_threshold,
@@ -22,7 +24,7 @@ from otfair.metrics._distribution import (
     wasserstein_1d,
 )
 from otfair.metrics._linear import abs_pearson_columns
-from otfair.metrics._performance import roc_auc
+from otfair.metrics._performance import accuracy_unchecked, log_loss_unchecked, roc_auc
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
 from otfair.utils import check_binary_labels, check_finite_1d
 
@@ -87,6 +89,12 @@ class FairnessReport:
     threshold : float
     sensitive : SensitiveColumns
         How the sensitive columns were interpreted (groups vs. linear columns).
+    accuracy_disparity : dict or None
+        Regression only: :func:`otfair.metrics.accuracy_disparity_audit` of the two
+        groups (``None`` for classification, or when it does not apply; see ``notes``).
+    notes : tuple of str
+        Why a part of the panel was skipped (e.g. the accuracy-disparity audit needs
+        exactly two groups).
     """
 
     summary: dict[str, float]
@@ -94,11 +102,19 @@ class FairnessReport:
     task: str
     threshold: float
     sensitive: SensitiveColumns = field(repr=False)
+    accuracy_disparity: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
-        """Summary keys plus ``"by_group"`` as a list of records (JSON friendly)."""
+        """Return the summary, ``"by_group"`` records and (regression) the audit.
+
+        JSON friendly: ``"by_group"`` is a list of records; for regression the
+        ``"accuracy_disparity"`` dict (or ``None``) is included.
+        """
         out: dict[str, Any] = dict(self.summary)
         out["by_group"] = self.by_group.reset_index().to_dict(orient="records")
+        if self.task == "regression":
+            out["accuracy_disparity"] = self.accuracy_disparity
         return out
 
 
@@ -118,7 +134,9 @@ def fairness_report(
     [0, 1]), TPR gap (= EOpp), FPR gap, EO :math:`= \tfrac12(\Delta_{TPR}+\Delta_{FPR})`,
     max-EO :math:`= \max(\Delta_{TPR}, \Delta_{FPR})`, PDP and PEO violations.
     Regression: MSE, :math:`R^2`, error gap :math:`|\mathrm{MSE}_a - \mathrm{MSE}_b|`, WDP,
-    KSDP, mean prediction gap, PDP violation. Multi-group gaps are the largest pairwise
+    KSDP, mean prediction gap, PDP violation, and with exactly two groups the
+    accuracy-disparity audit (:func:`accuracy_disparity_audit`, accuracy-disparity paper
+    §3.1) in ``.accuracy_disparity``. Multi-group gaps are the largest pairwise
     gap. See ``docs/metrics.md`` and the individual metric functions for the formulas.
 
     Sensitive attributes: one binary column, several columns (one-hot or binary; group
@@ -175,7 +193,26 @@ def fairness_report(
     summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
     keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
     summary = {k: summary[k] for k in keys}
-    return FairnessReport(summary, by_group, task, tau, sens)
+    audit, notes = None, ()
+    if task == "regression":
+        audit, notes = _accuracy_disparity(y, score, sens)
+    return FairnessReport(summary, by_group, task, tau, sens, audit, notes)
+
+
+def _accuracy_disparity(
+    y: np.ndarray, pred: np.ndarray, sens: SensitiveColumns
+) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+    """Run the accuracy-disparity audit of two groups; else return ``None`` and why."""
+    n_groups = 0 if sens.groups is None else len(sens.groups)
+    if n_groups != 2:
+        return None, (
+            f"accuracy-disparity audit skipped: it needs exactly two sensitive groups, "
+            f"found {n_groups}",
+        )
+    try:
+        return accuracy_disparity_audit(y, pred, sensitive_features=sens.codes), ()
+    except ValueError as exc:
+        return None, (f"accuracy-disparity audit skipped: {str(exc).splitlines()[0]}",)
 
 
 def _nan_dict(keys: tuple[str, ...]) -> dict[str, float]:
@@ -196,12 +233,10 @@ def _classification(
     y: np.ndarray, score: np.ndarray, sens: SensitiveColumns, tau: float
 ) -> tuple[dict[str, float], pd.DataFrame]:
     pred = (score >= tau).astype(np.float64)
-    eps = np.finfo(np.float64).eps
-    p = np.clip(score, eps, 1.0 - eps)
     out: dict[str, float] = {
-        "accuracy": float(np.mean(pred == y)),
+        "accuracy": accuracy_unchecked(y, score, tau),
         "auc": _auc_or_nan(y, score),
-        "log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log1p(-p))),
+        "log_loss": log_loss_unchecked(y, score),
         "pdp_violation": float(abs_pearson_columns(score, sens.linear).max()),
         "peo_violation": _peo(y, score, sens.linear),
     }
@@ -248,11 +283,10 @@ def _classification(
 def _regression(
     y: np.ndarray, pred: np.ndarray, sens: SensitiveColumns
 ) -> tuple[dict[str, float], pd.DataFrame]:
-    total = float(np.sum((y - y.mean()) ** 2))
     sq = (pred - y) ** 2
     out: dict[str, float] = {
-        "mse": float(np.mean(sq)),
-        "r2": 1.0 - float(np.sum(sq)) / total if total > 0 else float("nan"),
+        "mse": float(sk.mean_squared_error(y, pred)),
+        "r2": float(sk.r2_score(y, pred)) if np.any(y != y[0]) else float("nan"),
         "pdp_violation": float(abs_pearson_columns(pred, sens.linear).max()),
     }
     out.update(_distribution_gaps(pred, sens))

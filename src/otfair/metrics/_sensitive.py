@@ -99,6 +99,12 @@ def split_sensitive(
         On NaN, an empty input, non-finite continuous values, or categorical columns that
         define only one group.
     """
+    if (
+        isinstance(max_categories, bool)
+        or not isinstance(max_categories, (int, np.integer))
+        or max_categories < 1
+    ):
+        raise ValueError(f"`max_categories` must be an integer >= 1; got {max_categories!r}.")
     frame = as_frame(sensitive_features, name)
     categorical = [c for c in frame.columns if _is_categorical(frame[c], max_categories)]
     continuous = [c for c in frame.columns if c not in categorical]
@@ -132,9 +138,25 @@ def split_sensitive(
 
 
 def _intersectional_groups(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """Encode the rows of categorical columns as groups labelled ``"a,b"``.
+    """Encode the rows of categorical columns as groups.
 
-    Delegates to :func:`otfair.utils.encode_groups`, which factorizes each column and
-    combines the codes (vectorized, no per-row string joins).
+    One column: the group labels are its values. Several columns: their intersectional
+    groups, labelled ``"sex=0,race=1"`` (column names with the values as they appear in
+    the data). The codes come from :func:`otfair.utils.encode_groups` (vectorized).
     """
-    return encode_groups(frame.to_numpy(), name)
+    codes, groups = encode_groups(frame.to_numpy(), name)
+    if frame.shape[1] == 1:
+        return codes, groups
+    _, first = np.unique(codes, return_index=True)
+    labels = [
+        ",".join(f"{col}={_value_text(frame[col].iloc[i])}" for col in frame.columns)
+        for i in first
+    ]
+    return codes, np.asarray(labels, dtype=object)
+
+
+def _value_text(value: Any) -> str:
+    """``1.0`` -> ``"1"``; other values as ``str``."""
+    if isinstance(value, (float, np.floating)) and float(value).is_integer():
+        return str(int(value))
+    return str(value)

@@ -8,28 +8,44 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
 * :class:`BarycenterPenalty` - W1 of each group to the groups' barycenter (Jiang et al.);
 * :class:`MatchedDemographicParity` - FTM's matched score gap (FTM paper §3-4);
 * :class:`GapPenalty` - squared mean score gap (Gap Reg);
-* :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018).
+* :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018);
+* :class:`JointDiscriminatorPenalty`, :class:`JointCriticPenalty` - CENet's discriminator
+  and WassersteinNet's critic on (representation, target) (accuracy-disparity §3.2);
+* :class:`GroupWassersteinLoss` - AdapFair's group distance of score distributions.
 
-Linear notions (PDP, PEO; several and continuous attributes) are described by a
-:class:`LinearConstraints` object fitted on the training set.
+All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
+labels, features)`` and declared traits). :func:`make_penalty` is the only name table
+(``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``);
+:func:`register_penalty` adds a penalty from outside the package. Linear notions (PDP,
+PEO; several and continuous attributes) are described by
+:class:`otfair.notions.LinearConstraints`, fitted on the training set.
 """
 
+from otfair.notions import LinearConstraints
 from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
 from otfair.penalties._base import FairnessPenalty
-from otfair.penalties._constraints import LinearConstraints
+from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
 from otfair.penalties._gap import GapPenalty
+from otfair.penalties._group_wasserstein import GroupWassersteinLoss
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
 from otfair.penalties._otf import OTFPenalty
+from otfair.penalties._registry import list_penalties, make_penalty, register_penalty
 
 __all__ = [
     "AdversaryPenalty",
     "BarycenterPenalty",
     "FairnessPenalty",
     "GapPenalty",
+    "GroupWassersteinLoss",
+    "JointCriticPenalty",
+    "JointDiscriminatorPenalty",
     "LinearConstraints",
     "MatchedDemographicParity",
     "NormPenalty",
     "OTFPenalty",
+    "list_penalties",
+    "make_penalty",
+    "register_penalty",
 ]

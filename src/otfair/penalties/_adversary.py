@@ -8,6 +8,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from otfair.notions import Notion, as_notion
 from otfair.penalties._base import (
     FairnessPenalty,
     check_binary_groups,
@@ -51,10 +52,11 @@ class AdversaryPenalty(FairnessPenalty):
     Shapes: ``scores`` (n,), ``sensitive`` (n,) binary 0/1, ``labels`` (n,) for "eo".
     """
 
-    def __init__(self, hidden: int = 32, notion: str = "dp") -> None:
+    has_adversary = True
+
+    def __init__(self, hidden: int = 32, notion: str | Notion = "dp") -> None:
         super().__init__()
-        if notion not in ("dp", "eo"):
-            raise ValueError(f"`notion` must be 'dp' or 'eo'; got {notion!r}.")
+        notion = as_notion(notion, allowed=("dp", "eo")).name
         if int(hidden) < 1:
             raise ValueError(f"`hidden` must be >= 1; got {hidden}.")
         self.notion = notion

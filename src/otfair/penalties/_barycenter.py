@@ -28,6 +28,8 @@ class BarycenterPenalty(FairnessPenalty):
     Cost: one sort per group, O(n log n); differentiable through sort/gather.
     """
 
+    default_mixing = "convex"
+
     def forward(
         self,
         scores: torch.Tensor,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+from typing import Any
 
 import torch
 from torch import nn
@@ -11,9 +12,38 @@ from torch import nn
 class FairnessPenalty(nn.Module, abc.ABC):
     """A fairness penalty: a non-negative, differentiable function of batch scores.
 
-    Every penalty is called as ``penalty(scores, sensitive, labels=None, features=None)``
-    and returns a 0-dim tensor. Inputs are validated eagerly so that a malformed batch
-    raises a ``ValueError`` naming the argument instead of a torch traceback.
+    The one protocol of every fairness loss in otfair. A penalty is called as
+    ``penalty(scores, sensitive, labels=None, features=None)`` and returns a 0-dim
+    tensor. Inputs are validated eagerly so that a malformed batch raises a
+    ``ValueError`` naming the argument instead of a torch traceback; the training engine,
+    which validated the whole training set once, calls the unchecked :meth:`value`.
+
+    Declared traits (class attributes, read by the training engine instead of
+    ``isinstance`` branches):
+
+    ``requires_labels``
+        the batch labels must be passed (label-conditioned notions);
+    ``requires_features``
+        the batch features must be passed (transport cost in input space, OTF);
+    ``requires_pairs``
+        batches are matched group pairs (FTM): ``scores`` = the group-0 batch followed
+        by its partners in group 1, in matched order;
+    ``requires_binary_groups``
+        ``sensitive`` is one binary attribute coded 0/1 (group penalties); otherwise it
+        may be several or continuous numeric columns (linear notions);
+    ``linear``
+        a linear-notion penalty: evaluated on a batch slice of the constraint matrix
+        ``G`` by ``from_matrix(scores, G, features)`` (the estimator builds ``G`` once
+        per fit from ``penalty.constraints``);
+    ``has_adversary``
+        the penalty owns parameters trained by their own optimizer on
+        :meth:`adversary_loss` after each predictor step;
+    ``default_mixing``
+        ``"convex"`` (``(1 - alpha) CE + alpha R``, OTF paper Eq. 13) or ``"additive"``
+        (``CE + lambda R``, FTM paper Eq. 7), as in the penalty's paper.
+
+    Penalties built from training-set statistics (the linear notions' ``G``) compute
+    them in :meth:`fit`, called once per estimator fit; the default does nothing.
 
     Shapes
     ------
@@ -28,10 +58,17 @@ class FairnessPenalty(nn.Module, abc.ABC):
         Model inputs, needed by penalties with a transport cost in input space (OTF).
     """
 
-    #: Whether the penalty needs ``labels``.
     requires_labels: bool = False
-    #: Whether the penalty needs ``features``.
     requires_features: bool = False
+    requires_pairs: bool = False
+    requires_binary_groups: bool = True
+    linear: bool = False
+    has_adversary: bool = False
+    default_mixing: str = "additive"
+
+    def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
+        """Fit training-set statistics (default: nothing to fit); returns ``self``."""
+        return self
 
     @abc.abstractmethod
     def forward(
@@ -58,6 +95,15 @@ class FairnessPenalty(nn.Module, abc.ABC):
         step. Subclasses override it with their bare formula; the default validates.
         """
         return self(scores, sensitive, labels, features)
+
+    def adversary_loss(
+        self,
+        scores: torch.Tensor,
+        sensitive: torch.Tensor,
+        labels: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Loss of the penalty's own adversary (only when ``has_adversary``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no adversary.")
 
 
 def check_scores(scores: torch.Tensor, name: str = "scores") -> torch.Tensor:

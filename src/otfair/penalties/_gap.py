@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import torch
 
-from otfair.penalties._base import FairnessPenalty, check_binary_groups, check_scores
+from otfair.notions import Notion, as_notion
+from otfair.penalties._base import (
+    FairnessPenalty,
+    check_binary_groups,
+    check_labels,
+    check_scores,
+)
 
 
 class GapPenalty(FairnessPenalty):
@@ -18,8 +24,16 @@ class GapPenalty(FairnessPenalty):
     The "Reg" / "Gap Reg" baseline of the FTM paper (fairness-through-matching.txt,
     App. D.2; Chuang & Mroueh 2021), trained as ``CE + lambda * Gap``.
 
-    Shapes: ``scores`` (n,), ``sensitive`` (n,) binary 0/1. Both groups must be present
-    in the batch (``ValueError`` otherwise).
+    For a label-conditioned notion (EO: cells :math:`Y=0` and :math:`Y=1`; equal
+    opportunity: :math:`Y=1`) the squared gaps of the notion's label cells are summed.
+
+    Parameters
+    ----------
+    notion : {"dp", "eopp", "eo"} or Notion, default="dp"
+
+    Shapes: ``scores`` (n,), ``sensitive`` (n,) binary 0/1, ``labels`` (n,) for EO/EOpp.
+    Both groups must be present in the batch (in each label cell) (``ValueError``
+    otherwise).
 
     Examples
     --------
@@ -27,6 +41,11 @@ class GapPenalty(FairnessPenalty):
     >>> GapPenalty()(torch.tensor([0.2, 0.4, 0.9, 0.7]), torch.tensor([0, 0, 1, 1]))
     tensor(0.2500)
     """
+
+    def __init__(self, notion: str | Notion = "dp") -> None:
+        super().__init__()
+        self.notion = as_notion(notion)
+        self.requires_labels = self.notion.requires_labels
 
     def forward(
         self,
@@ -37,8 +56,14 @@ class GapPenalty(FairnessPenalty):
     ) -> torch.Tensor:
         """Return the squared mean-score gap (0-dim tensor)."""
         scores = check_scores(scores)
-        _, in1 = check_binary_groups(sensitive, scores.shape[0])
-        return self.value(scores, in1)
+        n = scores.shape[0]
+        if self.requires_labels:
+            labels = check_labels(labels, n)
+        total = scores.new_zeros(())
+        for cell in self.notion.cell_masks(labels, n):
+            _, in1 = check_binary_groups(sensitive[cell], scores[cell].shape[0])
+            total = total + self._gap2(scores[cell], in1)
+        return total
 
     def value(
         self,
@@ -49,8 +74,21 @@ class GapPenalty(FairnessPenalty):
     ) -> torch.Tensor:
         """Unchecked value (see :meth:`FairnessPenalty.value`), as a contrast ``h @ c``.
 
-        ``c_i = (1 - s_i) / n_0 - s_i / n_1`` avoids boolean indexing (a device sync).
+        ``c_i = (1 - s_i) / n_0 - s_i / n_1`` avoids boolean indexing (a device sync);
+        a label-conditioned notion multiplies the contrast by each cell's indicator.
         """
+        if not self.requires_labels:
+            return self._gap2(scores, sensitive)
+        total = scores.new_zeros(())
+        for lab in self.notion.label_cells:
+            cell = (labels == lab).to(scores.dtype)
+            s = sensitive.to(scores.dtype) * cell
+            gap = scores @ (((1 - s) * cell) / ((1 - s) * cell).sum() - s / s.sum())
+            total = total + gap * gap
+        return total
+
+    @staticmethod
+    def _gap2(scores: torch.Tensor, sensitive: torch.Tensor) -> torch.Tensor:
         s = sensitive.to(scores.dtype)
         gap = scores @ ((1 - s) / (1 - s).sum() - s / s.sum())
         return gap * gap

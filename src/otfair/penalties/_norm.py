@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
+from otfair.notions import LinearConstraints
 from otfair.penalties._base import FairnessPenalty, check_scores
-from otfair.penalties._constraints import LinearConstraints
 
 
 class NormPenalty(FairnessPenalty):
@@ -31,6 +33,10 @@ class NormPenalty(FairnessPenalty):
     expectations, so they stay finite (the group's terms are simply absent).
     """
 
+    requires_binary_groups = False
+    linear = True
+    default_mixing = "convex"
+
     def __init__(self, constraints: LinearConstraints) -> None:
         super().__init__()
         if not isinstance(constraints, LinearConstraints):
@@ -38,7 +44,14 @@ class NormPenalty(FairnessPenalty):
                 f"`constraints` must be a LinearConstraints; got {type(constraints).__name__}."
             )
         self.constraints = constraints
+        self.notion = constraints.notion_
         self.requires_labels = constraints.requires_labels
+
+    def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
+        """Fit the constraint rows' expectations on the training set (unless fitted)."""
+        if not hasattr(self.constraints, "rows_"):
+            self.constraints.fit(sensitive, labels)
+        return self
 
     def forward(
         self,

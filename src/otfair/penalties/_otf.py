@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
+from otfair.notions import LinearConstraints
 from otfair.penalties._base import FairnessPenalty, check_scores
-from otfair.penalties._constraints import LinearConstraints
 
 
 class OTFPenalty(FairnessPenalty):
@@ -61,6 +63,10 @@ class OTFPenalty(FairnessPenalty):
 
     requires_features = True
 
+    requires_binary_groups = False
+    linear = True
+    default_mixing = "convex"
+
     def __init__(
         self,
         constraints: LinearConstraints,
@@ -79,6 +85,7 @@ class OTFPenalty(FairnessPenalty):
         if int(max_iter) < 1:
             raise ValueError(f"`max_iter` must be >= 1; got {max_iter!r}.")
         self.constraints = constraints
+        self.notion = constraints.notion_
         self.eps = float(eps)
         self.max_iter = int(max_iter)
         self.warm_start = bool(warm_start)
@@ -87,6 +94,12 @@ class OTFPenalty(FairnessPenalty):
         self.tol = float(tol)
         self.requires_labels = constraints.requires_labels
         self._details = None
+
+    def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
+        """Fit the constraint rows' expectations on the training set (unless fitted)."""
+        if not hasattr(self.constraints, "rows_"):
+            self.constraints.fit(sensitive, labels)
+        return self
 
     def forward(
         self,

@@ -1,5 +1,6 @@
 """Shared helpers: input validation and torch plumbing (device, seeding, threads)."""
 
+from otfair.utils._params import check_features, check_positive_int, check_scalar
 from otfair.utils._torch import as_float_tensor, resolve_device, seed_everything
 from otfair.utils._validation import (
     check_binary_labels,
@@ -14,7 +15,10 @@ __all__ = [
     "as_float_tensor",
     "check_binary_labels",
     "check_consistent_length",
+    "check_features",
     "check_finite_1d",
+    "check_positive_int",
+    "check_scalar",
     "check_probabilities",
     "check_sensitive_features",
     "encode_groups",

@@ -1,6 +1,24 @@
-"""Preprocessing transformers that repair or project the features before any model."""
+"""Preprocessing before or in front of a model.
 
+AdapFair's normalizing flows (in front of a frozen classifier), OT repair of the features
+(Gordaliza et al. 2019) and fair PCA (Kleindessner et al. 2023).
+"""
+
+from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor
+from otfair.estimators.preprocessing.adapfair_classifier import (
+    AdapFairClassifier,
+    train_base_classifier,
+)
+from otfair.estimators.preprocessing.adapfair_scorer import TorchScorer, as_torch_classifier
 from otfair.estimators.preprocessing.fair_pca import FairPCA
 from otfair.estimators.preprocessing.ot_repair import OTRepair
 
-__all__ = ["FairPCA", "OTRepair"]
+__all__ = [
+    "AdapFairClassifier",
+    "AdapFairPreprocessor",
+    "FairPCA",
+    "OTRepair",
+    "TorchScorer",
+    "as_torch_classifier",
+    "train_base_classifier",
+]

@@ -17,10 +17,14 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 from torch import nn
 
+from otfair.estimators._training import run_epochs
 from otfair.models.adversarial import grad_reverse
+from otfair.penalties import FairnessPenalty
 from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
+    check_positive_int,
+    check_scalar,
     encode_groups,
     resolve_device,
     seed_everything,
@@ -117,17 +121,6 @@ def _seed_from(random_state: Any) -> int:
     return int(check_random_state(random_state).randint(0, 2**31 - 1))
 
 
-def _positive(value: Any, name: str, *, integer: bool = False, allow_zero: bool = False) -> Any:
-    ok_type = (int, np.integer) if integer else (int, float, np.number)
-    if isinstance(value, bool) or not isinstance(value, ok_type):
-        kind = "an integer" if integer else "a number"
-        raise TypeError(f"`{name}` must be {kind}; got {value!r}.")
-    if not (value >= 0 if allow_zero else value > 0) or not np.isfinite(value):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"`{name}` must be {bound}; got {value!r}.")
-    return int(value) if integer else float(value)
-
-
 class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
     r"""Base of the neural regressors: the sigmoid regression net and its training loop.
 
@@ -150,16 +143,21 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
 
     _lam_name = "lam"
 
-    def _make_adversary(self, latent_dim: int) -> nn.Module | None:
+    def _make_adversary(self, latent_dim: int) -> FairnessPenalty | None:
+        """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""
         return None
 
+    @staticmethod
     def _adversary_loss(
-        self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
+        adversary: FairnessPenalty, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
     ) -> torch.Tensor | None:
-        return None
+        return adversary(None, a, y, z)
 
-    def _after_step(self, adversary: nn.Module | None) -> None:
-        """Run after every optimizer step (weight clipping)."""
+    @staticmethod
+    def _after_step(adversary: FairnessPenalty | None) -> None:
+        """Run after every optimizer step (the critic's weight clipping)."""
+        if adversary is not None and hasattr(adversary, "after_step"):
+            adversary.after_step()
 
     def _adversary_only_step(
         self,
@@ -200,11 +198,11 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         -------
         self
         """
-        lam = _positive(getattr(self, "lam", 0.0), "lam", allow_zero=True)
-        epochs = _positive(self.epochs, "epochs", integer=True)
-        batch_size = _positive(self.batch_size, "batch_size", integer=True)
-        lr = _positive(self.lr, "lr")
-        n_critic = _positive(getattr(self, "n_critic", 1), "n_critic", integer=True)
+        lam = check_scalar(getattr(self, "lam", 0.0), "lam", minimum=0.0)
+        epochs = check_positive_int(self.epochs, "epochs")
+        batch_size = check_positive_int(self.batch_size, "batch_size")
+        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
+        n_critic = check_positive_int(getattr(self, "n_critic", 1), "n_critic")
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         device = resolve_device(self.device)
         gen = seed_everything(_seed_from(self.random_state))
@@ -224,31 +222,39 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         yt = torch.as_tensor(y_scaled, dtype=torch.float32, device=device)
         at = torch.as_tensor(codes, device=device)
         n = len(yt)
-        self.history_: list[dict[str, float]] = []
-        for _ in range(epochs):
+
+        def epoch_batches(epoch: int) -> list[torch.Tensor]:
             order = torch.randperm(n, generator=gen).to(device)
-            sums = {"mse": 0.0, "adversary_loss": 0.0}
-            for start in range(0, n, batch_size):
-                idx = order[start : start + batch_size]
-                z = encoder(Xt[idx])
-                pred = torch.sigmoid(head(z)).squeeze(1)
-                mse = torch.mean((pred - yt[idx]) ** 2)
-                loss = mse
-                if adversary is not None:
-                    adv = self._adversary_loss(adversary, grad_reverse(z, lam), yt[idx], at[idx])
-                    if adv is not None:
-                        loss = loss + adv
-                        sums["adversary_loss"] += float(adv.detach()) * len(idx)
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                self._after_step(adversary)
-                sums["mse"] += float(mse.detach()) * len(idx)
-                for _ in range(n_critic - 1 if adversary is not None else 0):
-                    self._adversary_only_step(
-                        adversary, optimizer, encoder, Xt, yt, at, len(idx), gen
-                    )
-            self.history_.append({k: v / n for k, v in sums.items()})
+            return [order[start : start + batch_size] for start in range(0, n, batch_size)]
+
+        def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+            z = encoder(Xt[idx])
+            pred = torch.sigmoid(head(z)).squeeze(1)
+            mse = torch.mean((pred - yt[idx]) ** 2)
+            loss, adv = mse, None
+            if adversary is not None:
+                adv = self._adversary_loss(adversary, grad_reverse(z, lam), yt[idx], at[idx])
+                if adv is not None:
+                    loss = loss + adv
+            zero = torch.zeros((), device=device)
+            logs = {"mse": mse, "adversary_loss": zero if adv is None else adv}
+            return loss, logs, float(len(idx))
+
+        def after_step(idx: torch.Tensor) -> None:
+            self._after_step(adversary)
+            for _ in range(n_critic - 1 if adversary is not None else 0):
+                self._adversary_only_step(adversary, optimizer, encoder, Xt, yt, at, len(idx), gen)
+
+        history = run_epochs(
+            epochs,
+            epoch_batches,
+            step,
+            optimizer=optimizer,
+            after_step=after_step,
+            verbose=bool(getattr(self, "verbose", False)),
+            desc=type(self).__name__,
+        )
+        self.history_ = [{k: h[k] for k in ("mse", "adversary_loss")} for h in history]
 
         self.encoder_, self.head_, self.adversary_ = encoder.eval(), head.eval(), adversary
         self.device_ = device

@@ -1,0 +1,367 @@
+r"""AdapFair: invertible preprocessors that make a frozen classifier fair.
+
+Implements adapfair.txt §III (eq. 1, Algorithm 1) and §III-D. Given a trained classifier
+:math:`f` whose parameters never change, learn invertible flows :math:`T_0, T_1`
+(sensitive-attribute *aware*) or a single :math:`T` (*blind*: no sensitive attribute at
+deployment) minimizing
+
+.. math::
+
+    \lambda\, \mathbb{E}\bigl[\ell_{CE}\bigl(Y, f(T_S(X))\bigr)\bigr]
+    + (1 - \lambda)\, \sum_c \mathcal{W}\bigl(p(f(T_0(X_0)) \mid c),\,
+    p(f(T_1(X_1)) \mid c)\bigr),
+
+where the cells :math:`c` depend on the fairness notion (see
+:class:`otfair.penalties.GroupWassersteinLoss`). The cross-entropy always uses all samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+from torch import nn
+
+from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
+from otfair.estimators.preprocessing.adapfair_scorer import (
+    TorchScorer,
+    as_torch_classifier,
+    frozen,
+    state_fingerprint,
+)
+from otfair.models.flows import CouplingFlow
+from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss, notion_cells
+from otfair.utils import (
+    check_binary_labels,
+    check_consistent_length,
+    check_features,
+    check_positive_int,
+    check_scalar,
+    encode_groups,
+    resolve_device,
+    seed_everything,
+)
+
+_MODES = ("aware", "blind")
+
+
+class AdapFairPreprocessor(BaseEstimator):
+    r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module, callable, scikit-learn or otfair classifier
+        The trained classifier :math:`f` (see
+        :func:`~otfair.estimators.as_torch_classifier`). It is never modified: during
+        ``fit`` it is in eval mode with ``requires_grad=False`` (both restored afterwards),
+        only the flows are given to the optimizer, and a SHA-256 fingerprint of its
+        ``state_dict`` is compared before and after training.
+    output : {"logits", "probability"}, default="logits"
+        What a torch module / callable ``classifier`` returns.
+    mode : {"aware", "blind"}, default="aware"
+        ``"aware"`` learns one flow per group and needs ``sensitive_features`` at
+        prediction time; ``"blind"`` learns one flow for everybody (§III-D).
+    notion : {"dp", "eopp", "eo"}, default="dp"
+        Demographic parity, equal opportunity or equalized odds.
+    lam : float, default=0.5
+        :math:`\lambda \in [0, 1]`, weight of the cross-entropy in eq. (1); the fairness
+        term gets :math:`1 - \lambda`.
+    distance : {"w2", "sharp_sinkhorn"} or callable, default="w2"
+        Exact 1-D :math:`W_2^2` by sorting, or the paper's sharp Sinkhorn value, or a
+        differentiable ``distance(u, v) -> 0-d tensor`` between two score samples.
+    sinkhorn_eps : float, default=0.01
+        Entropic regularization of the sharp Sinkhorn option (scores and costs lie in
+        [0, 1]).
+    n_blocks : int, default=4
+        Coupling blocks per flow (:class:`~otfair.models.CouplingFlow`).
+    hidden : tuple of int, default=(20, 20)
+        Conditioner widths (the paper's 20-unit layers).
+    epochs : int, default=50
+        Passes over the training data.
+    batch_size : int, default=256
+        Batch size; batches are stratified by (group, label).
+    lr : float, default=1e-3
+        Adam learning rate.
+    random_state : int or None, default=None
+        Seed of the flow initialization, masks and batch order.
+    device : str or torch.device or None, default=None
+        Device of the flows (the classifier stays where it is; tensors move to it).
+    verbose : bool, default=False
+        Progress bar over epochs (with the epoch's loss).
+
+    Attributes
+    ----------
+    scorer_ : TorchScorer
+        The wrapped classifier.
+    flows_ : torch.nn.ModuleList
+        ``[T_0, T_1]`` (aware) or ``[T]`` (blind).
+    groups_ : numpy.ndarray
+        The two sensitive-group values; ``groups_[k]`` uses ``flows_[k]`` in aware mode.
+    n_features_in_ : int
+        Input dimension.
+    history_ : list of dict
+        Per epoch: mean ``loss``, ``ce`` and ``fairness`` over the batches, and the
+        epoch's wall time ``time_s``.
+    classifier_fingerprint_ : str
+        SHA-256 of the classifier's state before (= after) training.
+
+    Examples
+    --------
+    >>> import numpy as np, torch
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)).astype("float32"); s = (X[:, 0] > 0).astype(int)
+    >>> y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
+    >>> f = torch.nn.Linear(3, 1)
+    >>> pre = AdapFairPreprocessor(f, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    >>> pre.predict_proba(X, sensitive_features=s).shape
+    (200, 2)
+    """
+
+    def __init__(
+        self,
+        classifier: Any,
+        *,
+        output: str = "logits",
+        mode: str = "aware",
+        notion: str = "dp",
+        lam: float = 0.5,
+        distance: str | Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = "w2",
+        sinkhorn_eps: float = 0.01,
+        n_blocks: int = 4,
+        hidden: tuple[int, ...] = (20, 20),
+        epochs: int = 50,
+        batch_size: int = 256,
+        lr: float = 1e-3,
+        random_state: int | None = None,
+        device: str | torch.device | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.classifier = classifier
+        self.output = output
+        self.mode = mode
+        self.notion = notion
+        self.lam = lam
+        self.distance = distance
+        self.sinkhorn_eps = sinkhorn_eps
+        self.n_blocks = n_blocks
+        self.hidden = hidden
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.random_state = random_state
+        self.device = device
+        self.verbose = verbose
+
+    # ------------------------------------------------------------------ validation
+    def _check_params(self) -> None:
+        if self.mode not in _MODES:
+            raise ValueError(f"`mode` must be one of {_MODES}; got {self.mode!r}.")
+        notion_cells(self.notion)
+        if not callable(self.distance) and self.distance not in DISTANCES:
+            raise ValueError(f"`distance` must be one of {DISTANCES}; got {self.distance!r}.")
+        check_scalar(self.lam, "lam", minimum=0.0, maximum=1.0)
+        for name in ("epochs", "batch_size", "n_blocks"):
+            check_positive_int(getattr(self, name), name)
+        for name in ("lr", "sinkhorn_eps"):
+            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
+
+    def _check_scores(self, scorer: TorchScorer, X: torch.Tensor) -> None:
+        """One no-grad pass: output shape, probability range, feature dimension."""
+        with torch.no_grad():
+            try:
+                raw = scorer.raw(X)
+            except RuntimeError as exc:  # typically a shape mismatch deep inside torch
+                raise ValueError(
+                    f"`classifier` failed on `X` of shape {tuple(X.shape)}; does its input "
+                    f"dimension match X's {X.shape[1]} features? ({exc})"
+                ) from exc
+        if not torch.isfinite(raw).all():
+            raise ValueError("`classifier` returned NaN or infinite scores on `X`.")
+        if scorer.output == "probability" and (raw.min() < 0 or raw.max() > 1):
+            raise ValueError(
+                "`classifier` output is not a probability: values in "
+                f"[{raw.min().item():.4g}, {raw.max().item():.4g}] with output='probability'. "
+                "Pass output='logits' if the classifier returns logits."
+            )
+
+    def _group_codes(self, sensitive_features: Any, n: int) -> np.ndarray:
+        if sensitive_features is None:
+            raise ValueError(
+                "`sensitive_features` is required in mode='aware' (use mode='blind' to "
+                "predict without the sensitive attribute)."
+            )
+        values = np.asarray(sensitive_features)
+        if values.ndim == 2 and values.shape[1] == 1:
+            values = values[:, 0]
+        if values.ndim != 1 or values.shape[0] != n:
+            raise ValueError(f"`sensitive_features` must have shape ({n},); got {values.shape}.")
+        codes = np.searchsorted(self.groups_, values)
+        codes = np.clip(codes, 0, len(self.groups_) - 1)
+        unseen = self.groups_[codes] != values
+        if np.any(unseen):
+            raise ValueError(
+                f"`sensitive_features` contains groups not seen in fit: "
+                f"{np.unique(values[unseen])[:5].tolist()} (fit groups: {self.groups_.tolist()})."
+            )
+        return codes
+
+    # ------------------------------------------------------------------ training
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> AdapFairPreprocessor:
+        """Learn the flows with the classifier frozen.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Features (the classifier's inputs, without the sensitive attribute).
+        y : array-like of shape (n,)
+            Binary labels.
+        sensitive_features : array-like of shape (n,)
+            Binary sensitive attribute (any two values); needed for the fairness term in
+            both modes.
+
+        Returns
+        -------
+        self
+        """
+        self._check_params()
+        scorer = as_torch_classifier(self.classifier, self.output)
+        X_np = check_features(X, "X", scorer.n_features)
+        y_np = check_binary_labels(y, "y")
+        check_consistent_length(X=X_np, y=y_np, sensitive_features=sensitive_features)
+        codes, groups = encode_groups(sensitive_features, "sensitive_features")
+        if len(groups) != 2:
+            raise ValueError(
+                f"`sensitive_features` must be binary; found {len(groups)} groups "
+                f"({groups.tolist()[:5]})."
+            )
+        for label in notion_cells(self.notion):
+            for g in (0, 1):
+                mask = codes == g if label is None else (codes == g) & (y_np == label)
+                if not mask.any():
+                    where = "" if label is None else f" with y={label}"
+                    raise ValueError(
+                        f"`sensitive_features`: group {groups[g]!r} has no sample{where}; "
+                        f"notion={self.notion!r} needs it."
+                    )
+        device = resolve_device(self.device)
+        gen = seed_everything(self.random_state)
+        rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
+
+        X_t = torch.as_tensor(X_np, device=device)
+        y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
+        g_t = torch.as_tensor(codes, device=device)
+        n_flows = 2 if self.mode == "aware" else 1
+        mask_seed = int(rng.integers(2**31))
+        flows = nn.ModuleList(
+            CouplingFlow(
+                X_np.shape[1],
+                n_blocks=int(self.n_blocks),
+                hidden=tuple(self.hidden),
+                random_state=mask_seed + k,
+            )
+            for k in range(n_flows)
+        ).to(device)
+        self.scorer_ = scorer
+        self.flows_ = flows
+        self.groups_ = groups
+        self.n_features_in_ = X_np.shape[1]
+
+        fingerprint = state_fingerprint(scorer)
+        optimizer = torch.optim.Adam(flows.parameters(), lr=float(self.lr))
+        lam = float(self.lam)
+        cells = 2 * codes + y_np
+        with frozen(scorer):
+            self._check_scores(scorer, X_t)
+            penalty = GroupWassersteinLoss(
+                self.notion, distance=self.distance, eps=float(self.sinkhorn_eps)
+            )
+
+            def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+                idx = torch.as_tensor(idx_np, device=device)
+                xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
+                logits = scorer(self._apply_flows(xb, gb))
+                ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
+                fair = penalty(torch.sigmoid(logits), gb, yb)
+                return lam * ce + (1.0 - lam) * fair, {"ce": ce, "fairness": fair}, 1.0
+
+            self.history_ = run_epochs(
+                int(self.epochs),
+                lambda epoch: stratified_batches(cells, int(self.batch_size), rng),
+                step,
+                optimizer=optimizer,
+                verbose=bool(self.verbose),
+                desc="AdapFair flows",
+            )
+        if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
+            raise RuntimeError("The classifier's parameters changed during fit.")
+        self.classifier_fingerprint_ = fingerprint
+        return self
+
+    # ------------------------------------------------------------------ inference
+    def _apply_flows(
+        self, x: torch.Tensor, groups: torch.Tensor | None, inverse: bool = False
+    ) -> torch.Tensor:
+        """Apply ``T_s`` row-wise (aware) or ``T`` (blind)."""
+
+        def run(flow: CouplingFlow, z: torch.Tensor) -> torch.Tensor:
+            return (flow.inverse(z) if inverse else flow(z))[0]
+
+        if len(self.flows_) == 1:
+            return run(self.flows_[0], x)
+        out = torch.empty_like(x)
+        for k, flow in enumerate(self.flows_):
+            rows = groups == k
+            if rows.any():
+                out = out.index_put((rows,), run(flow, x[rows]))
+        return out
+
+    def _transform(self, X: Any, sensitive_features: Any, inverse: bool) -> torch.Tensor:
+        check_is_fitted(self, "flows_")
+        X_np = check_features(X, "X", self.n_features_in_)
+        device = next(self.flows_.parameters()).device
+        codes = None
+        if self.mode == "aware":
+            codes = torch.as_tensor(
+                self._group_codes(sensitive_features, X_np.shape[0]), device=device
+            )
+        with torch.no_grad():
+            return self._apply_flows(torch.as_tensor(X_np, device=device), codes, inverse)
+
+    def transform(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return the preprocessed features :math:`T_s(x)`, shape (n, d).
+
+        ``sensitive_features`` is required in aware mode and ignored in blind mode.
+        """
+        return self._transform(X, sensitive_features, inverse=False).cpu().numpy()
+
+    def inverse_transform(self, Xt: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        r"""Map preprocessed features back, :math:`x = T_s^{-1}(\tilde x)` (exact)."""
+        return self._transform(Xt, sensitive_features, inverse=True).cpu().numpy()
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Class probabilities of the frozen classifier on :math:`T_s(x)`, shape (n, 2)."""
+        xt = self._transform(X, sensitive_features, inverse=False)
+        with torch.no_grad(), frozen(self.scorer_):
+            p1 = torch.sigmoid(self.scorer_(xt)).double().cpu().numpy()
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Predicted labels (threshold 0.5 on the positive-class probability)."""
+        proba = self.predict_proba(X, sensitive_features=sensitive_features)
+        return predict_from_proba(proba[:, 1])
+
+    def score(self, X: Any, y: Any, *, sensitive_features: Any = None) -> float:
+        """Accuracy of :meth:`predict`."""
+        y_np = check_binary_labels(y, "y")
+        return float(np.mean(self.predict(X, sensitive_features=sensitive_features) == y_np))
+
+    def classifier_proba(self, X: Any) -> np.ndarray:
+        """Positive-class probability of the *untouched* classifier, shape (n,)."""
+        check_is_fitted(self, "flows_")
+        X_np = check_features(X, "X", self.n_features_in_)
+        with torch.no_grad(), frozen(self.scorer_):
+            return torch.sigmoid(self.scorer_(torch.as_tensor(X_np))).double().cpu().numpy()

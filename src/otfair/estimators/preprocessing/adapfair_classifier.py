@@ -1,0 +1,326 @@
+r"""AdapFair's scenarios (adapfair.txt §IV) as one estimator: base classifier + flows.
+
+:class:`AdapFairClassifier` is what ``otfair fit --method adapfair|adapfair-blind`` runs:
+
+- **standard** (§IV-A): a base classifier (MLP with two hidden layers of 20 units, plain
+  cross-entropy, App. A-D2) is trained on the training data, frozen, and AdapFair's flows
+  are trained in front of it on the same data;
+- **data drift** (§IV-B): ``fit(..., source_data=(X_src, y_src, s_src))`` trains the base
+  classifier on the source domain and the flows on the target domain;
+- **new fairness notion** (§IV-C): ``base_penalty="gap"`` with ``base_notion="eo"``
+  trains the base classifier for equalized odds (a Gap-Reg penalty from
+  :mod:`otfair.penalties`, applied within each label), then the flows adapt it to
+  ``notion`` (e.g. ``"dp"``);
+- **blind deployment** (§III-D): ``mode="blind"``.
+
+An already trained classifier can be passed as ``base_classifier`` instead.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator
+from sklearn.utils.validation import check_is_fitted
+
+from otfair.estimators._training import predict_from_proba, run_epochs
+from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, stratified_batches
+from otfair.models.mlp import MLP
+from otfair.penalties import make_penalty
+from otfair.utils import (
+    check_binary_labels,
+    check_consistent_length,
+    check_features,
+    encode_groups,
+    resolve_device,
+    seed_everything,
+)
+
+_BASE_PENALTIES = ("none", "gap")
+_BASE_NOTIONS = ("dp", "eo")
+
+
+def train_base_classifier(
+    X: Any,
+    y: Any,
+    *,
+    sensitive_features: Any = None,
+    penalty: str = "none",
+    penalty_notion: str = "dp",
+    penalty_strength: float = 1.0,
+    hidden: tuple[int, ...] = (20, 20),
+    epochs: int = 50,
+    batch_size: int = 256,
+    lr: float = 1e-3,
+    random_state: int | None = None,
+    device: str | torch.device | None = None,
+    verbose: bool = False,
+) -> MLP:
+    r"""Train the classifier that AdapFair then keeps frozen (logits, eval mode).
+
+    Minimizes :math:`\mathrm{CE}(y, \sigma(h(x)))` with Adam, plus, for
+    ``penalty="gap"``, :math:`\mu\,\mathrm{Gap}` where Gap is
+    :class:`otfair.penalties.GapPenalty` (squared difference of the groups' mean scores)
+    on all samples (``penalty_notion="dp"``) or summed over the label cells :math:`Y=0`
+    and :math:`Y=1` (``"eo"``).
+
+    Parameters
+    ----------
+    X, y : array-like of shape (n, d) and (n,)
+        Training data; binary labels.
+    sensitive_features : array-like of shape (n,), optional
+        Needed only for ``penalty="gap"``.
+    penalty : {"none", "gap"}, default="none"
+        Fairness penalty of the base classifier.
+    penalty_notion : {"dp", "eo"}, default="dp"
+        Notion of the Gap penalty.
+    penalty_strength : float, default=1.0
+        :math:`\mu`.
+    hidden, epochs, batch_size, lr, random_state, device
+        Architecture (the paper's 2 x 20 MLP) and optimization.
+    verbose : bool, default=False
+        Progress bar over epochs.
+
+    Returns
+    -------
+    otfair.models.MLP
+        The trained model, in eval mode, returning logits.
+    """
+    X_np = check_features(X, "X")
+    y_np = check_binary_labels(y, "y")
+    check_consistent_length(X=X_np, y=y_np)
+    if penalty not in _BASE_PENALTIES:
+        raise ValueError(f"`base_penalty` must be one of {_BASE_PENALTIES}; got {penalty!r}.")
+    if penalty_notion not in _BASE_NOTIONS:
+        raise ValueError(f"`base_notion` must be one of {_BASE_NOTIONS}; got {penalty_notion!r}.")
+    device = resolve_device(device)
+    gen = seed_everything(random_state)
+    rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
+    gap = None
+    if penalty == "gap":
+        check_consistent_length(X=X_np, sensitive_features=sensitive_features)
+        codes, _ = encode_groups(sensitive_features, "sensitive_features")
+        gap = make_penalty("gapreg", penalty_notion)  # summed over the notion's label cells
+        cells = 2 * codes + y_np
+    else:
+        codes = np.zeros_like(y_np)
+        cells = y_np
+    model = MLP(X_np.shape[1], hidden=hidden).to(device)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    X_t = torch.as_tensor(X_np, device=device)
+    y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
+    g_t = torch.as_tensor(codes, device=device)
+    model.train()
+
+    def step(idx_np: np.ndarray) -> torch.Tensor:
+        idx = torch.as_tensor(idx_np, device=device)
+        logits = model(X_t[idx])[:, 0]
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y_t[idx])
+        if gap is not None:
+            loss = loss + penalty_strength * gap(torch.sigmoid(logits), g_t[idx], y_t[idx])
+        return loss
+
+    run_epochs(
+        int(epochs),
+        lambda epoch: stratified_batches(cells, int(batch_size), rng),
+        step,
+        optimizer=optimizer,
+        verbose=verbose,
+        desc="AdapFair base classifier",
+    )
+    return model.eval()
+
+
+class AdapFairClassifier(BaseEstimator):
+    r"""Frozen base classifier + AdapFair flows: the paper's full pipeline (§IV).
+
+    Parameters
+    ----------
+    base_classifier : torch module, scikit-learn or otfair classifier, optional
+        A trained classifier to keep frozen. ``None`` trains one in :meth:`fit` with
+        :func:`train_base_classifier` (on ``source_data`` when given).
+    output : {"logits", "probability"}, default="logits"
+        What a torch ``base_classifier`` returns.
+    mode, notion, lam, distance, sinkhorn_eps, n_blocks, hidden, epochs, batch_size, lr
+        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`.
+    base_epochs, base_batch_size : int, default=50, 256
+        Epochs and batch size of the base classifier (Adam, learning rate 1e-3).
+    base_penalty : {"none", "gap"}, default="none"
+        Fairness penalty of the base classifier (the new-notion scenario).
+    base_notion : {"dp", "eo"}, default="eo"
+        Notion of that penalty.
+    base_strength : float, default=1.0
+        Weight of that penalty.
+    sensitive_column : int or None, default=None
+        If set, column ``sensitive_column`` of ``X`` *is* the sensitive attribute (as in
+        a :class:`~otfair.datasets.FairSplit` built with ``sensitive_as_input=True``): it
+        selects the group's flow and is dropped before the flows and the classifier see
+        ``X``. Lets an aware model predict from ``X`` alone.
+    random_state : int or None, default=None
+        Seed of the base classifier and of the flows.
+    device : str or torch.device or None, default=None
+        Torch device.
+    verbose : bool, default=False
+        Progress bars over the epochs of the base classifier and of the flows.
+
+    Attributes
+    ----------
+    base_classifier_ : torch.nn.Module or object
+        The frozen classifier.
+    preprocessor_ : AdapFairPreprocessor
+        The fitted flows.
+    """
+
+    def __init__(
+        self,
+        base_classifier: Any = None,
+        *,
+        output: str = "logits",
+        mode: str = "aware",
+        notion: str = "dp",
+        lam: float = 0.5,
+        distance: str = "w2",
+        sinkhorn_eps: float = 0.01,
+        n_blocks: int = 4,
+        hidden: tuple[int, ...] = (20, 20),
+        epochs: int = 50,
+        batch_size: int = 256,
+        lr: float = 1e-3,
+        base_epochs: int = 50,
+        base_batch_size: int = 256,
+        base_penalty: str = "none",
+        base_notion: str = "eo",
+        base_strength: float = 1.0,
+        sensitive_column: int | None = None,
+        random_state: int | None = None,
+        device: str | torch.device | None = None,
+        verbose: bool = False,
+    ) -> None:
+        self.verbose = verbose
+        self.base_classifier = base_classifier
+        self.output = output
+        self.mode = mode
+        self.notion = notion
+        self.lam = lam
+        self.distance = distance
+        self.sinkhorn_eps = sinkhorn_eps
+        self.n_blocks = n_blocks
+        self.hidden = hidden
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.base_epochs = base_epochs
+        self.base_batch_size = base_batch_size
+        self.base_penalty = base_penalty
+        self.base_notion = base_notion
+        self.base_strength = base_strength
+        self.sensitive_column = sensitive_column
+        self.random_state = random_state
+        self.device = device
+
+    def _split_sensitive(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, Any]:
+        X_np = check_features(X, "X")
+        if self.sensitive_column is None:
+            return X_np, sensitive_features
+        col = int(self.sensitive_column)
+        if not -X_np.shape[1] <= col < X_np.shape[1] or X_np.shape[1] < 2:
+            raise ValueError(
+                f"`sensitive_column`={col} is out of range for X with {X_np.shape[1]} columns."
+            )
+        s_col = X_np[:, col]
+        rest = np.delete(X_np, col % X_np.shape[1], axis=1)
+        return rest, s_col if sensitive_features is None else sensitive_features
+
+    def fit(
+        self,
+        X: Any,
+        y: Any,
+        *,
+        sensitive_features: Any,
+        source_data: tuple[Any, Any, Any] | None = None,
+    ) -> AdapFairClassifier:
+        """Train (or take) the base classifier, freeze it, then train the flows.
+
+        Parameters
+        ----------
+        X, y, sensitive_features
+            Training data of the flows (the *target* domain under drift).
+        source_data : tuple (X_src, y_src, s_src), optional
+            Data-drift scenario: the base classifier is trained on these instead.
+
+        Returns
+        -------
+        self
+        """
+        X_np, s = self._split_sensitive(X, sensitive_features)
+        if self.base_classifier is not None:
+            if source_data is not None:
+                raise ValueError("Pass either `base_classifier` or `source_data`, not both.")
+            base = self.base_classifier
+        else:
+            if source_data is not None:
+                if len(source_data) != 3:
+                    raise ValueError("`source_data` must be a tuple (X_src, y_src, s_src).")
+                X_src, s_src = self._split_sensitive(source_data[0], source_data[2])
+                y_src = source_data[1]
+                if X_src.shape[1] != X_np.shape[1]:
+                    raise ValueError(
+                        f"`source_data` has {X_src.shape[1]} features but X has "
+                        f"{X_np.shape[1]}; both domains must share one feature space."
+                    )
+            else:
+                X_src, y_src, s_src = X_np, y, s
+            base = train_base_classifier(
+                X_src,
+                y_src,
+                sensitive_features=s_src,
+                penalty=self.base_penalty,
+                penalty_notion=self.base_notion,
+                penalty_strength=float(self.base_strength),
+                hidden=(20, 20),
+                epochs=int(self.base_epochs),
+                batch_size=int(self.base_batch_size),
+                lr=1e-3,
+                random_state=self.random_state,
+                device=self.device,
+                verbose=self.verbose,
+            )
+        self.base_classifier_ = base
+        self.preprocessor_ = AdapFairPreprocessor(
+            base,
+            output=self.output,
+            mode=self.mode,
+            notion=self.notion,
+            lam=self.lam,
+            distance=self.distance,
+            sinkhorn_eps=self.sinkhorn_eps,
+            n_blocks=self.n_blocks,
+            hidden=self.hidden,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            lr=self.lr,
+            random_state=self.random_state,
+            device=self.device,
+            verbose=self.verbose,
+        ).fit(X_np, y, sensitive_features=s)
+        self.n_features_in_ = check_features(X, "X").shape[1]
+        return self
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Probabilities of the frozen classifier on the preprocessed features, (n, 2)."""
+        check_is_fitted(self, "preprocessor_")
+        X_np, s = self._split_sensitive(X, sensitive_features)
+        return self.preprocessor_.predict_proba(X_np, sensitive_features=s)
+
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Predicted labels (threshold 0.5)."""
+        proba = self.predict_proba(X, sensitive_features=sensitive_features)
+        return predict_from_proba(proba[:, 1])
+
+    def baseline_proba(self, X: Any) -> np.ndarray:
+        """Positive-class probability of the untouched base classifier, shape (n,)."""
+        check_is_fitted(self, "preprocessor_")
+        X_np, _ = self._split_sensitive(X, None)
+        return self.preprocessor_.classifier_proba(X_np)

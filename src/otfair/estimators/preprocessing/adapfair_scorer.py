@@ -1,0 +1,229 @@
+"""A frozen classifier seen as a differentiable score function ``x -> logit``.
+
+AdapFair (adapfair.txt, §III-A) treats the classifier :math:`f` as a black box that returns
+predictions and their gradients with respect to the *input*; its parameters never change.
+:func:`as_torch_classifier` turns the classifiers we support into a :class:`TorchScorer`:
+
+- any ``torch.nn.Module`` (or plain callable) mapping ``(n, d)`` inputs to logits or to
+  probabilities of the positive class (shape ``(n,)``, ``(n, 1)``, or ``(n, 2)`` for a
+  two-class softmax head);
+- fitted scikit-learn ``LogisticRegression``/linear classifiers and ``MLPClassifier``
+  (rebuilt exactly as torch modules from ``coef_``/``coefs_``);
+- otfair estimators exposing their fitted torch module as ``module_`` (or ``model_``, as
+  :class:`~otfair.estimators.FairClassifier` does).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable, Iterator
+from typing import Any, Literal
+
+import numpy as np
+import torch
+from torch import nn
+
+Output = Literal["logits", "probability"]
+
+_PROB_EPS = 1e-7
+_SKLEARN_ACTIVATIONS: dict[str, Callable[[], nn.Module]] = {
+    "relu": nn.ReLU,
+    "tanh": nn.Tanh,
+    "logistic": nn.Sigmoid,
+    "identity": nn.Identity,
+}
+
+
+class _CallableModule(nn.Module):
+    """Parameter-free module around a plain differentiable callable."""
+
+    def __init__(self, fn: Callable[[torch.Tensor], torch.Tensor]) -> None:
+        super().__init__()
+        self.fn = fn
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.fn(x)
+
+
+class TorchScorer(nn.Module):
+    r"""Differentiable binary score of a frozen classifier, returned as a logit.
+
+    Parameters
+    ----------
+    module : torch.nn.Module or callable
+        The classifier :math:`f`. Its output of shape ``(n,)`` or ``(n, 1)`` is the score
+        of the positive class; an ``(n, 2)`` output is a two-class head (column 1 is the
+        positive class).
+    output : {"logits", "probability"}, default="logits"
+        What ``module`` returns. Probabilities are mapped to logits,
+        :math:`\operatorname{logit}(p) = \log p - \log(1 - p)` (clipped at
+        :math:`10^{-7}`), so that the cross-entropy is always computed stably.
+    n_features : int or None
+        Input dimension when known (checked against the data).
+    """
+
+    def __init__(
+        self,
+        module: nn.Module | Callable[[torch.Tensor], torch.Tensor],
+        output: Output = "logits",
+        n_features: int | None = None,
+    ) -> None:
+        super().__init__()
+        if output not in ("logits", "probability"):
+            raise ValueError(f"`output` must be 'logits' or 'probability'; got {output!r}.")
+        if not isinstance(module, nn.Module):
+            if not callable(module):
+                raise TypeError(
+                    "`classifier` must be a torch.nn.Module, a callable, a fitted "
+                    "scikit-learn linear/MLP classifier or an otfair estimator with a "
+                    f"`module_`; got {type(module).__name__}."
+                )
+            module = _CallableModule(module)
+        self.module = module
+        self.output = output
+        self.n_features = n_features if n_features is not None else _infer_in_features(module)
+
+    @property
+    def device(self) -> torch.device:
+        """Device of the classifier's parameters (CPU for a parameter-free callable)."""
+        for p in self.module.parameters():
+            return p.device
+        return torch.device("cpu")
+
+    def raw(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the classifier's positive-class output (logit or probability), shape (n,)."""
+        out = self.module(x.to(self.device))
+        if not isinstance(out, torch.Tensor):
+            raise TypeError(f"`classifier` must return a torch.Tensor; got {type(out).__name__}.")
+        if out.ndim == 2 and out.shape[1] == 2:
+            out = out[:, 1] - out[:, 0] if self.output == "logits" else out[:, 1]
+        elif out.ndim == 2 and out.shape[1] == 1:
+            out = out[:, 0]
+        elif out.ndim != 1:
+            raise ValueError(
+                "`classifier` must return one score per sample (shape (n,), (n, 1) or a "
+                f"two-class (n, 2)); got shape {tuple(out.shape)}."
+            )
+        return out.to(x.device)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        r"""Return the positive-class logit :math:`\operatorname{logit} f(x)`, shape (n,)."""
+        out = self.raw(x)
+        if self.output == "probability":
+            out = torch.logit(out, eps=_PROB_EPS)
+        return out
+
+
+def _infer_in_features(module: nn.Module) -> int | None:
+    if isinstance(getattr(module, "in_features", None), int):
+        return module.in_features
+    for m in module.modules():
+        if isinstance(m, nn.Linear):
+            return m.in_features
+    return None
+
+
+def _from_sklearn(est: Any) -> TorchScorer | None:
+    """Rebuild a fitted binary scikit-learn classifier as a torch module (logits)."""
+    classes = getattr(est, "classes_", None)
+    if classes is None:
+        return None
+    if len(classes) != 2:
+        raise ValueError(
+            f"`classifier` must be a binary classifier; it has {len(classes)} classes."
+        )
+    if hasattr(est, "coefs_") and hasattr(est, "intercepts_"):  # MLPClassifier
+        act = _SKLEARN_ACTIVATIONS.get(est.activation)
+        if act is None:
+            raise ValueError(f"Unsupported MLPClassifier activation {est.activation!r}.")
+        layers: list[nn.Module] = []
+        for i, (w, b) in enumerate(zip(est.coefs_, est.intercepts_, strict=True)):
+            lin = nn.Linear(w.shape[0], w.shape[1])
+            with torch.no_grad():
+                lin.weight.copy_(torch.as_tensor(np.asarray(w).T, dtype=torch.float32))
+                lin.bias.copy_(torch.as_tensor(np.asarray(b), dtype=torch.float32))
+            layers.append(lin)
+            if i < len(est.coefs_) - 1:
+                layers.append(act())
+        return TorchScorer(nn.Sequential(*layers), "logits", est.coefs_[0].shape[0])
+    coef = getattr(est, "coef_", None)
+    if coef is not None and hasattr(est, "decision_function"):  # linear classifiers
+        coef = np.atleast_2d(np.asarray(coef))
+        lin = nn.Linear(coef.shape[1], 1)
+        with torch.no_grad():
+            lin.weight.copy_(torch.as_tensor(coef, dtype=torch.float32))
+            lin.bias.copy_(torch.as_tensor(np.ravel(est.intercept_), dtype=torch.float32))
+        return TorchScorer(lin, "logits", coef.shape[1])
+    return None
+
+
+def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchScorer:
+    """Wrap ``classifier`` as a differentiable :class:`TorchScorer` (no copy of a module).
+
+    Parameters
+    ----------
+    classifier : torch.nn.Module, callable, scikit-learn classifier or otfair estimator
+        See the module docstring for what is supported.
+    output : {"logits", "probability"} or None
+        What a torch module / callable returns; ``None`` means ``"logits"`` (otfair's
+        models return logits). Ignored for scikit-learn models, which are rebuilt to
+        return logits.
+
+    Raises
+    ------
+    TypeError
+        If ``classifier`` is of an unsupported kind.
+    """
+    if isinstance(classifier, TorchScorer):
+        return classifier
+    if isinstance(classifier, nn.Module) or (
+        callable(classifier) and not hasattr(classifier, "fit")
+    ):
+        return TorchScorer(classifier, output or "logits")
+    module = getattr(classifier, "module_", None)
+    if not isinstance(module, nn.Module):  # FairClassifier keeps its network in `model_`
+        module = getattr(classifier, "model_", None)
+    if isinstance(module, nn.Module):
+        out = output or getattr(classifier, "output_", "logits")
+        return TorchScorer(module, out, getattr(classifier, "n_features_in_", None))
+    scorer = _from_sklearn(classifier)
+    if scorer is None:
+        raise TypeError(
+            "`classifier` must be a torch.nn.Module, a callable, a fitted scikit-learn "
+            "linear or MLP classifier, or an otfair estimator with a fitted `module_` / "
+            "`model_`; "
+            f"got {type(classifier).__name__} (is it fitted?)."
+        )
+    return scorer
+
+
+def state_fingerprint(module: nn.Module) -> str:
+    """SHA-256 of every parameter and buffer of ``module`` (names, dtypes and bytes)."""
+    h = hashlib.sha256()
+    for name, t in sorted(module.state_dict().items()):
+        h.update(name.encode())
+        h.update(str(t.dtype).encode())
+        h.update(t.detach().cpu().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def frozen(module: nn.Module) -> Iterator[nn.Module]:
+    """Put ``module`` in eval mode with ``requires_grad=False``; restore both on exit.
+
+    Eval mode matters as much as the gradient flag: a batch-norm layer in training mode
+    updates its running statistics on every forward pass.
+    """
+    flags = [p.requires_grad for p in module.parameters()]
+    modes = [m.training for m in module.modules()]
+    module.eval()
+    for p in module.parameters():
+        p.requires_grad_(False)
+    try:
+        yield module
+    finally:
+        for p, flag in zip(module.parameters(), flags, strict=True):
+            p.requires_grad_(flag)
+        for m, mode in zip(module.modules(), modes, strict=True):
+            m.training = mode

@@ -1,0 +1,325 @@
+r"""Baselines of the accuracy-disparity experiments: unfair net, BGL and COD.
+
+* :class:`UnfairRegressor` — the same sigmoid regression net trained on the MSE only
+  (the paper's "no debias", :math:`\lambda = 0`).
+* :class:`BGLRegressor` — bounded group loss (Agarwal et al., 2019) with fairlearn's
+  exponentiated gradient, made deterministic by predicting the *expected* prediction of
+  the randomized ensemble.
+* :class:`CODRegressor` — least squares with a bound on the coefficient of determination
+  of the sensitive attribute from the predictions (Komiyama et al., 2018), a
+  one-constraint non-convex QCQP solved exactly through its SDP relaxation with cvxpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, clone
+from sklearn.linear_model import LinearRegression
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from otfair.estimators.regression._base import (
+    FairRegressorMixin,
+    NeuralFairRegressor,
+)
+from otfair.utils import check_positive_int, check_scalar
+
+__all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
+
+
+class UnfairRegressor(NeuralFairRegressor):
+    r"""The sigmoid regression net of App. B trained on the MSE alone (no debiasing).
+
+    .. math::
+
+        \min_{g, h}\ \frac1n \sum_i \big(\sigma(h(g(x_i))) - y_i\big)^2
+
+    Same parameters as :class:`~otfair.estimators.WassersteinNet` without the adversary;
+    ``sensitive_features`` is accepted (and validated) for a uniform interface but
+    unused.
+
+    Parameters
+    ----------
+    encoder_hidden : sequence of int, default=(60,)
+        Widths of the ReLU feature map; the head is linear + sigmoid.
+    epochs : int, default=50
+        Passes over the data.
+    batch_size : int, default=256
+        Mini-batch size.
+    lr : float, default=1.0
+        Adadelta learning rate.
+    scale_y : {"auto", True, False}, default="auto"
+        Target scaling to [0, 1] (see :class:`~otfair.estimators.WassersteinNet`).
+    random_state : int, RandomState or None, default=None
+        Seed of the initialization and batch order.
+    device : str or torch.device, default="cpu"
+        Torch device.
+    """
+
+    def __init__(
+        self,
+        *,
+        encoder_hidden: Sequence[int] = (60,),
+        epochs: int = 50,
+        batch_size: int = 256,
+        lr: float = 1.0,
+        scale_y: str | bool = "auto",
+        random_state: Any = None,
+        device: str | torch.device = "cpu",
+    ) -> None:
+        self.encoder_hidden = encoder_hidden
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.scale_y = scale_y
+        self.random_state = random_state
+        self.device = device
+
+
+class BGLRegressor(FairRegressorMixin, BaseEstimator):
+    r"""Bounded group loss with fairlearn's exponentiated gradient (Agarwal et al., 2019).
+
+    .. math::
+
+        \min_{Q \in \Delta(\mathcal H)}\ E_Q\,E[\ell(h(X), Y)]
+        \quad \text{s.t.}\quad E_Q\,E[\ell(h(X), Y) \mid A = a] \le \varepsilon
+        \ \ \forall a,
+
+    with :math:`\ell` the square loss on [0, 1] (targets scaled as in ``scale_y``; ``eps``
+    is in scaled units). fairlearn returns a randomized ensemble :math:`Q`; ``predict``
+    returns its expectation :math:`\sum_t Q_t h_t(x)`, which is deterministic and has
+    a square loss no larger than the ensemble's (Jensen).
+
+    Parameters
+    ----------
+    eps : float, default=0.1
+        Upper bound :math:`\varepsilon` on every group's loss (paper grids: Adult
+        {0.07, 0.1, 0.2, 0.5}, COMPAS {0.1, 0.2, 0.3, 0.5}, Crime and Law
+        {0.01, 0.02, 0.03, 0.05}).
+    estimator : sklearn regressor or None, default=None
+        Base learner (must accept ``sample_weight``); ``None`` is ``LinearRegression``.
+    max_iter : int, default=50
+        Exponentiated-gradient iterations (fairlearn's default).
+    max_samples : int or None, default=None
+        Fit on a random subsample of at most this many rows (e.g. 10000 for a quick
+        Adult run); ``None`` uses all rows. Drawn with ``random_state``.
+    scale_y : {"auto", True, False}, default="auto"
+        Target scaling to [0, 1].
+    random_state : int, RandomState or None, default=None
+        Seed of the subsample (the algorithm itself is deterministic).
+    """
+
+    def __init__(
+        self,
+        eps: float = 0.1,
+        *,
+        estimator: Any = None,
+        max_iter: int = 50,
+        max_samples: int | None = None,
+        scale_y: str | bool = "auto",
+        random_state: Any = None,
+    ) -> None:
+        self.eps = eps
+        self.estimator = estimator
+        self.max_iter = max_iter
+        self.max_samples = max_samples
+        self.scale_y = scale_y
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> BGLRegressor:
+        """Run exponentiated gradient with the bounded-group-loss constraint."""
+        from fairlearn.reductions import BoundedGroupLoss, ExponentiatedGradient, SquareLoss
+
+        eps = check_scalar(self.eps, "eps", minimum=0.0, strict=True)
+        max_iter = check_positive_int(self.max_iter, "max_iter")
+        X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
+        if self.max_samples is not None:
+            cap = check_positive_int(self.max_samples, "max_samples")
+            if cap < len(y_scaled):
+                rng = check_random_state(self.random_state)
+                keep = np.sort(rng.choice(len(y_scaled), size=cap, replace=False))
+                X, y_scaled, codes = X[keep], y_scaled[keep], codes[keep]
+        base = LinearRegression() if self.estimator is None else clone(self.estimator)
+        mitigator = ExponentiatedGradient(
+            base,
+            constraints=BoundedGroupLoss(SquareLoss(0.0, 1.0), upper_bound=eps),
+            max_iter=max_iter,
+        )
+        mitigator.fit(X.astype(np.float64), y_scaled, sensitive_features=codes)
+        weights = np.asarray(mitigator.weights_, dtype=np.float64)
+        keep = weights > 0
+        self.predictors_ = [p for p, k in zip(mitigator.predictors_, keep, strict=True) if k]
+        self.weights_ = weights[keep] / weights[keep].sum()
+        return self
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Return the expected prediction of the fitted randomized ensemble, shape (n,)."""
+        check_is_fitted(self, "predictors_")
+        X = self._check_X(X, reset=False).astype(np.float64)
+        pairs = zip(self.weights_, self.predictors_, strict=True)
+        pred = sum(w * np.asarray(p.predict(X), dtype=np.float64) for w, p in pairs)
+        return self._unscale(np.asarray(pred, dtype=np.float64))
+
+
+class CODRegressor(FairRegressorMixin, BaseEstimator):
+    r"""Least squares with a coefficient-of-determination constraint (Komiyama et al., 2018).
+
+    For the linear model :math:`\hat y = x^\top \beta + b` (the sensitive attribute is not
+    an input, as in the accuracy-disparity setting),
+
+    .. math::
+
+        \min_{\beta, b}\ \frac1n \|y - X\beta - b\|^2 \quad\text{s.t.}\quad
+        \mathrm{CoD}(\hat Y \mid S) = \frac{\beta^\top \Sigma_B \beta}{\beta^\top \Sigma_X \beta}
+        \le \varepsilon,
+
+    with :math:`\Sigma_X` the covariance of :math:`X` and
+    :math:`\Sigma_B = p(1-p)\,\delta\delta^\top` its between-group part
+    (:math:`\delta` = difference of group means, :math:`p = P(S=1)`): the :math:`R^2` of
+    regressing the predictions on :math:`S`. The constraint
+    :math:`\beta^\top(\Sigma_B - \varepsilon\Sigma_X)\beta \le 0` is non-convex, but a QCQP
+    with a single quadratic constraint has a tight SDP relaxation (S-lemma); it is solved
+    with cvxpy (an open SDP solver: Clarabel, else SCS) and a rank-one solution is
+    recovered (a bisection towards the feasible point :math:`\delta^\top\beta = 0` guards
+    against solver inaccuracy). Memory is :math:`O(d^2)`, independent of ``n``.
+
+    Parameters
+    ----------
+    eps : float, default=0.1
+        Bound :math:`\varepsilon \in [0, 1]` on the coefficient of determination (paper
+        grid {0.01, 0.1, 0.5, 1.0}); ``>= 1`` is ordinary least squares.
+    ridge : float, default=1e-6
+        Added to :math:`\Sigma_X`'s diagonal for numerical stability.
+    solver : str or None, default=None
+        cvxpy solver name; ``None`` picks Clarabel or SCS.
+    scale_y : {"auto", True, False}, default="auto"
+        Target scaling to [0, 1] (kept for a uniform interface with the other methods).
+    random_state : None
+        Unused (the solution is deterministic); accepted for a uniform interface.
+
+    Notes
+    -----
+    Komiyama et al. also give a kernelized version (random Fourier features); this class
+    solves the linear model. Requires ``pip install otfair[cod]`` (cvxpy).
+    """
+
+    def __init__(
+        self,
+        eps: float = 0.1,
+        *,
+        ridge: float = 1e-6,
+        solver: str | None = None,
+        scale_y: str | bool = "auto",
+        random_state: Any = None,
+    ) -> None:
+        self.eps = eps
+        self.ridge = ridge
+        self.solver = solver
+        self.scale_y = scale_y
+        self.random_state = random_state
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRegressor:
+        """Solve the CoD-constrained least squares problem."""
+        eps = check_scalar(self.eps, "eps", minimum=0.0)
+        ridge = check_scalar(self.ridge, "ridge", minimum=0.0)
+        X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
+        X = X.astype(np.float64)
+        x_mean, y_mean = X.mean(axis=0), y_scaled.mean()
+        Xc, yc = X - x_mean, y_scaled - y_mean
+        n, d = X.shape
+        sigma_x = Xc.T @ Xc / n + ridge * np.eye(d)
+        q = Xc.T @ yc / n
+        p = codes.mean()
+        delta = X[codes == 1].mean(axis=0) - X[codes == 0].mean(axis=0)
+        sigma_b = p * (1.0 - p) * np.outer(delta, delta)
+
+        beta_ols = np.linalg.solve(sigma_x, q)
+        if eps >= 1.0 or _cod(beta_ols, sigma_b, sigma_x) <= eps:
+            beta = beta_ols
+        else:
+            beta = self._solve_sdp(sigma_x, q, sigma_b, eps, delta, beta_ols)
+        self.coef_ = beta
+        self.intercept_ = float(y_mean - x_mean @ beta)
+        self.cod_ = _cod(beta, sigma_b, sigma_x)
+        return self
+
+    def _solve_sdp(
+        self,
+        sigma_x: np.ndarray,
+        q: np.ndarray,
+        sigma_b: np.ndarray,
+        eps: float,
+        delta: np.ndarray,
+        beta_ols: np.ndarray,
+    ) -> np.ndarray:
+        try:
+            import cvxpy as cp
+        except ImportError as exc:  # pragma: no cover - depends on the environment
+            raise ImportError(
+                "CODRegressor needs cvxpy: `pip install otfair[cod]` (or `pip install cvxpy`)."
+            ) from exc
+        d = len(q)
+        lifted = cp.Variable((d + 1, d + 1), PSD=True)
+        W, w = lifted[:d, :d], lifted[:d, d]
+        objective = cp.Minimize(cp.trace(sigma_x @ W) - 2 * q @ w)
+        constraints = [lifted[d, d] == 1, cp.trace((sigma_b - eps * sigma_x) @ W) <= 0]
+        problem = cp.Problem(objective, constraints)
+        solver = self.solver or ("CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS")
+        problem.solve(solver=solver)
+        if lifted.value is None:
+            raise RuntimeError(f"COD: the SDP solver {solver} failed ({problem.status}).")
+        candidates = [np.asarray(w.value).ravel()]
+        vals, vecs = np.linalg.eigh(lifted.value)
+        top = vecs[:, -1]
+        if abs(top[d]) > 1e-12:
+            candidates.append(top[:d] / top[d])
+        # feasible anchor: least squares restricted to delta^T beta = 0 (CoD = 0)
+        z = np.linalg.solve(sigma_x, delta)
+        anchor = beta_ols - z * (delta @ beta_ols) / max(delta @ z, 1e-300)
+        best, best_obj = anchor, _quad_obj(anchor, sigma_x, q)
+        for cand in candidates:
+            cand = _pull_to_feasible(cand, anchor, sigma_b, sigma_x, eps)
+            obj = _quad_obj(cand, sigma_x, q)
+            if obj < best_obj:
+                best, best_obj = cand, obj
+        return best
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Return linear predictions, shape (n,), in the units of the training ``y``."""
+        check_is_fitted(self, "coef_")
+        X = self._check_X(X, reset=False).astype(np.float64)
+        return self._unscale(X @ self.coef_ + self.intercept_)
+
+
+def _cod(beta: np.ndarray, sigma_b: np.ndarray, sigma_x: np.ndarray) -> float:
+    """Coefficient of determination of the predictions from the sensitive attribute."""
+    total = float(beta @ sigma_x @ beta)
+    return float(beta @ sigma_b @ beta) / total if total > 0 else 0.0
+
+
+def _quad_obj(beta: np.ndarray, sigma_x: np.ndarray, q: np.ndarray) -> float:
+    return float(beta @ sigma_x @ beta - 2 * q @ beta)
+
+
+def _pull_to_feasible(
+    beta: np.ndarray,
+    anchor: np.ndarray,
+    sigma_b: np.ndarray,
+    sigma_x: np.ndarray,
+    eps: float,
+    tol: float = 1e-9,
+) -> np.ndarray:
+    """Move ``beta`` towards the feasible ``anchor`` until ``CoD <= eps`` (bisection)."""
+    if _cod(beta, sigma_b, sigma_x) <= eps + tol:
+        return beta
+    lo, hi = 0.0, 1.0  # fraction of the way to the anchor; hi is feasible
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _cod((1 - mid) * beta + mid * anchor, sigma_b, sigma_x) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return (1 - hi) * beta + hi * anchor

@@ -1,0 +1,213 @@
+"""Registers the fair-classification methods (OTF and FTM papers).
+
+Defaults follow the papers: the OTF family (unfair, otf, norm, barycenter) is a logistic
+regression trained with Adam (lr 1e-3, batch 1000, 100 epochs; OTF paper App. C.3) and
+the sensitive attribute is *not* an input; the FTM family (unfair-mlp, ftm, ftm-joint,
+gapreg, adv, reduction) is an MLP with two hidden layers of width = input dimension, Adam
+lr 1e-3 decayed x0.95 per epoch, 200 epochs, per-dataset batch sizes
+(:data:`~otfair.experiments.methods.PAPER_SETTINGS`), the sensitive attribute *as an
+input* (FTM paper §5.1, App. D).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from otfair.estimators import FairClassifier, ReductionClassifier
+from otfair.experiments.methods._settings import paper_settings
+from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
+
+OTF_ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
+#: OTF's own alpha grid. The converged OTF0 gradient is large (at alpha = 0.1 the PDP on
+#: Adult is already ~3% of the unfair model's at an AUC cost of ~0.06), so the grid spans
+#: the trade-off on a log scale (docs/classifiers.md).
+OTF_STRENGTHS = (0.001, 0.002, 0.005, 0.01, 0.02)
+#: FTM paper App. D, Table 7, up to 1.3. On our Adult (sex) the larger values of the
+#: table leave the trade-off: lambda = 2 costs ~6 accuracy points, lambda >= 3 collapses
+#: to the constant (all-negative) predictor, whose MDP is 0 and whose CE (~0.56) is below
+#: CE + lambda MDP of any accurate model (docs/classifiers.md, trade-off table).
+FTM_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3)
+REG_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 1.8, 2.0, 3.0,
+               5.0, 10.0, 20.0, 50.0, 100.0)  # fmt: skip
+ADV_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0,
+               5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0)  # fmt: skip
+#: fairlearn's allowed violation eps (the FTM paper's torch Reduction used a lambda grid).
+REDUCTION_EPS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.002)
+
+_OTF_PAPER = "Buyl & De Bie, optimal transport to fairness (OTF paper), App. C.3"
+_FTM_PAPER = "Kim et al., fairness through matching (FTM paper), §5.1 and App. D"
+#: Training settings of the two families (``otfair methods describe`` shows them).
+OTF_DEFAULTS: dict[str, Any] = {
+    "model": "logistic",
+    "epochs": 100,
+    "batch_size": 1000,
+    "lr": 1e-3,
+    "eps": 1e-3,
+}
+FTM_DEFAULTS: dict[str, Any] = {
+    "model": "mlp",
+    "epochs": 200,
+    "batch_size": "per dataset (FTM App. D.1)",
+    "lr": 1e-3,
+    "lr_decay": 0.95,
+}
+
+
+def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
+    @builder
+    def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> FairClassifier:
+        params = dict(FTM_DEFAULTS if ftm else OTF_DEFAULTS)
+        if ftm:
+            batch = paper_settings(run.dataset, paper="ftm")["batch_size"]
+            params.update(batch_size=batch, group_batch_size=batch)
+        if run.epochs is not None:
+            params["epochs"] = int(run.epochs)
+        params.update(notion=run.notion or "dp", **fixed)
+        params.update(options)
+        return FairClassifier(
+            penalty,
+            default if strength is None else float(strength),
+            random_state=run.random_state,
+            device=run.device,
+            **params,
+        )
+
+    return build
+
+
+@builder
+def _build_reduction(
+    strength: float | None, run: RunArgs, options: dict[str, Any]
+) -> ReductionClassifier:
+    eps = 0.01 if strength is None else float(strength)
+    return ReductionClassifier(
+        eps, notion=run.notion or "dp", random_state=run.random_state, **options
+    )
+
+
+def _fair(
+    name: str, penalty: str, default: float, grid: tuple[float, ...], **kw: Any
+) -> MethodSpec:
+    """Describe a FairClassifier method: the OTF family, or the FTM family with ``ftm=True``."""
+    ftm = kw.pop("ftm", False)
+    fixed = kw.pop("fixed", {})
+    no_strength = penalty == "none"
+    return MethodSpec(
+        name=name,
+        task="classification",
+        build=_family(penalty, default, ftm, **fixed),
+        strength_name=None if no_strength else kw.pop("strength_name"),
+        default_strengths=grid,
+        default_strength=None if no_strength else default,
+        sensitive_as_input=ftm,
+        paper=_FTM_PAPER if ftm else _OTF_PAPER,
+        estimator=FairClassifier,
+        fixed=("penalty", *fixed),
+        defaults={**(FTM_DEFAULTS if ftm else OTF_DEFAULTS), **fixed},
+        **kw,
+    )
+
+
+#: What ftm and ftm-joint share (they differ in the OT map they match with).
+_MATCHING: dict[str, Any] = {"ftm": True, "strength_name": "lambda", "notions": ("dp",)}
+
+_SPECS = (
+    _fair(
+        "unfair",
+        "none",
+        0.0,
+        (),
+        description="Logistic regression, cross-entropy only (OTF paper's Unfair).",
+    ),  # fmt: skip
+    _fair(
+        "unfair-mlp",
+        "none",
+        0.0,
+        (),
+        ftm=True,
+        description="MLP with the sensitive attribute as input, cross-entropy only "
+        "(FTM paper's Unfair baseline: same network and training as ftm/gapreg/adv).",
+    ),  # fmt: skip
+    _fair(
+        "otf",
+        "otf",
+        0.01,
+        OTF_STRENGTHS,
+        strength_name="alpha",
+        notions=("dp", "eo"),
+        description="(1-alpha) CE + alpha OTF0_eps, adjusted OT to fairness (Buyl & De Bie).",
+    ),  # fmt: skip
+    _fair(
+        "norm",
+        "norm",
+        0.5,
+        OTF_ALPHAS,
+        strength_name="alpha",
+        notions=("dp", "eo"),
+        description="(1-alpha) CE + alpha |G h|_1 / n, L1 of the linear constraints.",
+    ),
+    _fair(
+        "barycenter",
+        "barycenter",
+        0.5,
+        OTF_ALPHAS,
+        strength_name="alpha",
+        notions=("dp",),
+        description="(1-alpha) CE + alpha W1 to the groups' barycenter (Jiang et al.).",
+    ),
+    _fair(
+        "ftm",
+        "ftm",
+        1.0,
+        FTM_LAMBDAS,
+        fixed={"matching": "marginal"},
+        **_MATCHING,
+        description="CE + lambda MDP with the marginal OT map (fairness through matching).",
+    ),
+    _fair(
+        "ftm-joint",
+        "ftm",
+        1.0,
+        FTM_LAMBDAS,
+        fixed={"matching": "joint", "label_weight": 100.0},
+        **_MATCHING,
+        description="CE + lambda MDP with the joint (X, Y) OT map, a = 100.",
+    ),
+    _fair(
+        "gapreg",
+        "gapreg",
+        1.0,
+        REG_LAMBDAS,
+        ftm=True,
+        strength_name="lambda",
+        notions=("dp",),
+        description="CE + lambda (mean score gap)^2 (Gap Reg, FTM paper baseline).",
+    ),
+    _fair(
+        "adv",
+        "adv",
+        1.0,
+        ADV_LAMBDAS,
+        ftm=True,
+        strength_name="lambda",
+        notions=("dp", "eo"),
+        description="CE + lambda adversary gain (Zhang et al. adversarial debiasing).",
+    ),
+    MethodSpec(
+        name="reduction",
+        task="classification",
+        build=_build_reduction,
+        strength_name="eps",
+        default_strengths=REDUCTION_EPS,
+        default_strength=0.01,
+        sensitive_as_input=True,
+        notions=("dp", "eo"),
+        description="fairlearn ExponentiatedGradient around LogisticRegression (eps bound).",
+        paper=f"Agarwal et al. 2018 (baseline of the {_FTM_PAPER})",
+        estimator=ReductionClassifier,
+        fixed=("eps",),
+    ),
+)
+
+for _spec in _SPECS:
+    register_method(_spec)

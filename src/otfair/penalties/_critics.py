@@ -1,0 +1,110 @@
+r"""Adversaries on the joint (representation, target) of regression nets (accuracy parity).
+
+Both are penalties of the :class:`~otfair.penalties.FairnessPenalty` protocol with
+``has_adversary``: the adversary reads the batch representation :math:`Z = g(X)` (passed
+as ``features``) and the target (``labels``), and :meth:`forward` returns the
+*adversary's own loss* :math:`L_f`. The estimator adds it to the task loss behind a
+gradient-reversal layer of scale :math:`\lambda`, so one step moves the adversary down
+:math:`L_f` and the encoder up :math:`\lambda L_f` (accuracy-disparity paper §3.2,
+the minimax :math:`\min_{g,h}\max_f \mathrm{MSE} - \lambda L_f`). Unlike the score
+penalties, the value is the adversary's objective, not a non-negative fairness gap
+(the Wasserstein critic's is :math:`\le 0`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+import torch.nn.functional as F
+
+from otfair.models.adversarial import JointAdversary, clip_weights_, gradient_penalty
+from otfair.penalties._base import FairnessPenalty
+
+
+class JointDiscriminatorPenalty(FairnessPenalty):
+    r"""CENet's discriminator: cross-entropy of predicting the group from ``(Z, Y)``.
+
+    .. math:: L_f = \mathrm{CE}\big(a,\ f(Z, Y)\big)
+
+    (accuracy-disparity paper §3.2, CENet, eq. 2).
+
+    Parameters
+    ----------
+    latent_dim : int
+        Width of ``Z``.
+    hidden : sequence of int, default=(60,)
+        Hidden widths of the discriminator.
+    """
+
+    requires_labels = True
+    requires_features = True
+    has_adversary = True
+
+    def __init__(self, latent_dim: int, hidden: Sequence[int] = (60,)) -> None:
+        super().__init__()
+        self.adversary = JointAdversary(latent_dim, hidden=hidden)
+
+    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+        """Return the discriminator's cross-entropy on ``(features, labels)``."""
+        logits = self.adversary(features, labels)
+        return F.binary_cross_entropy_with_logits(logits, sensitive.to(logits.dtype))
+
+
+class JointCriticPenalty(FairnessPenalty):
+    r"""WassersteinNet's critic: negative Kantorovich-Rubinstein estimate on ``(Z, Y)``.
+
+    .. math::
+
+        L_f = -\big|\,\mathbb E_{A=0} f(Z, Y) - \mathbb E_{A=1} f(Z, Y)\big|
+              \;+\; \gamma\,\mathrm{GP}(f)
+
+    with :math:`f` kept 1-Lipschitz by weight clipping (``clip``, WGAN) and/or the
+    gradient penalty of weight :math:`\gamma` (WGAN-GP) (accuracy-disparity paper §3.2,
+    eq. 3). A batch with one group only has no estimate: :meth:`forward` returns ``None``.
+
+    Parameters
+    ----------
+    latent_dim : int
+        Width of ``Z``.
+    hidden : sequence of int, default=(60,)
+        Hidden widths of the critic.
+    clip : float or None, default=0.01
+        Weight clipping bound applied after each step (:meth:`after_step`).
+    gradient_penalty : float, default=0.0
+        :math:`\gamma`.
+    """
+
+    requires_labels = True
+    requires_features = True
+    has_adversary = True
+
+    def __init__(
+        self,
+        latent_dim: int,
+        hidden: Sequence[int] = (60,),
+        clip: float | None = 0.01,
+        gradient_penalty: float = 0.0,
+    ) -> None:
+        super().__init__()
+        self.adversary = JointAdversary(latent_dim, hidden=hidden)
+        self.clip = clip
+        self.gradient_penalty = float(gradient_penalty)
+
+    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor | None:
+        """Return the critic's loss on ``(features, labels)``, or ``None`` (one group)."""
+        in1 = sensitive == 1
+        if bool(in1.all()) or not bool(in1.any()):
+            return None
+        z, y = features, labels
+        out = self.adversary(z, y)
+        loss = -torch.abs(out[~in1].mean() - out[in1].mean())
+        if self.gradient_penalty:
+            gp = gradient_penalty(self.adversary, z[~in1], y[~in1], z[in1], y[in1])
+            loss = loss + self.gradient_penalty * gp
+        return loss
+
+    def after_step(self) -> None:
+        """Clip the critic's weights (WGAN), when ``clip`` is set."""
+        if self.clip is not None:
+            clip_weights_(self.adversary, self.clip)

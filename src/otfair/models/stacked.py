@@ -120,10 +120,8 @@ class StackedMLP(nn.Module):
         h = x
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            if h.dim() == 2:  # shared input: one broadcast product for all K models
-                h = torch.matmul(h, w) + b
-            else:
-                h = torch.baddbmm(b, h, w)
+            # shared input (n, d): one broadcast product for all K models
+            h = torch.matmul(h, w) + b if h.dim() == 2 else torch.baddbmm(b, h, w)
             if i < last:
                 h = self._act(h)
         return h[..., 0]

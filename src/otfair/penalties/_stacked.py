@@ -55,7 +55,9 @@ class StackedPenalty:
             raise ValueError("`penalties` must hold at least one penalty.")
         kinds = {type(p) for p in penalties}
         if len(kinds) != 1:
-            raise ValueError(f"`penalties` must be of one class; got {sorted(k.__name__ for k in kinds)}.")
+            raise ValueError(
+                f"`penalties` must be of one class; got {sorted(k.__name__ for k in kinds)}."
+            )
         self.penalties = list(penalties)
         self.kind = kinds.pop()
 
@@ -94,7 +96,10 @@ class StackedPenalty:
             return (scores[:, :m] - scores[:, m:]).abs().mean(dim=1)
         if G is not None and hasattr(first, "from_matrix"):
             return torch.stack(
-                [p.from_matrix(h, G, features) for p, h in zip(self.penalties, scores, strict=True)]
+                [
+                    p.from_matrix(h, G, features)
+                    for p, h in zip(self.penalties, scores, strict=True)
+                ]
             )
         return torch.stack(
             [

@@ -100,8 +100,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
             adv_opts = None
             if active and active[0].has_adversary:
                 adv_opts = [
-                    torch.optim.Adam(p.parameters(), lr=est.adversary_lr or est.lr)
-                    for p in active
+                    torch.optim.Adam(p.parameters(), lr=est.adversary_lr or est.lr) for p in active
                 ]
             histories = train_plain_stacked(
                 model,
@@ -138,7 +137,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
 
 
 def select(est: FairClassifier, strength: float | None) -> FairClassifier:
-    """The fitted model of ``strength`` on a curve fit (``ValueError`` if absent)."""
+    """Return the fitted model of ``strength`` on a curve fit (``ValueError`` if absent)."""
     strengths: Sequence[float] = est.strengths_
     if strength is None:
         raise ValueError(
@@ -147,7 +146,5 @@ def select(est: FairClassifier, strength: float | None) -> FairClassifier:
         )
     hits = np.flatnonzero(np.isclose(strengths, float(strength), rtol=0, atol=1e-12))
     if hits.size == 0:
-        raise ValueError(
-            f"`strength`={strength!r} is not on the fitted curve {list(strengths)}."
-        )
+        raise ValueError(f"`strength`={strength!r} is not on the fitted curve {list(strengths)}.")
     return est.estimators_[int(hits[0])]

@@ -13,8 +13,12 @@ integer ``random_state`` (tested in ``tests/estimators/test_stacked.py``).
 
 from __future__ import annotations
 
+import hashlib
 import numbers
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -148,3 +152,63 @@ def select(est: FairClassifier, strength: float | None) -> FairClassifier:
     if hits.size == 0:
         raise ValueError(f"`strength`={strength!r} is not on the fitted curve {list(strengths)}.")
     return est.estimators_[int(hits[0])]
+
+
+# ---------------------------------------------------------------------- shared curves
+@dataclass
+class _SharedCurve:
+    strengths: tuple[float, ...]
+    fitted: dict[tuple[str, str], FairClassifier] = field(default_factory=dict)
+
+
+_SHARED: ContextVar[_SharedCurve | None] = ContextVar("otfair_shared_curve", default=None)
+
+
+@contextmanager
+def shared_curve(strengths: Sequence[float]) -> Iterator[None]:
+    """Within the block, single-strength fits on one curve share one stacked run.
+
+    The first ``FairClassifier(strength=a).fit(X, y, ...)`` with ``a`` in ``strengths``
+    fits the whole curve (:func:`fit_curve`) and keeps it; a later fit with the same
+    other parameters, the same data and another strength of the curve copies its model
+    instead of training. Used by ``otfair sweep`` to stack the runs of a group that
+    differ only in strength, each still stored as its own row. Fits whose
+    ``random_state`` is not an integer (their separate fits would not share a seed) and
+    strengths off the curve train as usual.
+    """
+    token = _SHARED.set(_SharedCurve(tuple(check_strengths(strengths))))
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _digest(*arrays: Any) -> str:
+    h = hashlib.blake2b(digest_size=16)
+    for a in arrays:
+        a = np.ascontiguousarray(np.asarray(a))
+        h.update(repr((a.shape, a.dtype.str)).encode())
+        h.update(a.tobytes())
+    return h.hexdigest()
+
+
+def fit_from_shared(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> bool:
+    """Fit ``est`` from the active :func:`shared_curve`, if it applies; return whether."""
+    ctx = _SHARED.get()
+    seed = est.random_state
+    if ctx is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        return False
+    if not any(np.isclose(est.strength, a, rtol=0, atol=1e-12) for a in ctx.strengths):
+        return False
+    params = {k: v for k, v in est.get_params().items() if k != "strength"}
+    key = (repr(sorted(params.items())), _digest(X, y, sensitive_features))
+    curve = ctx.fitted.get(key)
+    if curve is None:
+        curve = clone(est).set_params(strength=list(ctx.strengths))
+        fit_curve(curve, X, y, sensitive_features)
+        ctx.fitted[key] = curve
+    fitted = select(curve, est.strength)
+    for name, value in vars(fitted).items():
+        if name.endswith("_") and not name.startswith("_"):
+            setattr(est, name, value)
+    return True

@@ -14,7 +14,12 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._training import TrainData, predict_from_proba, train_ftm, train_plain
-from otfair.estimators.classification.curve import fit_curve, is_curve, select
+from otfair.estimators.classification.curve import (
+    fit_curve,
+    fit_from_shared,
+    is_curve,
+    select,
+)
 from otfair.estimators.classification.ftm_matching import get_cache
 from otfair.models import MLP
 from otfair.notions import Notion, as_notion
@@ -261,6 +266,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         """
         if is_curve(self.strength):
             return fit_curve(self, X, y, sensitive_features)
+        if fit_from_shared(self, X, y, sensitive_features):  # inside shared_curve(...)
+            return self
         penalty = self._check_params()
         penalty, X, y, s, groups, pairs = self._prepare(X, y, sensitive_features, penalty)
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))

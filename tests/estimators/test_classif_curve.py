@@ -88,3 +88,15 @@ def test_invalid_curves(strength, match):
     penalty = "otf" if match == "alpha" else "gapreg"
     with pytest.raises(ValueError, match=match):
         FairClassifier(penalty, strength, epochs=1).fit(X, y, sensitive_features=s)
+
+
+def test_fixed_batches_single_equals_its_curve_and_learns():
+    X, y, s = _data()
+    params = {"epochs": 3, "batch_size": 100, "random_state": 0, "fixed_batches": True}
+    single = FairClassifier("otf", 0.3, **params).fit(X, y, sensitive_features=s)
+    curve = FairClassifier("otf", [0.0, 0.3], **params).fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(
+        single.predict_proba(X)[:, 1], curve.predict_proba(X, strength=0.3)[:, 1], atol=TOL
+    )
+    assert not hasattr(single, "estimators_") and len(single.history_) == 3
+    assert single.history_[-1] < single.history_[0]

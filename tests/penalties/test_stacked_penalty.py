@@ -71,3 +71,19 @@ def test_errors():
     with pytest.raises(ValueError, match="scores"):
         StackedPenalty([GapPenalty()]).values(torch.rand(2, 4), torch.tensor([0, 1, 0, 1]))
     assert isinstance(lc, NormPenalty)
+
+
+def test_otf_batch_key_reuses_the_compact_problem():
+    X, s, y, H = _batch()
+    torch.manual_seed(0)
+    pens = [make_penalty("otf").fit(s.numpy(), y.numpy()).double() for _ in range(4)]
+    G = pens[0].constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
+    fresh = StackedPenalty(pens).values(H, s, y, X, G)
+    for p in pens:
+        p._details = None
+    cached = StackedPenalty(pens)
+    first = cached.values(H, s, y, X, G, batch_key=7)
+    again = cached.values(H, s, y, X, G, batch_key=7)
+    assert cached._problems[7][1].C is None  # only the class-reduced cost is kept
+    torch.testing.assert_close(first, fresh)
+    torch.testing.assert_close(again, fresh, rtol=1e-5, atol=1e-9)

@@ -64,11 +64,15 @@ def train_plain_stacked(
     adversary_optimizers: Sequence[torch.optim.Optimizer] | None = None,
     group_codes: np.ndarray | None = None,
     verbose: bool = False,
+    fixed_batches: bool = False,
 ) -> list[list[float]]:
     """Stacked :func:`~otfair.estimators._training.train_plain`; returns K loss histories.
 
     ``penalties`` holds one fitted penalty per model with a positive strength (in the
-    order of those models), or None when no model is penalized.
+    order of those models), or None when no model is penalized. With ``fixed_batches``
+    the first epoch's stratified batches are kept and every later epoch visits them in
+    a new random order, so the penalty can keep per-batch data work across epochs
+    (OTF's class-reduced cost); the default redraws the batches every epoch.
     """
     n = data.X.shape[0]
     K = model.n_models
@@ -85,16 +89,25 @@ def train_plain_stacked(
     needs_features = data.features is not None and getattr(first, "requires_features", False)
     adversary = first is not None and first.has_adversary and adversary_optimizers
 
-    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool]]:
+    fixed: list[tuple[torch.Tensor, bool, int | None]] = []
+
+    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, int | None]]:
+        if fixed:
+            return [fixed[i] for i in rng.permutation(len(fixed))]
         parts = batches(stratified_order(data.strata, n, rng), batch_size)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
-        return zip(torch.split(index, [len(p) for p in parts]), complete, strict=True)
+        split = torch.split(index, [len(p) for p in parts])
+        keys = range(len(parts)) if fixed_batches else [None] * len(parts)
+        out = list(zip(split, complete, keys, strict=True))
+        if fixed_batches:
+            fixed.extend(out)
+        return out
 
     state: dict[str, Any] = {}
 
-    def step(batch: tuple[torch.Tensor, bool]) -> StepResult:
-        it, use_pen = batch
+    def step(batch: tuple[torch.Tensor, bool, int | None]) -> StepResult:
+        it, use_pen, key = batch
         logits = model(data.X[it])  # (K, b)
         yb = data.y[it]
         ce = F.binary_cross_entropy_with_logits(
@@ -107,7 +120,9 @@ def train_plain_stacked(
         sb = None if data.s is None else data.s[it]
         G = None if data.G is None else data.G[:, it]
         feats = data.features[it] if needs_features else None
-        pen = ce.new_zeros(K).index_copy(0, active_t, stacked.values(scores, sb, yb, feats, G))
+        pen = ce.new_zeros(K).index_copy(
+            0, active_t, stacked.values(scores, sb, yb, feats, G, key)
+        )
         losses = (1 - a) * ce + a * pen if convex else ce + a * pen
         state.update(scores=scores, s=sb, y=yb)
         return losses.sum(), _per_model_logs(losses), float(len(it))

@@ -21,6 +21,7 @@ float rounding: the formulas are the same, only batched.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import torch
 
@@ -60,6 +61,7 @@ class StackedPenalty:
             )
         self.penalties = list(penalties)
         self.kind = kinds.pop()
+        self._problems: dict[Any, tuple[torch.Tensor | None, Any, float]] = {}
 
     def __len__(self) -> int:
         return len(self.penalties)
@@ -71,12 +73,16 @@ class StackedPenalty:
         labels: torch.Tensor | None = None,
         features: torch.Tensor | None = None,
         G: torch.Tensor | None = None,
+        batch_key: Any = None,
     ) -> torch.Tensor:
         """Return the K penalty values (shape (K,)) of ``scores`` (K, n).
 
         ``G`` is the batch slice of the constraint matrix for linear penalties (then
         ``sensitive`` is unused), as in ``penalty.from_matrix``. Unchecked, like
         :meth:`FairnessPenalty.value`: the training engine validated the data once.
+        ``batch_key`` names a batch that training revisits (fixed batches): OTF then
+        keeps the batch's class-reduced cost (:meth:`otfair.ot.OTFProblem.compact`)
+        and later visits skip the cost matrix and its pass.
         """
         if scores.dim() != 2 or scores.shape[0] != len(self.penalties):
             raise ValueError(
@@ -84,7 +90,7 @@ class StackedPenalty:
             )
         first = self.penalties[0]
         if self.kind is OTFPenalty:
-            return self._otf(scores, G, features)
+            return self._otf(scores, G, features, batch_key)
         if self.kind is NormPenalty and G is not None:
             return (scores @ G.T.to(scores.dtype)).abs().sum(dim=1) / scores.shape[1]
         if self.kind is GapPenalty and not first.requires_labels:
@@ -108,29 +114,48 @@ class StackedPenalty:
             ]
         )
 
-    def _otf(
-        self, scores: torch.Tensor, G: torch.Tensor | None, features: torch.Tensor | None
-    ) -> torch.Tensor:
-        """OTF0 of K score vectors against one batch cost (see :class:`OTFPenalty`)."""
+    def _otf_problem(
+        self, G: torch.Tensor, features: torch.Tensor, dtype: torch.dtype, batch_key: Any
+    ) -> tuple[torch.Tensor | None, Any, float]:
+        """Return the batch's class order, OTF problem and cost scale (cached per key)."""
         from otfair.ot import OTFProblem, euclidean_cost
 
-        if G is None or features is None:
-            raise ValueError("the OTF penalty needs the batch's `G` and `features`.")
+        if batch_key is not None and batch_key in self._problems:
+            return self._problems[batch_key]
         first = self.penalties[0]
-        G = G.detach().to(scores.dtype)
-        features = features.detach().to(scores.dtype)
+        G = G.detach().to(dtype)
+        features = features.detach().to(dtype)
         order = OTFProblem.class_order(G)
         if order is not None:  # sorted by class: the class reduction needs no gather
-            scores, G, features = scores[:, order], G[:, order], features[order]
+            G, features = G[:, order], features[order]
         with torch.no_grad():
             C = euclidean_cost(features, features, exact=False)
             C.fill_diagonal_(0.0)
             scale = float(C.mean().clamp_min(1e-12))
             problem = OTFProblem(C, G)
+            if batch_key is not None and problem.classes is not None:
+                problem = problem.compact(first.eps * scale)
+                self._problems[batch_key] = (order, problem, scale)
+        return order, problem, scale
+
+    def _otf(
+        self,
+        scores: torch.Tensor,
+        G: torch.Tensor | None,
+        features: torch.Tensor | None,
+        batch_key: Any = None,
+    ) -> torch.Tensor:
+        """OTF0 of K score vectors against one batch cost (see :class:`OTFPenalty`)."""
+        if G is None or features is None:
+            raise ValueError("the OTF penalty needs the batch's `G` and `features`.")
+        first = self.penalties[0]
+        order, problem, scale = self._otf_problem(G, features, scores.dtype, batch_key)
+        if order is not None:
+            scores = scores[:, order]
         warm = []
         for p in self.penalties:
             w = p._details
-            if not p.warm_start or (w is not None and w.otf.mu.shape[0] != G.shape[0]):
+            if not p.warm_start or (w is not None and w.otf.mu.shape[0] != problem.d):
                 w = None
             warm.append(w)
         value, details = problem.otf0(

@@ -120,6 +120,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
                 adversary_optimizers=adv_opts,
                 group_codes=groups,
                 verbose=bool(est.verbose),
+                fixed_batches=bool(est.fixed_batches),
             )
     for k, single in enumerate(singles):
         model.export(k, single.model_).eval()
@@ -137,6 +138,22 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
     est.n_features_in_ = ref.n_features_in_
     if hasattr(ref, "feature_names_in_"):
         est.feature_names_in_ = ref.feature_names_in_
+    return est
+
+
+def _copy_fitted(source: Any, target: Any) -> None:
+    for name, value in vars(source).items():
+        if name.endswith("_") and not name.startswith("_"):
+            setattr(target, name, value)
+
+
+def fit_single_stacked(
+    est: FairClassifier, X: Any, y: Any, sensitive_features: Any
+) -> FairClassifier:
+    """Fit a single-strength ``est`` on the stacked engine (a curve of one model)."""
+    curve = clone(est).set_params(strength=[est.strength])
+    fit_curve(curve, X, y, sensitive_features)
+    _copy_fitted(curve.estimators_[0], est)
     return est
 
 
@@ -207,8 +224,5 @@ def fit_from_shared(est: FairClassifier, X: Any, y: Any, sensitive_features: Any
         curve = clone(est).set_params(strength=list(ctx.strengths))
         fit_curve(curve, X, y, sensitive_features)
         ctx.fitted[key] = curve
-    fitted = select(curve, est.strength)
-    for name, value in vars(fitted).items():
-        if name.endswith("_") and not name.startswith("_"):
-            setattr(est, name, value)
+    _copy_fitted(select(curve, est.strength), est)
     return True

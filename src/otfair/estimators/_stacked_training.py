@@ -21,7 +21,6 @@ separate fit with the same seed and strength ends (up to float rounding).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -34,6 +33,7 @@ from otfair.estimators._training import (
     TrainData,
     batches,
     batches_complete,
+    ftm_batches,
     run_epochs,
     stratified_order,
 )
@@ -175,26 +175,11 @@ def train_ftm_stacked(
     if penalties is None:
         penalties = [MatchedDemographicParity() for _ in range(K)]
     stacked = StackedPenalty(penalties)
-    n = data.X.shape[0]
-    m = pool.shape[2]
-    steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
-    device = data.X.device
-    pool_t = torch.tensor(pool, dtype=torch.int64, device=device).reshape(pool.shape[0], -1)
-    X_pool = data.X[pool_t]
-    y_pool = data.y[pool_t]
-    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
-    ce_weight = torch.cat(
-        [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
-    ).to(device=device, dtype=data.X.dtype)
-    lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
+    X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
+        data, pool, rng, group_weights, steps_per_epoch
+    )
+    lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=data.X.device)
     any_active = bool((lam > 0).any())
-    order: list[int] = []
-
-    def epoch_batches(epoch: int) -> Iterable[int]:
-        for _ in range(steps):
-            if not order:
-                order.extend(rng.permutation(pool.shape[0]).tolist())
-            yield order.pop()
 
     def step(p: int) -> StepResult:
         logits = model(X_pool[p])  # (K, 2m)

@@ -12,7 +12,7 @@ tables. Nothing in the library imports this package.
 
 from otfair.experiments._demo import demo_spec, packaged_config
 from otfair.experiments._report import make_report, pareto_front
-from otfair.experiments._runner import SweepSummary, execute_run, run_sweep
+from otfair.experiments._runner import SweepInterrupted, SweepSummary, execute_run, run_sweep
 from otfair.experiments._single import run_single
 from otfair.experiments._spec import ConfigError, RunConfig, SweepSpec, load_spec, parse_spec
 from otfair.experiments._store import STORE_FILENAME, ResultStore, open_store
@@ -22,6 +22,7 @@ __all__ = [
     "ConfigError",
     "ResultStore",
     "RunConfig",
+    "SweepInterrupted",
     "SweepSpec",
     "SweepSummary",
     "demo_spec",

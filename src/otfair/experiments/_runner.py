@@ -22,6 +22,10 @@ Every worker warms up once (a throwaway tiny fit of each method of the sweep) be
 its first timed run, so ``fit_time_s`` does not count one-time costs. The first run is
 timed alone and gives the plan's estimate (``on_plan``); SIGINT/SIGTERM stop the sweep
 promptly (see :mod:`otfair.experiments._backends`).
+
+A dying worker (OOM killer, segfault) breaks the whole process pool, failing every run
+in flight. Such a worker failure is not a run's result: the run is queued again (on a
+fresh pool) up to :data:`WORKER_RETRIES` times before it is stored as an error.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ import socket
 import subprocess
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -52,6 +56,9 @@ from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
 from otfair.experiments._stacking import WorkItem, configs_of, item_records, stack_groups
 from otfair.experiments._store import ResultStore, open_store
+
+#: How many times a run whose worker died is queued again before it is stored as failed.
+WORKER_RETRIES = 2
 
 Backend = Literal["local", "cluster"]
 
@@ -428,6 +435,7 @@ def _execute(
     kind, workers, scheduler, connect_timeout = backend_args
     queue: deque[WorkItem] = deque(stack_groups(todo) if stack else todo)
     inflight: dict[Any, WorkItem] = {}
+    retried: Counter[str] = Counter()
     bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
     planned = [False]
 
@@ -470,6 +478,11 @@ def _execute(
                 for fut in be.wait(list(inflight), 0.5):
                     item = inflight.pop(fut)
                     records = item_records(fut.result, item, _future_record)
+                    key = configs_of(item)[0].key()
+                    if records[0].get("worker_failure") and retried[key] < WORKER_RETRIES:
+                        retried[key] += 1  # a dead worker is not the runs' result
+                        queue.appendleft(item)
+                        continue
                     for config, record in zip(configs_of(item), records, strict=True):
                         write(config, record)
         except StopRun:

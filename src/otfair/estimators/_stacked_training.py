@@ -33,8 +33,8 @@ from otfair.estimators._training import (
     TrainData,
     batches,
     batches_complete,
+    classifier_epochs,
     ftm_batches,
-    run_epochs,
     stratified_order,
 )
 from otfair.models.stacked import StackedMLP
@@ -45,7 +45,11 @@ def _per_model_logs(losses: torch.Tensor) -> dict[str, torch.Tensor]:
     return {f"loss_{k}": losses[k] for k in range(losses.shape[0])}
 
 
-def _histories(history: list[dict[str, float]], K: int) -> list[list[float]]:
+def _run(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag, K) -> list:
+    """Run a curve on the engine; return each model's mean loss per epoch (K lists)."""
+    history = classifier_epochs(
+        epochs, batches, step, optimizer, scheduler, after_step, verbose, f" ({tag}curve of {K})"
+    )
     return [[h[f"loss_{k}"] for h in history] for k in range(K)]
 
 
@@ -136,17 +140,8 @@ def train_plain_stacked(
             adv_loss.backward()
             opt.step()
 
-    history = run_epochs(
-        epochs,
-        epoch_batches,
-        step,
-        optimizer=optimizer,
-        scheduler=scheduler,
-        after_step=adversary_step if adversary else None,
-        verbose=verbose,
-        desc=f"FairClassifier (curve of {K})",
-    )
-    return _histories(history, K)
+    after = adversary_step if adversary else None
+    return _run(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "", K)
 
 
 def train_ftm_stacked(
@@ -193,13 +188,4 @@ def train_ftm_stacked(
             losses = losses + lam * stacked.values(torch.sigmoid(logits), codes, yb)
         return losses.sum(), _per_model_logs(losses), 1.0
 
-    history = run_epochs(
-        epochs,
-        epoch_batches,
-        step,
-        optimizer=optimizer,
-        scheduler=scheduler,
-        verbose=verbose,
-        desc=f"FairClassifier (FTM curve of {K})",
-    )
-    return _histories(history, K)
+    return _run(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, "FTM ", K)

@@ -375,9 +375,11 @@ def train_ftm(
     return _losses(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, " (FTM)")
 
 
-def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
-    """FairClassifier's engine call: the mean loss of each epoch."""
-    history = run_epochs(
+def classifier_epochs(
+    epochs, batches, step, optimizer, scheduler, after_step, verbose, tag
+) -> list[dict[str, float]]:
+    """FairClassifier's engine call (single model or stacked curve): the epoch logs."""
+    return run_epochs(
         epochs,
         batches,
         step,
@@ -387,4 +389,9 @@ def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, ta
         verbose=verbose,
         desc=f"FairClassifier{tag}",
     )
-    return [h["loss"] for h in history]
+
+
+def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
+    """FairClassifier's engine call: the mean loss of each epoch."""
+    logs = classifier_epochs(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag)
+    return [h["loss"] for h in logs]

@@ -54,6 +54,7 @@ from otfair.experiments._backends import (
 )
 from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
+from otfair.experiments._stacking import WorkItem, configs_of, item_records, stack_groups
 from otfair.experiments._store import ResultStore, open_store
 
 #: How many times a run whose worker died is queued again before it is stored as failed.
@@ -300,6 +301,7 @@ def run_sweep(
     on_plan: Callable[[SweepPlan], None] | None = None,
     progress_interval: float = 60.0,
     connect_timeout: float = CONNECT_TIMEOUT_S,
+    stack: bool = True,
 ) -> SweepSummary:
     """Run every pending run of ``spec`` and store each result as it finishes.
 
@@ -333,6 +335,10 @@ def run_sweep(
         Seconds between two progress lines when stderr is not a terminal.
     connect_timeout : float, default=5.0
         Seconds to wait for ``scheduler``.
+    stack : bool, default=True
+        Fit the pending runs that differ only in strength (methods built on
+        FairClassifier) as one stacked training run each (:mod:`._stacking`); every run
+        is still stored as its own row. ``False`` fits each run separately.
 
     Returns
     -------
@@ -386,6 +392,7 @@ def run_sweep(
                 backend_args=(backend, workers, scheduler, connect_timeout),
                 progress=(progress, progress_interval),
                 profile=profile,
+                stack=stack,
             )
         ok, failed, errors = store.outcomes({c.key() for c in configs})
         summary = SweepSummary(
@@ -422,11 +429,12 @@ def _execute(
     backend_args: tuple[Backend, int, str | None, float],
     progress: tuple[bool, float],
     profile: str,
+    stack: bool = True,
 ) -> None:
     """Run ``todo`` on the backend, writing each record; fills ``outcome``."""
     kind, workers, scheduler, connect_timeout = backend_args
-    queue = deque(todo)
-    inflight: dict[Any, RunConfig] = {}
+    queue: deque[WorkItem] = deque(stack_groups(todo) if stack else todo)
+    inflight: dict[Any, WorkItem] = {}
     retried: Counter[str] = Counter()
     bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
     planned = [False]
@@ -462,19 +470,21 @@ def _execute(
             while be is not None and (queue or inflight) and stop.signum is None:
                 window = be.window if planned[0] else 1
                 while queue and len(inflight) < window and stop.signum is None:
-                    config = queue.popleft()
+                    item = queue.popleft()
                     try:
-                        inflight[be.submit(config)] = config
+                        inflight[be.submit(item)] = item
                     except StopRun:
-                        outcome.abandoned.append(config)
+                        outcome.abandoned.extend(configs_of(item))
                 for fut in be.wait(list(inflight), 0.5):
-                    config = inflight.pop(fut)
-                    record = _future_record(fut.result)
-                    if record.get("worker_failure") and retried[config.key()] < WORKER_RETRIES:
-                        retried[config.key()] += 1  # a dead worker is not the run's result
-                        queue.appendleft(config)
+                    item = inflight.pop(fut)
+                    records = item_records(fut.result, item, _future_record)
+                    key = configs_of(item)[0].key()
+                    if records[0].get("worker_failure") and retried[key] < WORKER_RETRIES:
+                        retried[key] += 1  # a dead worker is not the runs' result
+                        queue.appendleft(item)
                         continue
-                    write(config, record)
+                    for config, record in zip(configs_of(item), records, strict=True):
+                        write(config, record)
         except StopRun:
             pass
         except BaseException:
@@ -486,12 +496,13 @@ def _execute(
                 be.close(abandon=False)
             return
         planned[0] = True
-        for fut, config in inflight.items():  # keep what finished, abandon the rest
-            record = _future_record(fut.result) if fut.done() else None
-            if record is None or record.get("worker_failure"):
-                outcome.abandoned.append(config)
-            else:
-                write(config, record)
-        outcome.not_started = len(queue)
+        for fut, item in inflight.items():  # keep what finished, abandon the rest
+            records = item_records(fut.result, item, _future_record) if fut.done() else None
+            for k, config in enumerate(configs_of(item)):
+                if records is None or records[k].get("worker_failure"):
+                    outcome.abandoned.append(config)
+                else:
+                    write(config, records[k])
+        outcome.not_started = sum(len(configs_of(item)) for item in queue)
         if be is not None:
             be.close(abandon=True)

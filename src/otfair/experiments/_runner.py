@@ -31,7 +31,6 @@ fresh pool) up to :data:`WORKER_RETRIES` times before it is stored as an error.
 from __future__ import annotations
 
 import socket
-import subprocess
 import time
 import traceback
 from collections import Counter, deque
@@ -51,6 +50,12 @@ from otfair.experiments._backends import (
     StopSignals,
     single_thread,
     warm_up_configs,
+)
+from otfair.experiments._claim import (
+    StoreConflictError,
+    claim_store,
+    record_profile,
+    source_versions,
 )
 from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
@@ -114,10 +119,6 @@ class SweepInterrupted(KeyboardInterrupt):
         self.summary = summary
 
 
-class StoreConflictError(ValueError):
-    """The output directory holds another sweep's results (pass ``merge=True`` to add)."""
-
-
 def run_label(config: RunConfig) -> str:
     """How messages name a run: ``otf 0.01 eo seed 3 on adult``."""
     parts = [config.method_label or config.method]
@@ -155,32 +156,6 @@ def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any
     return record
 
 
-def git_revision() -> str | None:
-    """Git revision of the otfair source tree (``+dirty`` if modified), if available."""
-    import otfair
-
-    try:
-        out = subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
-            cwd=Path(otfair.__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.strip() or None
-
-
-def _versions() -> dict[str, Any]:
-    from otfair import __version__
-
-    return {"otfair_version": __version__, "git_revision": git_revision()}
-
-
 def _future_record(get: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Return the record of a finished future (an error record if the worker died)."""
     now = time.time()
@@ -211,47 +186,6 @@ def pending_runs(
             seen.add(key)
             out.append(config)
     return out
-
-
-def claim_store(store: ResultStore, spec: SweepSpec, *, merge: bool = False) -> None:
-    """Record ``spec`` in ``store``, refusing a store that holds another sweep.
-
-    The store keeps the identity of every spec that wrote to it (meta ``configs``: name,
-    source file, grid fingerprint, see :meth:`SweepSpec.identity`); a spec with another
-    name is refused unless ``merge=True``, so that one report never mixes two sweeps
-    unknowingly.
-
-    Raises
-    ------
-    StoreConflictError
-        If the store holds results of a sweep with another name and ``merge`` is false.
-    """
-    identity = spec.identity()
-    configs = [c for c in store.get_meta("configs", []) or [] if isinstance(c, dict)]
-    others = sorted(store.sweep_names() - {spec.name})
-    if others and not merge:
-        sources = {c.get("name"): c.get("source") for c in configs}
-        held = ", ".join(f"{n!r} ({sources[n]})" if sources.get(n) else repr(n) for n in others)
-        this = f"{spec.name!r}" + (f" ({spec.source})" if spec.source else "")
-        raise StoreConflictError(
-            f"{store.path.parent} already holds sweep {held}; this is {this}. Use another "
-            "--out, or pass --merge (merge=True) to add its runs to the same store."
-        )
-    configs = [c for c in configs if c.get("name") != spec.name] + [identity]
-    store.set_meta("configs", configs)
-    store.set_meta("config", identity)
-    store.set_meta(
-        "spec", {"name": spec.name, "description": spec.description, "report": dict(spec.report)}
-    )
-
-
-def _record_profile(store: ResultStore, spec: SweepSpec, profile: str) -> dict[str, Any]:
-    info = spec.profile_info(profile)
-    profiles = dict(store.get_meta("profiles", {}) or {})
-    profiles[profile] = {"smoke": info["smoke"], "description": info["description"]}
-    store.set_meta("profiles", profiles)
-    store.set_meta("last_profile", profile)
-    return info
 
 
 def _open_backend(
@@ -360,7 +294,7 @@ def run_sweep(
     import_plugins(spec.plugins)
     with open_store(out_dir) as store:
         claim_store(store, spec, merge=merge)
-        info = _record_profile(store, spec, profile)
+        info = record_profile(store, spec, profile)
         todo = pending_runs(configs, store, retry_failed=retry_failed)
         timings = store.mean_wall_times()
         first = needs_timing(todo, timings)
@@ -376,7 +310,7 @@ def run_sweep(
             workers=workers,
             profiles=tuple(spec.profile_names()),
         )
-        versions = _versions()
+        versions = source_versions()
         outcome = _Outcome()
         with StopSignals() as stop:
             _execute(

@@ -78,3 +78,39 @@ def test_demo_end_to_end(tmp_path):
     index = (tmp_path / "report" / "index.md").read_text()
     assert all(m in index for m in ("unfair", "gapreg", "ftm", "otf"))
     assert "synthetic two-group data" in index
+
+
+@pytest.mark.parametrize(("signame", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_interrupted_demo_says_what_was_kept_and_exits_128_plus_signal(
+    monkeypatch, tmp_path, signame, code
+):
+    import otfair.experiments
+    from otfair.experiments import SweepInterrupted, SweepSummary
+
+    summary = SweepSummary(
+        total=16,
+        skipped=0,
+        ok=3,
+        failed=1,
+        store_path=tmp_path / "results.sqlite",
+        wall_time_s=2.0,
+        interrupted=signame,
+        abandoned=("otf 0.1 dp seed 0 on synthetic", "ftm 1 dp seed 0 on synthetic"),
+        not_started=10,
+    )
+
+    def stopped(*args, **kwargs):
+        raise SweepInterrupted(summary)
+
+    def no_report(*args, **kwargs):
+        raise AssertionError("no report after an interruption")
+
+    monkeypatch.setattr(otfair.experiments, "run_sweep", stopped)
+    monkeypatch.setattr(otfair.experiments, "make_report", no_report)
+    res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--no-progress"])
+    assert res.exit_code == code, res.output
+    lines = res.stderr.strip().splitlines()
+    assert 1 <= len(lines) <= 2 and "Traceback" not in res.output
+    assert lines[0].startswith(f"interrupted by {signame}: 4 runs stored, 2 abandoned")
+    assert "10 not started" in lines[0] and "resume" in res.stderr
+    assert "Report:" not in res.stdout

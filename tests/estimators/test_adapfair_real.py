@@ -1,4 +1,4 @@
-"""Short real-data runs of AdapFair (the full 5-seed targets: otfair.bench.adapfair)."""
+"""Short real-data runs of AdapFair (the full 5-seed targets: benchmarks/adapfair_bench.py)."""
 
 import pytest
 

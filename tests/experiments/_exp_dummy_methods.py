@@ -6,11 +6,15 @@ always fails in ``fit``. ``sleep`` slows a fit down for the kill-and-resume and 
 tests (only fits on more than 100 rows: the runner's warm-up fits on fewer, and stays
 fast); ``mark_dir`` makes each such fit leave a file there when it starts (so a test knows
 that a run is in flight); ``cold_start`` delays the first fit of each process (a stand-in
-for one-time costs such as lazy imports, which the runner's warm-up must absorb).
+for one-time costs such as lazy imports, which the runner's warm-up must absorb);
+``crash_dir`` with ``crash_strength`` and ``crash_times`` makes the fit at that strength
+kill its worker process (never the test process) its first ``crash_times`` times, leaving
+one file in ``crash_dir`` per crash (a stand-in for the OOM killer).
 """
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import time
 from pathlib import Path
@@ -24,12 +28,25 @@ _FITS_IN_PROCESS = [0]
 
 
 class DummyLogistic(ClassifierMixin, BaseEstimator):
-    def __init__(self, C=1.0, sleep=0.0, fail=False, mark_dir=None, cold_start=0.0):
+    def __init__(
+        self,
+        C=1.0,
+        sleep=0.0,
+        fail=False,
+        mark_dir=None,
+        cold_start=0.0,
+        crash_dir=None,
+        crash_strength=None,
+        crash_times=0,
+    ):
         self.C = C
         self.sleep = sleep
         self.fail = fail
         self.mark_dir = mark_dir
         self.cold_start = cold_start
+        self.crash_dir = crash_dir
+        self.crash_strength = crash_strength
+        self.crash_times = crash_times
 
     def fit(self, X, y, *, sensitive_features=None):
         if self.cold_start and _FITS_IN_PROCESS[0] == 0:
@@ -40,11 +57,21 @@ class DummyLogistic(ClassifierMixin, BaseEstimator):
                 Path(self.mark_dir, f"{os.getpid()}-{time.time_ns()}").touch()
             if self.sleep:
                 time.sleep(self.sleep)
+            self._maybe_crash()
         if self.fail:
             raise RuntimeError("dummy-raise always fails")
         self.model_ = LogisticRegression(C=self.C, max_iter=500).fit(X, y)
         self.classes_ = self.model_.classes_
         return self
+
+    def _maybe_crash(self):
+        if not self.crash_dir or self.crash_strength != self.C:
+            return
+        if multiprocessing.parent_process() is None:  # never kill the test process
+            return
+        if len(list(Path(self.crash_dir).iterdir())) < self.crash_times:
+            Path(self.crash_dir, f"{os.getpid()}-{time.time_ns()}").touch()
+            os._exit(1)
 
     def predict_proba(self, X):
         return self.model_.predict_proba(X)

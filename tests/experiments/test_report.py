@@ -174,6 +174,23 @@ def test_report_without_store(tmp_path):
         make_report(tmp_path)
 
 
+def test_report_without_successful_run_writes_nothing(tmp_path):
+    from otfair.experiments._grid import RunConfig
+
+    out = tmp_path / "out"
+    with open_store(out) as store:
+        store.write(
+            RunConfig(dataset="adult", method="otf", seed=0),
+            {"status": "error", "error": "ValueError: boom", "traceback": "..."},
+        )
+    with pytest.raises(ValueError, match="no successful run"):
+        make_report(out)
+    assert not (out / "report").exists()
+    with pytest.raises(ValueError, match="no successful run"):
+        make_report(out, tmp_path / "elsewhere")
+    assert not (tmp_path / "elsewhere").exists()
+
+
 def test_dataset_heading_names_the_task_once():
     assert _dataset_heading("adult", "regression") == "adult (regression)"
     assert _dataset_heading("adult (regression)", "regression") == "adult (regression)"

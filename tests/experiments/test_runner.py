@@ -61,13 +61,47 @@ def _frame(out):
 
 def test_process_pool_and_dask_cluster_give_the_same_rows(plugin_path, tmp_path):
     spec = load_spec(write_spec(tmp_path / "s.toml", seeds=1))
-    run_sweep(spec, tmp_path / "inline", progress=False)
-    run_sweep(spec, tmp_path / "pool", workers=2, progress=False)
-    run_sweep(spec, tmp_path / "dask", workers=2, backend="cluster", progress=False)
+    for out, kwargs in [
+        ("inline", {}),
+        ("pool", {"workers": 2}),
+        ("dask", {"workers": 2, "backend": "cluster"}),
+    ]:
+        summary = run_sweep(spec, tmp_path / out, progress=False, **kwargs)
+        assert (summary.ok, summary.failed) == (3, 1), (out, summary.errors)  # say why
     inline = _frame(tmp_path / "inline")
     assert len(inline) == 3
     pd.testing.assert_frame_equal(inline, _frame(tmp_path / "pool"))
     pd.testing.assert_frame_equal(inline, _frame(tmp_path / "dask"))
+
+
+def test_a_dead_worker_fails_no_run(plugin_path, tmp_path):
+    # the run at strength 0.1 kills its worker once (like the OOM killer): the pool breaks,
+    # every run in flight fails with BrokenProcessPool; they are run again, not stored failed
+    crashes = tmp_path / "crashes"
+    crashes.mkdir()
+    options = f'crash_dir = "{crashes}", crash_strength = 0.1, crash_times = 1'
+    spec = load_spec(write_spec(tmp_path / "s.toml", seeds=1, options=options))
+    summary = run_sweep(spec, tmp_path / "pool", workers=2, progress=False)
+    assert len(list(crashes.iterdir())) == 1
+    assert (summary.ok, summary.failed) == (3, 1), summary.errors  # dummy-raise fails
+    rows = _ok_rows(tmp_path / "pool")
+    assert len(rows) == 4 and all(r["attempts"] == 1 for r in rows)
+    assert not any("worker failure" in (r["error"] or "") for r in rows)
+
+
+def test_a_run_that_always_kills_its_worker_is_stored_failed(plugin_path, tmp_path):
+    from otfair.experiments._runner import WORKER_RETRIES
+
+    crashes = tmp_path / "crashes"
+    crashes.mkdir()
+    body = '[profiles.one]\nseeds = [0]\nmethods = ["dummy-lr"]\nmax_strengths = 1'
+    (run,) = load_spec(write_spec(tmp_path / "s.toml", body, seeds=1)).runs("one")
+    options = f'crash_dir = "{crashes}", crash_strength = {run.strength}, crash_times = 99'
+    spec = load_spec(write_spec(tmp_path / "s.toml", body, seeds=1, options=options))
+    summary = run_sweep(spec, tmp_path / "pool", profile="one", workers=2, progress=False)
+    assert len(list(crashes.iterdir())) == WORKER_RETRIES + 1  # tried, then stored
+    assert (summary.ok, summary.failed) == (0, 1)
+    assert summary.errors[0][0].startswith("worker failure: BrokenProcessPool")
 
 
 def _count_ok(db):

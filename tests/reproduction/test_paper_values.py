@@ -12,8 +12,8 @@ import pytest
 from otfair.datasets import list_datasets
 from otfair.datasets._api import get_entry
 from otfair.datasets._bank import SENSITIVE as BANK_SENSITIVE
-from otfair.estimators.registry import list_methods
 from otfair.experiments import _audits
+from otfair.experiments.methods import list_methods
 from otfair.metrics import CLASSIFICATION_KEYS, REGRESSION_KEYS
 from otfair.reproduction import COLUMNS, PAPERS, UNAVAILABLE_DATASETS, load_paper_values
 

@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
 from otfair.cli._common import fail
+
+if TYPE_CHECKING:
+    from otfair.experiments import SweepSummary
 
 
 def demo_command(
@@ -38,7 +42,7 @@ def demo_command(
 ) -> None:
     """Run a quick trade-off sweep (a few methods x strengths x 2 seeds) and write a report."""
     from otfair.datasets import DataFileError
-    from otfair.experiments import demo_spec, make_report, run_sweep
+    from otfair.experiments import SweepInterrupted, demo_spec, make_report, run_sweep
 
     try:
         spec = demo_spec(dataset)
@@ -56,11 +60,26 @@ def demo_command(
         index = make_report(out)
     except (DataFileError, FileNotFoundError, ValueError) as exc:
         fail(str(exc))
+    except SweepInterrupted as stop:
+        _interrupted(stop.summary, out)
     typer.echo(
         f"{summary.total} runs ({summary.skipped} reused, {summary.failed} failed) "
         f"in {summary.wall_time_s:.0f}s; results: {summary.store_path}"
     )
     typer.echo(f"Report: {index} (open {index.with_suffix('.html')} in a browser)")
+
+
+def _interrupted(summary: SweepSummary, out: Path) -> NoReturn:
+    """Say in two lines what an interrupted demo kept, and exit 128 + signal number."""
+    kept = summary.ok + summary.failed
+    typer.echo(
+        f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
+        f"stored, {len(summary.abandoned)} abandoned, {summary.not_started} not started; "
+        "no report written.\n"
+        f"Rerun the same command to resume (results kept in {out}).",
+        err=True,
+    )
+    raise typer.Exit(128 + int(signal.Signals[summary.interrupted or "SIGINT"]))
 
 
 def register(app: typer.Typer) -> None:

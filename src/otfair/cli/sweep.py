@@ -108,6 +108,11 @@ def sweep_command(
     merge: bool = typer.Option(
         False, "--merge", help="Allow an --out that holds another sweep's results."
     ),
+    stack: bool = typer.Option(
+        True,
+        "--stack/--no-stack",
+        help="Fit runs that differ only in strength as one stacked training run.",
+    ),
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 
@@ -133,6 +138,7 @@ def sweep_command(
             progress=progress,
             merge=merge,
             on_plan=_confirm_plan(yes, confirm_above),
+            stack=stack,
         )
     except (ConfigError, FileNotFoundError, ValueError, SchedulerUnreachableError) as exc:
         fail(str(exc))

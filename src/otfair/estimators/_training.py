@@ -283,6 +283,43 @@ def train_plain(
     return _losses(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "")
 
 
+def ftm_batches(
+    data: TrainData,
+    pool: np.ndarray,
+    rng: np.random.Generator,
+    group_weights: tuple[float, float],
+    steps_per_epoch: int | None,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Callable[[int], Iterable[int]]]:
+    """Gather what FTM's steps need once per fit; return it and the pairing schedule.
+
+    Returns the rows ``X_pool`` (P, 2m, d) and labels ``y_pool`` (P, 2m) of every
+    pairing, the group codes ``[0]*m + [1]*m`` of a matched batch, the per-point CE
+    weights ``w_s / m`` and ``epoch_batches(epoch)``: ``steps_per_epoch`` pairing
+    indices (default ``ceil(n / 2m)``), visited in a random order reshuffled each time
+    the pool is exhausted.
+    """
+    n = data.X.shape[0]
+    m = pool.shape[2]
+    steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
+    device = data.X.device
+    pool_t = torch.tensor(pool, dtype=torch.int64, device=device).reshape(pool.shape[0], -1)
+    X_pool = data.X[pool_t]
+    y_pool = data.y[pool_t]
+    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
+    ce_weight = torch.cat(
+        [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
+    ).to(device=device, dtype=data.X.dtype)
+    order: list[int] = []
+
+    def epoch_batches(epoch: int) -> Iterable[int]:
+        for _ in range(steps):
+            if not order:
+                order.extend(rng.permutation(pool.shape[0]).tolist())
+            yield order.pop()
+
+    return X_pool, y_pool, codes, ce_weight, epoch_batches
+
+
 def train_ftm(
     model: torch.nn.Module,
     data: TrainData,
@@ -321,27 +358,10 @@ def train_ftm(
     from otfair.penalties import MatchedDemographicParity
 
     penalty = MatchedDemographicParity() if penalty is None else penalty
-    n = data.X.shape[0]
-    m = pool.shape[2]
-    steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
-    device = data.X.device
-    pool_t = torch.tensor(pool, dtype=torch.int64, device=device).reshape(pool.shape[0], -1)
-    # Everything a step needs is gathered once per fit: the rows and labels of every
-    # pairing (P x 2m), and the per-point CE weights w_s / m.
-    X_pool = data.X[pool_t]
-    y_pool = data.y[pool_t]
-    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
-    ce_weight = torch.cat(
-        [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
-    ).to(device=device, dtype=data.X.dtype)
+    X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
+        data, pool, rng, group_weights, steps_per_epoch
+    )
     lam = float(strength)
-    order: list[int] = []
-
-    def epoch_batches(epoch: int) -> Iterable[int]:
-        for _ in range(steps):
-            if not order:
-                order.extend(rng.permutation(pool.shape[0]).tolist())
-            yield order.pop()
 
     def step(p: int) -> torch.Tensor:
         logits = model(X_pool[p])[:, 0]
@@ -355,9 +375,11 @@ def train_ftm(
     return _losses(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, " (FTM)")
 
 
-def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
-    """FairClassifier's engine call: the mean loss of each epoch."""
-    history = run_epochs(
+def classifier_epochs(
+    epochs, batches, step, optimizer, scheduler, after_step, verbose, tag
+) -> list[dict[str, float]]:
+    """FairClassifier's engine call (single model or stacked curve): the epoch logs."""
+    return run_epochs(
         epochs,
         batches,
         step,
@@ -367,4 +389,9 @@ def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, ta
         verbose=verbose,
         desc=f"FairClassifier{tag}",
     )
-    return [h["loss"] for h in history]
+
+
+def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
+    """FairClassifier's engine call: the mean loss of each epoch."""
+    logs = classifier_epochs(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag)
+    return [h["loss"] for h in logs]

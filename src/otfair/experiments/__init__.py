@@ -7,25 +7,32 @@ grid datasets x methods x strengths x notions x seeds described by a TOML spec
 cluster, and the parent process writes each finished run to a SQLite
 :class:`ResultStore` in its own transaction, so a sweep never loses finished work and a
 rerun skips it. :func:`make_report` turns the stored rows into trade-off plots and
-tables. Nothing in the library imports this package.
+tables; :func:`fairness_tradeoff` fits a whole trade-off curve (one stacked run for a
+:class:`~otfair.estimators.FairClassifier`) and returns its front as a table and a plot.
+Nothing in the library imports this package.
 """
 
+from otfair.experiments._claim import StoreConflictError
 from otfair.experiments._demo import demo_spec, packaged_config
 from otfair.experiments._report import make_report, pareto_front
-from otfair.experiments._runner import SweepSummary, execute_run, run_sweep
+from otfair.experiments._runner import SweepInterrupted, SweepSummary, execute_run, run_sweep
 from otfair.experiments._single import run_single
 from otfair.experiments._spec import ConfigError, RunConfig, SweepSpec, load_spec, parse_spec
 from otfair.experiments._store import STORE_FILENAME, ResultStore, open_store
+from otfair.experiments.tradeoff import fairness_tradeoff
 
 __all__ = [
     "STORE_FILENAME",
     "ConfigError",
     "ResultStore",
     "RunConfig",
+    "SweepInterrupted",
+    "StoreConflictError",
     "SweepSpec",
     "SweepSummary",
     "demo_spec",
     "execute_run",
+    "fairness_tradeoff",
     "load_spec",
     "make_report",
     "open_store",

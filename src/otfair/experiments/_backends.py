@@ -163,16 +163,16 @@ class InlineBackend:
     window = 1
 
     def __init__(self, plugins: Sequence[str], warmups: Sequence[RunConfig], stop: StopSignals):
-        from otfair.experiments._runner import execute_run
+        from otfair.experiments._stacking import execute_item
 
-        self._execute = execute_run
+        self._execute = execute_item
         self._plugins = tuple(plugins)
         self._stop = stop
         single_thread()
         with stop.interruptible():
             warm_up(warmups)
 
-    def submit(self, config: RunConfig) -> Future:
+    def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Future:
         fut: Future = Future()
         with self._stop.interruptible():
             record = self._execute(config, self._plugins)
@@ -203,15 +203,15 @@ class PoolBackend:
             initargs=(self._plugins, self._warmups),
         )
 
-    def submit(self, config: RunConfig) -> Future:
-        from otfair.experiments._runner import execute_run
+    def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Future:
+        from otfair.experiments._stacking import execute_item
 
         try:
-            return self._pool.submit(execute_run, config, self._plugins)
+            return self._pool.submit(execute_item, config, self._plugins)
         except BrokenProcessPool:  # a worker died (its runs were recorded): start afresh
             self._pool.shutdown(wait=True, cancel_futures=True)
             self._pool = self._new_pool()
-            return self._pool.submit(execute_run, config, self._plugins)
+            return self._pool.submit(execute_item, config, self._plugins)
 
     def wait(self, futures: Sequence[Future], timeout: float) -> list[Future]:
         done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)
@@ -277,14 +277,14 @@ class DaskBackend:
             raise
         self.window = max(workers, threads)
 
-    def submit(self, config: RunConfig) -> Any:
-        from otfair.experiments._runner import execute_run
+    def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Any:
+        from otfair.experiments._stacking import configs_of, execute_item
 
         return self._client.submit(
-            execute_run,
+            execute_item,
             config,
             self._plugins,
-            key=f"otfair-run-{config.key()}-{time.time_ns()}",
+            key=f"otfair-run-{configs_of(config)[0].key()}-{time.time_ns()}",
             pure=False,
         )
 

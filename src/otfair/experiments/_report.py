@@ -412,16 +412,16 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     if not db.is_file():
         raise FileNotFoundError(f"No result store at {db} (run `otfair sweep` first).")
     out = Path(out_dir) if out_dir is not None else db.parent / "report"
-    (out / "plots").mkdir(parents=True, exist_ok=True)
-    (out / "tables").mkdir(parents=True, exist_ok=True)
     with ResultStore(db) as store:
         frame = store.to_frame("ok")
+        if frame.empty:  # checked before anything is written
+            raise ValueError(f"The result store {db} has no successful run to report.")
         errors = store.rows("error")
         meta = store.get_meta("spec", {}) or {}
         profile = _store_profile(store)
+        (out / "plots").mkdir(parents=True, exist_ok=True)
+        (out / "tables").mkdir(parents=True, exist_ok=True)
         store.export_csv(out / "results.csv", status=None)
-    if frame.empty:
-        raise ValueError(f"The result store {db} has no successful run to report.")
     options = meta.get("report", {}) or {}
     title = f"Sweep report: {meta.get('name', db.parent.name)}"
     md: list[str] = [f"# {title}", "", *profile_banner(profile)]

@@ -22,15 +22,18 @@ Every worker warms up once (a throwaway tiny fit of each method of the sweep) be
 its first timed run, so ``fit_time_s`` does not count one-time costs. The first run is
 timed alone and gives the plan's estimate (``on_plan``); SIGINT/SIGTERM stop the sweep
 promptly (see :mod:`otfair.experiments._backends`).
+
+A dying worker (OOM killer, segfault) breaks the whole process pool, failing every run
+in flight. Such a worker failure is not a run's result: the run is queued again (on a
+fresh pool) up to :data:`WORKER_RETRIES` times before it is stored as an error.
 """
 
 from __future__ import annotations
 
 import socket
-import subprocess
 import time
 import traceback
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
@@ -48,9 +51,19 @@ from otfair.experiments._backends import (
     single_thread,
     warm_up_configs,
 )
+from otfair.experiments._claim import (
+    StoreConflictError,
+    claim_store,
+    record_profile,
+    source_versions,
+)
 from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
+from otfair.experiments._stacking import WorkItem, configs_of, item_records, stack_groups
 from otfair.experiments._store import ResultStore, open_store
+
+#: How many times a run whose worker died is queued again before it is stored as failed.
+WORKER_RETRIES = 2
 
 Backend = Literal["local", "cluster"]
 
@@ -106,10 +119,6 @@ class SweepInterrupted(KeyboardInterrupt):
         self.summary = summary
 
 
-class StoreConflictError(ValueError):
-    """The output directory holds another sweep's results (pass ``merge=True`` to add)."""
-
-
 def run_label(config: RunConfig) -> str:
     """How messages name a run: ``otf 0.01 eo seed 3 on adult``."""
     parts = [config.method_label or config.method]
@@ -147,32 +156,6 @@ def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any
     return record
 
 
-def git_revision() -> str | None:
-    """Git revision of the otfair source tree (``+dirty`` if modified), if available."""
-    import otfair
-
-    try:
-        out = subprocess.run(
-            ["git", "describe", "--always", "--dirty", "--abbrev=12"],
-            cwd=Path(otfair.__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    if out.returncode != 0:
-        return None
-    return out.stdout.strip() or None
-
-
-def _versions() -> dict[str, Any]:
-    from otfair import __version__
-
-    return {"otfair_version": __version__, "git_revision": git_revision()}
-
-
 def _future_record(get: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Return the record of a finished future (an error record if the worker died)."""
     now = time.time()
@@ -203,47 +186,6 @@ def pending_runs(
             seen.add(key)
             out.append(config)
     return out
-
-
-def claim_store(store: ResultStore, spec: SweepSpec, *, merge: bool = False) -> None:
-    """Record ``spec`` in ``store``, refusing a store that holds another sweep.
-
-    The store keeps the identity of every spec that wrote to it (meta ``configs``: name,
-    source file, grid fingerprint, see :meth:`SweepSpec.identity`); a spec with another
-    name is refused unless ``merge=True``, so that one report never mixes two sweeps
-    unknowingly.
-
-    Raises
-    ------
-    StoreConflictError
-        If the store holds results of a sweep with another name and ``merge`` is false.
-    """
-    identity = spec.identity()
-    configs = [c for c in store.get_meta("configs", []) or [] if isinstance(c, dict)]
-    others = sorted(store.sweep_names() - {spec.name})
-    if others and not merge:
-        sources = {c.get("name"): c.get("source") for c in configs}
-        held = ", ".join(f"{n!r} ({sources[n]})" if sources.get(n) else repr(n) for n in others)
-        this = f"{spec.name!r}" + (f" ({spec.source})" if spec.source else "")
-        raise StoreConflictError(
-            f"{store.path.parent} already holds sweep {held}; this is {this}. Use another "
-            "--out, or pass --merge (merge=True) to add its runs to the same store."
-        )
-    configs = [c for c in configs if c.get("name") != spec.name] + [identity]
-    store.set_meta("configs", configs)
-    store.set_meta("config", identity)
-    store.set_meta(
-        "spec", {"name": spec.name, "description": spec.description, "report": dict(spec.report)}
-    )
-
-
-def _record_profile(store: ResultStore, spec: SweepSpec, profile: str) -> dict[str, Any]:
-    info = spec.profile_info(profile)
-    profiles = dict(store.get_meta("profiles", {}) or {})
-    profiles[profile] = {"smoke": info["smoke"], "description": info["description"]}
-    store.set_meta("profiles", profiles)
-    store.set_meta("last_profile", profile)
-    return info
 
 
 def _open_backend(
@@ -293,6 +235,7 @@ def run_sweep(
     on_plan: Callable[[SweepPlan], None] | None = None,
     progress_interval: float = 60.0,
     connect_timeout: float = CONNECT_TIMEOUT_S,
+    stack: bool = True,
 ) -> SweepSummary:
     """Run every pending run of ``spec`` and store each result as it finishes.
 
@@ -326,6 +269,10 @@ def run_sweep(
         Seconds between two progress lines when stderr is not a terminal.
     connect_timeout : float, default=5.0
         Seconds to wait for ``scheduler``.
+    stack : bool, default=True
+        Fit the pending runs that differ only in strength (methods built on
+        FairClassifier) as one stacked training run each (:mod:`._stacking`); every run
+        is still stored as its own row. ``False`` fits each run separately.
 
     Returns
     -------
@@ -347,7 +294,7 @@ def run_sweep(
     import_plugins(spec.plugins)
     with open_store(out_dir) as store:
         claim_store(store, spec, merge=merge)
-        info = _record_profile(store, spec, profile)
+        info = record_profile(store, spec, profile)
         todo = pending_runs(configs, store, retry_failed=retry_failed)
         timings = store.mean_wall_times()
         first = needs_timing(todo, timings)
@@ -363,7 +310,7 @@ def run_sweep(
             workers=workers,
             profiles=tuple(spec.profile_names()),
         )
-        versions = _versions()
+        versions = source_versions()
         outcome = _Outcome()
         with StopSignals() as stop:
             _execute(
@@ -379,6 +326,7 @@ def run_sweep(
                 backend_args=(backend, workers, scheduler, connect_timeout),
                 progress=(progress, progress_interval),
                 profile=profile,
+                stack=stack,
             )
         ok, failed, errors = store.outcomes({c.key() for c in configs})
         summary = SweepSummary(
@@ -415,11 +363,13 @@ def _execute(
     backend_args: tuple[Backend, int, str | None, float],
     progress: tuple[bool, float],
     profile: str,
+    stack: bool = True,
 ) -> None:
     """Run ``todo`` on the backend, writing each record; fills ``outcome``."""
     kind, workers, scheduler, connect_timeout = backend_args
-    queue = deque(todo)
-    inflight: dict[Any, RunConfig] = {}
+    queue: deque[WorkItem] = deque(stack_groups(todo) if stack else todo)
+    inflight: dict[Any, WorkItem] = {}
+    retried: Counter[str] = Counter()
     bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
     planned = [False]
 
@@ -454,14 +404,21 @@ def _execute(
             while be is not None and (queue or inflight) and stop.signum is None:
                 window = be.window if planned[0] else 1
                 while queue and len(inflight) < window and stop.signum is None:
-                    config = queue.popleft()
+                    item = queue.popleft()
                     try:
-                        inflight[be.submit(config)] = config
+                        inflight[be.submit(item)] = item
                     except StopRun:
-                        outcome.abandoned.append(config)
+                        outcome.abandoned.extend(configs_of(item))
                 for fut in be.wait(list(inflight), 0.5):
-                    config = inflight.pop(fut)
-                    write(config, _future_record(fut.result))
+                    item = inflight.pop(fut)
+                    records = item_records(fut.result, item, _future_record)
+                    key = configs_of(item)[0].key()
+                    if records[0].get("worker_failure") and retried[key] < WORKER_RETRIES:
+                        retried[key] += 1  # a dead worker is not the runs' result
+                        queue.appendleft(item)
+                        continue
+                    for config, record in zip(configs_of(item), records, strict=True):
+                        write(config, record)
         except StopRun:
             pass
         except BaseException:
@@ -473,12 +430,13 @@ def _execute(
                 be.close(abandon=False)
             return
         planned[0] = True
-        for fut, config in inflight.items():  # keep what finished, abandon the rest
-            record = _future_record(fut.result) if fut.done() else None
-            if record is None or record.get("worker_failure"):
-                outcome.abandoned.append(config)
-            else:
-                write(config, record)
-        outcome.not_started = len(queue)
+        for fut, item in inflight.items():  # keep what finished, abandon the rest
+            records = item_records(fut.result, item, _future_record) if fut.done() else None
+            for k, config in enumerate(configs_of(item)):
+                if records is None or records[k].get("worker_failure"):
+                    outcome.abandoned.append(config)
+                else:
+                    write(config, records[k])
+        outcome.not_started = sum(len(configs_of(item)) for item in queue)
         if be is not None:
             be.close(abandon=True)

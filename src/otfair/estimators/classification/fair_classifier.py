@@ -14,6 +14,13 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._training import TrainData, predict_from_proba, train_ftm, train_plain
+from otfair.estimators.classification.curve import (
+    fit_curve,
+    fit_from_shared,
+    fit_single_stacked,
+    is_curve,
+    select,
+)
 from otfair.estimators.classification.ftm_matching import get_cache
 from otfair.models import MLP
 from otfair.notions import Notion, as_notion
@@ -54,8 +61,13 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         :func:`otfair.penalties.register_penalty`), or "none". ``"ftm"`` (a penalty
         with ``requires_pairs``) trains on matched equal-size group batches
         (fairness-through-matching.txt §4.3).
-    strength : float, default=0.0
-        alpha (convex mixing) or lambda (additive mixing).
+    strength : float or sequence of float, default=0.0
+        alpha (convex mixing) or lambda (additive mixing). A sequence of distinct
+        values fits the whole trade-off curve in one stacked training run
+        (:mod:`otfair.estimators.classification.curve`): the models share the seed,
+        batches, OTF costs and FTM matchings, and ``estimators_[k]`` equals a separate
+        fit at ``strength[k]`` with the same integer ``random_state`` (up to float
+        rounding, ~1e-8 in probabilities). Predict with ``predict_proba(X, strength=a)``.
     notion : {"dp", "eo", "eopp"} or Notion, default="dp"
         Fairness notion given to the penalty (:func:`otfair.notions.as_notion`); a
         penalty raises for a notion it does not support (``barycenter`` and ``ftm`` are
@@ -100,6 +112,13 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         Torch device.
     verbose : bool, default=False
         Show a progress bar over epochs.
+    fixed_batches : bool, default=False
+        Draw the stratified batches once and visit them in a new random order every
+        epoch (default: new batches every epoch). The OTF penalty then keeps each
+        batch's class-reduced cost across epochs (no cost matrix after the first
+        epoch): an OTF logistic fit costs ~3x an unpenalized one instead of ~9x
+        (docs/stacking.md). Trains on the stacked engine; FTM ignores it (its
+        pairings are a fixed pool already).
     penalty_options : dict, optional
         Extra keyword options of the penalty factory (e.g. ``{"hidden": 64}`` for
         ``adv``); ``eps`` is passed to ``otf``.
@@ -113,7 +132,11 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
     penalty_ : torch.nn.Module or None
         Penalty instance used for training.
     history_ : list of float
-        Mean training loss per epoch.
+        Mean training loss per epoch (curve fit: one list per strength).
+    estimators_ : list of FairClassifier
+        Curve fit only: one fitted single-strength classifier per ``strength`` value.
+    strengths_ : ndarray of shape (K,)
+        Curve fit only: the fitted strengths, in the order of ``estimators_``.
     n_features_in_ : int
 
     Examples
@@ -152,6 +175,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         device: str = "cpu",
         verbose: bool = False,
         penalty_options: dict | None = None,
+        fixed_batches: bool = False,
     ) -> None:
         self.penalty = penalty
         self.strength = strength
@@ -175,6 +199,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         self.device = device
         self.verbose = verbose
         self.penalty_options = penalty_options
+        self.fixed_batches = fixed_batches
 
     # ------------------------------------------------------------------ validation
     def _make_penalty(self) -> FairnessPenalty | None:
@@ -249,24 +274,14 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        if is_curve(self.strength):
+            return fit_curve(self, X, y, sensitive_features)
+        if fit_from_shared(self, X, y, sensitive_features):  # inside shared_curve(...)
+            return self
+        if self.fixed_batches:  # the stacked engine keeps per-batch work (a curve of one)
+            return fit_single_stacked(self, X, y, sensitive_features)
         penalty = self._check_params()
-        pairs = penalty is not None and penalty.requires_pairs
-        X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
-        y = check_binary_labels(y, "y")
-        self.classes_ = np.array([0, 1])
-        n = X.shape[0]
-        s = None
-        if sensitive_features is not None:
-            s = check_sensitive_features(sensitive_features, n, name="sensitive_features")
-        elif self._active() or pairs:
-            raise ValueError(
-                f"`sensitive_features` is required for penalty={self.penalty!r} with "
-                f"strength={self.strength}."
-            )
-        binary = penalty is not None and penalty.requires_binary_groups
-        needs_groups = pairs or (self._active() and binary)
-        groups = self._binary_groups(s) if needs_groups else None
-
+        penalty, X, y, s, groups, pairs = self._prepare(X, y, sensitive_features, penalty)
         seed = int(check_random_state(self.random_state).randint(2**31 - 1))
         rng = np.random.default_rng(seed)
         device = resolve_device(self.device)
@@ -293,6 +308,30 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         self.model_.eval()
         return self
 
+    def _prepare(
+        self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
+    ) -> tuple[FairnessPenalty | None, np.ndarray, np.ndarray, Any, Any, bool]:
+        """Validate the data of a fit: ``(penalty, X, y, s, groups, pairs)``."""
+        if penalty is None:
+            penalty = self._make_penalty()
+        pairs = penalty is not None and penalty.requires_pairs
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
+        y = check_binary_labels(y, "y")
+        self.classes_ = np.array([0, 1])
+        n = X.shape[0]
+        s = None
+        if sensitive_features is not None:
+            s = check_sensitive_features(sensitive_features, n, name="sensitive_features")
+        elif self._active() or pairs:
+            raise ValueError(
+                f"`sensitive_features` is required for penalty={self.penalty!r} with "
+                f"strength={self.strength}."
+            )
+        binary = penalty is not None and penalty.requires_binary_groups
+        needs_groups = pairs or (self._active() and binary)
+        groups = self._binary_groups(s) if needs_groups else None
+        return penalty, X, y, s, groups, pairs
+
     def _binary_groups(self, s: np.ndarray) -> np.ndarray:
         if s.shape[1] != 1 or not np.all(np.isin(s, (0.0, 1.0))):
             raise ValueError(
@@ -305,7 +344,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("`sensitive_features` contains only one group.")
         return groups
 
-    def _fit_plain(self, s, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
+    def _train_data(self, s, y, groups, Xt, yt, penalty) -> tuple[TrainData, Any]:
+        """Training tensors of the plain scheme and the group codes of batch checks."""
         strata = None
         group_codes = None
         if s is not None:
@@ -320,9 +360,13 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         data = TrainData(X=Xt, y=yt, s=None, strata=strata)
         if groups is not None:
             data.s = torch.from_numpy(groups).to(Xt.device)
-        if self.penalty_ is not None and self.penalty_.linear:
-            data.G = self.penalty_.constraints.matrix(s, y, device=Xt.device)
+        if penalty is not None and penalty.linear:
+            data.G = penalty.constraints.matrix(s, y, device=Xt.device)
             data.features = Xt
+        return data, group_codes
+
+    def _fit_plain(self, s, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
+        data, group_codes = self._train_data(s, y, groups, Xt, yt, self.penalty_)
         mixing = self._mixing(self.penalty_)
         a = float(self.strength)
 
@@ -347,7 +391,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             verbose=bool(self.verbose),
         )
 
-    def _fit_ftm(self, X, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
+    def _ftm_setup(self, X, y, groups) -> tuple[np.ndarray, tuple[float, float], int]:
+        """FTM's cached pairings, group weights and steps per epoch (sets n_pairings_)."""
         cache = get_cache(self.matching_cache_dir)
         pool = cache.get(
             X,
@@ -359,8 +404,17 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             n_rounds=self.n_pairing_rounds,
         )
         self.n_pairings_ = pool.shape[0]
-        data = TrainData(X=Xt, y=yt, s=None, strata=None)
         sizes = np.bincount(groups, minlength=2)
+        # as many steps per epoch as the plain loop (ceil(n / batch_size)): with the
+        # learning rate decayed per epoch, the paper code's ceil(max(n0, n1) / m)
+        # gave FTM fewer steps than its unfair baseline and underfit (issue 18:
+        # German at lambda=0, 0.722 vs 0.75 accuracy over 3 seeds; 0.743 with this)
+        steps = math.ceil(sizes.sum() / self.batch_size)
+        return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
+
+    def _fit_ftm(self, X, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
+        pool, weights, steps = self._ftm_setup(X, y, groups)
+        data = TrainData(X=Xt, y=yt, s=None, strata=None)
         return train_ftm(
             self.model_,
             data,
@@ -370,20 +424,24 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             optimizer=optimizer,
             scheduler=scheduler,
             rng=rng,
-            group_weights=(sizes[0] / sizes.sum(), sizes[1] / sizes.sum()),
-            # as many steps per epoch as the plain loop (ceil(n / batch_size)): with the
-            # learning rate decayed per epoch, the paper code's ceil(max(n0, n1) / m)
-            # gave FTM fewer steps than its unfair baseline and underfit (issue 18:
-            # German at lambda=0, 0.722 vs 0.75 accuracy over 3 seeds; 0.743 with this)
-            steps_per_epoch=math.ceil(sizes.sum() / self.batch_size),
+            group_weights=weights,
+            steps_per_epoch=steps,
             penalty=self.penalty_,
             verbose=bool(self.verbose),
         )
 
     # ------------------------------------------------------------------ predict
-    def decision_function(self, X: Any) -> np.ndarray:
-        """Logits of the positive class, shape (n,)."""
+    def decision_function(self, X: Any, strength: float | None = None) -> np.ndarray:
+        """Logits of the positive class, shape (n,).
+
+        ``strength`` chooses the model of a curve fit (``strength=[...]``); for a
+        single-strength fit it must be None or the fitted strength.
+        """
+        if hasattr(self, "estimators_"):
+            return select(self, strength).decision_function(X)
         check_is_fitted(self, "model_")
+        if strength is not None and not np.isclose(strength, self.strength, rtol=0, atol=1e-12):
+            raise ValueError(f"`strength`={strength!r}: this model was fitted at {self.strength}.")
         X = validate_data(self, X, dtype=np.float32, reset=False)
         device = next(self.model_.parameters()).device
         with torch.no_grad():
@@ -393,11 +451,17 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             ]
         return torch.cat(out).double().numpy()
 
-    def predict_proba(self, X: Any) -> np.ndarray:
-        """Class probabilities, shape (n, 2): columns P(y=0), P(y=1)."""
-        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+    def predict_proba(self, X: Any, strength: float | None = None) -> np.ndarray:
+        """Class probabilities, shape (n, 2): columns P(y=0), P(y=1).
+
+        ``strength`` chooses the model of a curve fit, as in :meth:`decision_function`.
+        """
+        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X, strength)))
         return np.column_stack([1.0 - p1, p1])
 
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted labels (threshold 0.5 on P(y=1)), shape (n,)."""
-        return predict_from_proba(self.predict_proba(X)[:, 1])
+    def predict(self, X: Any, strength: float | None = None) -> np.ndarray:
+        """Predicted labels (threshold 0.5 on P(y=1)), shape (n,).
+
+        ``strength`` chooses the model of a curve fit, as in :meth:`decision_function`.
+        """
+        return predict_from_proba(self.predict_proba(X, strength)[:, 1])

@@ -89,7 +89,7 @@ def match_pairings(
         if label_weight is None:
             index = match(Xt[i0], Xt[i1], cost="sqeuclidean")
         else:
-            M = joint_cost(Xt[i0], yt[i0], Xt[i1], yt[i1], label_weight=label_weight)
+            M = joint_cost(Xt[i0], yt[i0], Xt[i1], yt[i1], weight=label_weight)
             index = match(Xt[i0], Xt[i1], M=M)
         out[p, 1] = i1[index.cpu().numpy()]
     return out

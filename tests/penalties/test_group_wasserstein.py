@@ -5,7 +5,7 @@ import ot
 import pytest
 import torch
 
-from otfair.estimators._adapfair_loss import fairness_loss, score_distance
+from otfair.penalties._group_wasserstein import fairness_loss, score_distance
 
 
 def _pot_w2sq(u, v):

@@ -1,0 +1,191 @@
+r"""FairClassifier's two batch schemes for K stacked models (one trade-off curve).
+
+The K models differ only in the penalty strength :math:`a_k`; they share the seed, hence
+the batches, the constraint slices, the OTF costs and FTM's matchings. A step evaluates
+all K models on the batch (:class:`otfair.models.StackedMLP`), their penalties together
+(:class:`otfair.penalties.StackedPenalty`), and minimizes
+
+.. math::
+
+    \sum_k L_k, \qquad L_k = (1 - a_k)\,\mathrm{CE}_k + a_k R_k \ \text{(convex)}
+    \quad\text{or}\quad \mathrm{CE}_k + a_k R_k \ \text{(additive)},
+
+whose gradient in model k's parameters is :math:`\nabla L_k` alone; with Adam (an
+elementwise update) one optimizer over the stacked tensors is K separate optimizers.
+Models with :math:`a_k = 0` skip the penalty, as a separate fit does. The loops run on
+the one engine :func:`otfair.estimators._training.run_epochs` and mirror
+:func:`~otfair.estimators._training.train_plain` and
+:func:`~otfair.estimators._training.train_ftm` step for step, so model k ends where a
+separate fit with the same seed and strength ends (up to float rounding).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch.nn import functional as F
+
+from otfair.estimators._training import (
+    StepResult,
+    TrainData,
+    batches,
+    batches_complete,
+    classifier_epochs,
+    ftm_batches,
+    stratified_order,
+)
+from otfair.models.stacked import StackedMLP
+from otfair.penalties._stacked import StackedPenalty
+
+
+def _per_model_logs(losses: torch.Tensor) -> dict[str, torch.Tensor]:
+    return {f"loss_{k}": losses[k] for k in range(losses.shape[0])}
+
+
+def _run(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag, K) -> list:
+    """Run a curve on the engine; return each model's mean loss per epoch (K lists)."""
+    history = classifier_epochs(
+        epochs, batches, step, optimizer, scheduler, after_step, verbose, f" ({tag}curve of {K})"
+    )
+    return [[h[f"loss_{k}"] for h in history] for k in range(K)]
+
+
+def train_plain_stacked(
+    model: StackedMLP,
+    data: TrainData,
+    *,
+    penalties: Sequence[Any] | None,
+    strengths: Sequence[float],
+    convex: bool,
+    epochs: int,
+    batch_size: int,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
+    rng: np.random.Generator,
+    adversary_optimizers: Sequence[torch.optim.Optimizer] | None = None,
+    group_codes: np.ndarray | None = None,
+    verbose: bool = False,
+    fixed_batches: bool = False,
+) -> list[list[float]]:
+    """Stacked :func:`~otfair.estimators._training.train_plain`; returns K loss histories.
+
+    ``penalties`` holds one fitted penalty per model with a positive strength (in the
+    order of those models), or None when no model is penalized. With ``fixed_batches``
+    the first epoch's stratified batches are kept and every later epoch visits them in
+    a new random order, so the penalty can keep per-batch data work across epochs
+    (OTF's class-reduced cost); the default redraws the batches every epoch.
+    """
+    n = data.X.shape[0]
+    K = model.n_models
+    device = data.X.device
+    a = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
+    active = [k for k, v in enumerate(strengths) if v > 0]
+    stacked = StackedPenalty(penalties) if penalties and active else None
+    if stacked is not None and len(stacked) != len(active):
+        raise ValueError("`penalties` must hold one penalty per model with strength > 0.")
+    active_t = torch.tensor(active, dtype=torch.long, device=device)
+    codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
+    n_codes = 0 if codes is None else int(codes.max()) + 1
+    first = None if stacked is None else stacked.penalties[0]
+    needs_features = data.features is not None and getattr(first, "requires_features", False)
+    adversary = first is not None and first.has_adversary and adversary_optimizers
+
+    fixed: list[tuple[torch.Tensor, bool, int | None]] = []
+
+    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, int | None]]:
+        if fixed:
+            return [fixed[i] for i in rng.permutation(len(fixed))]
+        parts = batches(stratified_order(data.strata, n, rng), batch_size)
+        complete = batches_complete(codes, parts, n_codes)
+        index = torch.from_numpy(np.concatenate(parts)).to(device)
+        split = torch.split(index, [len(p) for p in parts])
+        keys = range(len(parts)) if fixed_batches else [None] * len(parts)
+        out = list(zip(split, complete, keys, strict=True))
+        if fixed_batches:
+            fixed.extend(out)
+        return out
+
+    state: dict[str, Any] = {}
+
+    def step(batch: tuple[torch.Tensor, bool, int | None]) -> StepResult:
+        it, use_pen, key = batch
+        logits = model(data.X[it])  # (K, b)
+        yb = data.y[it]
+        ce = F.binary_cross_entropy_with_logits(
+            logits, yb.expand_as(logits), reduction="none"
+        ).mean(dim=1)
+        state.clear()
+        if not (use_pen and stacked is not None):
+            return ce.sum(), _per_model_logs(ce), float(len(it))
+        scores = torch.sigmoid(logits[active_t])
+        sb = None if data.s is None else data.s[it]
+        G = None if data.G is None else data.G[:, it]
+        feats = data.features[it] if needs_features else None
+        pen = ce.new_zeros(K).index_copy(
+            0, active_t, stacked.values(scores, sb, yb, feats, G, key)
+        )
+        losses = (1 - a) * ce + a * pen if convex else ce + a * pen
+        state.update(scores=scores, s=sb, y=yb)
+        return losses.sum(), _per_model_logs(losses), float(len(it))
+
+    def adversary_step(batch: Any) -> None:
+        if not state:
+            return
+        for j, (p, opt) in enumerate(zip(stacked.penalties, adversary_optimizers, strict=True)):
+            adv_loss = p.adversary_loss(state["scores"][j], state["s"], state["y"])
+            opt.zero_grad(set_to_none=True)
+            adv_loss.backward()
+            opt.step()
+
+    after = adversary_step if adversary else None
+    return _run(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "", K)
+
+
+def train_ftm_stacked(
+    model: StackedMLP,
+    data: TrainData,
+    pool: np.ndarray,
+    *,
+    strengths: Sequence[float],
+    epochs: int,
+    optimizer: torch.optim.Optimizer,
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
+    rng: np.random.Generator,
+    group_weights: tuple[float, float] = (0.5, 0.5),
+    steps_per_epoch: int | None = None,
+    penalties: Sequence[Any] | None = None,
+    verbose: bool = False,
+) -> list[list[float]]:
+    """Stacked :func:`~otfair.estimators._training.train_ftm`; returns K loss histories.
+
+    The matched pairings (``pool``) depend on the data only and are shared by the K
+    models; ``penalties`` (one per model, default matched DP) are evaluated together.
+    """
+    from otfair.penalties import MatchedDemographicParity
+
+    K = model.n_models
+    if penalties is None:
+        penalties = [MatchedDemographicParity() for _ in range(K)]
+    stacked = StackedPenalty(penalties)
+    X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
+        data, pool, rng, group_weights, steps_per_epoch
+    )
+    lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=data.X.device)
+    any_active = bool((lam > 0).any())
+
+    def step(p: int) -> StepResult:
+        logits = model(X_pool[p])  # (K, 2m)
+        yb = y_pool[p]
+        losses = (
+            F.binary_cross_entropy_with_logits(
+                logits, yb.expand_as(logits), weight=ce_weight, reduction="none"
+            )
+        ).sum(dim=1)
+        if any_active:
+            losses = losses + lam * stacked.values(torch.sigmoid(logits), codes, yb)
+        return losses.sum(), _per_model_logs(losses), 1.0
+
+    return _run(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, "FTM ", K)

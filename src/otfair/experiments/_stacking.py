@@ -1,0 +1,110 @@
+"""Sweep runs that differ only in strength, fitted as one stacked training run (issue 17).
+
+``otfair sweep`` groups the pending runs of a sweep that share dataset, method, seed,
+notion, epochs, options and audits and differ only in strength, when the method builds a
+:class:`otfair.estimators.FairClassifier` (which fits whole curves). A group is one unit
+of work for the backends: its runs execute one after the other in one process inside
+:func:`otfair.estimators.classification.curve.shared_curve`, so the first run's fit
+trains the group's models together and the others reuse them. Every run is still
+stored as its own row (its ``fit_time_s`` is then the stacked fit for the first run of
+the group and ~0 for the others; ``stacked_runs`` in the result says the group's size),
+and resuming works at run granularity: only the pending strengths of a group are
+grouped and fitted. ``--no-stack`` (``run_sweep(stack=False)``) keeps one fit per run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from typing import Any
+
+from otfair.experiments._spec import RunConfig
+
+#: a unit of work: one run, or the runs of a stacked group
+WorkItem = RunConfig | tuple[RunConfig, ...]
+
+
+def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
+    """Whether ``config``'s method builds a FairClassifier (it then fits curves)."""
+    if config.strength is None or config.source_domain is not None:
+        return False
+    key = (config.method, repr(sorted(config.method_options.items())))
+    if key not in cache:
+        from otfair.estimators import FairClassifier
+        from otfair.experiments.methods import get_method
+
+        try:
+            est = get_method(config.method).build(
+                config.strength,
+                notion=config.notion,
+                random_state=config.seed,
+                epochs=config.epochs,
+                dataset=config.dataset,
+                **dict(config.method_options),
+            )
+        except Exception:  # noqa: BLE001 - the run itself will report the error
+            est = None
+        cache[key] = isinstance(est, FairClassifier)
+    return cache[key]
+
+
+def stack_groups(configs: Sequence[RunConfig]) -> list[WorkItem]:
+    """Group runs that differ only in strength (stackable methods); keep the order.
+
+    A group takes the position of its first run; runs that cannot be stacked, and
+    groups of one, stay single runs.
+    """
+    cache: dict[tuple[str, str], bool] = {}
+    groups: dict[str, list[RunConfig]] = {}
+    order: list[str | RunConfig] = []
+    for config in configs:
+        if not _stackable(config, cache):
+            order.append(config)
+            continue
+        key = replace(config, strength=None, dataset_label="", method_label="").key()
+        if key not in groups:
+            groups[key] = []
+            order.append(key)
+        groups[key].append(config)
+    out: list[WorkItem] = []
+    for entry in order:
+        if isinstance(entry, RunConfig):
+            out.append(entry)
+        else:
+            group = groups[entry]
+            out.append(group[0] if len(group) == 1 else tuple(group))
+    return out
+
+
+def configs_of(item: WorkItem) -> tuple[RunConfig, ...]:
+    """Return the runs of a work item."""
+    return item if isinstance(item, tuple) else (item,)
+
+
+def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
+    """Run a work item: one record for a run, a list of records for a group."""
+    from otfair.experiments._runner import execute_run
+
+    if not isinstance(item, tuple):
+        return execute_run(item, plugins)
+    from otfair.estimators.classification.curve import shared_curve
+
+    with shared_curve([c.strength for c in item]):
+        records = [execute_run(c, plugins) for c in item]
+    for record in records:
+        if record.get("status") == "ok":
+            record["result"]["stacked_runs"] = len(item)
+    return records
+
+
+def item_records(
+    get: Callable[[], Any], item: WorkItem, future_record: Callable[..., dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Return the records of a finished work item, one per run.
+
+    A worker that died gives one error record per run of the item.
+    """
+    record = future_record(get)
+    if isinstance(record, list):
+        return record
+    return [dict(record) for _ in configs_of(item)]

@@ -1,0 +1,69 @@
+"""otfair sweep stacks runs that differ only in strength; rows equal the unstacked ones."""
+
+import pytest
+
+from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
+from otfair.experiments._stacking import configs_of, stack_groups
+
+SPEC = """
+name = "stack"
+seeds = 1
+epochs = 2
+max_train_rows = 300
+
+[[datasets]]
+name = "synthetic"
+
+[[methods]]
+name = "gapreg"
+strengths = [0.0, 1.0, 5.0]
+options = { batch_size = 100 }
+
+[[methods]]
+name = "reduction"
+strengths = [0.1, 0.05]
+
+[profiles.quick]
+max_strengths = 2
+"""
+
+
+def _rows(out):
+    with open_store(out) as store:
+        rows = store.rows()
+    return {(r["method"], r["strength"]): r for r in rows}
+
+
+def test_groups_only_strength_variants_of_stackable_methods():
+    base = {"dataset": "synthetic", "seed": 0, "epochs": 1}
+    configs = [
+        RunConfig(method="gapreg", strength=0.0, **base),
+        RunConfig(method="reduction", strength=0.1, **base),
+        RunConfig(method="gapreg", strength=1.0, **base),
+        RunConfig(method="gapreg", strength=1.0, **{**base, "seed": 1}),
+        RunConfig(method="reduction", strength=0.05, **base),
+    ]
+    items = stack_groups(configs)
+    assert [len(configs_of(i)) for i in items] == [2, 1, 1, 1]
+    assert [c.strength for c in configs_of(items[0])] == [0.0, 1.0]
+
+
+def test_stacked_sweep_equals_unstacked_and_resumes_per_run(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SPEC)
+    spec = load_spec(path)
+    plain = run_sweep(spec, tmp_path / "plain", progress=False, stack=False)
+    assert (plain.ok, plain.failed) == (5, 0)
+    # stacked, resumed: the quick profile stores 2 gapreg strengths, the full run adds 1
+    run_sweep(spec, tmp_path / "stacked", profile="quick", progress=False)
+    again = run_sweep(spec, tmp_path / "stacked", progress=False)
+    assert (again.skipped, again.ok, again.failed) == (4, 1, 0)
+    a, b = _rows(tmp_path / "plain"), _rows(tmp_path / "stacked")
+    assert a.keys() == b.keys()
+    for key, row in a.items():
+        assert b[key]["key"] == row["key"]
+        for metric in ("accuracy", "dp_gap", "auc"):
+            assert b[key][metric] == pytest.approx(row[metric], abs=1e-5), (key, metric)
+    # the two runs of the quick profile were one stacked group, the resumed one alone
+    stacked = [b[("gapreg", s)]["metrics"].get("stacked_runs") for s in (0.0, 1.0, 5.0)]
+    assert sorted(stacked, key=str) == [2, 2, None]

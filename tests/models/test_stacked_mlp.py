@@ -1,0 +1,59 @@
+"""StackedMLP: K models in one batched pass equal the K separate modules."""
+
+import pytest
+import torch
+
+from otfair.models import MLP
+from otfair.models.stacked import StackedMLP
+
+
+@pytest.mark.parametrize("hidden", [(), (7,), (6, 5)])
+@pytest.mark.parametrize("activation", ["relu", "tanh"])
+def test_forward_and_gradient_match_separate_modules(hidden, activation):
+    torch.manual_seed(0)
+    nets = [MLP(4, hidden=hidden, activation=activation).double() for _ in range(3)]
+    stacked = StackedMLP.from_models(nets)
+    assert stacked.n_models == 3
+    assert stacked.activation == (activation if hidden else "relu")
+    x = torch.randn(9, 4, dtype=torch.float64)
+    out = stacked(x)
+    ref = torch.stack([net(x)[:, 0] for net in nets])
+    torch.testing.assert_close(out, ref)
+    # per-model inputs (K, n, d)
+    xs = torch.randn(3, 9, 4, dtype=torch.float64)
+    torch.testing.assert_close(
+        stacked(xs), torch.stack([n(xi)[:, 0] for n, xi in zip(nets, xs, strict=True)])
+    )
+    # gradient of sum_k L_k wrt model k's weights is grad of L_k alone
+    w = torch.randn(3, 9, dtype=torch.float64)
+    (stacked(x) * w).sum().backward()
+    for k, net in enumerate(nets):
+        (net(x)[:, 0] * w[k]).sum().backward()
+        first = next(m for m in net.net if isinstance(m, torch.nn.Linear))
+        torch.testing.assert_close(stacked.weights[0].grad[k], first.weight.grad.T)
+        torch.testing.assert_close(stacked.biases[0].grad[k, 0], first.bias.grad)
+
+
+def test_export_round_trip():
+    torch.manual_seed(1)
+    nets = [MLP(3, hidden=(4,)) for _ in range(2)]
+    stacked = StackedMLP.from_models(nets)
+    with torch.no_grad():
+        for p in stacked.parameters():
+            p.add_(1.0)
+    target = MLP(3, hidden=(4,))
+    stacked.export(1, target)
+    x = torch.randn(5, 3)
+    torch.testing.assert_close(target(x)[:, 0], stacked(x)[1])
+
+
+def test_errors():
+    with pytest.raises(ValueError, match="models"):
+        StackedMLP.from_models([])
+    with pytest.raises(ValueError, match="architecture"):
+        StackedMLP.from_models([MLP(3, hidden=(4,)), MLP(3, hidden=(5,))])
+    stacked = StackedMLP.from_models([MLP(3, hidden=())])
+    with pytest.raises(ValueError, match="`k`"):
+        stacked.export(2, MLP(3, hidden=()))
+    with pytest.raises(ValueError, match="activation"):
+        StackedMLP(list(stacked.weights), list(stacked.biases), activation="gelu")

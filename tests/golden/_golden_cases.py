@@ -36,17 +36,21 @@ _CLASSIFICATION = (
     "adapfair-blind",
     "adv",
     "barycenter",
+    "cfair",
+    "fair-nf",
     "ftm",
     "ftm-joint",
     "gapreg",
+    "laftr",
     "norm",
     "otf",
     "reduction",
+    "sipm-lfr",
     "unfair",
     "unfair-mlp",
 )
 #: Methods re-run with ``--notion eo`` (those whose registry entry lists eo).
-_EO = ("adv", "norm", "otf", "reduction", "adapfair")
+_EO = ("adv", "norm", "otf", "reduction", "adapfair", "laftr")
 _REGRESSION = ("bgl", "cenet", "cod", "unfair-reg", "wassersteinnet")
 
 

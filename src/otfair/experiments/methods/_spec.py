@@ -22,6 +22,7 @@ _FAMILY_MODULES = (
     "otfair.experiments.methods._classification",
     "otfair.experiments.methods._regression",
     "otfair.experiments.methods._adapfair",
+    "otfair.experiments.methods._representation",
 )
 
 #: Builder arguments that ``run_single`` sets itself (never a ``-o`` option).

@@ -1,0 +1,241 @@
+r"""Shared pieces of the fair-representation classifiers (LAFTR, sIPM-LFR, CFair, FNF).
+
+:class:`RepresentationClassifier` validates the inputs once (binary labels, exactly two
+sensitive groups, finite features, equal lengths), seeds everything from
+``random_state``, and trains an :class:`~otfair.models.representation.EncoderClassifier`
+with an adversary penalty of :mod:`otfair.penalties._representation` on the one engine
+:func:`otfair.estimators._training.run_epochs`. A step minimizes
+
+.. math::
+
+    L_{task}(g(f(x)), y) + L_{adv}\big(R_\lambda(f(x)), s, y\big),
+
+where :math:`R_\lambda` is the gradient reversal layer of scale :math:`\lambda` (the
+``strength``): the adversary descends its own loss and the encoder ascends
+:math:`\lambda L_{adv}` in the same step (simultaneous gradient descent-ascent); the
+``after_step`` hook runs ``adversary_steps - 1`` extra adversary-only steps on the
+batch with the encoder frozen (the alternating schedule of Madras et al. 2018, §4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.validation import check_is_fitted, check_random_state
+
+from otfair.estimators._quantile_barycenter import check_fit_groups, encode_fitted_groups
+from otfair.estimators._training import (
+    batches,
+    predict_from_proba,
+    run_epochs,
+    stratified_order,
+)
+from otfair.models.adversarial import grad_reverse
+from otfair.models.representation import EncoderClassifier
+from otfair.penalties import FairnessPenalty
+from otfair.utils import (
+    check_binary_labels,
+    check_features,
+    check_positive_int,
+    check_scalar,
+    resolve_device,
+    seed_everything,
+)
+
+_PREDICT_CHUNK = 8192
+
+
+def check_fit_inputs(
+    X: Any, y: Any, sensitive_features: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(X, y, codes, groups)`` for a binary task with exactly two groups.
+
+    Raises a ``ValueError`` naming the argument for NaN / infinite features, non-binary
+    labels, a length mismatch, one group only, or more than two groups.
+    """
+    X = check_features(X, "X")
+    y = check_binary_labels(y, "y")
+    if len(y) != len(X):
+        raise ValueError(f"`y` has {len(y)} rows but `X` has {len(X)} samples.")
+    codes, groups = check_fit_groups(X, sensitive_features)
+    if len(groups) != 2:
+        raise ValueError(
+            f"`sensitive_features` must have exactly two groups; got {len(groups)} "
+            f"({list(groups)[:5]})."
+        )
+    return X, y.astype(np.float32), codes.astype(np.int64), groups
+
+
+def seeded(random_state: Any) -> int:
+    """Draw the fit's one seed from ``random_state`` (the engine's seeding rule)."""
+    return int(check_random_state(random_state).randint(2**31 - 1))
+
+
+def start_fit(
+    est: Any, X: Any, y: Any, sensitive_features: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.random.Generator, torch.device, int]:
+    """Validate the data, set ``classes_``/``n_features_in_``/``groups_`` and seed the fit.
+
+    Returns ``(X, y, codes, rng, device, seed)``; every batch order comes from ``rng``.
+    """
+    X, y, codes, est.groups_ = check_fit_inputs(X, y, sensitive_features)
+    est.classes_ = np.array([0, 1])
+    est.n_features_in_ = X.shape[1]
+    seed = seeded(est.random_state)
+    seed_everything(seed)
+    return X, y, codes, np.random.default_rng(seed), resolve_device(est.device), seed
+
+
+def cell_batches(
+    codes: np.ndarray, y: np.ndarray, batch_size: int, rng: np.random.Generator, device: Any
+) -> Callable[[int], list[torch.Tensor]]:
+    """``batches(epoch)`` for the engine: every (group, label) cell in every batch."""
+    strata = codes * 2 + y.astype(np.int64)
+
+    def epoch_batches(epoch: int) -> list[torch.Tensor]:
+        parts = batches(stratified_order(strata, len(strata), rng), batch_size)
+        return [torch.as_tensor(p, device=device) for p in parts]
+
+    return epoch_batches
+
+
+class RepresentationClassifier(ClassifierMixin, BaseEstimator):
+    """Base of the encoder + classifier + adversary estimators (not for direct use).
+
+    Subclasses define ``__init__`` (every hyperparameter, for ``get_params``), the
+    adversary penalty (:meth:`_make_adversary`) and, optionally, the task loss
+    (:meth:`_task_loss`, default the cross-entropy).
+    """
+
+    _strength_name = "strength"
+
+    # -- hooks ---------------------------------------------------------------------------
+    def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
+        raise NotImplementedError
+
+    def _task_loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
+
+    # -- fit -----------------------------------------------------------------------------
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> RepresentationClassifier:
+        """Fit the encoder, the classifier and the adversary.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Numeric features (standardized; the sensitive attribute need not be among them).
+        y : array-like of shape (n,)
+            Binary labels.
+        sensitive_features : array-like of shape (n,)
+            The sensitive attribute, exactly two groups; used only in training.
+
+        Returns
+        -------
+        self
+        """
+        strength = check_scalar(self.strength, "strength", minimum=0.0)
+        epochs = check_positive_int(self.epochs, "epochs")
+        batch_size = check_positive_int(self.batch_size, "batch_size")
+        latent_dim = check_positive_int(self.latent_dim, "latent_dim")
+        adversary_steps = check_positive_int(self.adversary_steps, "adversary_steps")
+        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
+        X, y, codes, rng, device, _ = start_fit(self, X, y, sensitive_features)
+
+        model = EncoderClassifier(
+            X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
+        ).to(device)
+        adversary = self._make_adversary(latent_dim).to(device) if strength > 0 else None
+        adv_lr = lr if self.adversary_lr is None else self.adversary_lr
+        adv_lr = check_scalar(adv_lr, "adversary_lr", minimum=0.0, strict=True)
+        groups = [{"params": list(model.parameters())}]
+        if adversary is not None:
+            groups.append({"params": list(adversary.parameters()), "lr": adv_lr})
+        optimizer = torch.optim.Adam(groups, lr=lr)
+        adv_optimizer = (
+            torch.optim.Adam(adversary.parameters(), lr=adv_lr)
+            if adversary is not None and adversary_steps > 1
+            else None
+        )
+
+        Xt = torch.as_tensor(X, device=device)
+        yt = torch.as_tensor(y, device=device)
+        st = torch.as_tensor(codes, device=device)
+        epoch_batches = cell_batches(codes, y, batch_size, rng, device)
+
+        def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+            z, logits = model(Xt[idx])
+            task = self._task_loss(logits, yt[idx])
+            logs = {"task": task}
+            if adversary is None:
+                return task, logs, float(len(idx))
+            adv = adversary(None, st[idx], yt[idx], grad_reverse(z, strength))
+            logs["adversary_loss"] = adv
+            return task + adv, logs, float(len(idx))
+
+        def after_step(idx: torch.Tensor) -> None:
+            if adv_optimizer is None:
+                return
+            with torch.no_grad():
+                z = model.encoder(Xt[idx])
+            for _ in range(adversary_steps - 1):
+                loss = adversary(None, st[idx], yt[idx], z)
+                adv_optimizer.zero_grad(set_to_none=True)
+                loss.backward()
+                adv_optimizer.step()
+
+        history = run_epochs(
+            epochs,
+            epoch_batches,
+            step,
+            optimizer=optimizer,
+            after_step=after_step,
+            verbose=bool(self.verbose),
+            desc=type(self).__name__,
+        )
+        self.history_ = [{k: v for k, v in h.items() if k != "time_s"} for h in history]
+        self.model_ = model.eval()
+        self.adversary_ = None if adversary is None else adversary.eval()
+        self.device_ = device
+        return self
+
+    # -- predict -------------------------------------------------------------------------
+    def _check_predict(self, X: Any, sensitive_features: Any) -> np.ndarray:
+        check_is_fitted(self, "model_")
+        X = check_features(X, "X", n_features=self.n_features_in_)
+        if sensitive_features is not None:  # optional: checked when given
+            encode_fitted_groups(sensitive_features, self.groups_, len(X))
+        return X
+
+    @torch.no_grad()
+    def _forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        Xt = torch.as_tensor(X, device=self.device_)
+        zs, logits = [], []
+        for start in range(0, len(X), _PREDICT_CHUNK):
+            z, logit = self.model_(Xt[start : start + _PREDICT_CHUNK])
+            zs.append(z.cpu().numpy())
+            logits.append(logit.cpu().numpy())
+        return np.concatenate(zs).astype(np.float64), np.concatenate(logits).astype(np.float64)
+
+    def transform(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return the representation :math:`z = f(x)`, shape (n, latent_dim)."""
+        return self._forward(self._check_predict(X, sensitive_features))[0]
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return ``[P(y=0), P(y=1)]`` of the classifier on the representation, (n, 2).
+
+        ``sensitive_features`` is not needed (the representation is group-blind); when
+        given it is checked against the fitted groups.
+        """
+        logits = self._forward(self._check_predict(X, sensitive_features))[1]
+        p1 = 1.0 / (1.0 + np.exp(-logits))
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return labels in {0, 1} (1 iff ``P(y=1) >= 0.5``)."""
+        return predict_from_proba(
+            self.predict_proba(X, sensitive_features=sensitive_features)[:, 1]
+        )

@@ -1,0 +1,95 @@
+r"""CFair — conditional learning of fair representations.
+
+Zhao, Coston, Adel, Gordon, ICLR 2020, §3 (methods.md §8). An encoder :math:`z = f(x)`,
+a classifier :math:`g(z)` trained on the *balanced* error, and one adversary
+:math:`h_y` per label predicting the group from :math:`z` on the examples with
+:math:`Y = y`, each scored by the group-balanced cross-entropy:
+
+.. math::
+
+    \min_{f, g}\max_{h_0, h_1}\; \mathrm{BCE}_Y(g(f(x)), y)
+    - \mu \sum_{y \in \{0,1\}} \mathrm{BCE}_S\big(h_y(f(x)), s \mid Y = y\big),
+
+(:func:`~otfair.penalties._representation_losses.balanced_cross_entropy`,
+:func:`~otfair.penalties._representation_losses.conditional_adversary_loss`), the max
+through a gradient reversal layer as in the paper. Aligning :math:`Z \mid S, Y=y` for
+both labels targets equalized odds, and the balanced error gives accuracy parity
+together with it (the paper's Theorem 3.1).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from otfair.estimators.representation._base import RepresentationClassifier
+from otfair.penalties._representation import ConditionalAlignment
+from otfair.penalties._representation_losses import balanced_cross_entropy
+
+__all__ = ["CFairClassifier"]
+
+
+class CFairClassifier(RepresentationClassifier):
+    r"""CFair (Zhao et al. 2020): balanced error + per-label conditional alignment.
+
+    Parameters
+    ----------
+    strength : float, default=1.0
+        :math:`\mu \ge 0`, the weight of the adversaries (0: a balanced-error MLP).
+    latent_dim : int, default=32
+    encoder_hidden, head_hidden : sequence of int
+        Default: an encoder with 64 then 32 units and a linear head (AdapFair App. D:
+        "hidden layers of 64 and 32 units").
+    adversary_hidden : sequence of int, default=(16, 8)
+        The adversaries' widths (AdapFair App. D).
+    balanced : bool, default=True
+        Train the classifier on the class-balanced cross-entropy (the paper); ``False``
+        uses the plain cross-entropy.
+    adversary_steps : int, default=3
+        Adversary updates per encoder update (one joint step with the gradient
+        reversal, then ``adversary_steps - 1`` adversary-only steps); with one step the
+        adversaries lag and the EO gap on Adult barely moves (docs/baselines.md).
+    adversary_lr, epochs, batch_size, lr, device, random_state, verbose
+        As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+    """
+
+    def __init__(
+        self,
+        strength: float = 1.0,
+        latent_dim: int = 32,
+        encoder_hidden: Sequence[int] = (64,),
+        head_hidden: Sequence[int] = (),
+        adversary_hidden: Sequence[int] = (16, 8),
+        balanced: bool = True,
+        adversary_steps: int = 3,
+        adversary_lr: float | None = None,
+        epochs: int = 20,
+        batch_size: int = 256,
+        lr: float = 1e-3,
+        device: str | None = None,
+        random_state=None,
+        verbose: bool = False,
+    ) -> None:
+        self.strength = strength
+        self.latent_dim = latent_dim
+        self.encoder_hidden = encoder_hidden
+        self.head_hidden = head_hidden
+        self.adversary_hidden = adversary_hidden
+        self.balanced = balanced
+        self.adversary_steps = adversary_steps
+        self.adversary_lr = adversary_lr
+        self.epochs = epochs
+        self.batch_size = batch_size
+        self.lr = lr
+        self.device = device
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def _make_adversary(self, latent_dim: int) -> ConditionalAlignment:
+        return ConditionalAlignment(latent_dim, tuple(self.adversary_hidden))
+
+    def _task_loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        if self.balanced:
+            return balanced_cross_entropy(logits, y)
+        return super()._task_loss(logits, y)

@@ -1,0 +1,150 @@
+r"""Adversaries on a learned representation :math:`Z` (LAFTR, sIPM-LFR, CFair).
+
+Penalties of the :class:`~otfair.penalties.FairnessPenalty` protocol with
+``has_adversary`` and ``requires_features``, in the convention of
+:mod:`otfair.penalties._critics`: the representation of the batch is passed as
+``features``, and :meth:`forward` returns the *adversary's own loss* :math:`L_f` (to be
+minimized by the adversary). The estimator adds it behind a gradient-reversal layer of
+scale :math:`\lambda` (:func:`otfair.models.adversarial.grad_reverse`), so one step moves
+the adversary down :math:`L_f` and the encoder up :math:`\lambda L_f`, the gradient
+descent-ascent of the methods' minimax games; :meth:`distance` is the fairness
+distance the encoder sees (for logging). ``scores`` is unused.
+
+* :class:`LAFTRAdversary` — :math:`L_f = -L_{adv}` with LAFTR's group-normalized L1
+  objective, DP or EO variant (Madras et al. 2018, §3, Eqs. 4-5); the EO adversary also
+  reads the label, :math:`h(z, y)`, as in the paper.
+* :class:`SigmoidIPMCritic` — :math:`L_f = -d_{\theta,\mu}(P_0, P_1)`, the ascent on the
+  sigmoid IPM's parameters (Kim et al. 2022, §3).
+* :class:`ConditionalAlignment` — CFair's per-label group-balanced cross-entropies
+  (Zhao et al. 2020, §3.2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from otfair.models.adversarial import JointAdversary
+from otfair.models.mlp import MLP
+from otfair.models.representation import SigmoidCritic
+from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._representation_losses import (
+    conditional_adversary_loss,
+    laftr_adversary_objective,
+    sigmoid_ipm,
+)
+
+__all__ = ["ConditionalAlignment", "LAFTRAdversary", "SigmoidIPMCritic"]
+
+
+def _check_z(features: torch.Tensor | None, latent_dim: int) -> torch.Tensor:
+    if features is None or features.ndim != 2 or features.shape[1] != latent_dim:
+        shape = None if features is None else tuple(features.shape)
+        raise ValueError(f"`features` must be the representation (n, {latent_dim}); got {shape}.")
+    return features
+
+
+class LAFTRAdversary(FairnessPenalty):
+    r"""LAFTR's adversary :math:`h` predicting the group from :math:`z` (EO: from (z, y)).
+
+    Its loss is :math:`L_f = -L_{adv}(h)`, :func:`laftr_adversary_objective`.
+
+    Parameters
+    ----------
+    latent_dim : int
+    notion : {"dp", "eo"}, default="dp"
+    hidden : sequence of int, default=(64,)
+        Hidden widths of the adversary (ReLU MLP).
+    """
+
+    requires_features = True
+    has_adversary = True
+
+    def __init__(self, latent_dim: int, notion: str = "dp", hidden: Sequence[int] = (64,)):
+        super().__init__()
+        if notion not in ("dp", "eo"):
+            raise ValueError(f"LAFTR supports notion 'dp' or 'eo'; got {notion!r}.")
+        self.notion = notion
+        self.latent_dim = int(latent_dim)
+        self.requires_labels = notion == "eo"
+        self.adversary = (
+            JointAdversary(latent_dim, hidden=hidden)
+            if notion == "eo"
+            else MLP(latent_dim, hidden=hidden)
+        )
+
+    def _prob(self, z: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
+        if self.notion == "eo":
+            return torch.sigmoid(self.adversary(z, y))
+        return torch.sigmoid(self.adversary(z)[:, 0])
+
+    def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
+        """Return :math:`L_{adv}` (the encoder minimizes it)."""
+        z = _check_z(features, self.latent_dim)
+        return laftr_adversary_objective(
+            self._prob(z, labels), sensitive, labels, notion=self.notion
+        )
+
+    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+        """Return the adversary's loss :math:`-L_{adv}`."""
+        return -self.distance(sensitive, labels, features)
+
+
+class SigmoidIPMCritic(FairnessPenalty):
+    r"""The sigmoid discriminator of sIPM-LFR; its loss is :math:`-d_{\theta,\mu}`.
+
+    Parameters
+    ----------
+    latent_dim : int
+    """
+
+    requires_features = True
+    has_adversary = True
+
+    def __init__(self, latent_dim: int) -> None:
+        super().__init__()
+        self.latent_dim = int(latent_dim)
+        self.critic = SigmoidCritic(latent_dim)
+
+    def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
+        r"""Return :math:`d_{\theta,\mu}(P_{z|s=0}, P_{z|s=1})`."""
+        z = _check_z(features, self.latent_dim)
+        return sigmoid_ipm(z, sensitive, self.critic.theta, self.critic.mu)
+
+    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+        r"""Return the critic's loss :math:`-d_{\theta,\mu}`."""
+        return -self.distance(sensitive, labels, features)
+
+
+class ConditionalAlignment(FairnessPenalty):
+    r"""CFair's two adversaries :math:`h_0, h_1` (one per label) on :math:`z`.
+
+    Their loss is :func:`conditional_adversary_loss`; the encoder maximizes it.
+
+    Parameters
+    ----------
+    latent_dim : int
+    hidden : sequence of int, default=(16, 8)
+        Hidden widths (AdapFair paper App. D: 16 and 8 units).
+    """
+
+    requires_features = True
+    requires_labels = True
+    has_adversary = True
+
+    def __init__(self, latent_dim: int, hidden: Sequence[int] = (16, 8)) -> None:
+        super().__init__()
+        self.latent_dim = int(latent_dim)
+        self.adversaries = MLP(latent_dim, hidden=hidden, out_features=2)
+
+    def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
+        """Return the adversaries' loss (higher = better aligned)."""
+        z = _check_z(features, self.latent_dim)
+        if labels is None:
+            raise ValueError("`labels` are required by CFair's conditional alignment.")
+        return conditional_adversary_loss(self.adversaries(z), sensitive, labels)
+
+    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+        """Return the adversaries' loss."""
+        return self.distance(sensitive, labels, features)

@@ -159,7 +159,7 @@ def test_fit_reports_default_strength_and_notion_used():
     assert out["strength"] is None and out["notion"] is None
 
 
-def test_fit_data_home_reaches_the_loader(monkeypatch, tmp_path):
+def test_fit_data_home_reaches_the_loader(dummy, monkeypatch, tmp_path):
     import otfair.datasets
 
     seen = {}
@@ -222,7 +222,7 @@ def verbose_method():
     return _Verbose.seen
 
 
-def test_progress_flag_sets_verbose_where_accepted(verbose_method):
+def test_progress_flag_sets_verbose_where_accepted(dummy, verbose_method):
     assert _fit("--method", "_verbose", "--progress").exit_code == 0
     assert _fit("--method", "_verbose", "--json").exit_code == 0  # default off with --json
     assert _fit("--method", "_verbose").exit_code == 0  # default off when not a terminal

@@ -18,6 +18,10 @@ Preprocessing
     AdapFair in front of a frozen classifier (:class:`AdapFairPreprocessor`, the
     end-to-end :class:`AdapFairClassifier`); :class:`OTRepair` (Gordaliza et al. 2019)
     and :class:`FairPCA` (Kleindessner et al. 2023) before any model.
+Fair representations
+    :class:`LAFTRClassifier` (Madras et al. 2018), :class:`SIPMClassifier` (sIPM-LFR,
+    Kim et al. 2022), :class:`CFairClassifier` (Zhao et al. 2020) and
+    :class:`FairNormalizingFlowClassifier` (Balunovic et al. 2022, simplified).
 Post-processing
     :class:`WassersteinBarycenterClassifier` (Xian, Yin and Zhao 2023) and
     :class:`WassersteinBarycenterRegressor` (Chzhen et al. 2020).
@@ -58,19 +62,29 @@ from otfair.estimators.regression import (
     UnfairRegressor,
     WassersteinNet,
 )
+from otfair.estimators.representation import (
+    CFairClassifier,
+    FairNormalizingFlowClassifier,
+    LAFTRClassifier,
+    SIPMClassifier,
+)
 
 __all__ = [
     "AdapFairClassifier",
     "AdapFairPreprocessor",
     "BGLRegressor",
     "CENet",
+    "CFairClassifier",
     "CODRFFRegressor",
     "CODRegressor",
     "FTMMatchingCache",
     "FairClassifier",
+    "FairNormalizingFlowClassifier",
     "FairPCA",
+    "LAFTRClassifier",
     "OTRepair",
     "ReductionClassifier",
+    "SIPMClassifier",
     "TorchScorer",
     "UnfairRegressor",
     "WassersteinBarycenterClassifier",

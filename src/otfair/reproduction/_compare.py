@@ -49,6 +49,7 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
     "verdict",
     "reason",
     "notes",
+    "protocol",
 )
 
 #: Size metrics that the runs record (``n_rows`` = train + test).
@@ -308,6 +309,7 @@ def compare_values(
             "paper_std": row["std"],
             "paper_seeds": paper_seeds,
             "notes": row["notes"],
+            "protocol": row["protocol"],
         }
         if frame.empty:
             result = _not_run("no successful run in the store")

@@ -57,6 +57,11 @@ def _datasets(spec: SweepSpec) -> dict[str, tuple[str, str | None]]:
     return {d.label: (d.name, dataset_sensitive(d.name, d.options)) for d in spec.datasets}
 
 
+def _short(source: str) -> str:
+    """``configs/ftm.toml`` for a config file's path (the folder and the file name)."""
+    return f"{Path(source).parent.name}/{Path(source).name}" if source else ""
+
+
 def write_from_store(
     paper: str,
     spec: SweepSpec,
@@ -108,6 +113,7 @@ def write_from_store(
         command=command,
         wall_time_s=wall_time_s,
         unfinished=unfinished,
+        config_description=f"`{_short(spec.source) or spec.name}`: {spec.description}",
     )
     return index, pending
 

@@ -62,7 +62,7 @@ def _point(row: pd.Series) -> str:
 
 def _ref_table(rows: pd.DataFrame) -> list[str]:
     header = ["dataset", "method", "comparison point", "metric", "paper", "otfair", "seeds"]
-    header += ["otfair strength", "verdict"]
+    header += ["otfair strength", "verdict", "notes"]
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     for _, r in rows.iterrows():
         dataset = f"{r['dataset']} ({r['sensitive']})" if r["sensitive"] else r["dataset"]
@@ -74,6 +74,8 @@ def _ref_table(rows: pd.DataFrame) -> list[str]:
         cells = [dataset, r["method"] or "-", _point(r), r["metric"]]
         cells += [_fmt(r["paper_value"], r["paper_std"]), ours, seeds]
         cells += [r["ours_strength"] if isinstance(r["ours_strength"], str) else "-", verdict]
+        notes = r["notes"] if isinstance(r["notes"], str) and r["verdict"] != "not run" else ""
+        cells.append(notes)
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
     return lines
 
@@ -142,6 +144,7 @@ def write_comparison(
     command: str | None = None,
     wall_time_s: float | None = None,
     unfinished: str | None = None,
+    config_description: str = "",
 ) -> Path:
     """Write ``index.md``, ``comparison.csv`` and the figure PNGs for one paper.
 
@@ -162,6 +165,8 @@ def write_comparison(
         The seeds of the profile; ``paper_seeds`` the paper's count (the full profile).
     command, wall_time_s, unfinished : optional
         The command that produced the runs, its wall time, and what did not finish.
+    config_description : str, optional
+        The config's description (otfair's protocol).
 
     Returns
     -------
@@ -188,10 +193,15 @@ def write_comparison(
         f"- Profile `{profile}`: seeds {list(seeds)} ({len(seeds)} seed(s); the paper: "
         f"{paper_seeds if paper_seeds is not None else '?'})."
     ]
+    if config_description:
+        md.append(f"- otfair's config: {config_description}")
     if command:
         md.append(f"- Command: `{command}`")
     if wall_time_s is not None:
-        md.append(f"- Wall time of this call: {wall_time_s / 60:.1f} min.")
+        md.append(
+            f"- Wall time of this call: {wall_time_s / 60:.1f} min (runs already stored are "
+            "skipped; the span below is the sweep's)."
+        )
     md.append(f"- Runs: {_timing(frame)}.")
     md.append(f"- Written {datetime.now().astimezone():%Y-%m-%d %H:%M %Z}.")
     if unfinished:
@@ -199,7 +209,10 @@ def write_comparison(
     md += ["", VERDICT_RULE, "", "## Summary", "", *_summary_table(table), ""]
     md += ["All rows: [comparison.csv](comparison.csv).", ""]
     for ref, rows in table.groupby("ref", sort=False):
-        md += [f"## {ref}", "", *_ref_table(rows), ""]
+        protocols = "; ".join(p for p in dict.fromkeys(rows["protocol"].fillna("")) if p)
+        md += [f"## {ref}", ""]
+        md += [f"The paper's protocol: {protocols}.", ""] if protocols else []
+        md += [*_ref_table(rows), ""]
     figures = _figures(paper, frame, out, smoke) if not frame.empty else []
     if figures:
         md += ["## Figures without numbers", "", *figures]

@@ -65,6 +65,13 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     res = CliRunner().invoke(app, [*args, "--no-run"])
     assert res.exit_code == 0, res.output
     pd.testing.assert_frame_equal(pd.read_csv(report / "comparison.csv"), table)
+    # a profile not run yet: every row says so, and the report names what is missing
+    args[args.index("quick")] = "one_split"
+    res = CliRunner().invoke(app, [*args, "--no-run"])
+    assert res.exit_code == 0, res.output
+    index = (report / "index.md").read_text(encoding="utf-8")
+    assert "**Not finished**" in index and "runs are not stored ok" in index
+    assert (pd.read_csv(report / "comparison.csv")["verdict"] == "not run").all()
 
 
 def test_reproduce_user_errors_are_one_line(tmp_path):

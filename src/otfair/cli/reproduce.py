@@ -90,7 +90,7 @@ def reproduce_command(
             report_dir,
             profile=profile,
             command=command,
-            unfinished=f"interrupted by {stop.summary.interrupted}; rerun to resume.",
+            unfinished=f"interrupted by {stop.summary.interrupted}.",
         )
         typer.echo(f"report of the finished runs: {index}", err=True)
         _interrupted(stop.summary)

@@ -93,11 +93,12 @@ def write_from_store(
     else:
         frame = pd.DataFrame(columns=["key", "dataset", "method_name", "seed"])
     pending = len(keys) - len(frame)
-    if pending and unfinished is None:
-        unfinished = (
+    if pending:
+        missing = (
             f"{pending} of the profile's {len(keys)} runs are not stored ok (not run yet or "
             "failed); rerun the same command to resume."
         )
+        unfinished = f"{unfinished} {missing}" if unfinished else missing
     if not info:
         p = spec.profiles.get(profile)
         info = {"smoke": bool(p and p.smoke), "description": p.description if p else ""}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -52,8 +53,14 @@ def _runs():
     return pd.DataFrame(rows)
 
 
+def _stats(label):
+    return {"n_train": 800, "n_test": 200, "n_rows": 1000} if label == "german" else {}
+
+
 def _compare(*rows):
-    return compare_values(pd.DataFrame(list(rows)), _runs(), DATASETS, paper_seeds=5)
+    return compare_values(
+        pd.DataFrame(list(rows)), _runs(), DATASETS, paper_seeds=5, statistics=_stats
+    )
 
 
 def test_matched_level_picks_best_accuracy_under_the_level():
@@ -131,3 +138,21 @@ def test_dataset_sensitive_uses_the_loader_default():
     assert dataset_sensitive("bank", {"sensitive": "age25"}) == "age25"
     assert dataset_sensitive("law_school", {}) == "gender"
     assert dataset_sensitive("law_school", {"task": "classification"}) == "race"
+
+
+def test_dataset_statistics_agree_with_the_loader(data_dir):
+    from otfair.datasets import load_dataset
+    from otfair.reproduction._data import dataset_statistics
+
+    y = np.asarray(load_dataset("german").target, dtype=float)
+    st = dataset_statistics("german", {}, seed=3, test_size=0.2)
+    assert st["n_rows"] == len(y) == st["n_train"] + st["n_test"]
+    assert st["n_test"] == math.ceil(0.2 * len(y))
+    # the parts' positive counts add up to the dataset's
+    total = st["positive_rate@train"] * st["n_train"] + st["positive_rate@test"] * st["n_test"]
+    assert total == pytest.approx(y.sum())
+    for part in ("train", "test"):  # a part's rate is a mixture of its two groups' rates
+        lo, hi = sorted(st[f"positive_rate_s{k}@{part}"] for k in (0, 1))
+        assert lo <= st[f"positive_rate@{part}"] <= hi
+    assert dataset_statistics("law_school", {}, seed=0)["n_rows"] == 1823  # regression: no rates
+    assert "positive_rate@train" not in dataset_statistics("law_school", {}, seed=0)

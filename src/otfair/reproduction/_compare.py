@@ -14,14 +14,15 @@ number cannot be produced here (``"not run: ..."``). The matching rules are thos
 - where the paper's std is printed as 0 (one split, e.g. accuracy parity's BGL), only
   otfair's seed 0 is compared (like with like);
 - counts and sizes (``unit == "count"``, ``n_train``...) use ``rel_tol = 0.05`` and no
-  absolute tolerance.
+  absolute tolerance; sizes, the input dimension and positive rates by group come from
+  the loader and otfair's split of the profile's first seed (no training needed).
 """
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -52,8 +53,8 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
     "protocol",
 )
 
-#: Size metrics that the runs record (``n_rows`` = train + test).
-_SIZE_METRICS = {"n_train", "n_test", "n_rows"}
+#: Dataset statistics checked from the loader and split (``n_rows`` = train + test).
+_STATISTICS = {"n_train", "n_test", "n_rows", "n_features"}
 
 _LEVEL = re.compile(r"^([a-z_0-9.]+)\s*=\s*([-+0-9.eE]+)$")
 _GROUP = re.compile(r"^group S\s*=\s*([01])$")
@@ -126,16 +127,21 @@ def dataset_sensitive(name: str, options: Mapping[str, Any]) -> str | None:
     return value
 
 
+#: Datasets a paper names like an otfair loader but that are other data: (paper, dataset)
+#: -> what the paper used and the substitute the config runs (plots only, no verdicts).
+SUBSTITUTED: dict[tuple[str, str], str] = {
+    ("adapfair", "law_school"): (
+        "AdapFair's Law is the law-school admissions data (27 % positives); substitute: "
+        "`law_school` bar passage (89 % positives), sensitive race"
+    ),
+}
+
 #: Why a paper-only number (``metric_source == "paper"``) is not produced by a run.
 _PAPER_ONLY = {
     "confusion_count": "2x2 counts (unfair vs fair prediction per group) not in the `sfp` audit",
     "lambda": "a grid value of the paper (otfair's grid is the config's)",
     "alpha": "a grid value of the paper (otfair's grid is the config's)",
     "epsilon": "a grid value of the paper (otfair's grid is the config's)",
-    "n_features": "the input dimension is not recorded by the runs",
-    "positive_rate": "a split part's positive rate is not computed by the runs",
-    "positive_rate_s0": "a split part's group positive rate is not computed by the runs",
-    "positive_rate_s1": "a split part's group positive rate is not computed by the runs",
     "accuracy_cv": "the imbalance protocol (Table 3) is not in the config",
     "subset_dp_std": "the `ftm` audit records subset DP mean / max / q95, not the std",
     "age_threshold": "a loader constant (bank `age_binned`: age >= 38), not a run",
@@ -169,33 +175,53 @@ def _select_level(
     return runs.loc[chosen.index], label
 
 
-def _size_row(row: pd.Series, runs: pd.DataFrame) -> dict[str, Any]:
+def _statistic_row(
+    row: pd.Series, labels: Sequence[str], statistics: Callable[[str], Mapping[str, float]] | None
+) -> dict[str, Any]:
+    """Compare a dataset statistic (size, input dimension, positive rate) from loader and split."""
     metric = row["metric"]
-    full = runs[runs["max_train_rows"].isna()] if "max_train_rows" in runs else runs
-    if full.empty or "n_train" not in full:
-        return _not_run("no run on the full dataset (a training subsample)")
-    first = full.iloc[0]
-    value = {
-        "n_train": first["n_train"],
-        "n_test": first["n_test"],
-        "n_rows": first["n_train"] + first["n_test"],
-    }[metric]
-    split = f"{1 - float(first['test_size']):.0%}/{float(first['test_size']):.0%} split"
-    return {"ours_mean": float(value), "ours_std": 0.0, "seeds": 1, "ours_strength": split}
+    if statistics is None:
+        return _not_run("dataset statistics were not computed for this report")
+    part = next(
+        (p.strip()[5:] for p in row["setting"].split(";") if p.strip().startswith("part=")), None
+    )
+    if part == "validation":
+        return _not_run(
+            "otfair's split has no validation part (the paper holds out 20 % of train)"
+        )
+    stats = next((st for st in map(statistics, labels) if st), {})
+    key = metric if part is None else f"{metric}@{part}"
+    if key not in stats:
+        return _not_run(f"{metric} not defined for this dataset (e.g. a regression task)")
+    where = "" if part is None else f"{part} part, "
+    return {
+        "ours_mean": float(stats[key]),
+        "ours_std": 0.0,
+        "seeds": 1,
+        "ours_strength": f"{where}otfair's split",
+        "paper_seeds": None,
+    }
 
 
 def _compare_one(
-    row: pd.Series, frame: pd.DataFrame, datasets: Mapping[str, tuple[str, str | None]]
+    row: pd.Series,
+    frame: pd.DataFrame,
+    datasets: Mapping[str, tuple[str, str | None]],
+    statistics: Callable[[str], Mapping[str, float]] | None,
 ) -> dict[str, Any]:
     """Compare one published value; see the module docstring for the rules."""
     dataset, metric, method = row["dataset"], row["metric"], row["method"]
     name = f"{dataset} ({row['sensitive']})" if row["sensitive"] else dataset
     if dataset == "unknown":
         return _not_run("the paper's text lost which dataset this row is")
+    other = SUBSTITUTED.get((row["paper"], dataset))
+    if other is not None:
+        return _not_run(f"dataset not available here ({other})")
     if dataset in UNAVAILABLE_DATASETS or name in UNAVAILABLE_DATASETS:
         sub = UNAVAILABLE_DATASETS.get(name, UNAVAILABLE_DATASETS.get(dataset))
         return _not_run(f"dataset not available here (substitute: {sub})")
-    if row["metric_source"] == "paper" and metric not in _SIZE_METRICS:
+    is_stat = metric in _STATISTICS or metric.startswith("positive_rate")
+    if row["metric_source"] == "paper" and not is_stat:
         why = _PAPER_ONLY.get(metric, "not produced by a run")
         return _not_run(f"paper-only number ({metric}): {why}")
     labels = [
@@ -207,11 +233,11 @@ def _compare_one(
         have = sorted({f"{ds}/{s}" for ds, s in datasets.values() if ds == dataset})
         detail = f"; the config has {', '.join(have)}" if have else ""
         return _not_run(f"{dataset} with sensitive={row['sensitive']!r} not in this run{detail}")
-    runs = frame[frame["dataset"].isin(labels)]
+    if is_stat:
+        return _statistic_row(row, labels, statistics)
+    runs = frame[frame["dataset"].isin(labels)] if not frame.empty else frame
     if runs.empty:
         return _not_run(f"{', '.join(labels)} not in this profile's runs")
-    if metric in _SIZE_METRICS:
-        return _size_row(row, runs)
     if method and method != "all":
         from otfair.experiments.methods import list_methods
 
@@ -273,6 +299,7 @@ def compare_values(
     datasets: Mapping[str, tuple[str, str | None]],
     *,
     paper_seeds: int | None = None,
+    statistics: Callable[[str], Mapping[str, float]] | None = None,
 ) -> pd.DataFrame:
     """One comparison row per published value (the :data:`COMPARISON_COLUMNS`).
 
@@ -287,6 +314,10 @@ def compare_values(
         :func:`dataset_sensitive`.
     paper_seeds : int, optional
         The paper's number of seeds/splits (the config's full profile), shown per row.
+    statistics : callable, optional
+        ``statistics(label)`` -> dataset statistics of a config dataset
+        (:func:`otfair.reproduction._data.statistics_lookup`): sizes, input dimension
+        and positive rates are compared with those, not with runs.
 
     Returns
     -------
@@ -311,18 +342,16 @@ def compare_values(
             "notes": row["notes"],
             "protocol": row["protocol"],
         }
-        if frame.empty:
-            result = _not_run("no successful run in the store")
-        elif not math.isfinite(float(row["value"])):
+        if not math.isfinite(float(row["value"])):
             result = _not_run("the paper prints no number here")
         else:
-            result = _compare_one(row, frame, datasets)
+            result = _compare_one(row, frame, datasets, statistics)
         extra = result.pop("notes_extra", "")
         rec.update(result)
         if extra:
             rec["notes"] = f"{extra}; {rec['notes']}" if rec["notes"] else extra
         if "ours_mean" in rec:
-            count = row["unit"] == "count" or row["metric"] in _SIZE_METRICS
+            count = row["unit"] == "count" or row["metric"] in _STATISTICS
             tol = {"abs_tol": 0.0, "close_tol": 0.0, "rel_tol": 0.05} if count else {}
             rec["verdict"] = verdict(
                 row["value"], rec["ours_mean"], rec["ours_std"], paper_std=row["std"], **tol

@@ -102,6 +102,11 @@ def write_from_store(
     if not info:
         p = spec.profiles.get(profile)
         info = {"smoke": bool(p and p.smoke), "description": p.description if p else ""}
+    from otfair.reproduction._data import statistics_lookup
+
+    seeds = sorted({c.seed for c in configs})
+    plain = {d.label: (d.name, d.options) for d in spec.datasets if d.source_domain is None}
+    statistics = statistics_lookup(plain, seed=seeds[0] if seeds else 0, test_size=spec.test_size)
     index = write_comparison(
         paper,
         frame,
@@ -109,12 +114,13 @@ def write_from_store(
         Path(report_dir) if report_dir is not None else Path(out_dir) / "report",
         profile=profile,
         profile_info=info,
-        seeds=sorted({c.seed for c in configs}),
+        seeds=seeds,
         paper_seeds=len({c.seed for c in spec.runs(FULL_PROFILE)}),
         command=command,
         wall_time_s=wall_time_s,
         unfinished=unfinished,
         config_description=f"`{_short(spec.source) or spec.name}`: {spec.description}",
+        statistics=statistics,
     )
     return index, pending
 

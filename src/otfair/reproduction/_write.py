@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -68,7 +68,7 @@ def _ref_table(rows: pd.DataFrame) -> list[str]:
         dataset = f"{r['dataset']} ({r['sensitive']})" if r["sensitive"] else r["dataset"]
         ours = "-" if r["verdict"] == "not run" else _fmt(r["ours_mean"], r["ours_std"])
         seeds = "-" if r["verdict"] == "not run" else f"{int(r['seeds'])}"
-        if r["paper_seeds"] and r["verdict"] != "not run":
+        if pd.notna(r["paper_seeds"]) and r["verdict"] != "not run":
             seeds += f" (paper {int(r['paper_seeds'])})"
         verdict = r["reason"] if r["verdict"] == "not run" else f"**{r['verdict']}**"
         cells = [dataset, r["method"] or "-", _point(r), r["metric"]]
@@ -145,6 +145,7 @@ def write_comparison(
     wall_time_s: float | None = None,
     unfinished: str | None = None,
     config_description: str = "",
+    statistics: Callable[[str], Mapping[str, float]] | None = None,
 ) -> Path:
     """Write ``index.md``, ``comparison.csv`` and the figure PNGs for one paper.
 
@@ -167,6 +168,8 @@ def write_comparison(
         The command that produced the runs, its wall time, and what did not finish.
     config_description : str, optional
         The config's description (otfair's protocol).
+    statistics : callable, optional
+        Dataset statistics by config label (see :func:`compare_values`).
 
     Returns
     -------
@@ -177,7 +180,9 @@ def write_comparison(
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    table = compare_values(load_paper_values(paper), frame, datasets, paper_seeds=paper_seeds)
+    table = compare_values(
+        load_paper_values(paper), frame, datasets, paper_seeds=paper_seeds, statistics=statistics
+    )
     table.to_csv(out / "comparison.csv", index=False, float_format="%.6g")
     info = dict(profile_info or {})
     smoke = bool(info.get("smoke"))

@@ -45,7 +45,8 @@ VERDICT_RULE = (
 def _fmt(value: Any, std: Any = None) -> str:
     if value is None or (isinstance(value, float) and not math.isfinite(value)):
         return "-"
-    text = f"{value:,.0f}" if float(value) >= 100 else f"{float(value):.4f}"
+    whole = float(value) >= 100 or (float(value) >= 1 and float(value).is_integer())
+    text = f"{value:,.0f}" if whole else f"{float(value):.4f}"
     if std is not None and isinstance(std, float) and math.isfinite(std) and std > 0:
         text += f" ± {std:.4f}"
     return text

@@ -16,11 +16,10 @@ CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def _error_line(res):
-    lines = [line for line in res.stderr.splitlines() if line.strip()]
-    assert res.exit_code == 2, res.output
-    assert "Traceback" not in res.output
-    assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-    return lines[0]
+    """The one ``error:`` line of a user error (exit 2, no traceback)."""
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    (line,) = [text for text in res.stderr.splitlines() if text.strip()]
+    return line if line.startswith("error: ") else pytest.fail(res.stderr)
 
 
 @pytest.mark.slow

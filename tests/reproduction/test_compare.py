@@ -98,7 +98,24 @@ def test_level_not_reached_and_unsupported_settings_say_why():
     assert "not available here" in reasons[4]
     assert "dutch" in reasons[5]
     assert "2x2 counts" in reasons[6]
-    assert verdict_counts(out) == {"reproduced": 0, "close": 0, "differs": 0, "not run": 7}
+    assert verdict_counts(out) == {
+        "reproduced": 0,
+        "close": 0,
+        "differs": 0,
+        "no verdict": 0,
+        "not run": 7,
+    }
+
+
+def test_an_untrusted_paper_value_gets_no_verdict_but_our_value(monkeypatch):
+    from otfair.reproduction import _compare as compare_module
+
+    monkeypatch.setitem(
+        compare_module.UNRELIABLE, ("ftm", "Table 4", "german", "ftm"), "copy error"
+    )
+    row = _compare(_paper(strength="lam=2", metric="accuracy", value=0.67)).iloc[0]
+    assert row["verdict"] == "no verdict" and row["reason"] == "no verdict: copy error"
+    assert row["ours_mean"] == pytest.approx(0.67)
 
 
 def test_printed_strength_selects_those_runs_and_one_split_uses_the_first_seed():

@@ -53,6 +53,9 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
     "protocol",
 )
 
+#: Row outcomes: the three verdicts, a value shown without a verdict, a value not produced.
+VERDICTS = ("reproduced", "close", "differs", "no verdict", "not run")
+
 #: Dataset statistics checked from the loader and split (``n_rows`` = train + test).
 _STATISTICS = {"n_train", "n_test", "n_rows", "n_features"}
 
@@ -133,6 +136,14 @@ SUBSTITUTED: dict[tuple[str, str], str] = {
     ("adapfair", "law_school"): (
         "AdapFair's Law is the law-school admissions data (27 % positives); substitute: "
         "`law_school` bar passage (89 % positives), sensitive race"
+    ),
+}
+
+#: Published values the report shows beside otfair's without a verdict:
+#: (paper, ref, dataset, method) -> why the paper's value is not trusted.
+UNRELIABLE: dict[tuple[str, str, str, str], str] = {
+    ("accuracy_parity", "Table 5", "law_school", "cod"): (
+        "the paper's Law row repeats its Crime row up to one digit (a copy error)"
     ),
 }
 
@@ -324,7 +335,8 @@ def compare_values(
     pandas.DataFrame
         ``verdict`` is ``reproduced`` / ``close`` / ``differs`` (rule of
         :func:`otfair.reproduction.verdict`; counts with ``rel_tol=0.05``) or
-        ``not run`` with the reason in ``reason``.
+        ``not run`` with the reason in ``reason`` (``no verdict``: otfair's value is
+        shown but the paper's is not trusted, see :data:`UNRELIABLE`).
     """
     out = []
     for _, row in paper_values.iterrows():
@@ -357,6 +369,9 @@ def compare_values(
                 row["value"], rec["ours_mean"], rec["ours_std"], paper_std=row["std"], **tol
             )
             rec["reason"] = ""
+            doubt = UNRELIABLE.get((row["paper"], row["ref"], row["dataset"], row["method"]))
+            if doubt is not None:
+                rec["verdict"], rec["reason"] = "no verdict", f"no verdict: {doubt}"
         out.append(rec)
     return pd.DataFrame.from_records(out, columns=list(COMPARISON_COLUMNS))
 
@@ -365,4 +380,4 @@ def verdict_counts(table: pd.DataFrame, refs: Sequence[str] | None = None) -> di
     """Count ``reproduced``, ``close``, ``differs`` and ``not run`` (optionally per refs)."""
     sub = table if refs is None else table[table["ref"].isin(refs)]
     counts = sub["verdict"].value_counts()
-    return {v: int(counts.get(v, 0)) for v in ("reproduced", "close", "differs", "not run")}
+    return {v: int(counts.get(v, 0)) for v in VERDICTS}

@@ -197,6 +197,6 @@ def reproduce(
         report_dir,
         profile=profile,
         command=command,
-        wall_time_s=summary.wall_time_s if summary is not None else None,
+        wall_time_s=summary.wall_time_s if summary and summary.ok + summary.failed else None,
     )
     return Reproduction(summary=summary, index=index, pending=pending)

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from otfair.reproduction._compare import compare_values, verdict_counts
+from otfair.reproduction._compare import VERDICTS, compare_values, verdict_counts
 from otfair.reproduction._values import PAPERS, load_paper_values
 
 #: The papers' figures without printed numbers: (ref, performance measures, fairness
@@ -38,7 +38,9 @@ VERDICT_RULE = (
     "Matched levels "
     "(`dp_gap=0.045`): per method, the strength with the best mean accuracy (R^2 for "
     "regression) among those whose mean dp_gap is at most the level, as in the sweep "
-    "report. **not run**: the reason otfair's runs cannot produce the number."
+    "report. **not run**: the reason otfair's runs cannot produce the number. **no "
+    "verdict**: otfair's value is shown, but the paper's value is not trusted (the reason "
+    "is given)."
 )
 
 
@@ -71,7 +73,7 @@ def _ref_table(rows: pd.DataFrame) -> list[str]:
         seeds = "-" if r["verdict"] == "not run" else f"{int(r['seeds'])}"
         if pd.notna(r["paper_seeds"]) and r["verdict"] != "not run":
             seeds += f" (paper {int(r['paper_seeds'])})"
-        verdict = r["reason"] if r["verdict"] == "not run" else f"**{r['verdict']}**"
+        verdict = r["reason"] if r["reason"] else f"**{r['verdict']}**"
         cells = [dataset, r["method"] or "-", _point(r), r["metric"]]
         cells += [_fmt(r["paper_value"], r["paper_std"]), ours, seeds]
         cells += [r["ours_strength"] if isinstance(r["ours_strength"], str) else "-", verdict]
@@ -82,16 +84,15 @@ def _ref_table(rows: pd.DataFrame) -> list[str]:
 
 
 def _summary_table(table: pd.DataFrame) -> list[str]:
-    lines = ["| table / figure | numbers | reproduced | close | differs | not run |"]
-    lines.append("|---|---|---|---|---|---|")
+    lines = ["| table / figure | numbers | " + " | ".join(VERDICTS) + " |"]
+    lines.append("|---|---|" + "---|" * len(VERDICTS))
     refs = list(dict.fromkeys(table["ref"]))
     for ref in [*refs, None]:
         counts = verdict_counts(table, None if ref is None else [ref])
         total = sum(counts.values())
         name = "**all**" if ref is None else ref
         lines.append(
-            f"| {name} | {total} | {counts['reproduced']} | {counts['close']} | "
-            f"{counts['differs']} | {counts['not run']} |"
+            f"| {name} | {total} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
         )
     return lines
 

@@ -35,9 +35,9 @@ def _root(
 
 
 def _register_all() -> None:
-    from otfair.cli import audit, bench, datasets, demo, fit, methods, sweep
+    from otfair.cli import audit, bench, datasets, demo, fit, methods, reproduce, sweep
 
-    for module in (datasets, methods, audit, fit, bench, sweep, demo):
+    for module in (datasets, methods, audit, fit, bench, sweep, reproduce, demo):
         module.register(app)
 
 

@@ -1,0 +1,111 @@
+"""``otfair reproduce PAPER``: run a paper's config and compare with its published numbers.
+
+The runs go through the sweep runner (plan and estimate, ``--yes`` above one hour,
+signals, resumable store); exit codes as ``otfair sweep``: 0 every run stored ok, 1 some
+run failed (the report is still written), 2 a user error, 130 / 143 interrupted (the
+report of what finished is written; rerun to resume).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from otfair.cli._common import fail
+from otfair.cli.sweep import (
+    CONFIRM_ABOVE_HOURS,
+    EXIT_RUNS_FAILED,
+    _confirm_plan,
+    _interrupted,
+    _print_errors,
+    _summary_line,
+)
+
+
+def reproduce_command(
+    paper: Annotated[str, typer.Argument(help="otf, ftm, adapfair or accuracy_parity.")],
+    profile: str = typer.Option(
+        "quick",
+        "--profile",
+        help="Profile of configs/PAPER.toml: quick (smoke test), one_split, full...",
+    ),
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", help="Sweep store directory (default runs/reproduce/PAPER)."),
+    ] = None,
+    report_dir: Annotated[
+        Path | None, typer.Option("--report-dir", help="Report directory (default OUT/report).")
+    ] = None,
+    config: Annotated[
+        Path | None,
+        typer.Option("--config", help="Config file (default configs/PAPER.toml)."),
+    ] = None,
+    workers: int = typer.Option(1, "--workers", help="Worker processes (1 = in process)."),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Start a sweep estimated above --confirm-above hours."
+    ),
+    confirm_above: float = typer.Option(
+        CONFIRM_ABOVE_HOURS, "--confirm-above", min=0.0, help="Hours above which to ask."
+    ),
+    run: bool = typer.Option(
+        True, "--run/--no-run", help="--no-run: write the report from the stored runs only."
+    ),
+    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress display."),
+) -> None:
+    """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
+    from otfair.experiments import ConfigError, load_spec
+    from otfair.experiments._runner import SweepInterrupted
+    from otfair.reproduction import PAPERS
+    from otfair.reproduction._run import find_config, reproduce, write_from_store
+
+    if paper not in PAPERS:
+        fail(f"unknown paper {paper!r}; choose one of {', '.join(sorted(PAPERS))}.")
+    out = out if out is not None else Path("runs") / "reproduce" / paper
+    command = "otfair " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    try:
+        result = reproduce(
+            paper,
+            out,
+            profile=profile,
+            report_dir=report_dir,
+            config=config,
+            workers=workers,
+            run=run,
+            progress=progress,
+            on_plan=_confirm_plan(yes, confirm_above),
+            command=command,
+        )
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        fail(str(exc))
+    except SweepInterrupted as stop:
+        spec = load_spec(find_config(paper, config))
+        index, _ = write_from_store(
+            paper,
+            spec,
+            out,
+            report_dir,
+            profile=profile,
+            command=command,
+            unfinished=f"interrupted by {stop.summary.interrupted}.",
+        )
+        typer.echo(f"report of the finished runs: {index}", err=True)
+        _interrupted(stop.summary)
+    summary = result.summary
+    if summary is not None:
+        typer.echo(_summary_line(summary))
+        if summary.stored_failed:
+            _print_errors(summary)
+    elif result.pending:
+        typer.echo(f"{result.pending} runs of the profile are not stored ok yet.", err=True)
+    typer.echo(f"report: {result.index}")
+    if summary is not None and summary.stored_failed:
+        raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def register(app: typer.Typer) -> None:
+    """Attach the ``reproduce`` command to the root app."""
+    app.command("reproduce")(reproduce_command)

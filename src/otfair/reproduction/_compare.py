@@ -1,0 +1,383 @@
+"""Match a paper's published values with otfair's stored runs (issue 18).
+
+One comparison row per published number: the paper's value, otfair's mean and std over
+the seeds used, the verdict (:func:`otfair.reproduction.verdict`), or the reason the
+number cannot be produced here (``"not run: ..."``). The matching rules are those of
+``docs/reproduction/PLAN.md``:
+
+- runs of the same dataset loader, ``sensitive`` option (the loader's default when the
+  config sets none) and registered method;
+- the strength when the paper prints it (``eps=0.07``), else the comparison point of
+  ``setting``: ``dp_gap=0.045`` selects, like the sweep report's matched levels, the
+  strength with the best mean performance (accuracy, or R^2 for regression) among those
+  whose mean ``dp_gap`` is at most 0.045 ("not run: ... not reached" when none is);
+- where the paper's std is printed as 0 (one split, e.g. accuracy parity's BGL), only
+  otfair's seed 0 is compared (like with like);
+- counts and sizes (``unit == "count"``, ``n_train``...) use ``rel_tol = 0.05`` and no
+  absolute tolerance; sizes, the input dimension and positive rates by group come from
+  the loader and otfair's split of the profile's first seed (no training needed).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from otfair.reproduction._values import UNAVAILABLE_DATASETS
+from otfair.reproduction._verdict import verdict
+
+#: Columns of the comparison table (:func:`compare_values`).
+COMPARISON_COLUMNS: tuple[str, ...] = (
+    "ref",
+    "dataset",
+    "sensitive",
+    "method",
+    "strength",
+    "setting",
+    "metric",
+    "paper_value",
+    "paper_std",
+    "ours_mean",
+    "ours_std",
+    "seeds",
+    "paper_seeds",
+    "ours_strength",
+    "verdict",
+    "reason",
+    "notes",
+    "protocol",
+)
+
+#: Row outcomes: the three verdicts, a value shown without a verdict, a value not produced.
+VERDICTS = ("reproduced", "close", "differs", "no verdict", "not run")
+
+#: Dataset statistics checked from the loader and split (``n_rows`` = train + test).
+_STATISTICS = {"n_train", "n_test", "n_rows", "n_features"}
+
+_LEVEL = re.compile(r"^([a-z_0-9.]+)\s*=\s*([-+0-9.eE]+)$")
+_GROUP = re.compile(r"^group S\s*=\s*([01])$")
+
+
+def _strength_value(text: str) -> float | None | str:
+    """``"eps=0.07"`` -> 0.07, ``""`` -> None, anything else -> the text (unparseable)."""
+    text = text.strip()
+    if not text:
+        return None
+    match = _LEVEL.match(text)
+    return float(match.group(2)) if match else text
+
+
+def _unsupported_reason(part: str) -> str:
+    """Why a setting part is not produced by otfair's runs."""
+    low = part.lower()
+    if "random subsets" in low:
+        return "random-subset audit beyond the `ftm` audit's mean/max/q95"
+    if "subset=" in low:
+        return f"subset audit by an input variable ({part}) not implemented"
+    if "imbalance" in low:
+        return "the imbalance protocol (training S=0 share 5%) is not in the config"
+    if "yhat" in low:
+        return "2x2 counts of the self-fulfilling-prophecy table not in the `sfp` audit"
+    if low.startswith("part="):
+        return f"split statistic ({part}) not computed by the runs"
+    if "grid point" in low:
+        return "the paper's grid is compared in docs, not by a run"
+    return f"setting '{part}' is not produced by otfair's runs"
+
+
+def _parse_setting(setting: str, metric: str) -> tuple[tuple[str, float] | None, str | None]:
+    """Return the matched level ``(measure, level)`` and the reason a part is unsupported."""
+    level: tuple[str, float] | None = None
+    for raw in setting.split(";"):
+        part = raw.strip()
+        if not part or part in {
+            "dataset",
+            "pretrained classifier before adaptation",
+            "lowest level reached",
+        }:
+            continue
+        group = _GROUP.match(part)
+        if group is not None:
+            if metric.endswith(f"_s{group.group(1)}"):
+                continue
+            return level, f"per-group value ({part}) of {metric} not recorded"
+        match = _LEVEL.match(part)
+        if match is not None and level is None:
+            level = (match.group(1), float(match.group(2)))
+            continue
+        return level, _unsupported_reason(part)
+    return level, None
+
+
+def dataset_sensitive(name: str, options: Mapping[str, Any]) -> str | None:
+    """Return the ``sensitive`` option of a config's dataset entry (the loader default if unset).
+
+    ``None`` when the loader has no such option (the paper's attribute is then assumed).
+    """
+    from otfair.datasets._api import dataset_entries
+
+    entry = dataset_entries().get(name)
+    if entry is None:
+        return options.get("sensitive")
+    value = options.get("sensitive", entry.options().get("sensitive"))
+    if value == "auto" and name == "law_school":  # the loader's own rule
+        return "gender" if options.get("task", "regression") == "regression" else "race"
+    return value
+
+
+#: Datasets a paper names like an otfair loader but that are other data: (paper, dataset)
+#: -> what the paper used and the substitute the config runs (plots only, no verdicts).
+SUBSTITUTED: dict[tuple[str, str], str] = {
+    ("adapfair", "law_school"): (
+        "AdapFair's Law is the law-school admissions data (27 % positives); substitute: "
+        "`law_school` bar passage (89 % positives), sensitive race"
+    ),
+}
+
+#: Published values the report shows beside otfair's without a verdict:
+#: (paper, ref, dataset, method) -> why the paper's value is not trusted.
+UNRELIABLE: dict[tuple[str, str, str, str], str] = {
+    ("accuracy_parity", "Table 5", "law_school", "cod"): (
+        "the paper's Law row repeats its Crime row up to one digit (a copy error)"
+    ),
+}
+
+#: Why a paper-only number (``metric_source == "paper"``) is not produced by a run.
+_PAPER_ONLY = {
+    "confusion_count": "2x2 counts (unfair vs fair prediction per group) not in the `sfp` audit",
+    "lambda": "a grid value of the paper (otfair's grid is the config's)",
+    "alpha": "a grid value of the paper (otfair's grid is the config's)",
+    "epsilon": "a grid value of the paper (otfair's grid is the config's)",
+    "accuracy_cv": "the imbalance protocol (Table 3) is not in the config",
+    "subset_dp_std": "the `ftm` audit records subset DP mean / max / q95, not the std",
+    "age_threshold": "a loader constant (bank `age_binned`: age >= 38), not a run",
+    "otf0_gap": "the post-processing protocol (Fig. 2) is not in the config",
+    "accuracy_drop": "the ISIC protocol is not available here",
+}
+
+
+def _not_run(reason: str) -> dict[str, Any]:
+    return {"verdict": "not run", "reason": f"not run: {reason}"}
+
+
+def _performance(runs: pd.DataFrame) -> str:
+    return "r2" if "r2" in runs and runs["r2"].notna().any() else "accuracy"
+
+
+def _select_level(
+    runs: pd.DataFrame, measure: str, level: float, perf: str
+) -> tuple[pd.DataFrame, str | None]:
+    """Select the runs of the best-``perf`` strength among those with mean ``measure <= level``."""
+    keys = ["method", "notion", "strength"]
+    frame = runs.assign(notion=runs["notion"].fillna(""), strength=runs["strength"].fillna(-1))
+    means = frame.groupby(keys, dropna=False)[[measure, perf]].mean()
+    ok = means[means[measure] <= level + 1e-12]
+    if ok.empty or ok[perf].isna().all():
+        return runs.iloc[0:0], None
+    best = ok[perf].idxmax()
+    chosen = frame[(frame[keys] == pd.Series(best, index=keys)).all(axis=1)]
+    strength = best[2]
+    label = "default" if strength == -1 else f"{strength:g}"
+    return runs.loc[chosen.index], label
+
+
+def _statistic_row(
+    row: pd.Series, labels: Sequence[str], statistics: Callable[[str], Mapping[str, float]] | None
+) -> dict[str, Any]:
+    """Compare a dataset statistic (size, input dimension, positive rate) from loader and split."""
+    metric = row["metric"]
+    if statistics is None:
+        return _not_run("dataset statistics were not computed for this report")
+    part = next(
+        (p.strip()[5:] for p in row["setting"].split(";") if p.strip().startswith("part=")), None
+    )
+    if part == "validation":
+        return _not_run(
+            "otfair's split has no validation part (the paper holds out 20 % of train)"
+        )
+    stats = next((st for st in map(statistics, labels) if st), {})
+    key = metric if part is None else f"{metric}@{part}"
+    if key not in stats:
+        return _not_run(f"{metric} not defined for this dataset (e.g. a regression task)")
+    where = "" if part is None else f"{part} part, "
+    return {
+        "ours_mean": float(stats[key]),
+        "ours_std": 0.0,
+        "seeds": 1,
+        "ours_strength": f"{where}otfair's split",
+        "paper_seeds": None,
+    }
+
+
+def _compare_one(
+    row: pd.Series,
+    frame: pd.DataFrame,
+    datasets: Mapping[str, tuple[str, str | None]],
+    statistics: Callable[[str], Mapping[str, float]] | None,
+) -> dict[str, Any]:
+    """Compare one published value; see the module docstring for the rules."""
+    dataset, metric, method = row["dataset"], row["metric"], row["method"]
+    name = f"{dataset} ({row['sensitive']})" if row["sensitive"] else dataset
+    if dataset == "unknown":
+        return _not_run("the paper's text lost which dataset this row is")
+    other = SUBSTITUTED.get((row["paper"], dataset))
+    if other is not None:
+        return _not_run(f"dataset not available here ({other})")
+    if dataset in UNAVAILABLE_DATASETS or name in UNAVAILABLE_DATASETS:
+        sub = UNAVAILABLE_DATASETS.get(name, UNAVAILABLE_DATASETS.get(dataset))
+        return _not_run(f"dataset not available here (substitute: {sub})")
+    is_stat = metric in _STATISTICS or metric.startswith("positive_rate")
+    if row["metric_source"] == "paper" and not is_stat:
+        why = _PAPER_ONLY.get(metric, "not produced by a run")
+        return _not_run(f"paper-only number ({metric}): {why}")
+    labels = [
+        label
+        for label, (ds, sens) in datasets.items()
+        if ds == dataset and (sens is None or not row["sensitive"] or sens == row["sensitive"])
+    ]
+    if not labels:
+        have = sorted({f"{ds}/{s}" for ds, s in datasets.values() if ds == dataset})
+        detail = f"; the config has {', '.join(have)}" if have else ""
+        return _not_run(f"{dataset} with sensitive={row['sensitive']!r} not in this run{detail}")
+    if is_stat:
+        return _statistic_row(row, labels, statistics)
+    runs = frame[frame["dataset"].isin(labels)] if not frame.empty else frame
+    if runs.empty:
+        return _not_run(f"{', '.join(labels)} not in this profile's runs")
+    if method and method != "all":
+        from otfair.experiments.methods import list_methods
+
+        if method not in list_methods():
+            return _not_run(f"method `{method}` is not a registered otfair method yet")
+        runs = runs[runs["method_name"] == method]
+        if runs.empty:
+            return _not_run(f"method `{method}` not in this profile's runs on {dataset}")
+    if metric not in runs or runs[metric].isna().all():
+        return _not_run(f"metric `{metric}` not recorded by these runs (audit not implemented)")
+    strength = _strength_value(row["strength"])
+    if isinstance(strength, str):
+        return _not_run(f"strength '{strength}' not recoverable from the paper's text")
+    level, unsupported = _parse_setting(row["setting"], metric)
+    if unsupported:
+        return _not_run(unsupported)
+    chosen = "default"
+    if strength is not None:
+        runs = runs[np.isclose(runs["strength"].astype(float), strength, rtol=1e-9, atol=0)]
+        chosen = f"{strength:g}"
+        if runs.empty:
+            return _not_run(f"strength {strength:g} not in the config's grid")
+    elif level is not None:
+        measure, value = level
+        if measure not in runs:
+            return _not_run(f"matched measure `{measure}` not recorded")
+        runs, label = _select_level(runs, measure, value, _performance(runs))
+        if label is None:
+            return _not_run(f"{measure} <= {value:g} not reached by any strength")
+        chosen = f"{label} ({measure} <= {value:g})"
+    elif "lowest level reached" in row["setting"]:
+        keys = [runs["notion"].fillna(""), runs["strength"].fillna(-1)]
+        means = runs.groupby(keys)[metric].mean()
+        runs = runs[(keys[0] == means.idxmin()[0]) & (keys[1] == means.idxmin()[1])]
+        chosen = "the strength with the lowest mean"
+    elif runs["strength"].nunique(dropna=False) > 1:
+        return _not_run("no strength or matched level given and the runs have several")
+    note = ""
+    if row["std"] == 0 and runs["seed"].nunique() > 1:
+        runs = runs[runs["seed"] == runs["seed"].min()]
+        note = "paper: one split (std 0): otfair's first seed only"
+    values = runs[metric].astype(float).dropna()
+    n = len(values)
+    mean = float(values.mean())
+    std = float(values.std(ddof=1)) if n > 1 else 0.0
+    spread = std / math.sqrt(n) if row["std_kind"] == "se" and n > 1 else std
+    return {
+        "ours_mean": mean,
+        "ours_std": spread,
+        "seeds": n,
+        "ours_strength": chosen,
+        "notes_extra": note,
+    }
+
+
+def compare_values(
+    paper_values: pd.DataFrame,
+    frame: pd.DataFrame,
+    datasets: Mapping[str, tuple[str, str | None]],
+    *,
+    paper_seeds: int | None = None,
+    statistics: Callable[[str], Mapping[str, float]] | None = None,
+) -> pd.DataFrame:
+    """One comparison row per published value (the :data:`COMPARISON_COLUMNS`).
+
+    Parameters
+    ----------
+    paper_values : pandas.DataFrame
+        :func:`otfair.reproduction.load_paper_values` of one paper.
+    frame : pandas.DataFrame
+        The successful runs (:meth:`otfair.experiments.ResultStore.to_frame`).
+    datasets : mapping of str to (str, str or None)
+        Dataset label in the config -> (loader name, ``sensitive`` option), see
+        :func:`dataset_sensitive`.
+    paper_seeds : int, optional
+        The paper's number of seeds/splits (the config's full profile), shown per row.
+    statistics : callable, optional
+        ``statistics(label)`` -> dataset statistics of a config dataset
+        (:func:`otfair.reproduction._data.statistics_lookup`): sizes, input dimension
+        and positive rates are compared with those, not with runs.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``verdict`` is ``reproduced`` / ``close`` / ``differs`` (rule of
+        :func:`otfair.reproduction.verdict`; counts with ``rel_tol=0.05``) or
+        ``not run`` with the reason in ``reason`` (``no verdict``: otfair's value is
+        shown but the paper's is not trusted, see :data:`UNRELIABLE`).
+    """
+    out = []
+    for _, row in paper_values.iterrows():
+        rec: dict[str, Any] = {
+            "ref": row["ref"],
+            "dataset": row["dataset"],
+            "sensitive": row["sensitive"],
+            "method": row["method"] or row["paper_method"],
+            "strength": row["strength"],
+            "setting": row["setting"],
+            "metric": row["metric"],
+            "paper_value": row["value"],
+            "paper_std": row["std"],
+            "paper_seeds": paper_seeds,
+            "notes": row["notes"],
+            "protocol": row["protocol"],
+        }
+        if not math.isfinite(float(row["value"])):
+            result = _not_run("the paper prints no number here")
+        else:
+            result = _compare_one(row, frame, datasets, statistics)
+        extra = result.pop("notes_extra", "")
+        rec.update(result)
+        if extra:
+            rec["notes"] = f"{extra}; {rec['notes']}" if rec["notes"] else extra
+        if "ours_mean" in rec:
+            count = row["unit"] == "count" or row["metric"] in _STATISTICS
+            tol = {"abs_tol": 0.0, "close_tol": 0.0, "rel_tol": 0.05} if count else {}
+            rec["verdict"] = verdict(
+                row["value"], rec["ours_mean"], rec["ours_std"], paper_std=row["std"], **tol
+            )
+            rec["reason"] = ""
+            doubt = UNRELIABLE.get((row["paper"], row["ref"], row["dataset"], row["method"]))
+            if doubt is not None:
+                rec["verdict"], rec["reason"] = "no verdict", f"no verdict: {doubt}"
+        out.append(rec)
+    return pd.DataFrame.from_records(out, columns=list(COMPARISON_COLUMNS))
+
+
+def verdict_counts(table: pd.DataFrame, refs: Sequence[str] | None = None) -> dict[str, int]:
+    """Count ``reproduced``, ``close``, ``differs`` and ``not run`` (optionally per refs)."""
+    sub = table if refs is None else table[table["ref"].isin(refs)]
+    counts = sub["verdict"].value_counts()
+    return {v: int(counts.get(v, 0)) for v in VERDICTS}

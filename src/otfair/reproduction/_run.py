@@ -1,0 +1,202 @@
+"""``reproduce(paper, ...)``: run a paper's config through the sweep runner, then compare."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from otfair.reproduction._values import PAPERS
+
+if TYPE_CHECKING:
+    from otfair.experiments import SweepSpec, SweepSummary
+    from otfair.experiments._plan import SweepPlan
+
+
+@dataclass(frozen=True)
+class Reproduction:
+    """What :func:`reproduce` did: the sweep summary (None with ``run=False``) and the report."""
+
+    summary: SweepSummary | None
+    index: Path
+    pending: int
+
+
+def find_config(paper: str, config: str | Path | None = None) -> Path:
+    """Return the sweep config of ``paper``: ``config`` if given, else ``configs/PAPER.toml``.
+
+    ``configs/`` is looked up in the current directory, then beside the package source
+    (a checkout with an editable install).
+
+    Raises
+    ------
+    ValueError
+        If ``paper`` is unknown; FileNotFoundError if no config is found.
+    """
+    if paper not in PAPERS:
+        raise ValueError(f"`paper` must be one of {sorted(PAPERS)}; got {paper!r}.")
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise FileNotFoundError(f"config file {path} does not exist.")
+        return path
+    here = Path(__file__).resolve().parents[3] / "configs" / f"{paper}.toml"
+    for path in (Path.cwd() / "configs" / f"{paper}.toml", here):
+        if path.is_file():
+            return path
+    raise FileNotFoundError(
+        f"configs/{paper}.toml not found in {Path.cwd()} or the otfair checkout; "
+        "pass its path with --config."
+    )
+
+
+def _datasets(spec: SweepSpec) -> dict[str, tuple[str, str | None]]:
+    from otfair.reproduction._compare import dataset_sensitive
+
+    return {d.label: (d.name, dataset_sensitive(d.name, d.options)) for d in spec.datasets}
+
+
+def _short(source: str) -> str:
+    """``configs/ftm.toml`` for a config file's path (the folder and the file name)."""
+    return f"{Path(source).parent.name}/{Path(source).name}" if source else ""
+
+
+def write_from_store(
+    paper: str,
+    spec: SweepSpec,
+    out_dir: str | Path,
+    report_dir: str | Path | None = None,
+    *,
+    profile: str = "full",
+    command: str | None = None,
+    wall_time_s: float | None = None,
+    unfinished: str | None = None,
+) -> tuple[Path, int]:
+    """Write the comparison report from the runs of ``spec``'s ``profile`` stored in ``out_dir``.
+
+    Returns the ``index.md`` and the number of the profile's runs not stored ok yet.
+    """
+    import pandas as pd
+
+    from otfair.experiments import open_store
+    from otfair.experiments._runner import FULL_PROFILE
+    from otfair.reproduction._write import write_comparison
+
+    configs = spec.runs(profile)
+    keys = {c.key() for c in configs}
+    with open_store(out_dir) as store:
+        frame = store.to_frame("ok")
+        info: dict[str, Any] = (store.get_meta("profiles", {}) or {}).get(profile, {})
+    if not frame.empty:
+        frame = frame[frame["key"].isin(keys)]
+    else:
+        frame = pd.DataFrame(columns=["key", "dataset", "method_name", "seed"])
+    pending = len(keys) - len(frame)
+    if pending:
+        missing = (
+            f"{pending} of the profile's {len(keys)} runs are not stored ok (not run yet or "
+            "failed); rerun the same command to resume."
+        )
+        unfinished = f"{unfinished} {missing}" if unfinished else missing
+    if not info:
+        p = spec.profiles.get(profile)
+        info = {"smoke": bool(p and p.smoke), "description": p.description if p else ""}
+    from otfair.reproduction._data import statistics_lookup
+
+    seeds = sorted({c.seed for c in configs})
+    plain = {d.label: (d.name, d.options) for d in spec.datasets if d.source_domain is None}
+    statistics = statistics_lookup(plain, seed=seeds[0] if seeds else 0, test_size=spec.test_size)
+    index = write_comparison(
+        paper,
+        frame,
+        _datasets(spec),
+        Path(report_dir) if report_dir is not None else Path(out_dir) / "report",
+        profile=profile,
+        profile_info=info,
+        seeds=seeds,
+        paper_seeds=len({c.seed for c in spec.runs(FULL_PROFILE)}),
+        command=command,
+        wall_time_s=wall_time_s,
+        unfinished=unfinished,
+        config_description=f"`{_short(spec.source) or spec.name}`: {spec.description}",
+        statistics=statistics,
+    )
+    return index, pending
+
+
+def reproduce(
+    paper: str,
+    out_dir: str | Path,
+    *,
+    profile: str = "quick",
+    report_dir: str | Path | None = None,
+    config: str | Path | None = None,
+    workers: int = 1,
+    run: bool = True,
+    progress: bool = False,
+    on_plan: Callable[[SweepPlan], None] | None = None,
+    command: str | None = None,
+) -> Reproduction:
+    """Run ``paper``'s config (one profile) and write the paper-vs-otfair report.
+
+    The runs go through :func:`otfair.experiments.run_sweep` into the resumable store
+    ``out_dir/results.sqlite`` (a rerun skips what is stored); the report (``index.md``,
+    ``comparison.csv``, PNGs) goes to ``report_dir`` (default ``out_dir/report``).
+
+    Parameters
+    ----------
+    paper : {"otf", "ftm", "adapfair", "accuracy_parity"}
+        The paper (its config is ``configs/PAPER.toml``, see :func:`find_config`).
+    out_dir : str or Path
+        The sweep store's directory.
+    profile : str, default="quick"
+        A profile of the config (``quick`` is a smoke test; ``one_split``; ``full``).
+    report_dir : str or Path, optional
+        Where to write the report.
+    config : str or Path, optional
+        Another config file for the paper.
+    workers : int, default=1
+        Worker processes of the sweep.
+    run : bool, default=True
+        ``False`` writes the report from the stored runs only.
+    progress : bool, default=False
+        Progress display of the sweep.
+    on_plan : callable, optional
+        Passed to :func:`~otfair.experiments.run_sweep` (print the plan, refuse a long one).
+    command : str, optional
+        The command line to cite in the report.
+
+    Returns
+    -------
+    Reproduction
+
+    Raises
+    ------
+    ValueError, FileNotFoundError, otfair.experiments.ConfigError
+        A bad paper, config or profile. ``SweepInterrupted`` propagates (finished runs
+        are stored; call again to resume).
+    """
+    from otfair.experiments import load_spec, run_sweep
+
+    spec = load_spec(find_config(paper, config))
+    if profile not in spec.profile_names():
+        raise ValueError(
+            f"`profile` must be one of {sorted(spec.profile_names())} for {paper}; "
+            f"got {profile!r}."
+        )
+    summary = None
+    if run:
+        summary = run_sweep(
+            spec, out_dir, profile=profile, workers=workers, progress=progress, on_plan=on_plan
+        )
+    index, pending = write_from_store(
+        paper,
+        spec,
+        out_dir,
+        report_dir,
+        profile=profile,
+        command=command,
+        wall_time_s=summary.wall_time_s if summary and summary.ok + summary.failed else None,
+    )
+    return Reproduction(summary=summary, index=index, pending=pending)

@@ -1,0 +1,228 @@
+"""The paper-vs-otfair report: Markdown, CSV and the papers' figure axes as PNG (issue 18)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from otfair.reproduction._compare import VERDICTS, compare_values, verdict_counts
+from otfair.reproduction._values import PAPERS, load_paper_values
+
+#: The papers' figures without printed numbers: (ref, performance measures, fairness
+#: measures on the x axis, caption). otfair's points are drawn on the same axes.
+FIGURES: dict[str, tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...]] = {
+    "otf": (("Figure 1", ("auc",), ("pdp_violation", "peo_violation"), "test AUC vs PDP / PEO"),),
+    "ftm": (
+        ("Figure 3", ("accuracy",), ("wdp",), "accuracy vs WDP"),
+        ("Figure 5", ("accuracy",), ("dp_gap",), "accuracy vs DP gap"),
+        ("Figure 8", ("accuracy",), ("mean_score_gap",), "accuracy vs mean score gap"),
+    ),
+    "adapfair": (
+        ("Figures 2-4", ("accuracy",), ("dp_gap", "tpr_gap"), "accuracy vs DP / EOpp gap"),
+    ),
+    "accuracy_parity": (("Figure 2", ("r2",), ("error_gap",), "R^2 vs error gap"),),
+}
+
+VERDICT_RULE = (
+    "**Verdict rule** (`otfair.reproduction.verdict`): with d = |otfair mean - paper value| "
+    "and t = max(0.01, paper std, otfair std) (a missing std counts as 0): **reproduced** "
+    "if d <= t, **close** if d <= max(0.03, 2t), else **differs**. Counts and dataset "
+    "sizes: t = 5 % of the paper's value (close: within 10 %), no absolute tolerance. "
+    "Where the paper prints a std of 0 (one split), only otfair's first seed is compared. "
+    "Where the paper reports a standard error, otfair's std is divided by sqrt(seeds). "
+    "Matched levels "
+    "(`dp_gap=0.045`): per method, the strength with the best mean accuracy (R^2 for "
+    "regression) among those whose mean dp_gap is at most the level, as in the sweep "
+    "report. **not run**: the reason otfair's runs cannot produce the number. **no "
+    "verdict**: otfair's value is shown, but the paper's value is not trusted (the reason "
+    "is given)."
+)
+
+
+def _fmt(value: Any, std: Any = None) -> str:
+    if value is None or (isinstance(value, float) and not math.isfinite(value)):
+        return "-"
+    whole = float(value) >= 100 or (float(value) >= 1 and float(value).is_integer())
+    text = f"{value:,.0f}" if whole else f"{float(value):.4f}"
+    if std is not None and isinstance(std, float) and math.isfinite(std) and std > 0:
+        text += f" ± {std:.4f}"
+    return text
+
+
+def _cell(text: Any) -> str:
+    return " ".join(str(text).split()).replace("|", "\\|")
+
+
+def _point(row: pd.Series) -> str:
+    parts = [p for p in (row["strength"], row["setting"]) if isinstance(p, str) and p]
+    return "; ".join(parts) or "-"
+
+
+def _ref_table(rows: pd.DataFrame) -> list[str]:
+    header = ["dataset", "method", "comparison point", "metric", "paper", "otfair", "seeds"]
+    header += ["otfair strength", "verdict", "notes"]
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    for _, r in rows.iterrows():
+        dataset = f"{r['dataset']} ({r['sensitive']})" if r["sensitive"] else r["dataset"]
+        ours = "-" if r["verdict"] == "not run" else _fmt(r["ours_mean"], r["ours_std"])
+        seeds = "-" if r["verdict"] == "not run" else f"{int(r['seeds'])}"
+        if pd.notna(r["paper_seeds"]) and r["verdict"] != "not run":
+            seeds += f" (paper {int(r['paper_seeds'])})"
+        verdict = r["reason"] if r["reason"] else f"**{r['verdict']}**"
+        cells = [dataset, r["method"] or "-", _point(r), r["metric"]]
+        cells += [_fmt(r["paper_value"], r["paper_std"]), ours, seeds]
+        cells += [r["ours_strength"] if isinstance(r["ours_strength"], str) else "-", verdict]
+        notes = r["notes"] if isinstance(r["notes"], str) and r["verdict"] != "not run" else ""
+        cells.append(notes)
+        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+    return lines
+
+
+def _summary_table(table: pd.DataFrame) -> list[str]:
+    lines = ["| table / figure | numbers | " + " | ".join(VERDICTS) + " |"]
+    lines.append("|---|---|" + "---|" * len(VERDICTS))
+    refs = list(dict.fromkeys(table["ref"]))
+    for ref in [*refs, None]:
+        counts = verdict_counts(table, None if ref is None else [ref])
+        total = sum(counts.values())
+        name = "**all**" if ref is None else ref
+        lines.append(
+            f"| {name} | {total} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
+        )
+    return lines
+
+
+def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[str]:
+    """Draw otfair's points on each paper figure's axes (the sweep report's plotting)."""
+    from otfair.experiments._report import _plot, _slug, aggregate
+
+    md: list[str] = []
+    note = " (smoke test: the points mean nothing)" if smoke else ""
+    for ref, perf, fair, caption in FIGURES.get(paper, ()):
+        images: list[str] = []
+        for dataset, rows in frame.groupby("dataset", sort=True):
+            p = [m for m in perf if m in rows and rows[m].notna().any()]
+            for measure in [m for m in fair if m in rows and rows[m].notna().any()] if p else []:
+                agg = aggregate(rows, [*p, measure])
+                stem = out / f"{_slug(ref)}__{_slug(str(dataset))}__{_slug(measure)}"
+                png, svg = _plot(agg, measure, p, f"{ref}, {dataset}", stem)
+                svg.unlink(missing_ok=True)
+                images += [f"![{ref} {dataset} {measure}]({png.name})", ""]
+        if images:
+            md += [f"### {ref}: {caption}, otfair's points on the paper's axes{note}", ""]
+            md += images
+    return md
+
+
+def _timing(frame: pd.DataFrame) -> str:
+    if frame.empty or "started_at" not in frame:
+        return "no runs"
+    start = pd.to_datetime(pd.to_numeric(frame["started_at"]), unit="s", utc=True).min()
+    end = pd.to_datetime(pd.to_numeric(frame["finished_at"]), unit="s", utc=True).max()
+    cpu = float(pd.to_numeric(frame["wall_time_s"], errors="coerce").sum())
+    span = (end - start).total_seconds() if pd.notna(start) and pd.notna(end) else math.nan
+    return (
+        f"{len(frame)} successful runs; first started {start:%Y-%m-%d %H:%M} UTC, last "
+        f"finished {end:%H:%M} UTC ({span / 60:.1f} min span), {cpu / 60:.1f} min of run "
+        "time summed over runs"
+    )
+
+
+def write_comparison(
+    paper: str,
+    frame: pd.DataFrame,
+    datasets: Mapping[str, tuple[str, str | None]],
+    out_dir: str | Path,
+    *,
+    profile: str = "full",
+    profile_info: Mapping[str, Any] | None = None,
+    seeds: Sequence[int] = (),
+    paper_seeds: int | None = None,
+    command: str | None = None,
+    wall_time_s: float | None = None,
+    unfinished: str | None = None,
+    config_description: str = "",
+    statistics: Callable[[str], Mapping[str, float]] | None = None,
+) -> Path:
+    """Write ``index.md``, ``comparison.csv`` and the figure PNGs for one paper.
+
+    Parameters
+    ----------
+    paper : str
+        A key of :data:`otfair.reproduction.PAPERS`.
+    frame : pandas.DataFrame
+        otfair's successful runs (``ResultStore.to_frame("ok")``).
+    datasets : mapping
+        Config dataset label -> (loader name, ``sensitive``); see
+        :func:`otfair.reproduction._compare.dataset_sensitive`.
+    out_dir : str or Path
+        Report directory (created).
+    profile, profile_info : str, mapping
+        The profile run and its stored description / ``smoke`` flag.
+    seeds : sequence of int
+        The seeds of the profile; ``paper_seeds`` the paper's count (the full profile).
+    command, wall_time_s, unfinished : optional
+        The command that produced the runs, its wall time, and what did not finish.
+    config_description : str, optional
+        The config's description (otfair's protocol).
+    statistics : callable, optional
+        Dataset statistics by config label (see :func:`compare_values`).
+
+    Returns
+    -------
+    Path
+        The ``index.md`` written.
+    """
+    from otfair.experiments._report import profile_banner
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    table = compare_values(
+        load_paper_values(paper), frame, datasets, paper_seeds=paper_seeds, statistics=statistics
+    )
+    table.to_csv(out / "comparison.csv", index=False, float_format="%.6g")
+    info = dict(profile_info or {})
+    smoke = bool(info.get("smoke"))
+    md = [f"# Reproduction: {PAPERS[paper]}", ""]
+    md += profile_banner({"name": profile, **info})
+    if smoke:
+        md += [
+            "> The verdicts below are computed to test the plumbing; with a smoke-test "
+            "profile they say nothing about the methods.",
+            "",
+        ]
+    md += [
+        f"- Profile `{profile}`: seeds {list(seeds)} ({len(seeds)} seed(s); the paper: "
+        f"{paper_seeds if paper_seeds is not None else '?'})."
+    ]
+    if config_description:
+        md.append(f"- otfair's config: {config_description}")
+    if command:
+        md.append(f"- Command: `{command}`")
+    if wall_time_s is not None:
+        md.append(
+            f"- Wall time of this call: {wall_time_s / 60:.1f} min (runs already stored are "
+            "skipped; the span below is the sweep's)."
+        )
+    md.append(f"- Runs: {_timing(frame)}.")
+    md.append(f"- Written {datetime.now().astimezone():%Y-%m-%d %H:%M %Z}.")
+    if unfinished:
+        md.append(f"- **Not finished**: {unfinished}")
+    md += ["", VERDICT_RULE, "", "## Summary", "", *_summary_table(table), ""]
+    md += ["All rows: [comparison.csv](comparison.csv).", ""]
+    for ref, rows in table.groupby("ref", sort=False):
+        protocols = "; ".join(p for p in dict.fromkeys(rows["protocol"].fillna("")) if p)
+        md += [f"## {ref}", ""]
+        md += [f"The paper's protocol: {protocols}.", ""] if protocols else []
+        md += [*_ref_table(rows), ""]
+    figures = _figures(paper, frame, out, smoke) if not frame.empty else []
+    if figures:
+        md += ["## Figures without numbers", "", *figures]
+    index = out / "index.md"
+    index.write_text("\n".join(md), encoding="utf-8")
+    return index

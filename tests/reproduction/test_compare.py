@@ -1,0 +1,175 @@
+"""The matching rules of ``otfair reproduce`` on hand-made runs (values computed by hand)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from otfair.reproduction import COLUMNS, verdict
+from otfair.reproduction._compare import compare_values, dataset_sensitive, verdict_counts
+
+DATASETS = {"german": ("german", "sex"), "crime": ("communities_crime", "white")}
+
+
+def _paper(**kw):
+    row = dict.fromkeys(COLUMNS, "")
+    row.update(paper="ftm", ref="Table 4", dataset="german", sensitive="sex", method="ftm")
+    row.update({k: v for k, v in kw.items() if k not in {"value", "std"}})
+    row["value"] = kw.get("value", 0.74)
+    row["std"] = kw.get("std", math.nan)
+    return row
+
+
+def _runs():
+    """ftm on german: strength 1 (dp 0.04 / 0.06, acc 0.70 / 0.72), strength 2 (dp 0.02)."""
+    rows = []
+    for strength, seed, acc, dp, cons in [
+        (1.0, 0, 0.70, 0.04, 0.95),
+        (1.0, 1, 0.72, 0.06, 0.97),
+        (2.0, 0, 0.66, 0.02, 0.99),
+        (2.0, 1, 0.68, 0.02, 0.99),
+    ]:
+        rows.append(
+            {
+                "key": f"k{strength}{seed}",
+                "dataset": "german",
+                "method": "ftm",
+                "method_name": "ftm",
+                "notion": None,
+                "strength": strength,
+                "seed": seed,
+                "accuracy": acc,
+                "dp_gap": dp,
+                "consistency": cons,
+                "n_train": 800,
+                "n_test": 200,
+                "test_size": 0.2,
+                "max_train_rows": None,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def _stats(label):
+    return {"n_train": 800, "n_test": 200, "n_rows": 1000} if label == "german" else {}
+
+
+def _compare(*rows):
+    return compare_values(
+        pd.DataFrame(list(rows)), _runs(), DATASETS, paper_seeds=5, statistics=_stats
+    )
+
+
+def test_matched_level_picks_best_accuracy_under_the_level():
+    # dp <= 0.05: strength 1 has mean dp 0.05 (allowed), mean accuracy 0.71 > 0.67
+    out = _compare(_paper(setting="dp_gap=0.05", metric="accuracy", value=0.74))
+    row = out.iloc[0]
+    assert row["ours_mean"] == pytest.approx(0.71)
+    assert row["ours_std"] == pytest.approx(pd.Series([0.70, 0.72]).std())
+    assert row["seeds"] == 2 and row["paper_seeds"] == 5
+    assert row["ours_strength"].startswith("1 ")
+    assert row["verdict"] == verdict(0.74, 0.71, row["ours_std"]) == "close"
+    # dp <= 0.03: only strength 2 (mean 0.02)
+    out = _compare(_paper(setting="dp_gap=0.03", metric="consistency", value=0.99))
+    assert out.iloc[0]["ours_mean"] == pytest.approx(0.99)
+    assert out.iloc[0]["verdict"] == "reproduced"
+
+
+def test_level_not_reached_and_unsupported_settings_say_why():
+    out = _compare(
+        _paper(setting="dp_gap=0.01", metric="accuracy"),
+        _paper(setting="dp_gap=0.05; subset=married", metric="accuracy"),
+        _paper(setting="dp_gap=0.05", metric="wdp"),
+        _paper(method="laftr", setting="dp_gap=0.05", metric="accuracy"),
+        _paper(dataset="isic", sensitive="sex", metric="accuracy"),
+        _paper(dataset="dutch", metric="accuracy"),
+        _paper(metric="confusion_count", metric_source="paper", unit="count", value=175),
+    )
+    reasons = list(out["reason"])
+    assert all(r.startswith("not run: ") for r in reasons)
+    assert (out["verdict"] == "not run").all()
+    assert "not reached" in reasons[0]
+    assert "subset audit" in reasons[1]
+    assert "`wdp` not recorded" in reasons[2]
+    assert "laftr" in reasons[3]
+    assert "not available here" in reasons[4]
+    assert "dutch" in reasons[5]
+    assert "2x2 counts" in reasons[6]
+    assert verdict_counts(out) == {
+        "reproduced": 0,
+        "close": 0,
+        "differs": 0,
+        "no verdict": 0,
+        "not run": 7,
+    }
+
+
+def test_an_untrusted_paper_value_gets_no_verdict_but_our_value(monkeypatch):
+    from otfair.reproduction import _compare as compare_module
+
+    monkeypatch.setitem(
+        compare_module.UNRELIABLE, ("ftm", "Table 4", "german", "ftm"), "copy error"
+    )
+    row = _compare(_paper(strength="lam=2", metric="accuracy", value=0.67)).iloc[0]
+    assert row["verdict"] == "no verdict" and row["reason"] == "no verdict: copy error"
+    assert row["ours_mean"] == pytest.approx(0.67)
+
+
+def test_printed_strength_selects_those_runs_and_one_split_uses_the_first_seed():
+    # std printed as 0 (one split): seed 0 only -> dp 0.04 at strength 1
+    out = _compare(
+        _paper(strength="lam=1", metric="dp_gap", value=0.04, std=0.0),
+        _paper(strength="lam=1", metric="dp_gap", value=0.05),
+        _paper(strength="lam=3", metric="dp_gap", value=0.05),
+        _paper(strength="lambda column 1", metric="dp_gap", value=0.05),
+    )
+    assert out.iloc[0]["ours_mean"] == pytest.approx(0.04) and out.iloc[0]["seeds"] == 1
+    assert "first seed" in out.iloc[0]["notes"]
+    assert out.iloc[1]["ours_mean"] == pytest.approx(0.05) and out.iloc[1]["seeds"] == 2
+    assert "not in the config's grid" in out.iloc[2]["reason"]
+    assert "not recoverable" in out.iloc[3]["reason"]
+
+
+def test_sizes_use_a_relative_tolerance():
+    out = _compare(
+        _paper(metric="n_train", metric_source="paper", setting="dataset", value=800),
+        _paper(metric="n_rows", metric_source="paper", setting="dataset", value=1100),
+        _paper(metric="n_test", metric_source="paper", setting="dataset", value=180),
+    )
+    assert list(out["ours_mean"]) == [800, 1000, 200]
+    # t = 5 % of the paper's value: 1000 vs 1100 is 100 <= 2t = 110 (close);
+    # 200 vs 180 is 20 > 2t = 18 (differs)
+    assert list(out["verdict"]) == ["reproduced", "close", "differs"]
+
+
+def test_se_divides_our_std_by_sqrt_seeds():
+    out = _compare(_paper(strength="lam=1", metric="accuracy", std_kind="se", value=0.71))
+    assert out.iloc[0]["ours_std"] == pytest.approx(pd.Series([0.70, 0.72]).std() / math.sqrt(2))
+
+
+def test_dataset_sensitive_uses_the_loader_default():
+    assert dataset_sensitive("german", {}) == "sex"
+    assert dataset_sensitive("bank", {"sensitive": "age25"}) == "age25"
+    assert dataset_sensitive("law_school", {}) == "gender"
+    assert dataset_sensitive("law_school", {"task": "classification"}) == "race"
+
+
+def test_dataset_statistics_agree_with_the_loader(data_dir):
+    from otfair.datasets import load_dataset
+    from otfair.reproduction._data import dataset_statistics
+
+    y = np.asarray(load_dataset("german").target, dtype=float)
+    st = dataset_statistics("german", {}, seed=3, test_size=0.2)
+    assert st["n_rows"] == len(y) == st["n_train"] + st["n_test"]
+    assert st["n_test"] == math.ceil(0.2 * len(y))
+    # the parts' positive counts add up to the dataset's
+    total = st["positive_rate@train"] * st["n_train"] + st["positive_rate@test"] * st["n_test"]
+    assert total == pytest.approx(y.sum())
+    for part in ("train", "test"):  # a part's rate is a mixture of its two groups' rates
+        lo, hi = sorted(st[f"positive_rate_s{k}@{part}"] for k in (0, 1))
+        assert lo <= st[f"positive_rate@{part}"] <= hi
+    assert dataset_statistics("law_school", {}, seed=0)["n_rows"] == 1823  # regression: no rates
+    assert "positive_rate@train" not in dataset_statistics("law_school", {}, seed=0)

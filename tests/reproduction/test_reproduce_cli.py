@@ -1,0 +1,91 @@
+"""``otfair reproduce``: end to end on real data (FTM's quick profile), and its user errors."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from otfair.cli import app
+from otfair.reproduction import load_paper_values
+
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
+
+
+def _error_line(res):
+    """The one ``error:`` line of a user error (exit 2, no traceback)."""
+    assert res.exit_code == 2 and "Traceback" not in res.output, res.output
+    (line,) = [text for text in res.stderr.splitlines() if text.strip()]
+    return line if line.startswith("error: ") else pytest.fail(res.stderr)
+
+
+@pytest.mark.slow
+def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
+    # configs/ftm.toml's quick profile without Reduction, whose exponentiated gradient
+    # alone takes ~35 s here (its rows then read "not run: method ... not in this
+    # profile's runs", which this test also wants to see)
+    text = (CONFIGS / "ftm.toml").read_text(encoding="utf-8")
+    quick = 'datasets = ["german"]\n'
+    assert quick in text
+    text = text.replace(
+        quick, quick + 'methods = ["unfair-mlp", "ftm", "ftm-joint", "gapreg", "adv"]\n', 1
+    )
+    config = tmp_path / "ftm.toml"
+    config.write_text(text, encoding="utf-8")
+    out, report = tmp_path / "runs", tmp_path / "report"
+    args = ["reproduce", "ftm", "--profile", "quick", "--config", str(config)]
+    args += ["--out", str(out), "--report-dir", str(report), "--no-progress"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    index = (report / "index.md").read_text(encoding="utf-8")
+    assert "**Smoke test**" in index and "say nothing about the methods" in index
+    assert "Verdict rule" in index and "the paper: 5)" in index
+    table = pd.read_csv(report / "comparison.csv")
+    paper = load_paper_values("ftm")
+    assert len(table) == len(paper)  # one row per published number, none dropped
+    assert set(table["verdict"]) <= {"reproduced", "close", "differs", "not run"}
+    judged = table[table["verdict"] != "not run"]
+    from_runs = ~judged["ours_strength"].fillna("").str.contains("otfair's split")
+    assert from_runs.any() and (judged.loc[from_runs, "dataset"] == "german").all()
+    # Table 6's sizes come from the loaders and split of every dataset (no training)
+    assert (judged.loc[~from_runs, "ref"] == "Table 6").all() and (~from_runs).sum() == 12
+    assert table.loc[table["verdict"] == "not run", "reason"].str.startswith("not run: ").all()
+    # every paper value of German's Table 4 appears beside otfair's value and a verdict
+    t4 = paper.query("ref == 'Table 4' and dataset == 'german' and method != 'reduction'")
+    assert len(t4) == 6
+    for value in t4["value_text"]:
+        assert re.search(rf"\| {re.escape(f'{float(value):.4f}')} \| [0-9.]+ ", index), value
+    assert "not run: method `laftr` is not a registered otfair method yet" in index
+    assert "not run: method `reduction` not in this profile's runs on german" in index
+    assert "not run: dutch not in this profile's runs" in index
+    assert list(report.glob("*.png")) and not list(report.glob("*.sqlite"))
+    assert (out / "results.sqlite").is_file()
+    # --no-run writes the same comparison from the store without training
+    res = CliRunner().invoke(app, [*args, "--no-run"])
+    assert res.exit_code == 0, res.output
+    pd.testing.assert_frame_equal(pd.read_csv(report / "comparison.csv"), table)
+    # a profile not run yet: every row says so, and the report names what is missing
+    args[args.index("quick")] = "one_split"
+    res = CliRunner().invoke(app, [*args, "--no-run"])
+    assert res.exit_code == 0, res.output
+    index = (report / "index.md").read_text(encoding="utf-8")
+    assert "**Not finished**" in index and "runs are not stored ok" in index
+    table = pd.read_csv(report / "comparison.csv")
+    from_runs = ~table["ours_strength"].fillna("").str.contains("otfair's split")
+    assert (table.loc[from_runs, "verdict"] == "not run").all()
+
+
+def test_reproduce_user_errors_are_one_line(tmp_path):
+    line = _error_line(CliRunner().invoke(app, ["reproduce", "nope", "--out", str(tmp_path)]))
+    assert "unknown paper 'nope'" in line
+    res = CliRunner().invoke(
+        app, ["reproduce", "ftm", "--profile", "huge", "--out", str(tmp_path), "--no-run"]
+    )
+    assert "`profile` must be one of" in _error_line(res)
+    res = CliRunner().invoke(
+        app, ["reproduce", "otf", "--config", str(tmp_path / "x.toml"), "--out", str(tmp_path)]
+    )
+    assert "does not exist" in _error_line(res)

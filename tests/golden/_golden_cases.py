@@ -39,19 +39,22 @@ _CLASSIFICATION = (
     "cfair",
     "fair-nf",
     "ftm",
+    "fair-pca",
     "ftm-joint",
     "gapreg",
     "laftr",
     "norm",
+    "ot-repair",
     "otf",
     "reduction",
     "sipm-lfr",
     "unfair",
     "unfair-mlp",
+    "wb-postprocess",
 )
 #: Methods re-run with ``--notion eo`` (those whose registry entry lists eo).
 _EO = ("adv", "norm", "otf", "reduction", "adapfair", "laftr")
-_REGRESSION = ("bgl", "cenet", "cod", "unfair-reg", "wassersteinnet")
+_REGRESSION = ("bgl", "cenet", "cod", "cod-rff", "unfair-reg", "wassersteinnet", "wb-regression")
 
 
 def cases() -> list[tuple[str, list[str]]]:

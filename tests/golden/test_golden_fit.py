@@ -11,6 +11,9 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
   rate decayed per epoch the old count gave it fewer steps and it underfit (German,
   lambda = 0: 0.722 accuracy over 3 seeds vs 0.75 for unfair-mlp; now 0.743). Every
   other case is the pre-redesign recording.
+- ``german/{ot-repair,fair-pca,wb-postprocess}``, ``law_school/{wb-regression,cod-rff}``
+  (register5): cases added with their registry entries, recorded on their own; no other
+  case was re-recorded.
 
 Tolerance: ``rel=1e-4, abs=1e-6``. The runs are seeded, so the predictions are the
 same; but float32 reductions (torch's intra-op threads, BLAS kernels) may sum in another

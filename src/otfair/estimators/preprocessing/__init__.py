@@ -12,12 +12,18 @@ from otfair.estimators.preprocessing.adapfair_classifier import (
 from otfair.estimators.preprocessing.adapfair_scorer import TorchScorer, as_torch_classifier
 from otfair.estimators.preprocessing.fair_pca import FairPCA
 from otfair.estimators.preprocessing.ot_repair import OTRepair
+from otfair.estimators.preprocessing.sensitive_column import (
+    RepairedClassifier,
+    SensitiveColumnEstimator,
+)
 
 __all__ = [
     "AdapFairClassifier",
     "AdapFairPreprocessor",
     "FairPCA",
     "OTRepair",
+    "RepairedClassifier",
+    "SensitiveColumnEstimator",
     "TorchScorer",
     "as_torch_classifier",
     "train_base_classifier",

@@ -23,6 +23,7 @@ _FAMILY_MODULES = (
     "otfair.experiments.methods._regression",
     "otfair.experiments.methods._adapfair",
     "otfair.experiments.methods._representation",
+    "otfair.experiments.methods._ot_baselines",
 )
 
 #: Builder arguments that ``run_single`` sets itself (never a ``-o`` option).

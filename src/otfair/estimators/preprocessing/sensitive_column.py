@@ -1,0 +1,135 @@
+"""Adapters that read the sensitive attribute from a column of ``X``.
+
+``otfair fit`` calls ``predict_proba(X)`` / ``predict(X)`` without the sensitive attribute,
+so methods that need it at predict time get it appended as the last column
+(``sensitive_as_input=True``), as AdapFair(Aware) and fair-nf do. These adapters take it
+from there (or from ``sensitive_features=`` when given) and drop it from the features:
+
+* :class:`RepairedClassifier` — a fair transformer (``OTRepair``, ``FairPCA``) fitted with
+  the groups, then a classifier on its output (registry: ``ot-repair``, ``fair-pca``);
+* :class:`SensitiveColumnEstimator` — an estimator whose ``fit`` / ``predict`` take
+  ``sensitive_features=`` (the barycenter post-processors ``wb-postprocess``,
+  ``wb-regression``); for a classifier with ``predict_acceptance`` its ``predict_proba``
+  is (1 - acceptance, acceptance).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted
+
+__all__ = ["RepairedClassifier", "SensitiveColumnEstimator"]
+
+
+def _split_sensitive(
+    X: Any, sensitive_features: Any, column: int | None, *, required: bool = True
+) -> tuple[np.ndarray, Any]:
+    """Return ``X`` without the sensitive column and the sensitive attribute."""
+    X = np.asarray(X)
+    if X.ndim != 2:
+        raise ValueError(f"`X` must be 2-D; got shape {X.shape}.")
+    if column is None:
+        if sensitive_features is None and required:
+            raise ValueError("`sensitive_features` is required when `sensitive_column` is None.")
+        return X, sensitive_features
+    if X.shape[1] < 2:
+        raise ValueError("`X` needs the sensitive column and at least one feature.")
+    col = int(column) % X.shape[1]
+    if sensitive_features is None:
+        sensitive_features = X[:, col]
+    return np.delete(X, col, axis=1), sensitive_features
+
+
+class RepairedClassifier(ClassifierMixin, BaseEstimator):
+    """A fair transformer fitted with the groups, then a classifier on its output.
+
+    Parameters
+    ----------
+    repair : transformer
+        Fitted as ``repair.fit(X, sensitive_features=S)`` and applied as
+        ``repair.transform(X, sensitive_features=S)`` (cloned).
+    estimator : classifier
+        Fitted on the transformed features (cloned).
+    sensitive_column : int or None, default=-1
+        Column of ``X`` holding the sensitive attribute (dropped from the features); read
+        when ``sensitive_features`` is not given. ``None``: ``X`` has no such column.
+    """
+
+    def __init__(self, repair: Any, estimator: Any, *, sensitive_column: int | None = -1):
+        self.repair = repair
+        self.estimator = estimator
+        self.sensitive_column = sensitive_column
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> RepairedClassifier:
+        """Fit the transformer with the groups, then the classifier on its output."""
+        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        self.repair_ = clone(self.repair).fit(X, sensitive_features=s)
+        Z = self.repair_.transform(X, sensitive_features=s)
+        self.estimator_ = clone(self.estimator).fit(Z, y)
+        self.classes_ = self.estimator_.classes_
+        return self
+
+    def _transform(self, X: Any, sensitive_features: Any) -> np.ndarray:
+        check_is_fitted(self, "estimator_")
+        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column, required=False)
+        if s is None:  # a group-blind transformer (FairPCA) without a sensitive column
+            return self.repair_.transform(X)
+        return self.repair_.transform(X, sensitive_features=s)
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Class probabilities of the classifier on the transformed features."""
+        return self.estimator_.predict_proba(self._transform(X, sensitive_features))
+
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Predictions of the classifier on the transformed features."""
+        return self.estimator_.predict(self._transform(X, sensitive_features))
+
+
+class SensitiveColumnEstimator(BaseEstimator):
+    """Run an estimator that takes ``sensitive_features=`` on ``X`` carrying it as a column.
+
+    Parameters
+    ----------
+    estimator : estimator
+        ``fit(X, y, *, sensitive_features)`` and ``predict(X, *, sensitive_features)``;
+        cloned.
+    sensitive_column : int, default=-1
+        Column of ``X`` holding the sensitive attribute (dropped from the features); read
+        when ``sensitive_features`` is not given.
+    """
+
+    def __init__(self, estimator: Any, *, sensitive_column: int = -1):
+        self.estimator = estimator
+        self.sensitive_column = sensitive_column
+
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> SensitiveColumnEstimator:
+        """Fit the wrapped estimator on ``X`` without the sensitive column."""
+        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        self.estimator_ = clone(self.estimator).fit(X, y, sensitive_features=s)
+        if hasattr(self.estimator_, "classes_"):
+            self.classes_ = self.estimator_.classes_
+        return self
+
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Predictions of the wrapped estimator."""
+        check_is_fitted(self, "estimator_")
+        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        return self.estimator_.predict(X, sensitive_features=s)
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """(1 - p, p), p the wrapped classifier's acceptance probability, shape (n, 2)."""
+        check_is_fitted(self, "estimator_")
+        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        if hasattr(self.estimator_, "predict_acceptance"):
+            p = np.asarray(self.estimator_.predict_acceptance(X, sensitive_features=s), float)
+            return np.column_stack([1.0 - p, p])
+        return self.estimator_.predict_proba(X, sensitive_features=s)
+
+    def __sklearn_tags__(self):  # classifier or regressor as the wrapped estimator
+        tags = super().__sklearn_tags__()
+        inner = self.estimator.__sklearn_tags__()
+        tags.estimator_type = inner.estimator_type
+        return tags

@@ -58,7 +58,9 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     assert len(t4) == 6
     for value in t4["value_text"]:
         assert re.search(rf"\| {re.escape(f'{float(value):.4f}')} \| [0-9.]+ ", index), value
-    assert "not run: method `laftr` is not a registered otfair method yet" in index
+    # every method FTM compares is registered now (laftr, sipm-lfr landed): none may be
+    # reported as unregistered
+    assert "is not a registered otfair method" not in index
     assert "not run: method `reduction` not in this profile's runs on german" in index
     assert "not run: dutch not in this profile's runs" in index
     assert list(report.glob("*.png")) and not list(report.glob("*.sqlite"))

@@ -14,7 +14,9 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
 * :class:`GroupWassersteinLoss` - AdapFair's group distance of score distributions.
 
 All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
-labels, features)`` and declared traits). :func:`make_penalty` is the only name table
+labels, features)`` that validates the batch and calls the penalty's ``evaluate(batch)``
+on a :class:`PenaltyBatch`, and declared traits; :class:`LinearPenalty` is the base of
+the linear-notion penalties). :func:`make_penalty` is the only name table
 (``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``);
 :func:`register_penalty` adds a penalty from outside the package. Linear notions (PDP,
 PEO; several and continuous attributes) are described by
@@ -24,10 +26,11 @@ PEO; several and continuous attributes) are described by
 from otfair.notions import LinearConstraints
 from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
-from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch
 from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
 from otfair.penalties._gap import GapPenalty
 from otfair.penalties._group_wasserstein import GroupWassersteinLoss
+from otfair.penalties._linear import LinearPenalty
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
 from otfair.penalties._otf import OTFPenalty
@@ -42,9 +45,11 @@ __all__ = [
     "JointCriticPenalty",
     "JointDiscriminatorPenalty",
     "LinearConstraints",
+    "LinearPenalty",
     "MatchedDemographicParity",
     "NormPenalty",
     "OTFPenalty",
+    "PenaltyBatch",
     "list_penalties",
     "make_penalty",
     "register_penalty",

@@ -11,6 +11,7 @@ from torch.nn import functional as F
 from otfair.notions import Notion, as_notion
 from otfair.penalties._base import (
     FairnessPenalty,
+    PenaltyBatch,
     check_binary_groups,
     check_labels,
     check_scores,
@@ -89,15 +90,9 @@ class AdversaryPenalty(FairnessPenalty):
         ce, _ = self._adversary_ce(scores.detach(), sensitive, labels)
         return ce
 
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return ``max(H(share) - CE_adversary, 0)`` (0-dim tensor)."""
-        ce, share = self._adversary_ce(scores, sensitive, labels)
+        ce, share = self._adversary_ce(batch.scores, batch.sensitive, batch.labels)
         p = float(share)
         prior = -(p * math.log(p) + (1 - p) * math.log(1 - p))
         return torch.clamp(prior - ce, min=0.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import torch
 
-from otfair.penalties._base import FairnessPenalty, check_binary_groups, check_scores
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, check_binary_groups
 
 
 class BarycenterPenalty(FairnessPenalty):
@@ -30,16 +30,10 @@ class BarycenterPenalty(FairnessPenalty):
 
     default_mixing = "convex"
 
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return the barycenter penalty (0-dim tensor)."""
-        scores = check_scores(scores)
-        masks = check_binary_groups(sensitive, scores.shape[0])
+        scores = batch.scores
+        masks = check_binary_groups(batch.sensitive, scores.shape[0])
         n = scores.shape[0]
         sorted_groups = [torch.sort(scores[m]).values for m in masks]
         # merged breakpoints of the groups' empirical quantile functions

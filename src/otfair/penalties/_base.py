@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import abc
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
+
+
+class PenaltyBatch(NamedTuple):
+    """One batch as a penalty sees it (see :class:`FairnessPenalty` for the shapes)."""
+
+    scores: torch.Tensor
+    sensitive: torch.Tensor
+    labels: torch.Tensor | None = None
+    features: torch.Tensor | None = None
 
 
 class FairnessPenalty(nn.Module, abc.ABC):
@@ -17,6 +26,9 @@ class FairnessPenalty(nn.Module, abc.ABC):
     tensor. Inputs are validated eagerly so that a malformed batch raises a
     ``ValueError`` naming the argument instead of a torch traceback; the training engine,
     which validated the whole training set once, calls the unchecked :meth:`value`.
+    Both are template methods: a penalty implements :meth:`evaluate` on a
+    :class:`PenaltyBatch` (and :meth:`evaluate_unchecked` when its bare formula is
+    cheaper than the checked one); ``forward`` may still be overridden instead.
 
     Declared traits (class attributes, read by the training engine instead of
     ``isinstance`` branches):
@@ -70,7 +82,6 @@ class FairnessPenalty(nn.Module, abc.ABC):
         """Fit training-set statistics (default: nothing to fit); returns ``self``."""
         return self
 
-    @abc.abstractmethod
     def forward(
         self,
         scores: torch.Tensor,
@@ -78,7 +89,28 @@ class FairnessPenalty(nn.Module, abc.ABC):
         labels: torch.Tensor | None = None,
         features: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Return the penalty value (a 0-dim tensor, >= 0)."""
+        """Validate the batch and return the penalty value (a 0-dim tensor, >= 0).
+
+        The template of every penalty: the checks common to all (``scores`` finite
+        probabilities, ``labels`` binary when :attr:`requires_labels`) run here once,
+        then :meth:`evaluate` computes the penalty on the checked :class:`PenaltyBatch`.
+        A subclass implements :meth:`evaluate` (and optionally the unchecked fast path
+        :meth:`evaluate_unchecked`); overriding ``forward`` itself still works.
+        """
+        scores = check_scores(scores)
+        if self.requires_labels:
+            labels = check_labels(labels, scores.shape[0])
+        return self.evaluate(PenaltyBatch(scores, sensitive, labels, features))
+
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Penalty of a batch whose scores (and labels) :meth:`forward` checked.
+
+        Checks specific to the penalty (both groups present, constraint shapes) belong
+        here and raise ``ValueError`` naming the argument.
+        """
+        raise NotImplementedError(
+            f"{type(self).__name__} must implement `evaluate(batch)` or override `forward`."
+        )
 
     def value(
         self,
@@ -92,9 +124,13 @@ class FairnessPenalty(nn.Module, abc.ABC):
         For training loops that validated the whole training set once per fit and
         guarantee well-formed batches (1-D probabilities, both groups present): at ~2 ms
         steps the per-call checks (finite, range, group codes) cost several percent of a
-        step. Subclasses override it with their bare formula; the default validates.
+        step. Calls :meth:`evaluate_unchecked`.
         """
-        return self(scores, sensitive, labels, features)
+        return self.evaluate_unchecked(PenaltyBatch(scores, sensitive, labels, features))
+
+    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Bare formula on a well-formed batch; the default validates (calls ``forward``)."""
+        return self(batch.scores, batch.sensitive, batch.labels, batch.features)
 
     def adversary_loss(
         self,

@@ -5,12 +5,7 @@ from __future__ import annotations
 import torch
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import (
-    FairnessPenalty,
-    check_binary_groups,
-    check_labels,
-    check_scores,
-)
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, check_binary_groups
 
 
 class GapPenalty(FairnessPenalty):
@@ -47,36 +42,22 @@ class GapPenalty(FairnessPenalty):
         self.notion = as_notion(notion)
         self.requires_labels = self.notion.requires_labels
 
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return the squared mean-score gap (0-dim tensor)."""
-        scores = check_scores(scores)
-        n = scores.shape[0]
-        if self.requires_labels:
-            labels = check_labels(labels, n)
+        scores, sensitive = batch.scores, batch.sensitive
         total = scores.new_zeros(())
-        for cell in self.notion.cell_masks(labels, n):
+        for cell in self.notion.cell_masks(batch.labels, scores.shape[0]):
             _, in1 = check_binary_groups(sensitive[cell], scores[cell].shape[0])
             total = total + self._gap2(scores[cell], in1)
         return total
 
-    def value(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
         """Unchecked value (see :meth:`FairnessPenalty.value`), as a contrast ``h @ c``.
 
         ``c_i = (1 - s_i) / n_0 - s_i / n_1`` avoids boolean indexing (a device sync);
         a label-conditioned notion multiplies the contrast by each cell's indicator.
         """
+        scores, sensitive, labels = batch.scores, batch.sensitive, batch.labels
         if not self.requires_labels:
             return self._gap2(scores, sensitive)
         total = scores.new_zeros(())

@@ -7,7 +7,7 @@ import warnings
 import torch
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty, check_scores
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, check_scores
 
 
 class MatchedDemographicParity(FairnessPenalty):
@@ -44,22 +44,16 @@ class MatchedDemographicParity(FairnessPenalty):
         super().__init__()
         self.notion = as_notion(notion, allowed=("dp",))
 
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return the MDP value (0-dim tensor)."""
-        scores = check_scores(scores)
+        scores, sensitive = batch.scores, batch.sensitive
         old_call = isinstance(sensitive, torch.Tensor) and sensitive.is_floating_point()
         if old_call and not bool(((sensitive == 0) | (sensitive == 1)).all()):
             warnings.warn(
                 "MatchedDemographicParity()(scores, matched_scores) is deprecated; pass "
                 "the 2m scores [group 0; matched partners] and their group codes.",
                 DeprecationWarning,
-                stacklevel=2,
+                stacklevel=4,
             )
             matched = check_scores(sensitive, "matched_scores")
             if matched.shape != scores.shape:
@@ -78,15 +72,10 @@ class MatchedDemographicParity(FairnessPenalty):
                 "its partners) with `sensitive` = m zeros then m ones; got "
                 f"{n} scores and sensitive of shape {tuple(codes.shape)}."
             )
-        return self.value(scores, codes)
+        return self.evaluate_unchecked(PenaltyBatch(scores, codes))
 
-    def value(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor | None = None,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
+    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
         """Unchecked value on a matched batch laid out as ``[group 0; partners]``."""
+        scores = batch.scores
         m = scores.shape[0] // 2
         return (scores[:m] - scores[m:]).abs().mean()

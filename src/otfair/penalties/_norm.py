@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
-from otfair.notions import LinearConstraints
-from otfair.penalties._base import FairnessPenalty, check_scores
+from otfair.penalties._linear import LinearPenalty
 
 
-class NormPenalty(FairnessPenalty):
+class NormPenalty(LinearPenalty):
     r"""L1 norm of the linear constraint vector on a batch.
 
     .. math::
@@ -32,42 +29,6 @@ class NormPenalty(FairnessPenalty):
     A batch in which a group is empty is allowed: the rows use training-set
     expectations, so they stay finite (the group's terms are simply absent).
     """
-
-    requires_binary_groups = False
-    linear = True
-    default_mixing = "convex"
-
-    def __init__(self, constraints: LinearConstraints) -> None:
-        super().__init__()
-        if not isinstance(constraints, LinearConstraints):
-            raise TypeError(
-                f"`constraints` must be a LinearConstraints; got {type(constraints).__name__}."
-            )
-        self.constraints = constraints
-        self.notion = constraints.notion_
-        self.requires_labels = constraints.requires_labels
-
-    def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
-        """Fit the constraint rows' expectations on the training set (unless fitted)."""
-        if not hasattr(self.constraints, "rows_"):
-            self.constraints.fit(sensitive, labels)
-        return self
-
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Return ``|G h|_1 / n`` (0-dim tensor)."""
-        scores = check_scores(scores)
-        G = self.constraints.matrix(sensitive, labels, device=scores.device, dtype=scores.dtype)
-        if G.shape[1] != scores.shape[0]:
-            raise ValueError(
-                f"`sensitive` has {G.shape[1]} rows but `scores` has {scores.shape[0]}."
-            )
-        return self.from_matrix(scores, G)
 
     def from_matrix(
         self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None = None

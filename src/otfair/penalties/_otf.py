@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 
 from otfair.notions import LinearConstraints
-from otfair.penalties._base import FairnessPenalty, check_scores
+from otfair.penalties._linear import LinearPenalty
 
 
-class OTFPenalty(FairnessPenalty):
+class OTFPenalty(LinearPenalty):
     r"""Adjusted entropic OT cost from the scores to the nearest fair score vector.
 
     .. math::
@@ -63,10 +61,6 @@ class OTFPenalty(FairnessPenalty):
 
     requires_features = True
 
-    requires_binary_groups = False
-    linear = True
-    default_mixing = "convex"
-
     def __init__(
         self,
         constraints: LinearConstraints,
@@ -75,50 +69,21 @@ class OTFPenalty(FairnessPenalty):
         warm_start: bool = True,
         tol: float = 1e-4,
     ) -> None:
-        super().__init__()
-        if not isinstance(constraints, LinearConstraints):
-            raise TypeError(
-                f"`constraints` must be a LinearConstraints; got {type(constraints).__name__}."
-            )
+        super().__init__(constraints)
         if not float(eps) > 0:
             raise ValueError(f"`eps` must be > 0; got {eps!r}.")
         if int(max_iter) < 1:
             raise ValueError(f"`max_iter` must be >= 1; got {max_iter!r}.")
-        self.constraints = constraints
-        self.notion = constraints.notion_
         self.eps = float(eps)
         self.max_iter = int(max_iter)
         self.warm_start = bool(warm_start)
         if not float(tol) > 0:
             raise ValueError(f"`tol` must be > 0; got {tol!r}.")
         self.tol = float(tol)
-        self.requires_labels = constraints.requires_labels
         self._details = None
 
-    def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
-        """Fit the constraint rows' expectations on the training set (unless fitted)."""
-        if not hasattr(self.constraints, "rows_"):
-            self.constraints.fit(sensitive, labels)
-        return self
-
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Return OTF0 of the batch (0-dim tensor)."""
-        scores = check_scores(scores)
-        G = self.constraints.matrix(sensitive, labels, device=scores.device, dtype=scores.dtype)
-        if G.shape[1] != scores.shape[0]:
-            raise ValueError(
-                f"`sensitive` has {G.shape[1]} rows but `scores` has {scores.shape[0]}."
-            )
-        return self.from_matrix(scores, G, features)
-
     def from_matrix(
-        self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None
+        self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None = None
     ) -> torch.Tensor:
         """OTF0 for a precomputed constraint matrix ``G`` (d_F, n) of the batch."""
         from otfair.ot import OTFProblem, euclidean_cost

@@ -64,3 +64,34 @@ def test_fair_classifier_trains_with_outside_penalty():
         gaps[strength] = abs(p[s == 0].mean() - p[s == 1].mean())
     assert isinstance(clf.penalty_, AbsMeanGap)
     assert gaps[5.0] < 0.5 * gaps[0.0]
+
+
+class AbsMeanGapTemplate(FairnessPenalty):
+    """The same penalty through the template method: ``evaluate`` on a checked batch."""
+
+    def evaluate(self, batch):
+        s = batch.sensitive.to(batch.scores.dtype)
+        return (batch.scores @ ((1 - s) / (1 - s).sum() - s / s.sum())).abs()
+
+
+def test_template_penalty_gets_checked_batches_and_equals_forward_override():
+    h = torch.tensor([0.2, 0.4, 0.9, 0.7], dtype=torch.float64, requires_grad=True)
+    s = torch.tensor([0, 0, 1, 1])
+    by_template, by_forward = AbsMeanGapTemplate(), AbsMeanGap()
+    assert float(by_template(h, s)) == pytest.approx(float(by_forward(h, s)))
+    # the unchecked path (the engine's) gives the same value and gradient
+    (g1,) = torch.autograd.grad(by_template.value(h, s), h)
+    (g2,) = torch.autograd.grad(by_forward(h, s), h)
+    assert torch.allclose(g1, g2)
+    with pytest.raises(ValueError, match="NaN"):
+        by_template(torch.tensor([0.2, float("nan"), 0.9, 0.7]), s)
+    with pytest.raises(ValueError, match="probabilities"):
+        by_template(torch.tensor([0.2, 1.5, 0.9, 0.7]), s)
+
+
+def test_penalty_without_evaluate_or_forward_says_what_to_implement():
+    class Empty(FairnessPenalty):
+        pass
+
+    with pytest.raises(NotImplementedError, match="evaluate"):
+        Empty()(torch.tensor([0.2, 0.9]), torch.tensor([0, 1]))

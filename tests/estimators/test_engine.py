@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from otfair.estimators._training import predict_from_proba, run_epochs
+from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
 
 
 def _setup():
@@ -56,3 +56,47 @@ def test_run_epochs_verbose_and_scheduler(capsys):
 
 def test_threshold_convention_is_p_at_least_half():
     np.testing.assert_array_equal(predict_from_proba([0.49, 0.5, 0.51]), [0, 1, 1])
+
+
+# --- the one stratified batcher ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", range(5))
+@pytest.mark.parametrize("every_stratum", [False, True])
+def test_stratified_batches_is_a_permutation_in_near_equal_batches(seed, every_stratum):
+    rng = np.random.default_rng(seed)
+    strata = rng.choice(4, size=1003, p=[0.6, 0.25, 0.1, 0.05])
+    parts = stratified_batches(
+        strata, 100, np.random.default_rng(seed), every_stratum=every_stratum
+    )
+    assert np.array_equal(np.sort(np.concatenate(parts)), np.arange(len(strata)))
+    sizes = [len(p) for p in parts]
+    assert len(parts) == min(11, np.bincount(strata).min()) if every_stratum else len(parts) == 11
+    # proportions: each batch's stratum counts are within a few of the overall share
+    for p in parts:
+        expected = np.bincount(strata, minlength=4) * len(p) / len(strata)
+        assert np.all(np.abs(np.bincount(strata[p], minlength=4) - expected) <= 2.5)
+    assert max(sizes) - min(sizes) <= (8 if every_stratum else 1)
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_every_stratum_puts_every_stratum_in_every_batch_even_when_tiny(seed):
+    rng = np.random.default_rng(seed)
+    strata = np.r_[np.zeros(500, int), np.ones(7, int), np.full(40, 2)]
+    rng.shuffle(strata)
+    parts = stratified_batches(strata, 32, rng, every_stratum=True)
+    assert len(parts) == 7  # capped at the smallest stratum
+    for p in parts:
+        assert set(np.unique(strata[p])) == {0, 1, 2}
+    # the count cut (FairClassifier) cannot promise this with ceil(547/32) = 18 batches
+    parts = stratified_batches(strata, 32, np.random.default_rng(seed))
+    assert len(parts) == 18 and any(1 not in set(strata[p]) for p in parts)
+
+
+def test_stratified_batches_without_strata_is_a_seeded_shuffle():
+    a = stratified_batches(None, 10, np.random.default_rng(3), n=25)
+    b = stratified_batches(None, 10, np.random.default_rng(3), n=25)
+    assert [len(p) for p in a] == [9, 8, 8]
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    with pytest.raises(ValueError, match="`n` is required"):
+        stratified_batches(None, 10, np.random.default_rng(3))

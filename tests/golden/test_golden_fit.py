@@ -14,6 +14,13 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
 - ``german/{ot-repair,fair-pca,wb-postprocess}``, ``law_school/{wb-regression,cod-rff}``
   (register5): cases added with their registry entries, recorded on their own; no other
   case was re-recorded.
+- ``german/adapfair*`` (issue 14, one stratified batcher): AdapFair's batches now come
+  from ``stratified_batches(..., every_stratum=True)``, the interleaved order that
+  FairClassifier uses cut at equal positions (same guarantee as before: every
+  (group, label) cell in every batch, same number of batches), so the batches differ;
+  re-recorded with ``_golden_cases.py german/adapfair``. At 3 epochs on German's 200 test
+  rows the moves are one or two predictions (accuracy 0.705-0.715 vs 0.715-0.725) and gap
+  changes of either sign; the Adult check is in the commit message.
 
 Tolerance: ``rel=1e-4, abs=1e-6``. The runs are seeded, so the predictions are the
 same; but float32 reductions (torch's intra-op threads, BLAS kernels) may sum in another

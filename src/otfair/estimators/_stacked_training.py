@@ -31,11 +31,10 @@ from torch.nn import functional as F
 from otfair.estimators._training import (
     StepResult,
     TrainData,
-    batches,
     batches_complete,
     classifier_epochs,
     ftm_batches,
-    stratified_order,
+    stratified_batches,
 )
 from otfair.models.stacked import StackedMLP
 from otfair.penalties._stacked import StackedPenalty
@@ -98,7 +97,7 @@ def train_plain_stacked(
     def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, int | None]]:
         if fixed:
             return [fixed[i] for i in rng.permutation(len(fixed))]
-        parts = batches(stratified_order(data.strata, n, rng), batch_size)
+        parts = stratified_batches(data.strata, batch_size, rng, n=n)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
         split = torch.split(index, [len(p) for p in parts])

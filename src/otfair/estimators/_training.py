@@ -8,8 +8,9 @@ runs them with the shared conventions:
 * one seeding rule: an estimator draws ``seed = check_random_state(random_state)
   .randint(2**31 - 1)`` or uses :func:`otfair.utils.seed_everything` once per fit, and
   every batch order comes from generators derived from it (never from global state);
-* batches: :func:`stratified_order` + :func:`batches` spread the strata (sensitive
-  group x label cell of the notion) evenly over the batches;
+* one batcher: :func:`stratified_batches` spreads the strata (sensitive group x label
+  cell of the notion) evenly over the batches (``every_stratum=True``: every stratum in
+  every batch, exactly);
 * hooks: ``after_step`` (adversary / critic steps, weight clipping), ``on_epoch_end``;
 * the epoch's logs (loss and any named terms) averaged with the step weights;
 * ``verbose=True`` shows a progress bar (rich) with the running loss;
@@ -49,18 +50,23 @@ class TrainData:
 def stratified_order(strata: np.ndarray | None, n: int, rng: np.random.Generator) -> np.ndarray:
     """Return a random order of ``range(n)`` in which every stratum is spread evenly.
 
-    Each stratum is shuffled and its members get positions ``(rank + U) / size``; sorting
-    by position interleaves the strata, so any window of consecutive indices holds them in
-    (close to) their overall proportions and every batch contains every group whenever
-    ``batch_size >= n / min_group_size``.
+    See :func:`stratified_batches`, which cuts this order into batches.
     """
+    return _stratified_positions(strata, n, rng)[0]
+
+
+def _stratified_positions(
+    strata: np.ndarray | None, n: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """Return the interleaved order and its sorted positions in [0, 1) (``None``: no strata)."""
     if strata is None:
-        return rng.permutation(n)
+        return rng.permutation(n), None
     pos = np.empty(n)
     for code in np.unique(strata):
         members = np.flatnonzero(strata == code)
         pos[rng.permutation(members)] = (np.arange(len(members)) + rng.random()) / len(members)
-    return np.argsort(pos)  # positions are a.s. distinct: no stable sort needed
+    order = np.argsort(pos)  # positions are a.s. distinct: no stable sort needed
+    return order, pos[order]
 
 
 def batches(order: np.ndarray, batch_size: int) -> list[np.ndarray]:
@@ -70,23 +76,59 @@ def batches(order: np.ndarray, batch_size: int) -> list[np.ndarray]:
 
 
 def stratified_batches(
-    cells: np.ndarray, batch_size: int, rng: np.random.Generator
+    strata: np.ndarray | None,
+    batch_size: int,
+    rng: np.random.Generator,
+    *,
+    n: int | None = None,
+    every_stratum: bool = False,
 ) -> list[np.ndarray]:
-    """Split sample indices into batches that each contain every cell (AdapFair).
+    r"""Return one epoch's batches of ``range(n)``: the one stratified batcher of otfair.
 
-    Every cell (a (group, label) pair) is shuffled and cut into the same number of
-    chunks, so each batch keeps the cell proportions of the data and no group is ever
-    missing from a batch. The number of batches is ``ceil(n / batch_size)``, reduced
-    when needed so that the smallest cell still has one sample per batch.
+    Each stratum (sensitive group x the notion's label cell) of size :math:`m` is shuffled
+    and its members get the positions :math:`(r + U)/m`, :math:`r = 0..m-1`, with one
+    uniform :math:`U` per stratum: sorting by position interleaves the strata, so any run
+    of consecutive samples holds them in (close to) their overall proportions.
+
+    * ``every_stratum=False`` (FairClassifier, the representation methods): the order is
+      cut into :math:`B = \lceil n / \text{batch\_size} \rceil` near-equal batches; a
+      batch holds every stratum whenever ``batch_size >= n / min_stratum_size`` (the
+      engine checks each batch with :func:`batches_complete`).
+    * ``every_stratum=True`` (AdapFair, whose loss needs every cell in every batch): the
+      number of batches is capped at the smallest stratum's size and the order is cut
+      at the positions :math:`k / B`; an interval of length :math:`1/B \ge 1/m` holds
+      one of the equally spaced positions of every stratum, so **every batch holds every
+      stratum**, exactly.
+
+    Parameters
+    ----------
+    strata : ndarray of shape (n,) or None
+        Stratum code of each sample; ``None``: a plain shuffle (then ``n`` is required).
+    batch_size : int
+        Target batch size.
+    rng : numpy.random.Generator
+        The fit's generator (the one seeding rule: derived from ``random_state``).
+    n : int, optional
+        Number of samples when ``strata`` is None.
+    every_stratum : bool, default=False
+        Guarantee every stratum in every batch (see above).
+
+    Returns
+    -------
+    list of ndarray
+        Index arrays; together a permutation of ``range(n)``.
     """
-    n = cells.shape[0]
-    codes = np.unique(cells)
-    smallest = min(int(np.sum(cells == c)) for c in codes)
-    n_batches = max(1, min(int(np.ceil(n / batch_size)), smallest))
-    chunks = [
-        np.array_split(rng.permutation(np.flatnonzero(cells == c)), n_batches) for c in codes
-    ]
-    return [np.concatenate([ch[k] for ch in chunks]) for k in range(n_batches)]
+    if strata is not None:
+        n = len(strata)
+    elif n is None:
+        raise ValueError("`n` is required when `strata` is None.")
+    order, positions = _stratified_positions(strata, n, rng)
+    if not every_stratum or positions is None:
+        return batches(order, batch_size)
+    smallest = int(np.bincount(np.unique(strata, return_inverse=True)[1]).min())
+    n_batches = max(1, min(math.ceil(n / batch_size), smallest))
+    cuts = np.searchsorted(positions, np.arange(1, n_batches) / n_batches)
+    return np.split(order, cuts)
 
 
 def batches_complete(
@@ -245,7 +287,7 @@ def train_plain(
     adversary = penalty is not None and penalty.has_adversary and adversary_optimizer
 
     def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool]]:
-        parts = batches(stratified_order(data.strata, n, rng), batch_size)
+        parts = stratified_batches(data.strata, batch_size, rng, n=n)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
         return zip(torch.split(index, [len(p) for p in parts]), complete, strict=True)

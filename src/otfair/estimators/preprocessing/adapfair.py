@@ -290,7 +290,9 @@ class AdapFairPreprocessor(BaseEstimator):
 
             self.history_ = run_epochs(
                 int(self.epochs),
-                lambda epoch: stratified_batches(cells, int(self.batch_size), rng),
+                lambda epoch: stratified_batches(
+                    cells, int(self.batch_size), rng, every_stratum=True
+                ),
                 step,
                 optimizer=optimizer,
                 verbose=bool(self.verbose),

@@ -124,7 +124,7 @@ def train_base_classifier(
 
     run_epochs(
         int(epochs),
-        lambda epoch: stratified_batches(cells, int(batch_size), rng),
+        lambda epoch: stratified_batches(cells, int(batch_size), rng, every_stratum=True),
         step,
         optimizer=optimizer,
         verbose=verbose,

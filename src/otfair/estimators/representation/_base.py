@@ -29,10 +29,9 @@ from sklearn.utils.validation import check_is_fitted, check_random_state
 
 from otfair.estimators._quantile_barycenter import check_fit_groups, encode_fitted_groups
 from otfair.estimators._training import (
-    batches,
     predict_from_proba,
     run_epochs,
-    stratified_order,
+    stratified_batches,
 )
 from otfair.models.adversarial import grad_reverse
 from otfair.models.representation import EncoderClassifier
@@ -97,7 +96,7 @@ def cell_batches(
     strata = codes * 2 + y.astype(np.int64)
 
     def epoch_batches(epoch: int) -> list[torch.Tensor]:
-        parts = batches(stratified_order(strata, len(strata), rng), batch_size)
+        parts = stratified_batches(strata, batch_size, rng)
         return [torch.as_tensor(p, device=device) for p in parts]
 
     return epoch_batches

@@ -226,7 +226,11 @@ def _plot(
         ax.set_ylabel(_LABELS.get(p, p))
         ax.grid(alpha=0.3)
     axes[0][0].legend(fontsize=7, loc="best")
-    fig.suptitle(f"{title}: {_seed_phrase(agg['n_seeds'])}; numbers at points are strengths")
+    # two short lines: one line was cut off on single-panel figures
+    fig.suptitle(
+        f"{title}\n{_seed_phrase(agg['n_seeds'])}; numbers at points are strengths",
+        fontsize=10,
+    )
     fig.tight_layout()
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
     for path in paths:

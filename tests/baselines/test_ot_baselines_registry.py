@@ -53,7 +53,8 @@ def test_spec_and_builder(name):
     spec = get_method(name)
     assert spec.task == ("regression" if DATASETS[name] == "law_school" else "classification")
     assert spec.default_strengths
-    assert spec.estimator is (CODRFFRegressor if name == "cod-rff" else None)
+    assert spec.estimator is INNER[name]  # the class receiving the -o options
+    assert spec.option_names()  # checked up front, listed by `otfair methods describe`
     est = spec.build(None, random_state=3, notion=spec.notions[0] if spec.notions else None)
     if name == "cod-rff":
         assert isinstance(est, CODRFFRegressor) and est.eps == spec.default_strength

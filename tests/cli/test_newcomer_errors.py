@@ -51,6 +51,16 @@ CASES = [
     ("workers-0", ["sweep", "configs/otf.toml", "--out", "{tmp}/o", "--workers", "0"], True),
     ("opt-lr-abc", ["fit", "--dataset", "adult", "--method", "ftm", "-o", "lr=abc"], True),
     ("opt-nonsense", ["fit", "--dataset", "adult", "--method", "ftm", "-o", "nonsense=1"], True),
+    # methods that wrap another estimator check their options up front too (issue 15)
+    *[
+        (f"opt-nonsense-{m}", ["fit", "--dataset", "german", "--method", m, "-o", "bogus=1"], True)
+        for m in ("ot-repair", "fair-pca", "wb-postprocess", "wb-regression")
+    ],
+    (
+        "opt-type-fair-pca",
+        ["fit", "--dataset", "german", "--method", "fair-pca", "-o", "n_components=abc"],
+        True,
+    ),
     (
         "ftm-domains",
         [

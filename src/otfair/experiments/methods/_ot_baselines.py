@@ -106,6 +106,7 @@ _SPECS = (
         "lambda), then LogisticRegression; " + _OTFAIR_GRID + ".",
         paper="Gordaliza et al. 2019, §3-5; Feldman et al. 2015, §5",
         defaults={"base": "LogisticRegression(max_iter=1000)", "sensitive_column": -1},
+        estimator=OTRepair,
     ),
     MethodSpec(
         name="fair-pca",
@@ -119,6 +120,7 @@ _SPECS = (
         "LogisticRegression; " + _OTFAIR_GRID + ".",
         paper="Kleindessner et al. 2023, Algorithms 1-2",
         defaults={"n_components": 10, "base": "LogisticRegression(max_iter=1000)"},
+        estimator=FairPCA,
     ),
     MethodSpec(
         name="wb-postprocess",
@@ -133,6 +135,8 @@ _SPECS = (
         "(relaxed) DP, group-aware and randomized; " + _OTFAIR_GRID + ".",
         paper="Xian, Yin, Zhao 2023, §3-4",
         defaults={"base": "LogisticRegression(max_iter=1000)", "sensitive_column": -1},
+        estimator=WassersteinBarycenterClassifier,
+        fixed=("estimator", "prefit"),
     ),
     MethodSpec(
         name="wb-regression",
@@ -148,6 +152,8 @@ _SPECS = (
         paper="Chzhen et al. 2020, eq. (6), Algorithm 1",
         defaults={"base": "LinearRegression()", "sensitive_column": -1},
         extra_report=group_errors_report,
+        estimator=WassersteinBarycenterRegressor,
+        fixed=("estimator", "prefit"),
     ),
     MethodSpec(
         name="cod-rff",

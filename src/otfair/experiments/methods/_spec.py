@@ -66,8 +66,11 @@ class MethodSpec:
     paper : str
         The paper (and section) the method and its defaults come from.
     estimator : type or None
-        Class of the built estimator; its constructor parameters not set by the run
-        (:data:`RUN_ARGUMENTS` and ``fixed``) are the options accepted by ``-o``.
+        The class whose constructor receives the ``-o`` options: the built estimator's,
+        or, for a method that wraps one (``ot-repair``: a repair before a logistic
+        regression), the wrapped one's. Its constructor parameters not set by the run
+        (:data:`RUN_ARGUMENTS` and ``fixed``) are the options accepted by ``-o``, checked
+        before any training.
     fixed : tuple of str
         Estimator parameters the builder sets itself (not ``-o`` options).
     defaults : mapping

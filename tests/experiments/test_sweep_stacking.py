@@ -67,3 +67,17 @@ def test_stacked_sweep_equals_unstacked_and_resumes_per_run(tmp_path):
     # the two runs of the quick profile were one stacked group, the resumed one alone
     stacked = [b[("gapreg", s)]["metrics"].get("stacked_runs") for s in (0.0, 1.0, 5.0)]
     assert sorted(stacked, key=str) == [2, 2, None]
+
+
+def test_plan_says_when_stacking_makes_the_estimate_an_upper_bound(tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(SPEC)
+    spec = load_spec(path)
+    plans = []
+    run_sweep(spec, tmp_path / "a", progress=False, on_plan=plans.append)
+    basis = plans[-1].basis
+    # 5 runs: gapreg's 3 strengths in one stacked fit, reduction's 2 alone
+    assert "the 5 runs train in 3 stacked fits" in basis and "upper bound" in basis
+    plans.clear()
+    run_sweep(spec, tmp_path / "b", progress=False, on_plan=plans.append, stack=False)
+    assert "stacked" not in plans[-1].basis

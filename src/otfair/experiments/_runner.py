@@ -368,6 +368,7 @@ def _execute(
     """Run ``todo`` on the backend, writing each record; fills ``outcome``."""
     kind, workers, scheduler, connect_timeout = backend_args
     queue: deque[WorkItem] = deque(stack_groups(todo) if stack else todo)
+    n_trainings = len(queue)
     inflight: dict[Any, WorkItem] = {}
     retried: Counter[str] = Counter()
     bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
@@ -375,6 +376,11 @@ def _execute(
 
     def make_plan(first: tuple[RunConfig, float] | None) -> None:
         seconds, basis = estimate(todo, timings, workers, first)
+        if seconds is not None and n_trainings < len(todo):
+            basis += (
+                f"; the {len(todo)} runs train in {n_trainings} stacked fits, so this "
+                "is an upper bound"
+            )
         if on_plan is not None:
             on_plan(replace(plan, estimate_s=seconds, basis=basis or "not estimated"))
         planned[0] = True

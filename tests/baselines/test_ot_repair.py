@@ -125,6 +125,14 @@ def test_adult_total_repair_and_downstream_dp():
         R = rep.transform(X, sensitive_features=s)
         if lam == 1.0:
             assert _max_w1(R[:, continuous], s) <= 0.01
+            # held out, the groups' repaired marginals differ by no more than two samples
+            # of ONE distribution of these sizes would (the floor: W1 after shuffling the
+            # group labels of the repaired test rows), and far less than before repair
+            Rt = rep.transform(split.X_test, sensitive_features=split.s_test)[:, continuous]
+            st = split.s_test
+            floor = np.mean([_max_w1(Rt, rng.permutation(st)) for _ in range(10)])
+            raw = _max_w1(split.X_test[:, continuous], st)
+            assert _max_w1(Rt, st) <= 2.0 * floor and _max_w1(Rt, st) <= raw / 5, (floor, raw)
         clf = LogisticRegression(max_iter=500).fit(R, y)
         pred = clf.predict(rep.transform(split.X_test, sensitive_features=split.s_test))
         dps.append(abs(pred[split.s_test == 0].mean() - pred[split.s_test == 1].mean()))

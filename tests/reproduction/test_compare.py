@@ -173,3 +173,18 @@ def test_dataset_statistics_agree_with_the_loader(data_dir):
         assert lo <= st[f"positive_rate@{part}"] <= hi
     assert dataset_statistics("law_school", {}, seed=0)["n_rows"] == 1823  # regression: no rates
     assert "positive_rate@train" not in dataset_statistics("law_school", {}, seed=0)
+
+
+def test_a_paper_setting_that_is_a_method_option_is_checked_against_the_registry():
+    # FTM Table 2's joint map "alpha=100" is ftm-joint's label_weight (registry: 100),
+    # not a strength: the rows are matched by level; another alpha is not run
+    runs = _runs().assign(method="ftm-joint", method_name="ftm-joint")
+    row = _paper(
+        method="ftm-joint", strength="alpha=100", setting="dp_gap=0.05", metric="accuracy"
+    )
+    out = compare_values(pd.DataFrame([row]), runs, DATASETS, statistics=_stats).iloc[0]
+    assert out["ours_mean"] == pytest.approx(0.71)
+    assert "label_weight=100" in out["notes"]
+    row = _paper(method="ftm-joint", strength="alpha=5", setting="dp_gap=0.05", metric="accuracy")
+    out = compare_values(pd.DataFrame([row]), runs, DATASETS, statistics=_stats).iloc[0]
+    assert out["verdict"] == "not run" and "label_weight=100" in out["reason"]

@@ -147,6 +147,10 @@ UNRELIABLE: dict[tuple[str, str, str, str], str] = {
     ),
 }
 
+#: Paper settings that are an option of otfair's method, not its strength:
+#: (method, the paper's name) -> the option, compared with the registry's value.
+_METHOD_OPTIONS: dict[tuple[str, str], str] = {("ftm-joint", "alpha"): "label_weight"}
+
 #: Why a paper-only number (``metric_source == "paper"``) is not produced by a run.
 _PAPER_ONLY = {
     "confusion_count": "2x2 counts (unfair vs fair prediction per group) not in the `sfp` audit",
@@ -260,6 +264,16 @@ def _compare_one(
     if metric not in runs or runs[metric].isna().all():
         return _not_run(f"metric `{metric}` not recorded by these runs (audit not implemented)")
     strength = _strength_value(row["strength"])
+    fixed_note = ""
+    option = _METHOD_OPTIONS.get((str(method), str(row["strength"]).split("=")[0].strip()))
+    if option is not None and strength is not None and not isinstance(strength, str):
+        # a setting of the method (FTM's joint-map label weight alpha), not its strength
+        from otfair.experiments.methods import get_method
+
+        have = get_method(method).defaults.get(option)
+        if have is None or not math.isclose(float(have), strength):
+            return _not_run(f"the paper's {row['strength']} is not otfair's {option}={have}")
+        strength, fixed_note = None, f"otfair's {option}={have:g} (the paper's {row['strength']})"
     if isinstance(strength, str):
         return _not_run(f"strength '{strength}' not recoverable from the paper's text")
     level, unsupported = _parse_setting(row["setting"], metric)
@@ -286,7 +300,7 @@ def _compare_one(
         chosen = "the strength with the lowest mean"
     elif runs["strength"].nunique(dropna=False) > 1:
         return _not_run("no strength or matched level given and the runs have several")
-    note = ""
+    note = fixed_note
     if row["std"] == 0 and runs["seed"].nunique() > 1:
         runs = runs[runs["seed"] == runs["seed"].min()]
         note = "paper: one split (std 0): otfair's first seed only"

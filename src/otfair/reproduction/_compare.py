@@ -142,7 +142,7 @@ SUBSTITUTED: dict[tuple[str, str], str] = {
 #: Published values the report shows beside otfair's without a verdict:
 #: (paper, ref, dataset, method) -> why the paper's value is not trusted.
 UNRELIABLE: dict[tuple[str, str, str, str], str] = {
-    ("accuracy_parity", "Table 5", "law_school", "cod"): (
+    ("accuracy_parity", "Table 5", "law_school", "cod-rff"): (
         "the paper's Law row repeats its Crime row up to one digit (a copy error)"
     ),
 }

@@ -319,7 +319,7 @@ def profile_banner(profile: Any) -> list[str]:
         if flag is not None
         else (name in SMOKE_PROFILES or "smoke" in description.lower())
     )
-    detail = f": {description}" if description else ""
+    detail = f": {description.rstrip('.')}" if description else ""
     if smoke:
         return [
             f"> **Smoke test** (profile `{name}`{detail}). These runs only check that the "

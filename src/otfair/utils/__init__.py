@@ -1,5 +1,6 @@
 """Shared helpers: input validation and torch plumbing (device, seeding, threads)."""
 
+from otfair.utils._init_params import set_params_from_init
 from otfair.utils._params import check_features, check_positive_int, check_scalar
 from otfair.utils._torch import as_float_tensor, resolve_device, seed_everything
 from otfair.utils._validation import (
@@ -24,4 +25,5 @@ __all__ = [
     "encode_groups",
     "resolve_device",
     "seed_everything",
+    "set_params_from_init",
 ]

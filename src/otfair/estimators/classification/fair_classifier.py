@@ -31,6 +31,7 @@ from otfair.utils import (
     check_scalar,
     check_sensitive_features,
     resolve_device,
+    set_params_from_init,
 )
 
 
@@ -177,29 +178,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         penalty_options: dict | None = None,
         fixed_batches: bool = False,
     ) -> None:
-        self.penalty = penalty
-        self.strength = strength
-        self.notion = notion
-        self.model = model
-        self.hidden = hidden
-        self.mixing = mixing
-        self.eps = eps
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.lr_decay = lr_decay
-        self.group_batch_size = group_batch_size
-        self.matching = matching
-        self.label_weight = label_weight
-        self.n_pairing_rounds = n_pairing_rounds
-        self.matching_seed = matching_seed
-        self.matching_cache_dir = matching_cache_dir
-        self.adversary_lr = adversary_lr
-        self.random_state = random_state
-        self.device = device
-        self.verbose = verbose
-        self.penalty_options = penalty_options
-        self.fixed_batches = fixed_batches
+        set_params_from_init(self, locals())
 
     # ------------------------------------------------------------------ validation
     def _make_penalty(self) -> FairnessPenalty | None:

@@ -10,7 +10,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.utils import check_binary_labels, encode_groups
+from otfair.utils import check_binary_labels, encode_groups, set_params_from_init
 
 #: the prediction rules of :class:`ReductionClassifier`
 PREDICTIONS = ("randomized", "deterministic")
@@ -71,12 +71,7 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
         prediction: str = "randomized",
         random_state: Any = None,
     ) -> None:
-        self.eps = eps
-        self.notion = notion
-        self.max_iter = max_iter
-        self.C = C
-        self.prediction = prediction
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> ReductionClassifier:
         """Fit the randomized classifier; returns ``self``."""

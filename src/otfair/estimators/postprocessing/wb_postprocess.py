@@ -20,7 +20,7 @@ from otfair.estimators._quantile_barycenter import (
     encode_fitted_groups,
     fit_or_calibration_split,
 )
-from otfair.utils import check_binary_labels
+from otfair.utils import check_binary_labels, set_params_from_init
 
 __all__ = ["WassersteinBarycenterClassifier"]
 
@@ -86,11 +86,7 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         calibration_fraction: float = 0.5,
         random_state: Any = None,
     ) -> None:
-        self.estimator = estimator
-        self.strength = strength
-        self.prefit = prefit
-        self.calibration_fraction = calibration_fraction
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> WassersteinBarycenterClassifier:
         """Fit the base classifier (unless ``prefit``) and the group thresholds."""

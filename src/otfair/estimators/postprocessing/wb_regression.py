@@ -22,7 +22,7 @@ from otfair.estimators._quantile_barycenter import (
     encode_fitted_groups,
     fit_or_calibration_split,
 )
-from otfair.utils import check_finite_1d, encode_groups
+from otfair.utils import check_finite_1d, encode_groups, set_params_from_init
 from otfair.utils._validation import _to_numpy
 
 __all__ = ["WassersteinBarycenterRegressor"]
@@ -99,13 +99,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         quantile_method: str = "linear",
         random_state: Any = None,
     ) -> None:
-        self.estimator = estimator
-        self.strength = strength
-        self.sigma = sigma
-        self.prefit = prefit
-        self.calibration_fraction = calibration_fraction
-        self.quantile_method = quantile_method
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(
         self, X: Any, y: Any = None, *, sensitive_features: Any

@@ -44,6 +44,7 @@ from otfair.utils import (
     encode_groups,
     resolve_device,
     seed_everything,
+    set_params_from_init,
 )
 
 _MODES = ("aware", "blind")
@@ -140,21 +141,7 @@ class AdapFairPreprocessor(BaseEstimator):
         device: str | torch.device | None = None,
         verbose: bool = False,
     ) -> None:
-        self.classifier = classifier
-        self.output = output
-        self.mode = mode
-        self.notion = notion
-        self.lam = lam
-        self.distance = distance
-        self.sinkhorn_eps = sinkhorn_eps
-        self.n_blocks = n_blocks
-        self.hidden = hidden
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.random_state = random_state
-        self.device = device
-        self.verbose = verbose
+        set_params_from_init(self, locals())
 
     # ------------------------------------------------------------------ validation
     def _check_params(self) -> None:

@@ -36,6 +36,7 @@ from otfair.utils import (
     encode_groups,
     resolve_device,
     seed_everything,
+    set_params_from_init,
 )
 
 _BASE_PENALTIES = ("none", "gap")
@@ -198,27 +199,7 @@ class AdapFairClassifier(BaseEstimator):
         device: str | torch.device | None = None,
         verbose: bool = False,
     ) -> None:
-        self.verbose = verbose
-        self.base_classifier = base_classifier
-        self.output = output
-        self.mode = mode
-        self.notion = notion
-        self.lam = lam
-        self.distance = distance
-        self.sinkhorn_eps = sinkhorn_eps
-        self.n_blocks = n_blocks
-        self.hidden = hidden
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.base_epochs = base_epochs
-        self.base_batch_size = base_batch_size
-        self.base_penalty = base_penalty
-        self.base_notion = base_notion
-        self.base_strength = base_strength
-        self.sensitive_column = sensitive_column
-        self.random_state = random_state
-        self.device = device
+        set_params_from_init(self, locals())
 
     def _split_sensitive(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, Any]:
         X_np = check_features(X, "X")

@@ -20,7 +20,7 @@ from otfair.estimators._quantile_barycenter import (
     check_strength,
     encode_fitted_groups,
 )
-from otfair.utils import check_binary_labels
+from otfair.utils import check_binary_labels, set_params_from_init
 
 __all__ = ["FairPCA"]
 
@@ -85,12 +85,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
         standardize: bool = True,
         notion: str = "dp",
     ) -> None:
-        self.n_components = n_components
-        self.equalize_covariance = equalize_covariance
-        self.n_cov_eigenvectors = n_cov_eigenvectors
-        self.strength = strength
-        self.standardize = standardize
-        self.notion = notion
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> FairPCA:
         """Compute the fair projection from ``X`` and the groups."""

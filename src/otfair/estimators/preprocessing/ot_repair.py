@@ -23,6 +23,7 @@ from otfair.estimators._quantile_barycenter import (
     check_strength,
     encode_fitted_groups,
 )
+from otfair.utils import set_params_from_init
 
 __all__ = ["OTRepair"]
 
@@ -90,13 +91,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
         quantile_method: str = "linear",
         random_state: Any = None,
     ) -> None:
-        self.strength = strength
-        self.mode = mode
-        self.method = method
-        self.columns = columns
-        self.max_ot_samples = max_ot_samples
-        self.quantile_method = quantile_method
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> OTRepair:
         """Estimate the group distributions and the barycenter maps."""

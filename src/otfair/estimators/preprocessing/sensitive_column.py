@@ -21,6 +21,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted
 
+from otfair.utils import set_params_from_init
+
 __all__ = ["RepairedClassifier", "SensitiveColumnEstimator"]
 
 
@@ -59,9 +61,7 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, repair: Any, estimator: Any, *, sensitive_column: int | None = -1):
-        self.repair = repair
-        self.estimator = estimator
-        self.sensitive_column = sensitive_column
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> RepairedClassifier:
         """Fit the transformer with the groups, then the classifier on its output."""
@@ -102,8 +102,7 @@ class SensitiveColumnEstimator(BaseEstimator):
     """
 
     def __init__(self, estimator: Any, *, sensitive_column: int = -1):
-        self.estimator = estimator
-        self.sensitive_column = sensitive_column
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> SensitiveColumnEstimator:
         """Fit the wrapped estimator on ``X`` without the sensitive column."""

@@ -25,7 +25,7 @@ from otfair.estimators.regression._base import (
     FairRegressorMixin,
     NeuralFairRegressor,
 )
-from otfair.utils import check_positive_int, check_scalar
+from otfair.utils import check_positive_int, check_scalar, set_params_from_init
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
@@ -70,13 +70,7 @@ class UnfairRegressor(NeuralFairRegressor):
         random_state: Any = None,
         device: str | torch.device = "cpu",
     ) -> None:
-        self.encoder_hidden = encoder_hidden
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.scale_y = scale_y
-        self.random_state = random_state
-        self.device = device
+        set_params_from_init(self, locals())
 
 
 class BGLRegressor(FairRegressorMixin, BaseEstimator):
@@ -122,12 +116,7 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         scale_y: str | bool = "auto",
         random_state: Any = None,
     ) -> None:
-        self.eps = eps
-        self.estimator = estimator
-        self.max_iter = max_iter
-        self.max_samples = max_samples
-        self.scale_y = scale_y
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> BGLRegressor:
         """Run exponentiated gradient with the bounded-group-loss constraint."""
@@ -215,11 +204,7 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
         scale_y: str | bool = "auto",
         random_state: Any = None,
     ) -> None:
-        self.eps = eps
-        self.ridge = ridge
-        self.solver = solver
-        self.scale_y = scale_y
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRegressor:
         """Solve the CoD-constrained least squares problem."""

@@ -17,6 +17,7 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 
 from otfair.estimators._quantile_barycenter import check_n_features, encode_fitted_groups
+from otfair.utils import set_params_from_init
 
 __all__ = ["CODRFFRegressor"]
 
@@ -79,13 +80,7 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
         scale_y: str | bool = "auto",
         random_state: Any = None,
     ) -> None:
-        self.eps = eps
-        self.gamma = gamma
-        self.n_components = n_components
-        self.ridge = ridge
-        self.solver = solver
-        self.scale_y = scale_y
-        self.random_state = random_state
+        set_params_from_init(self, locals())
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRFFRegressor:
         """Draw the random features and solve the CoD-constrained least squares."""

@@ -15,7 +15,7 @@ import torch
 
 from otfair.estimators.regression._base import NeuralFairRegressor
 from otfair.penalties import FairnessPenalty, JointCriticPenalty, JointDiscriminatorPenalty
-from otfair.utils import check_scalar
+from otfair.utils import check_scalar, set_params_from_init
 
 __all__ = ["CENet", "WassersteinNet"]
 
@@ -102,15 +102,7 @@ class CENet(NeuralFairRegressor):
         random_state: Any = None,
         device: str | torch.device = "cpu",
     ) -> None:
-        self.lam = lam
-        self.encoder_hidden = encoder_hidden
-        self.adversary_hidden = adversary_hidden
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.scale_y = scale_y
-        self.random_state = random_state
-        self.device = device
+        set_params_from_init(self, locals())
 
     def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
@@ -194,18 +186,7 @@ class WassersteinNet(NeuralFairRegressor):
         random_state: Any = None,
         device: str | torch.device = "cpu",
     ) -> None:
-        self.lam = lam
-        self.clip = clip
-        self.gradient_penalty = gradient_penalty
-        self.n_critic = n_critic
-        self.encoder_hidden = encoder_hidden
-        self.adversary_hidden = adversary_hidden
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.scale_y = scale_y
-        self.random_state = random_state
-        self.device = device
+        set_params_from_init(self, locals())
 
     def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
         gp = _non_negative(self.gradient_penalty, "gradient_penalty")

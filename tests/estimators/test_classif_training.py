@@ -7,6 +7,7 @@ from scipy.special import expit
 
 from otfair.estimators._training import (
     TrainData,
+    TrainLoop,
     batches,
     batches_complete,
     train_ftm,
@@ -45,7 +46,7 @@ def test_train_ftm_loss_is_group_weighted_ce_plus_mdp(strength):
     expected = w[0] * ce[0] + w[1] * ce[1] + strength * mdp
     data = TrainData(X=torch.from_numpy(X), y=torch.from_numpy(y), s=None, strata=None)
     opt = torch.optim.SGD(model.parameters(), lr=0.0)
-    hist = train_ftm(model, data, pool, strength=strength, epochs=1, optimizer=opt,
-                     scheduler=None, rng=np.random.default_rng(0), group_weights=w,
+    loop = TrainLoop(epochs=1, optimizer=opt, scheduler=None, rng=np.random.default_rng(0))
+    hist = train_ftm(model, data, pool, loop, strength=strength, group_weights=w,
                      steps_per_epoch=1)  # fmt: skip
     assert hist[0] == pytest.approx(expected, rel=1e-5)

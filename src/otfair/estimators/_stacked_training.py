@@ -31,8 +31,9 @@ from torch.nn import functional as F
 from otfair.estimators._training import (
     StepResult,
     TrainData,
+    TrainLoop,
     batches_complete,
-    classifier_epochs,
+    epoch_losses,
     ftm_batches,
     stratified_batches,
 )
@@ -44,29 +45,23 @@ def _per_model_logs(losses: torch.Tensor) -> dict[str, torch.Tensor]:
     return {f"loss_{k}": losses[k] for k in range(losses.shape[0])}
 
 
-def _run(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag, K) -> list:
+def _run(loop: TrainLoop, batches, step, after_step, tag: str, K: int) -> list[list[float]]:
     """Run a curve on the engine; return each model's mean loss per epoch (K lists)."""
-    history = classifier_epochs(
-        epochs, batches, step, optimizer, scheduler, after_step, verbose, f" ({tag}curve of {K})"
-    )
-    return [[h[f"loss_{k}"] for h in history] for k in range(K)]
+    history = loop.run(batches, step, after_step, f" ({tag}curve of {K})")
+    return [epoch_losses(history, f"loss_{k}") for k in range(K)]
 
 
 def train_plain_stacked(
     model: StackedMLP,
     data: TrainData,
+    loop: TrainLoop,
     *,
     penalties: Sequence[Any] | None,
     strengths: Sequence[float],
     convex: bool,
-    epochs: int,
     batch_size: int,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
-    rng: np.random.Generator,
     adversary_optimizers: Sequence[torch.optim.Optimizer] | None = None,
     group_codes: np.ndarray | None = None,
-    verbose: bool = False,
     fixed_batches: bool = False,
 ) -> list[list[float]]:
     """Stacked :func:`~otfair.estimators._training.train_plain`; returns K loss histories.
@@ -96,8 +91,8 @@ def train_plain_stacked(
 
     def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, int | None]]:
         if fixed:
-            return [fixed[i] for i in rng.permutation(len(fixed))]
-        parts = stratified_batches(data.strata, batch_size, rng, n=n)
+            return [fixed[i] for i in loop.rng.permutation(len(fixed))]
+        parts = stratified_batches(data.strata, batch_size, loop.rng, n=n)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
         split = torch.split(index, [len(p) for p in parts])
@@ -139,24 +134,19 @@ def train_plain_stacked(
             adv_loss.backward()
             opt.step()
 
-    after = adversary_step if adversary else None
-    return _run(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "", K)
+    return _run(loop, epoch_batches, step, adversary_step if adversary else None, "", K)
 
 
 def train_ftm_stacked(
     model: StackedMLP,
     data: TrainData,
     pool: np.ndarray,
+    loop: TrainLoop,
     *,
     strengths: Sequence[float],
-    epochs: int,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
-    rng: np.random.Generator,
     group_weights: tuple[float, float] = (0.5, 0.5),
     steps_per_epoch: int | None = None,
     penalties: Sequence[Any] | None = None,
-    verbose: bool = False,
 ) -> list[list[float]]:
     """Stacked :func:`~otfair.estimators._training.train_ftm`; returns K loss histories.
 
@@ -170,7 +160,7 @@ def train_ftm_stacked(
         penalties = [MatchedDemographicParity() for _ in range(K)]
     stacked = StackedPenalty(penalties)
     X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
-        data, pool, rng, group_weights, steps_per_epoch
+        data, pool, loop.rng, group_weights, steps_per_epoch
     )
     lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=data.X.device)
     any_active = bool((lam > 0).any())
@@ -187,4 +177,4 @@ def train_ftm_stacked(
             losses = losses + lam * stacked.values(torch.sigmoid(logits), codes, yb)
         return losses.sum(), _per_model_logs(losses), 1.0
 
-    return _run(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, "FTM ", K)
+    return _run(loop, epoch_batches, step, None, "FTM ", K)

@@ -254,20 +254,55 @@ def run_epochs(
     return history
 
 
+@dataclass
+class TrainLoop:
+    """How FairClassifier optimizes one fit or one stacked curve (built once per fit).
+
+    The settings every batch scheme of :class:`FairClassifier` shares, run on the one
+    engine :func:`run_epochs`.
+    """
+
+    epochs: int
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler | None
+    rng: np.random.Generator  # the fit's generator: batch orders, FTM's pairing order
+    verbose: bool = False
+
+    def run(
+        self,
+        batches: Callable[[int], Iterable[Any]],
+        step: Callable[[Any], StepResult],
+        after_step: Callable[[Any], None] | None = None,
+        tag: str = "",
+    ) -> list[dict[str, float]]:
+        """Run the epochs on the engine; return the epoch logs (progress bar tagged)."""
+        return run_epochs(
+            self.epochs,
+            batches,
+            step,
+            optimizer=self.optimizer,
+            scheduler=self.scheduler,
+            after_step=after_step,
+            verbose=self.verbose,
+            desc=f"FairClassifier{tag}",
+        )
+
+
+def epoch_losses(history: list[dict[str, float]], key: str = "loss") -> list[float]:
+    """Return the ``key`` log of each epoch of a :meth:`TrainLoop.run` history."""
+    return [h[key] for h in history]
+
+
 def train_plain(
     model: torch.nn.Module,
     data: TrainData,
+    loop: TrainLoop,
     *,
     penalty: FairnessPenalty | None,
     mix: Mix,
-    epochs: int,
     batch_size: int,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
-    rng: np.random.Generator,
     adversary_optimizer: torch.optim.Optimizer | None = None,
     group_codes: np.ndarray | None = None,
-    verbose: bool = False,
 ) -> list[float]:
     """Mini-batch training on ``mix(CE, penalty)``; returns the mean loss per epoch.
 
@@ -287,7 +322,7 @@ def train_plain(
     adversary = penalty is not None and penalty.has_adversary and adversary_optimizer
 
     def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool]]:
-        parts = stratified_batches(data.strata, batch_size, rng, n=n)
+        parts = stratified_batches(data.strata, batch_size, loop.rng, n=n)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
         return zip(torch.split(index, [len(p) for p in parts]), complete, strict=True)
@@ -321,8 +356,7 @@ def train_plain(
         adv_loss.backward()
         adversary_optimizer.step()
 
-    after = adversary_step if adversary else None
-    return _losses(epochs, epoch_batches, step, optimizer, scheduler, after, verbose, "")
+    return epoch_losses(loop.run(epoch_batches, step, adversary_step if adversary else None))
 
 
 def ftm_batches(
@@ -366,16 +400,12 @@ def train_ftm(
     model: torch.nn.Module,
     data: TrainData,
     pool: np.ndarray,
+    loop: TrainLoop,
     *,
     strength: float,
-    epochs: int,
-    optimizer: torch.optim.Optimizer,
-    scheduler: torch.optim.lr_scheduler.LRScheduler | None,
-    rng: np.random.Generator,
     group_weights: tuple[float, float] = (0.5, 0.5),
     steps_per_epoch: int | None = None,
     penalty: FairnessPenalty | None = None,
-    verbose: bool = False,
 ) -> list[float]:
     r"""FTM training on matched group batches (fairness-through-matching.txt §4.3, Eq. (7)).
 
@@ -401,7 +431,7 @@ def train_ftm(
 
     penalty = MatchedDemographicParity() if penalty is None else penalty
     X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
-        data, pool, rng, group_weights, steps_per_epoch
+        data, pool, loop.rng, group_weights, steps_per_epoch
     )
     lam = float(strength)
 
@@ -414,26 +444,4 @@ def train_ftm(
             loss = loss + lam * penalty.value(torch.sigmoid(logits), codes, y_pool[p])
         return loss
 
-    return _losses(epochs, epoch_batches, step, optimizer, scheduler, None, verbose, " (FTM)")
-
-
-def classifier_epochs(
-    epochs, batches, step, optimizer, scheduler, after_step, verbose, tag
-) -> list[dict[str, float]]:
-    """FairClassifier's engine call (single model or stacked curve): the epoch logs."""
-    return run_epochs(
-        epochs,
-        batches,
-        step,
-        optimizer=optimizer,
-        scheduler=scheduler,
-        after_step=after_step,
-        verbose=verbose,
-        desc=f"FairClassifier{tag}",
-    )
-
-
-def _losses(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag) -> list:
-    """FairClassifier's engine call: the mean loss of each epoch."""
-    logs = classifier_epochs(epochs, batches, step, optimizer, scheduler, after_step, verbose, tag)
-    return [h["loss"] for h in logs]
+    return epoch_losses(loop.run(epoch_batches, step, tag=" (FTM)"))

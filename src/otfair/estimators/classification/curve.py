@@ -74,12 +74,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
             if single.penalty_ is not None:
                 single.penalty_.to(device)
         model = StackedMLP.from_models([single.model_ for single in singles])
-        optimizer = torch.optim.Adam(model.parameters(), lr=est.lr)
-        scheduler = (
-            torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=est.lr_decay)
-            if est.lr_decay != 1.0
-            else None
-        )
+        loop = est._train_loop(model.parameters(), rng)
         Xt = torch.from_numpy(X).to(device)
         yt = torch.from_numpy(y.astype(np.float32)).to(device)
         active = [single.penalty_ for single in singles if single.penalty_ is not None]
@@ -89,37 +84,27 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
                 model,
                 ref._train_data(None, y, None, Xt, yt, None)[0],
                 pool,
+                loop,
                 strengths=strengths,
-                epochs=est.epochs,
-                optimizer=optimizer,
-                scheduler=scheduler,
-                rng=rng,
                 group_weights=weights,
                 steps_per_epoch=steps,
                 penalties=[single._make_penalty() for single in singles],
-                verbose=bool(est.verbose),
             )
         else:
             data, group_codes = ref._train_data(s, y, groups, Xt, yt, ref.penalty_)
             adv_opts = None
             if active and active[0].has_adversary:
-                adv_opts = [
-                    torch.optim.Adam(p.parameters(), lr=est.adversary_lr or est.lr) for p in active
-                ]
+                adv_opts = [est._adversary_optimizer(p) for p in active]
             histories = train_plain_stacked(
                 model,
                 data,
+                loop,
                 penalties=active or None,
                 strengths=strengths,
                 convex=est._mixing(penalty) == "convex",
-                epochs=est.epochs,
                 batch_size=est.batch_size,
-                optimizer=optimizer,
-                scheduler=scheduler,
-                rng=rng,
                 adversary_optimizers=adv_opts,
                 group_codes=groups,
-                verbose=bool(est.verbose),
                 fixed_batches=bool(est.fixed_batches),
             )
     for k, single in enumerate(singles):

@@ -13,7 +13,13 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._training import TrainData, predict_from_proba, train_ftm, train_plain
+from otfair.estimators._training import (
+    TrainData,
+    TrainLoop,
+    predict_from_proba,
+    train_ftm,
+    train_plain,
+)
 from otfair.estimators.classification.curve import (
     fit_curve,
     fit_from_shared,
@@ -272,18 +278,13 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             self.penalty_ = self._make_penalty().fit(s, y) if self._active() else None
             if self.penalty_ is not None:
                 self.penalty_.to(device)
-            optimizer = torch.optim.Adam(self.model_.parameters(), lr=self.lr)
-            scheduler = (
-                torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=self.lr_decay)
-                if self.lr_decay != 1.0
-                else None
-            )
+            loop = self._train_loop(self.model_.parameters(), rng)
             Xt = torch.from_numpy(X).to(device)
             yt = torch.from_numpy(y.astype(np.float32)).to(device)
             if pairs:
-                self.history_ = self._fit_ftm(X, y, groups, Xt, yt, optimizer, scheduler, rng)
+                self.history_ = self._fit_ftm(X, y, groups, Xt, yt, loop)
             else:
-                self.history_ = self._fit_plain(s, y, groups, Xt, yt, optimizer, scheduler, rng)
+                self.history_ = self._fit_plain(s, y, groups, Xt, yt, loop)
         self.model_.eval()
         return self
 
@@ -344,7 +345,21 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             data.features = Xt
         return data, group_codes
 
-    def _fit_plain(self, s, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
+    def _train_loop(self, params: Any, rng: np.random.Generator) -> TrainLoop:
+        """Adam on ``params`` (decayed per epoch when ``lr_decay != 1``) and the settings."""
+        optimizer = torch.optim.Adam(params, lr=self.lr)
+        scheduler = (
+            torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=self.lr_decay)
+            if self.lr_decay != 1.0
+            else None
+        )
+        return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose))
+
+    def _adversary_optimizer(self, penalty: FairnessPenalty) -> torch.optim.Optimizer:
+        """Adam on the adversary of ``penalty`` (``adversary_lr``, default ``lr``)."""
+        return torch.optim.Adam(penalty.parameters(), lr=self.adversary_lr or self.lr)
+
+    def _fit_plain(self, s, y, groups, Xt, yt, loop: TrainLoop) -> list[float]:
         data, group_codes = self._train_data(s, y, groups, Xt, yt, self.penalty_)
         mixing = self._mixing(self.penalty_)
         a = float(self.strength)
@@ -354,20 +369,16 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
 
         adv_opt = None
         if self.penalty_ is not None and self.penalty_.has_adversary:
-            adv_opt = torch.optim.Adam(self.penalty_.parameters(), lr=self.adversary_lr or self.lr)
+            adv_opt = self._adversary_optimizer(self.penalty_)
         return train_plain(
             self.model_,
             data,
+            loop,
             penalty=self.penalty_,
             mix=mix,
-            epochs=self.epochs,
             batch_size=self.batch_size,
-            optimizer=optimizer,
-            scheduler=scheduler,
-            rng=rng,
             adversary_optimizer=adv_opt,
             group_codes=group_codes,
-            verbose=bool(self.verbose),
         )
 
     def _ftm_setup(self, X, y, groups) -> tuple[np.ndarray, tuple[float, float], int]:
@@ -391,22 +402,18 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         steps = math.ceil(sizes.sum() / self.batch_size)
         return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
 
-    def _fit_ftm(self, X, y, groups, Xt, yt, optimizer, scheduler, rng) -> list[float]:
+    def _fit_ftm(self, X, y, groups, Xt, yt, loop: TrainLoop) -> list[float]:
         pool, weights, steps = self._ftm_setup(X, y, groups)
         data = TrainData(X=Xt, y=yt, s=None, strata=None)
         return train_ftm(
             self.model_,
             data,
             pool,
+            loop,
             strength=float(self.strength),
-            epochs=self.epochs,
-            optimizer=optimizer,
-            scheduler=scheduler,
-            rng=rng,
             group_weights=weights,
             steps_per_epoch=steps,
             penalty=self.penalty_,
-            verbose=bool(self.verbose),
         )
 
     # ------------------------------------------------------------------ predict

@@ -10,6 +10,21 @@ from torch import nn
 _ACTIVATIONS = {"relu": nn.ReLU, "tanh": nn.Tanh, "elu": nn.ELU, "leaky_relu": nn.LeakyReLU}
 
 
+def activation_class(activation: str) -> type[nn.Module]:
+    """Return the module class of the hidden non-linearity ``activation``.
+
+    Raises
+    ------
+    ValueError
+        If ``activation`` is not one of "relu", "tanh", "elu", "leaky_relu".
+    """
+    if activation not in _ACTIVATIONS:
+        raise ValueError(
+            f"`activation` must be one of {sorted(_ACTIVATIONS)}, got {activation!r}."
+        )
+    return _ACTIVATIONS[activation]
+
+
 class MLP(nn.Module):
     """Multi-layer perceptron returning *logits* (no output non-linearity).
 
@@ -43,14 +58,11 @@ class MLP(nn.Module):
         super().__init__()
         if int(in_features) < 1:
             raise ValueError(f"`in_features` must be >= 1, got {in_features}.")
-        if activation not in _ACTIVATIONS:
-            raise ValueError(
-                f"`activation` must be one of {sorted(_ACTIVATIONS)}, got {activation!r}."
-            )
+        act = activation_class(activation)
         widths = [int(in_features), *[int(h) for h in hidden]]
         layers: list[nn.Module] = []
         for w_in, w_out in zip(widths[:-1], widths[1:], strict=True):
-            layers += [nn.Linear(w_in, w_out), _ACTIVATIONS[activation]()]
+            layers += [nn.Linear(w_in, w_out), act()]
         layers.append(nn.Linear(widths[-1], int(out_features)))
         self.net = nn.Sequential(*layers)
         self.in_features = int(in_features)

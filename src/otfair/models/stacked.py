@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
-from otfair.models.mlp import _ACTIVATIONS, MLP
+from otfair.models.mlp import _ACTIVATIONS, MLP, activation_class
 
 
 def _linear_layers(model: MLP) -> list[nn.Linear]:
@@ -54,8 +54,8 @@ class StackedMLP(nn.Module):
         Layer weights (the transpose of ``nn.Linear.weight``, so ``h @ W``).
     biases : sequence of tensors of shape (K, 1, out_l)
         Layer biases.
-    activation : {"relu", "tanh", "elu", "leaky_relu"}, default="relu"
-        Hidden non-linearity.
+    activation : str, default="relu"
+        Hidden non-linearity of the models (see :class:`~otfair.models.MLP`).
 
     Examples
     --------
@@ -80,14 +80,11 @@ class StackedMLP(nn.Module):
         super().__init__()
         if len(weights) != len(biases) or not weights:
             raise ValueError("`weights` and `biases` must be non-empty and of equal length.")
-        if activation not in _ACTIVATIONS:
-            raise ValueError(
-                f"`activation` must be one of {sorted(_ACTIVATIONS)}, got {activation!r}."
-            )
+        act = activation_class(activation)
         self.weights = nn.ParameterList([nn.Parameter(w.detach().clone()) for w in weights])
         self.biases = nn.ParameterList([nn.Parameter(b.detach().clone()) for b in biases])
         self.activation = activation
-        self._act = _ACTIVATIONS[activation]()
+        self._act = act()
 
     @classmethod
     def from_models(cls, models: Sequence[MLP]) -> StackedMLP:

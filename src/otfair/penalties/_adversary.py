@@ -80,14 +80,9 @@ class AdversaryPenalty(FairnessPenalty):
         ce = F.binary_cross_entropy_with_logits(self.adversary(logit)[:, 0], target)
         return ce, target.mean()
 
-    def adversary_loss(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Cross-entropy of the adversary (what its optimizer minimizes); scores detached."""
-        ce, _ = self._adversary_ce(scores.detach(), sensitive, labels)
+    def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the adversary's cross-entropy (what its optimizer minimizes)."""
+        ce, _ = self._adversary_ce(batch.scores, batch.sensitive, batch.labels)
         return ce
 
     def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:

@@ -138,7 +138,18 @@ class FairnessPenalty(nn.Module, abc.ABC):
         sensitive: torch.Tensor,
         labels: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Loss of the penalty's own adversary (only when ``has_adversary``)."""
+        """Loss of the penalty's own adversary (only when ``has_adversary``).
+
+        What the adversary's optimizer minimizes after each predictor step; the scores
+        are detached (the adversary's step does not move the predictor), then
+        :meth:`evaluate_adversary` computes the loss on the batch.
+        """
+        if not self.has_adversary:
+            raise NotImplementedError(f"{type(self).__name__} has no adversary.")
+        return self.evaluate_adversary(PenaltyBatch(scores.detach(), sensitive, labels))
+
+    def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Adversary's loss on a batch with detached scores (penalties with an adversary)."""
         raise NotImplementedError(f"{type(self).__name__} has no adversary.")
 
 

@@ -22,7 +22,19 @@ from otfair.models.adversarial import JointAdversary, clip_weights_, gradient_pe
 from otfair.penalties._base import FairnessPenalty
 
 
-class JointDiscriminatorPenalty(FairnessPenalty):
+class _JointAdversaryPenalty(FairnessPenalty):
+    """An adversary network ``f(Z, Y)`` (``JointAdversary(latent_dim, hidden)``) on ``(Z, Y)``."""
+
+    requires_labels = True
+    requires_features = True
+    has_adversary = True
+
+    def __init__(self, latent_dim: int, hidden: Sequence[int] = (60,)) -> None:
+        super().__init__()
+        self.adversary = JointAdversary(latent_dim, hidden=hidden)
+
+
+class JointDiscriminatorPenalty(_JointAdversaryPenalty):
     r"""CENet's discriminator: cross-entropy of predicting the group from ``(Z, Y)``.
 
     .. math:: L_f = \mathrm{CE}\big(a,\ f(Z, Y)\big)
@@ -37,21 +49,13 @@ class JointDiscriminatorPenalty(FairnessPenalty):
         Hidden widths of the discriminator.
     """
 
-    requires_labels = True
-    requires_features = True
-    has_adversary = True
-
-    def __init__(self, latent_dim: int, hidden: Sequence[int] = (60,)) -> None:
-        super().__init__()
-        self.adversary = JointAdversary(latent_dim, hidden=hidden)
-
     def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
         """Return the discriminator's cross-entropy on ``(features, labels)``."""
         logits = self.adversary(features, labels)
         return F.binary_cross_entropy_with_logits(logits, sensitive.to(logits.dtype))
 
 
-class JointCriticPenalty(FairnessPenalty):
+class JointCriticPenalty(_JointAdversaryPenalty):
     r"""WassersteinNet's critic: negative Kantorovich-Rubinstein estimate on ``(Z, Y)``.
 
     .. math::
@@ -65,19 +69,13 @@ class JointCriticPenalty(FairnessPenalty):
 
     Parameters
     ----------
-    latent_dim : int
-        Width of ``Z``.
-    hidden : sequence of int, default=(60,)
-        Hidden widths of the critic.
+    latent_dim, hidden
+        As in :class:`JointDiscriminatorPenalty` (``hidden``: the critic's widths).
     clip : float or None, default=0.01
         Weight clipping bound applied after each step (:meth:`after_step`).
     gradient_penalty : float, default=0.0
         :math:`\gamma`.
     """
-
-    requires_labels = True
-    requires_features = True
-    has_adversary = True
 
     def __init__(
         self,
@@ -86,8 +84,7 @@ class JointCriticPenalty(FairnessPenalty):
         clip: float | None = 0.01,
         gradient_penalty: float = 0.0,
     ) -> None:
-        super().__init__()
-        self.adversary = JointAdversary(latent_dim, hidden=hidden)
+        super().__init__(latent_dim, hidden)
         self.clip = clip
         self.gradient_penalty = float(gradient_penalty)
 

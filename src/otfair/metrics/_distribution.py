@@ -106,17 +106,8 @@ def ks_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any)
         \mathrm{KSDP} = \max_{a, b}\; \sup_t \bigl| F_a(t) - F_b(t) \bigr|,
 
     with :math:`F_g` the empirical CDF of the scores of group :math:`g` (exact; equals the
-    two-sample KS statistic).
-
-    Parameters
-    ----------
-    y_true, y_score, sensitive_features
-        See :func:`~otfair.metrics.mean_score_gap`.
-
-    Returns
-    -------
-    float
-        In [0, 1].
+    two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
+    the value lies in [0, 1].
     """
     return _score_distance(y_true, y_score, sensitive_features, ks_distance)
 

@@ -81,7 +81,9 @@ def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
     return build
 
 
-def _build_reduction(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
+def _build_reduction(
+    strength: float, run: RunArgs, options: dict[str, Any]
+) -> ReductionClassifier:
     notion = run.notion or "dp"
     return ReductionClassifier(strength, notion=notion, random_state=run.random_state, **options)
 

@@ -14,6 +14,7 @@ import os
 import threading
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 _REPO = Path(__file__).resolve().parents[1]
@@ -25,6 +26,12 @@ if "OTFAIR_DATA_DIR" not in os.environ and _SHARED.is_dir():
 # One torch thread per test worker: CI runs `pytest -n 2` on 2 cores.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
+@pytest.fixture(params=[0, 1, 2])
+def rng(request) -> np.random.Generator:
+    """A numpy Generator seeded 0, 1 and 2 in turn: the test runs once per seed."""
+    return np.random.default_rng(request.param)
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _bad_inputs import check_bad_fit_inputs
 from scipy.optimize import linear_sum_assignment
 from scipy.stats import wasserstein_distance
 from sklearn.base import clone
@@ -86,14 +87,9 @@ def test_columns_pass_through_and_seeded():
 
 def test_bad_inputs():
     X, s = _toy(100)
-    with pytest.raises(ValueError, match="at least 2 groups"):
-        OTRepair().fit(X, sensitive_features=np.zeros(100))
-    Xn = X.copy()
-    Xn[3, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        OTRepair().fit(Xn, sensitive_features=s)
-    with pytest.raises(ValueError, match="rows"):
-        OTRepair().fit(X, sensitive_features=s[:10])
+    check_bad_fit_inputs(
+        lambda X_, s_: OTRepair().fit(X_, sensitive_features=s_), X, s, n_short=10, nan_at=(3, 1)
+    )
     with pytest.raises(ValueError, match="strength"):
         OTRepair(2.0).fit(X, sensitive_features=s)
     with pytest.raises(ValueError, match="two groups"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _bad_inputs import check_bad_fit_inputs
 from sklearn.linear_model import LogisticRegression
 
 from otfair.estimators.postprocessing.wb_postprocess import WassersteinBarycenterClassifier
@@ -101,14 +102,7 @@ def test_ties_are_randomized_to_exact_rates_and_seeded():
 def test_bad_inputs():
     X, y, s = _toy(200)
     model = WassersteinBarycenterClassifier(LogisticRegression(), random_state=0)
-    with pytest.raises(ValueError, match="at least 2 groups"):
-        model.fit(X, y, sensitive_features=np.zeros(200))
-    Xn = X.copy()
-    Xn[0, 0] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        model.fit(Xn, y, sensitive_features=s)
-    with pytest.raises(ValueError, match="rows"):
-        model.fit(X, y, sensitive_features=s[:20])
+    check_bad_fit_inputs(lambda X_, s_: model.fit(X_, y, sensitive_features=s_), X, s, n_short=20)
     with pytest.raises(ValueError, match="binary"):
         model.fit(X, y + 2, sensitive_features=s)
     model.fit(X, y, sensitive_features=s)

@@ -15,24 +15,14 @@ def dummy():
     import _exp_dummy_methods  # noqa: F401
 
 
+def _fit(*args):
+    return CliRunner().invoke(app, ["fit", "--dataset", "synthetic", *map(str, args)])
+
+
 def test_fit_json_equals_run_single(dummy):
     from otfair.experiments import run_single
 
-    res = CliRunner().invoke(
-        app,
-        [
-            "fit",
-            "--dataset",
-            "synthetic",
-            "--method",
-            "dummy-lr",
-            "--strength",
-            "0.1",
-            "--seed",
-            "2",
-            "--json",
-        ],
-    )
+    res = _fit("--method", "dummy-lr", "--strength", "0.1", "--seed", "2", "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     ref = run_single("synthetic", "dummy-lr", strength=0.1, seed=2)
@@ -42,20 +32,7 @@ def test_fit_json_equals_run_single(dummy):
 
 
 def test_fit_table_and_options(dummy):
-    res = CliRunner().invoke(
-        app,
-        [
-            "fit",
-            "--dataset",
-            "synthetic",
-            "--method",
-            "dummy-lr",
-            "-o",
-            "sleep=0.01",
-            "--max-train-rows",
-            "300",
-        ],
-    )
+    res = _fit("--method", "dummy-lr", "-o", "sleep=0.01", "--max-train-rows", "300")
     assert res.exit_code == 0, res.output
     assert "accuracy" in res.output and "n_train" in res.output and "300" in res.output
 
@@ -69,27 +46,12 @@ def test_fit_table_and_options(dummy):
     ],
 )
 def test_fit_errors(dummy, args, match):
-    base = ["fit", "--dataset", "synthetic", "--method", "dummy-lr"]
-    res = CliRunner().invoke(app, base + args)
+    res = _fit("--method", "dummy-lr", *args)
     assert res.exit_code == 2 and match in res.output
 
 
 def test_fit_real_method_smoke():
-    res = CliRunner().invoke(
-        app,
-        [
-            "fit",
-            "--dataset",
-            "synthetic",
-            "--method",
-            "unfair",
-            "--epochs",
-            "1",
-            "--max-train-rows",
-            "500",
-            "--json",
-        ],
-    )
+    res = _fit("--method", "unfair", "--epochs", "1", "--max-train-rows", "500", "--json")
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert 0.0 <= out["accuracy"] <= 1.0 and out["n_train"] == 500
@@ -103,10 +65,6 @@ def _one_line_error(res, *needles):
     assert "Traceback" not in res.output
     for needle in needles:
         assert needle in lines[0], lines[0]
-
-
-def _fit(*args):
-    return CliRunner().invoke(app, ["fit", "--dataset", "synthetic", *map(str, args)])
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from _classif_data import two_group_data
 from sklearn.base import clone
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
@@ -7,11 +8,7 @@ from otfair.estimators.classification.fair_classifier import FairClassifier
 
 
 def _data(n=600, seed=0):
-    rng = np.random.default_rng(seed)
-    s = (rng.random(n) < 0.4).astype(int)
-    X = rng.normal(size=(n, 4))
-    X[:, 0] += 1.5 * s
-    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0.7).astype(int)
+    X, y, s = two_group_data(n, seed, d=4)
     return X.astype(np.float32), y, s
 
 

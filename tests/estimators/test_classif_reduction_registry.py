@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from _classif_data import two_group_data
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
@@ -10,17 +11,8 @@ METHODS = ["unfair", "unfair-mlp", "otf", "norm", "barycenter", "ftm", "ftm-join
            "adv", "reduction"]  # fmt: skip
 
 
-def _data(n=600, seed=0):
-    rng = np.random.default_rng(seed)
-    s = (rng.random(n) < 0.4).astype(int)
-    X = rng.normal(size=(n, 3))
-    X[:, 0] += 1.5 * s
-    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0.7).astype(int)
-    return X, y, s
-
-
 def test_reduction_reproducible_and_fairer_than_plain_lr():
-    X, y, s = _data()
+    X, y, s = two_group_data()
     a = ReductionClassifier(0.01, random_state=0).fit(X, y, sensitive_features=s)
     b = clone(a).fit(X, y, sensitive_features=s)
     pa = a.predict_proba(X)
@@ -73,7 +65,7 @@ def test_all_methods_registered_with_paper_defaults():
 
 @pytest.mark.parametrize("name", METHODS)
 def test_every_method_fits_on_small_data(name):
-    X, y, s = _data(300)
+    X, y, s = two_group_data(300)
     opts = {} if name == "reduction" else {"batch_size": 100, "group_batch_size": 32}
     est = get_method(name).build(
         None, notion="dp", random_state=0, epochs=1, device="cpu", dataset=None, **opts

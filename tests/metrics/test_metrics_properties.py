@@ -4,36 +4,20 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _metric_families import GROUP_GAPS, LINEAR
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from otfair.metrics import (
-    demographic_parity_gap,
     equalized_odds_gap,
     fairness_report,
-    false_positive_rate_gap,
     ks_demographic_parity,
     max_equalized_odds_gap,
     mean_score_gap,
-    pdp_violation,
-    peo_violation,
-    true_positive_rate_gap,
-    tv_demographic_parity,
     wasserstein_demographic_parity,
 )
 
-GROUP_GAPS = [
-    demographic_parity_gap,
-    mean_score_gap,
-    wasserstein_demographic_parity,
-    ks_demographic_parity,
-    tv_demographic_parity,
-    true_positive_rate_gap,
-    false_positive_rate_gap,
-    equalized_odds_gap,
-    max_equalized_odds_gap,
-]
-GAPS = [*GROUP_GAPS, pdp_violation, peo_violation]
+GAPS = [*GROUP_GAPS, *LINEAR]
 
 probs = st.floats(0.0, 1.0, allow_nan=False, width=32)
 

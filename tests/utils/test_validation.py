@@ -2,58 +2,51 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from otfair.utils import (
-    check_binary_labels,
-    check_consistent_length,
-    check_finite_1d,
-    check_probabilities,
-    check_sensitive_features,
-    encode_groups,
-)
+from otfair import utils
 
 
 def test_finite_1d_flattens_column_and_rejects_nan():
-    assert check_finite_1d([[1.0], [2.0]], "x").shape == (2,)
+    assert utils.check_finite_1d([[1.0], [2.0]], "x").shape == (2,)
     with pytest.raises(ValueError, match="`x` contains 1 NaN"):
-        check_finite_1d([1.0, np.nan], "x")
+        utils.check_finite_1d([1.0, np.nan], "x")
     with pytest.raises(ValueError, match="`x` must be 1-D"):
-        check_finite_1d(np.zeros((2, 2)), "x")
+        utils.check_finite_1d(np.zeros((2, 2)), "x")
     with pytest.raises(ValueError, match="`x` is empty"):
-        check_finite_1d([], "x")
+        utils.check_finite_1d([], "x")
 
 
 def test_binary_labels():
-    np.testing.assert_array_equal(check_binary_labels([True, False, 1.0]), [1, 0, 1])
+    np.testing.assert_array_equal(utils.check_binary_labels([True, False, 1.0]), [1, 0, 1])
     with pytest.raises(ValueError, match=r"`y_true` must contain binary labels.*\[2\.0\]"):
-        check_binary_labels([0, 1, 2])
+        utils.check_binary_labels([0, 1, 2])
 
 
 def test_probabilities_range():
     with pytest.raises(ValueError, match="`y_score` must be probabilities"):
-        check_probabilities([0.2, 1.5])
+        utils.check_probabilities([0.2, 1.5])
 
 
 def test_consistent_length():
     with pytest.raises(ValueError, match="`a` has 2, `b` has 3"):
-        check_consistent_length(a=[1, 2], b=[1, 2, 3])
+        utils.check_consistent_length(a=[1, 2], b=[1, 2, 3])
 
 
 def test_encode_groups_single_and_intersectional():
-    codes, groups = encode_groups(["m", "f", "m"])
+    codes, groups = utils.encode_groups(["m", "f", "m"])
     assert groups.tolist() == ["f", "m"]
     np.testing.assert_array_equal(codes, [1, 0, 1])
     df = pd.DataFrame({"sex": [0, 0, 1, 1], "race": [0, 1, 0, 1]})
-    codes, groups = encode_groups(df)
+    codes, groups = utils.encode_groups(df)
     assert len(groups) == 4 and len(set(codes)) == 4
     with pytest.raises(ValueError, match="at least 2 groups"):
-        encode_groups([1, 1, 1])
+        utils.encode_groups([1, 1, 1])
     with pytest.raises(ValueError, match="missing values"):
-        encode_groups(np.array(["a", None], dtype=object))
+        utils.encode_groups(np.array(["a", None], dtype=object))
 
 
 def test_sensitive_features_numeric_2d():
-    assert check_sensitive_features([0, 1, 1]).shape == (3, 1)
+    assert utils.check_sensitive_features([0, 1, 1]).shape == (3, 1)
     with pytest.raises(ValueError, match="one-hot encode"):
-        check_sensitive_features(["a", "b"])
+        utils.check_sensitive_features(["a", "b"])
     with pytest.raises(ValueError, match="3 samples expected"):
-        check_sensitive_features([0, 1], n_samples=3)
+        utils.check_sensitive_features([0, 1], n_samples=3)

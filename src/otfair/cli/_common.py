@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import numpy as np
@@ -16,23 +15,11 @@ def fail(message: str, code: int = 2) -> None:
     raise typer.Exit(code)
 
 
-def _jsonable(obj: Any) -> Any:
-    if isinstance(obj, dict):
-        return {str(k): _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_jsonable(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, np.ndarray):
-        return _jsonable(obj.tolist())
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
-
-
 def echo_json(obj: Any) -> None:
     """Print ``obj`` as JSON (numpy scalars converted, NaN/inf as null)."""
-    typer.echo(json.dumps(_jsonable(obj), indent=2, sort_keys=False))
+    from otfair.experiments._store import to_jsonable  # the library's one JSON conversion
+
+    typer.echo(json.dumps(to_jsonable(obj), indent=2, sort_keys=False))
 
 
 def parse_key_values(pairs: list[str] | None, option: str = "--option") -> dict[str, Any]:

@@ -16,6 +16,20 @@ _DATA_FIX = (
     "at a directory that holds it"
 )
 
+#: The options that are keywords of ``run_single`` under the same name, passed as given.
+_PASSED_AS_IS = (
+    "strength",
+    "seed",
+    "notion",
+    "epochs",
+    "device",
+    "test_size",
+    "source_domain",
+    "target_domain",
+    "max_train_rows",
+    "data_home",
+)
+
 
 class _FitCommand(TyperCommand):
     """``fit`` whose help lists the registered methods (loaded only when help is shown)."""
@@ -36,6 +50,7 @@ def _progress_default(progress: bool | None, as_json: bool) -> bool:
 
 
 def fit_command(
+    ctx: typer.Context,
     dataset: str = typer.Option(..., "--dataset", help="Dataset name (`otfair datasets list`)."),
     method: str = typer.Option(..., "--method", help="Method name (`otfair methods list`)."),
     strength: float | None = typer.Option(
@@ -93,18 +108,9 @@ def fit_command(
         result = run_single(
             dataset,
             method,
-            strength=strength,
-            seed=seed,
-            notion=notion,
-            epochs=epochs,
-            device=device,
-            test_size=test_size,
+            **{name: ctx.params[name] for name in _PASSED_AS_IS},
             dataset_options=dataset_options,
             method_options=method_options,
-            source_domain=source_domain,
-            target_domain=target_domain,
-            max_train_rows=max_train_rows,
-            data_home=data_home,
             verbose=_progress_default(progress, as_json),
             announce=note,
         )

@@ -19,9 +19,12 @@ from otfair.cli._common import fail
 from otfair.cli.sweep import (
     CONFIRM_ABOVE_HOURS,
     EXIT_RUNS_FAILED,
-    _confirm_plan,
+    ProgressOption,
+    WorkersOption,
+    YesOption,
     _interrupted,
     _print_errors,
+    _runner_options,
     _summary_line,
 )
 
@@ -44,17 +47,15 @@ def reproduce_command(
         Path | None,
         typer.Option("--config", help="Config file (default configs/PAPER.toml)."),
     ] = None,
-    workers: int = typer.Option(1, "--workers", help="Worker processes (1 = in process)."),
-    yes: bool = typer.Option(
-        False, "--yes", "-y", help="Start a sweep estimated above --confirm-above hours."
-    ),
+    workers: WorkersOption = 1,
+    yes: YesOption = False,
     confirm_above: float = typer.Option(
         CONFIRM_ABOVE_HOURS, "--confirm-above", min=0.0, help="Hours above which to ask."
     ),
     run: bool = typer.Option(
         True, "--run/--no-run", help="--no-run: write the report from the stored runs only."
     ),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress display."),
+    progress: ProgressOption = True,
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.experiments import ConfigError, load_spec
@@ -70,14 +71,11 @@ def reproduce_command(
         result = reproduce(
             paper,
             out,
-            profile=profile,
             report_dir=report_dir,
             config=config,
-            workers=workers,
             run=run,
-            progress=progress,
-            on_plan=_confirm_plan(yes, confirm_above),
             command=command,
+            **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         fail(str(exc))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -28,6 +28,18 @@ EXIT_RUNS_FAILED = 1
 CONFIRM_ABOVE_HOURS = 1.0
 #: How many distinct error messages a sweep prints.
 SHOWN_ERRORS = 5
+
+#: Options that ``otfair sweep`` and ``otfair reproduce`` declare alike.
+WorkersOption = Annotated[
+    int, typer.Option("--workers", help="Worker processes (1 = in process).")
+]
+YesOption = Annotated[
+    bool,
+    typer.Option("--yes", "-y", help="Start a sweep estimated above --confirm-above hours."),
+]
+ProgressOption = Annotated[
+    bool, typer.Option("--progress/--no-progress", help="Progress display.")
+]
 
 
 def _confirm_plan(yes: bool, confirm_above: float) -> Callable[[SweepPlan], None]:
@@ -59,6 +71,14 @@ def _confirm_plan(yes: bool, confirm_above: float) -> Callable[[SweepPlan], None
     return on_plan
 
 
+def _runner_options(
+    profile: str, workers: int, progress: bool, yes: bool, confirm_above: float
+) -> dict[str, Any]:
+    """Return the sweep runner's keywords from the options ``sweep`` and ``reproduce`` share."""
+    on_plan = _confirm_plan(yes, confirm_above)
+    return {"profile": profile, "workers": workers, "progress": progress, "on_plan": on_plan}
+
+
 def _print_errors(summary: SweepSummary) -> None:
     n = len(summary.errors)
     shown = summary.errors[:SHOWN_ERRORS]
@@ -85,7 +105,7 @@ def sweep_command(
     config: Annotated[Path, typer.Argument(help="TOML sweep spec (see configs/).")],
     out: Annotated[Path, typer.Option("--out", help="Output directory (holds results.sqlite).")],
     profile: str = typer.Option("full", "--profile", help="Profile of the spec: quick, full..."),
-    workers: int = typer.Option(1, "--workers", help="Worker processes (1 = in process)."),
+    workers: WorkersOption = 1,
     backend: str = typer.Option("local", "--backend", help="local (processes) or cluster (Dask)."),
     scheduler: str | None = typer.Option(
         None, "--scheduler", help="Address of an existing Dask scheduler (cluster backend)."
@@ -95,10 +115,8 @@ def sweep_command(
         False, "--retry-failed", help="Run again the runs stored with an error."
     ),
     report: bool = typer.Option(False, "--report", help="Write the report when done."),
-    progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress display."),
-    yes: bool = typer.Option(
-        False, "--yes", "-y", help="Start a sweep estimated above --confirm-above hours."
-    ),
+    progress: ProgressOption = True,
+    yes: YesOption = False,
     confirm_above: float = typer.Option(
         CONFIRM_ABOVE_HOURS,
         "--confirm-above",
@@ -130,15 +148,12 @@ def sweep_command(
         summary = run_sweep(
             spec,
             out,
-            profile=profile,
-            workers=workers,
             backend=backend,  # type: ignore[arg-type]
             scheduler=scheduler,
             retry_failed=retry_failed,
-            progress=progress,
             merge=merge,
-            on_plan=_confirm_plan(yes, confirm_above),
             stack=stack,
+            **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError, SchedulerUnreachableError) as exc:
         fail(str(exc))

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
-from otfair.datasets._io import check_choice, read_table
+from otfair.datasets._io import categorical_columns, check_choice, read_table
 
 COLUMNS = [
     "age", "job", "marital", "education", "default", "housing", "loan", "contact", "month",
@@ -56,6 +56,7 @@ def load_bank(
     Returns
     -------
     FairDataset
+        30,488 rows (41,188 with ``drop_unknown=False``); label 1 = subscribed.
 
     Raises
     ------
@@ -79,7 +80,7 @@ def load_bank(
         sens = pd.DataFrame({"age_binned": (age >= AGE_THRESHOLD).astype(np.int64)})
         coding = f"age_binned (1 = age >= {AGE_THRESHOLD}, 0 = younger; OTF)"
     data = frame.drop(columns=["age", "y"])
-    categorical = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
+    categorical = categorical_columns(data)
     return FairDataset(
         name="bank",
         data=data,

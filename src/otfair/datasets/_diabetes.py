@@ -9,7 +9,7 @@ import pandas as pd
 
 from otfair.datasets._base import FairDataset
 from otfair.datasets._fetch import locate_first
-from otfair.datasets._io import MalformedFileError, check_choice, read_table
+from otfair.datasets._io import MalformedFileError, categorical_columns, check_choice, read_table
 
 GZ_FILE = "diabetes/diabetic_data.csv.gz"
 CSV_FILE = "diabetes/diabetic_data.csv"
@@ -131,7 +131,7 @@ def load_diabetes(
         sens = pd.DataFrame({"age": (frame["age"] >= AGE_THRESHOLD).astype(np.int64)})
         coding = f"age (1 = {AGE_THRESHOLD} or older)"
     data = frame.drop(columns=["Y", sensitive])
-    categorical = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
+    categorical = categorical_columns(data)
     return FairDataset(
         name="diabetes",
         data=data,

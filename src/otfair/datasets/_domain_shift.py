@@ -18,6 +18,7 @@ from otfair.datasets._adult import CATEGORICAL as ADULT_CATEGORICAL
 from otfair.datasets._adult import adult_frame
 from otfair.datasets._base import FairDataset, FairSplit
 from otfair.datasets._diabetes import AGE_THRESHOLD, diabetes_frame
+from otfair.datasets._io import categorical_columns
 from otfair.datasets._verify import verification
 
 
@@ -102,7 +103,7 @@ def _diabetes_gender(
 ) -> DomainShift:
     frame = diabetes_frame(data_home)
     frame["age"] = (frame["age"] >= AGE_THRESHOLD).astype(np.int64)
-    categorical = [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]
+    categorical = categorical_columns(frame)
     male = (frame["gender"] == 1).to_numpy()
     return _pair(
         "diabetes_gender",

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
-from otfair.datasets._io import MalformedFileError, check_choice, read_table
+from otfair.datasets._io import MalformedFileError, categorical_columns, check_choice, read_table
 
 COLUMNS = [
     "checking_status", "duration", "credit_history", "purpose", "credit_amount", "savings",
@@ -59,7 +59,7 @@ def load_german(
         drop = ["age", "class"]
         coding = "age (1 = older than 25, 0 = 25 or younger)"
     data = frame.drop(columns=drop)
-    categorical = [c for c in data.columns if not pd.api.types.is_numeric_dtype(data[c])]
+    categorical = categorical_columns(data)
     return FairDataset(
         name="german",
         data=data,

@@ -13,7 +13,13 @@ import pandas as pd
 from otfair.datasets._errors import MalformedFileError
 from otfair.datasets._fetch import fetch_file
 
-__all__ = ["MalformedFileError", "check_choice", "read_table", "require_columns"]
+__all__ = [
+    "MalformedFileError",
+    "categorical_columns",
+    "check_choice",
+    "read_table",
+    "require_columns",
+]
 
 
 @functools.lru_cache(maxsize=32)
@@ -82,3 +88,8 @@ def check_choice(value: Any, name: str, choices: Sequence[Any]) -> Any:
     if value not in choices:
         raise ValueError(f"`{name}` must be one of {list(choices)}; got {value!r}.")
     return value
+
+
+def categorical_columns(frame: pd.DataFrame) -> list[str]:
+    """Return the columns of ``frame`` that are not numeric (one-hot encoded later)."""
+    return [c for c in frame.columns if not pd.api.types.is_numeric_dtype(frame[c])]

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from otfair.datasets._base import FairDataset
+from otfair.datasets._base import FairDataset, Task
 
 
 def _check_positive_int(value: int, name: str, minimum: int = 1) -> int:
@@ -20,6 +21,41 @@ def _check_ratio(value: float, name: str) -> float:
     if not 0.0 < float(value) < 1.0:
         raise ValueError(f"`{name}` must be in (0, 1); got {value!r}.")
     return float(value)
+
+
+def _check_sizes(n_samples: int, n_features: int, group_ratio: float) -> tuple[int, int, float]:
+    """Check the size arguments every generator takes: rows (>= 10), features, P(S = 1)."""
+    n = _check_positive_int(n_samples, "n_samples", 10)
+    d = _check_positive_int(n_features, "n_features")
+    return n, d, _check_ratio(group_ratio, "group_ratio")
+
+
+def _check_pair(value: tuple[float, float], name: str, *, positive: bool) -> np.ndarray:
+    """Return a per-group pair of positive (or non-negative) numbers as an array."""
+    pair = np.asarray(value, dtype=np.float64)
+    if pair.shape != (2,) or not np.all(pair > 0 if positive else pair >= 0):
+        what = "positive" if positive else "non-negative"
+        raise ValueError(f"`{name}` must be two {what} numbers; got {value!r}.")
+    return pair
+
+
+def _features(X: np.ndarray) -> pd.DataFrame:
+    """Return the Gaussian features as columns ``x0..x{d-1}``."""
+    return pd.DataFrame(X, columns=[f"x{j}" for j in range(X.shape[1])])
+
+
+def _dataset(
+    name: str,
+    data: pd.DataFrame,
+    y: np.ndarray,
+    s: np.ndarray,
+    task: Task,
+    description: str,
+    **fields: Any,
+) -> FairDataset:
+    """Return a generated :class:`FairDataset` whose sensitive column is ``group``."""
+    sensitive = pd.DataFrame({"group": s})
+    return FairDataset(name, data, y, sensitive, task, description, **fields)
 
 
 def _groups(rng: np.random.Generator, n: int, ratio: float) -> np.ndarray:
@@ -75,9 +111,7 @@ def make_synthetic(
     -------
     FairDataset
     """
-    n = _check_positive_int(n_samples, "n_samples", 10)
-    d = _check_positive_int(n_features, "n_features")
-    ratio = _check_ratio(group_ratio, "group_ratio")
+    n, d, ratio = _check_sizes(n_samples, n_features, group_ratio)
     rng = np.random.default_rng(random_state)
     s = _groups(rng, n, ratio)
     u = np.ones(d) / np.sqrt(d)
@@ -86,20 +120,15 @@ def make_synthetic(
     y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logits))).astype(np.float64)
     noisy = X[:, 0] + 0.5 * rng.standard_normal(n)
     segment = np.array(["a", "b", "c"])[np.digitize(noisy, np.quantile(noisy, [1 / 3, 2 / 3]))]
-    data = pd.DataFrame(X, columns=[f"x{j}" for j in range(d)])
+    data = _features(X)
     data["segment"] = segment
-    return FairDataset(
-        name="synthetic",
-        data=data,
-        target=y,
-        sensitive=pd.DataFrame({"group": s}),
-        task="classification",
-        description=(
-            f"Synthetic two-group data (n={n}, d={d}, seed={random_state}): X|S ~ N(delta*S*u, I) "
-            f"with delta={covariate_shift}, Y ~ Bernoulli(sigmoid(w'X + beta*S)) with "
-            f"beta={label_bias}, P(S=1)={ratio}. group = 1 is the shifted, favoured group."
-        ),
-        categorical=["segment"],
+    description = (
+        f"Synthetic two-group data (n={n}, d={d}, seed={random_state}): X|S ~ N(delta*S*u, I) "
+        f"with delta={covariate_shift}, Y ~ Bernoulli(sigmoid(w'X + beta*S)) with "
+        f"beta={label_bias}, P(S=1)={ratio}. group = 1 is the shifted, favoured group."
+    )
+    return _dataset(
+        "synthetic", data, y, s, "classification", description, categorical=["segment"]
     )
 
 
@@ -195,12 +224,8 @@ def make_synthetic_scm(
     -------
     SyntheticSCM
     """
-    n = _check_positive_int(n_samples, "n_samples", 10)
-    d = _check_positive_int(n_features, "n_features")
-    ratio = _check_ratio(group_ratio, "group_ratio")
-    sig = np.asarray(sigma, dtype=np.float64)
-    if sig.shape != (2,) or not np.all(sig > 0):
-        raise ValueError(f"`sigma` must be two positive numbers; got {sigma!r}.")
+    n, d, ratio = _check_sizes(n_samples, n_features, group_ratio)
+    sig = _check_pair(sigma, "sigma", positive=True)
     rng = np.random.default_rng(random_state)
     A = np.tril(rng.uniform(-0.5, 0.5, size=(d, d)), k=-1)
     B = np.linalg.inv(np.eye(d) - A)
@@ -212,18 +237,13 @@ def make_synthetic_scm(
     X_cf = (mu[1 - s] + sig[1 - s][:, None] * eps) @ B.T
     logits = (X - X.mean(axis=0)) @ _weights(d)
     y = (rng.random(n) < 1.0 / (1.0 + np.exp(-logits))).astype(np.float64)
-    dataset = FairDataset(
-        name="synthetic_scm",
-        data=pd.DataFrame(X, columns=[f"x{j}" for j in range(d)]),
-        target=y,
-        sensitive=pd.DataFrame({"group": s}),
-        task="classification",
-        description=(
-            f"Linear SCM of FTM §4.1 (n={n}, d={d}, seed={random_state}): X_s = B(mu_s + eps_s), "
-            f"mu_1 - mu_0 = {mean_shift}, sigma = {tuple(sig.tolist())}; known counterfactuals "
-            "(make_synthetic_scm(...).counterfactual). group = 1 has mean mu_1."
-        ),
-        scaling="minmax",
+    description = (
+        f"Linear SCM of FTM §4.1 (n={n}, d={d}, seed={random_state}): X_s = B(mu_s + eps_s), "
+        f"mu_1 - mu_0 = {mean_shift}, sigma = {tuple(sig.tolist())}; known counterfactuals "
+        "(make_synthetic_scm(...).counterfactual). group = 1 has mean mu_1."
+    )
+    dataset = _dataset(
+        "synthetic_scm", _features(X), y, s, "classification", description, scaling="minmax"
     )
     return SyntheticSCM(dataset=dataset, counterfactual=X_cf, A=A, B=B, mu=mu, sigma=sig, D=D)
 
@@ -264,27 +284,17 @@ def make_synthetic_regression(
     -------
     FairDataset
     """
-    n = _check_positive_int(n_samples, "n_samples", 10)
-    d = _check_positive_int(n_features, "n_features")
-    ratio = _check_ratio(group_ratio, "group_ratio")
-    nu = np.asarray(noise, dtype=np.float64)
-    if nu.shape != (2,) or not np.all(nu >= 0):
-        raise ValueError(f"`noise` must be two non-negative numbers; got {noise!r}.")
+    n, d, ratio = _check_sizes(n_samples, n_features, group_ratio)
+    nu = _check_pair(noise, "noise", positive=False)
     rng = np.random.default_rng(random_state)
     s = _groups(rng, n, ratio)
     X = rng.standard_normal((n, d)) + 0.5 * s[:, None]
     w = np.vstack([_weights(d), _weights(d) + 0.5])
     y = np.einsum("ij,ij->i", X, w[s]) + float(label_shift) * s
     y = y + nu[s] * rng.standard_normal(n)
-    return FairDataset(
-        name="synthetic_regression",
-        data=pd.DataFrame(X, columns=[f"x{j}" for j in range(d)]),
-        target=y,
-        sensitive=pd.DataFrame({"group": s}),
-        task="regression",
-        description=(
-            f"Synthetic regression (n={n}, d={d}, seed={random_state}): Y = w_S'X + "
-            f"{label_shift}*S + noise_S*eps, noise = {tuple(nu.tolist())}. group = 1 is the "
-            "minority with a different slope and noisier labels."
-        ),
+    description = (
+        f"Synthetic regression (n={n}, d={d}, seed={random_state}): Y = w_S'X + "
+        f"{label_shift}*S + noise_S*eps, noise = {tuple(nu.tolist())}. group = 1 is the "
+        "minority with a different slope and noisier labels."
     )
+    return _dataset("synthetic_regression", _features(X), y, s, "regression", description)

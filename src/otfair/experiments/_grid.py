@@ -88,6 +88,16 @@ class DatasetEntry:
     source_domain: str | None = None
     target_domain: str | None = None
 
+    def run_fields(self) -> dict[str, Any]:
+        """Return the :class:`RunConfig` fields that this dataset entry sets."""
+        return {
+            "dataset": self.name,
+            "dataset_label": self.label,
+            "dataset_options": dict(self.options),
+            "source_domain": self.source_domain,
+            "target_domain": self.target_domain,
+        }
+
 
 @dataclass(frozen=True)
 class MethodEntry:
@@ -100,6 +110,14 @@ class MethodEntry:
     options: Mapping[str, Any] = field(default_factory=dict)
     epochs: int | None = None
     datasets: tuple[str, ...] | None = None
+
+    def run_fields(self) -> dict[str, Any]:
+        """Return the :class:`RunConfig` fields that this method entry sets."""
+        return {
+            "method": self.name,
+            "method_label": self.label,
+            "method_options": dict(self.options),
+        }
 
 
 @dataclass(frozen=True)
@@ -151,6 +169,13 @@ class SweepSpec:
         seeds = prof.seeds if prof.seeds is not None else self.seeds
         test_size = prof.test_size if prof.test_size is not None else self.test_size
         rows = prof.max_train_rows if prof.max_train_rows is not None else self.max_train_rows
+        # what every run of the profile shares
+        shared = {
+            "test_size": test_size,
+            "max_train_rows": rows,
+            "device": self.device,
+            "audits": self.audits,
+        }
         out: list[RunConfig] = []
         for ds in self.datasets:
             if prof.datasets is not None and ds.label not in prof.datasets:
@@ -166,22 +191,13 @@ class SweepSpec:
                         for seed in seeds:
                             out.append(
                                 RunConfig(
-                                    dataset=ds.name,
-                                    dataset_label=ds.label,
-                                    dataset_options=dict(ds.options),
-                                    source_domain=ds.source_domain,
-                                    target_domain=ds.target_domain,
-                                    method=m.name,
-                                    method_label=m.label,
-                                    method_options=dict(m.options),
+                                    **ds.run_fields(),
+                                    **m.run_fields(),
                                     strength=strength,
                                     notion=notion,
                                     seed=seed,
                                     epochs=epochs,
-                                    test_size=test_size,
-                                    max_train_rows=rows,
-                                    device=self.device,
-                                    audits=self.audits,
+                                    **shared,
                                 )
                             )
         return out

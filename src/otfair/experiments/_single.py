@@ -99,14 +99,28 @@ def _load_by_name(name: str, options: Mapping[str, Any]) -> Any:
     return load_dataset(name, **dict(options))
 
 
-def _load_standard_split(
+def _load_splits(
     dataset: Any,
-    *,
-    seed: int,
-    test_size: float,
-    sensitive_as_input: bool,
+    domains: tuple[str, str] | None,
     dataset_options: Mapping[str, Any],
-) -> tuple[str, Any]:
+    split_args: Mapping[str, Any],
+) -> tuple[str, Any, Any]:
+    """Return ``(name, source, split)``, each split made by ``.split(**split_args)``.
+
+    With ``domains = (source, target)``, the target and source splits of a domain-shift
+    pair, sharing one feature space (fit on the source train part); else the dataset's
+    split and ``source = None``.
+    """
+    if domains is not None:
+        if not isinstance(dataset, str):
+            raise TypeError("`dataset` must be a dataset name when domains are given.")
+        from otfair.datasets import load_domain_shift
+
+        source_domain, target_domain = domains
+        options = dict(dataset_options)
+        pair = load_domain_shift(dataset, source=source_domain, target=target_domain, **options)
+        source, split = pair.split(**split_args)
+        return dataset, source, split
     if isinstance(dataset, str):
         ds = _load_by_name(dataset, dataset_options)
         name = dataset
@@ -115,32 +129,7 @@ def _load_standard_split(
             raise ValueError("`dataset_options` can only be used with a dataset name.")
         ds = dataset
         name = str(getattr(ds, "name", type(ds).__name__))
-    split = ds.split(test_size=test_size, random_state=seed, sensitive_as_input=sensitive_as_input)
-    return name, split
-
-
-def _load_drift_splits(
-    dataset: str,
-    *,
-    source_domain: str,
-    target_domain: str,
-    seed: int,
-    test_size: float,
-    sensitive_as_input: bool,
-    dataset_options: Mapping[str, Any],
-) -> tuple[Any, Any]:
-    """Source and target splits sharing one feature space (fit on the source train part)."""
-    from otfair.datasets import load_domain_shift
-
-    pair = load_domain_shift(
-        dataset,
-        source=source_domain,
-        target=target_domain,
-        **dict(dataset_options),
-    )
-    return pair.split(
-        test_size=test_size, random_state=seed, sensitive_as_input=sensitive_as_input
-    )
+    return name, None, ds.split(**split_args)
 
 
 #: Test scores of unfair reference models, per (dataset, options, seed, split, budget):
@@ -363,28 +352,13 @@ def run_single(
             raise ValueError("`data_home` can only be used with a registered dataset name.")
         dataset_options["data_home"] = str(data_home)
 
-    if source_domain is not None:
-        if not isinstance(dataset, str):
-            raise TypeError("`dataset` must be a dataset name when domains are given.")
-        source, split = _load_drift_splits(
-            dataset,
-            source_domain=source_domain,
-            target_domain=str(target_domain),
-            seed=seed,
-            test_size=test_size,
-            sensitive_as_input=spec.sensitive_as_input,
-            dataset_options=dataset_options,
-        )
-        name = dataset
-    else:
-        source = None
-        name, split = _load_standard_split(
-            dataset,
-            seed=seed,
-            test_size=test_size,
-            sensitive_as_input=spec.sensitive_as_input,
-            dataset_options=dataset_options,
-        )
+    domains = None if source_domain is None else (source_domain, str(target_domain))
+    split_args = {
+        "test_size": test_size,
+        "random_state": seed,
+        "sensitive_as_input": spec.sensitive_as_input,
+    }
+    name, source, split = _load_splits(dataset, domains, dataset_options, split_args)
     task = split.task
     if task != spec.task:
         raise ValueError(

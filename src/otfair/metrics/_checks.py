@@ -93,13 +93,24 @@ def prepare_binary(
 
 
 def prepare_scores_groups(
-    y_score: Any, sensitive_features: Any, *, probabilities: bool = False
+    y_true: Any, y_score: Any, sensitive_features: Any, *, probabilities: bool = False
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a call that needs only scores and groups (no labels)."""
+    """Validate a call that needs only scores and groups (``y_true``: its length only)."""
+    check_lengths(y_true=y_true, y_score=y_score)
     check_lengths(y_score=y_score, sensitive_features=sensitive_features)
     score = prepare_scores(y_score, probabilities=probabilities)
     codes, groups = encode_groups(sensitive_features, "sensitive_features")
     return score, codes, groups
+
+
+def encode_two_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Encode a sensitive attribute that must define exactly two groups (codes 0 and 1)."""
+    codes, groups = encode_groups(sensitive_features)
+    if len(groups) != 2:
+        raise ValueError(
+            f"`sensitive_features` must define exactly two groups; got {len(groups)}."
+        )
+    return codes, groups
 
 
 def prepare_regression(

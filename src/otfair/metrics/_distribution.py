@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from otfair.metrics._checks import check_lengths, prepare_scores_groups
+from otfair.metrics._checks import prepare_scores_groups
 
 
 def wasserstein_1d(u: np.ndarray, v: np.ndarray) -> float:
@@ -63,6 +63,17 @@ def max_pairwise_distance(
     return max(distance(samples[a], samples[b]) for a, b in combinations(range(n_groups), 2))
 
 
+def _score_distance(
+    y_true: Any,
+    y_score: Any,
+    sensitive_features: Any,
+    distance: Callable[[np.ndarray, np.ndarray], float],
+) -> float:
+    """Validate a metric call and return the largest ``distance`` between two groups."""
+    score, codes, groups = prepare_scores_groups(y_true, y_score, sensitive_features)
+    return max_pairwise_distance(score, codes, len(groups), distance)
+
+
 def wasserstein_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
     r"""WDP: exact 1-Wasserstein distance between the groups' score distributions.
 
@@ -76,21 +87,15 @@ def wasserstein_demographic_parity(y_true: Any, y_score: Any, *, sensitive_featu
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Targets (only the length is checked).
-    y_score : array-like of shape (n,)
-        Scores or predictions.
-    sensitive_features : array-like of shape (n,) or (n, k)
-        Group membership; several columns define intersectional groups.
+    y_true, y_score, sensitive_features
+        See :func:`~otfair.metrics.mean_score_gap`.
 
     Returns
     -------
     float
         Non-negative; at most 1 for scores in [0, 1].
     """
-    check_lengths(y_true=y_true, y_score=y_score)
-    score, codes, groups = prepare_scores_groups(y_score, sensitive_features)
-    return max_pairwise_distance(score, codes, len(groups), wasserstein_1d)
+    return _score_distance(y_true, y_score, sensitive_features, wasserstein_1d)
 
 
 def ks_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
@@ -101,25 +106,10 @@ def ks_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any)
         \mathrm{KSDP} = \max_{a, b}\; \sup_t \bigl| F_a(t) - F_b(t) \bigr|,
 
     with :math:`F_g` the empirical CDF of the scores of group :math:`g` (exact; equals the
-    two-sample KS statistic).
-
-    Parameters
-    ----------
-    y_true : array-like of shape (n,)
-        Targets (only the length is checked).
-    y_score : array-like of shape (n,)
-        Scores or predictions.
-    sensitive_features : array-like of shape (n,) or (n, k)
-        Group membership.
-
-    Returns
-    -------
-    float
-        In [0, 1].
+    two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
+    the value lies in [0, 1].
     """
-    check_lengths(y_true=y_true, y_score=y_score)
-    score, codes, groups = prepare_scores_groups(y_score, sensitive_features)
-    return max_pairwise_distance(score, codes, len(groups), ks_distance)
+    return _score_distance(y_true, y_score, sensitive_features, ks_distance)
 
 
 def tv_demographic_parity(
@@ -164,8 +154,7 @@ def tv_demographic_parity(
     lo, hi = (float(v) for v in score_range)
     if not hi > lo:
         raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")
-    check_lengths(y_true=y_true, y_score=y_score)
-    score, codes, groups = prepare_scores_groups(y_score, sensitive_features)
+    score, codes, groups = prepare_scores_groups(y_true, y_score, sensitive_features)
     if score.min() < lo or score.max() > hi:
         raise ValueError(
             f"`y_score` must lie in score_range [{lo}, {hi}]; got range "

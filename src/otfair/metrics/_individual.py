@@ -17,8 +17,13 @@ from typing import Any
 import numpy as np
 from scipy.stats import rankdata
 
-from otfair.metrics._checks import check_lengths, check_matrix, check_threshold
-from otfair.utils import check_finite_1d, check_probabilities, encode_groups
+from otfair.metrics._checks import (
+    check_lengths,
+    check_matrix,
+    check_threshold,
+    encode_two_groups,
+)
+from otfair.utils import check_finite_1d, check_probabilities
 
 
 def flip_columns(
@@ -193,11 +198,7 @@ def self_fulfilling_prophecy(
     ref = check_probabilities(reference_score, "reference_score")
     fair = check_probabilities(fair_score, "fair_score")
     tau = check_threshold(threshold)
-    codes, groups = encode_groups(sensitive_features)
-    if len(groups) != 2:
-        raise ValueError(
-            f"`sensitive_features` must define exactly two groups; got {len(groups)}."
-        )
+    codes, groups = encode_two_groups(sensitive_features)
     matches = [i for i, g in enumerate(groups) if g == privileged]
     if not matches:
         raise ValueError(

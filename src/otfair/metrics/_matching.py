@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from otfair.metrics._checks import check_lengths, check_matrix
-from otfair.utils import check_finite_1d, encode_groups
+from otfair.metrics._checks import check_lengths, check_matrix, encode_two_groups
+from otfair.utils import check_finite_1d
 
 
 def matched_demographic_parity(
@@ -189,11 +189,7 @@ def fair_matching_cost(
     x = check_matrix(X, "X")
     check_lengths(X=x, y_score=y_score, sensitive_features=sensitive_features)
     score = check_finite_1d(y_score, "y_score")
-    codes, groups = encode_groups(sensitive_features)
-    if len(groups) != 2:
-        raise ValueError(
-            f"`sensitive_features` must define exactly two groups; got {len(groups)}."
-        )
+    codes, groups = encode_two_groups(sensitive_features)
     for name, value in (("batch_size", batch_size), ("n_batches", n_batches)):
         if not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")

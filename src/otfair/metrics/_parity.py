@@ -12,7 +12,6 @@ from typing import Any, Literal
 import numpy as np
 
 from otfair.metrics._checks import (
-    check_lengths,
     check_threshold,
     group_means,
     max_pairwise_gap,
@@ -75,14 +74,13 @@ def mean_score_gap(y_true: Any, y_score: Any, *, sensitive_features: Any) -> flo
     y_score : array-like of shape (n,)
         Scores or predictions.
     sensitive_features : array-like of shape (n,) or (n, k)
-        Group membership.
+        Group membership; several columns define intersectional groups.
 
     Returns
     -------
     float
     """
-    check_lengths(y_true=y_true, y_score=y_score)
-    score, codes, groups = prepare_scores_groups(y_score, sensitive_features)
+    score, codes, groups = prepare_scores_groups(y_true, y_score, sensitive_features)
     means, _ = group_means(score, codes, len(groups))
     return max_pairwise_gap(means)
 
@@ -116,6 +114,8 @@ def true_positive_rate_gap(
 ) -> float:
     r"""True-positive-rate gap, i.e. the equal-opportunity (EOpp) gap.
 
+    Also exported as ``equal_opportunity_gap``.
+
     .. math::
 
         \max_{a, b}\; \bigl| P(\hat Y = 1 \mid S = a, Y = 1) - P(\hat Y = 1 \mid S = b, Y = 1)
@@ -140,6 +140,10 @@ def true_positive_rate_gap(
     return _rate_gap(y_true, y_score, sensitive_features, threshold, label=1)
 
 
+#: The equal-opportunity (EOpp) gap is the true-positive-rate gap.
+equal_opportunity_gap = true_positive_rate_gap
+
+
 def false_positive_rate_gap(
     y_true: Any, y_score: Any, *, sensitive_features: Any, threshold: float = 0.5
 ) -> float:
@@ -152,14 +156,8 @@ def false_positive_rate_gap(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary labels; every group needs at least one negative.
-    y_score : array-like of shape (n,)
-        Probability scores in [0, 1].
-    sensitive_features : array-like of shape (n,) or (n, k)
-        Group membership.
-    threshold : float, default=0.5
-        Decision threshold.
+    y_true, y_score, sensitive_features, threshold
+        See :func:`true_positive_rate_gap`; here every group needs at least one negative.
 
     Returns
     -------
@@ -167,25 +165,6 @@ def false_positive_rate_gap(
         The gap, in [0, 1].
     """
     return _rate_gap(y_true, y_score, sensitive_features, threshold, label=0)
-
-
-def equal_opportunity_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, threshold: float = 0.5
-) -> float:
-    """Equal-opportunity (EOpp) gap; an alias of :func:`true_positive_rate_gap`.
-
-    Parameters
-    ----------
-    y_true, y_score, sensitive_features, threshold
-        See :func:`true_positive_rate_gap`.
-
-    Returns
-    -------
-    float
-    """
-    return true_positive_rate_gap(
-        y_true, y_score, sensitive_features=sensitive_features, threshold=threshold
-    )
 
 
 def equalized_odds_gap(
@@ -211,14 +190,9 @@ def equalized_odds_gap(
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Binary labels; every group needs positives and negatives.
-    y_score : array-like of shape (n,)
-        Probability scores in [0, 1].
-    sensitive_features : array-like of shape (n,) or (n, k)
-        Group membership.
-    threshold : float, default=0.5
-        Decision threshold.
+    y_true, y_score, sensitive_features, threshold
+        See :func:`true_positive_rate_gap`; here every group needs positives and
+        negatives.
     agg : {"mean", "worst_case"}, default="mean"
         How the two label-conditional gaps are combined.
 
@@ -272,10 +246,8 @@ def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
 
     Parameters
     ----------
-    y_true : array-like of shape (n,)
-        Real targets.
-    y_pred : array-like of shape (n,)
-        Predictions.
+    y_true, y_pred
+        See :func:`~otfair.metrics.mean_squared_error`.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership.
 

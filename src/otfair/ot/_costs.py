@@ -65,8 +65,8 @@ def sqeuclidean_cost(X: object, Y: object) -> torch.Tensor:
 
     Parameters
     ----------
-    X : tensor of shape (n0, d)
-    Y : tensor of shape (n1, d)
+    X, Y
+        See :func:`euclidean_cost`, whose exact distances are squared.
 
     Returns
     -------

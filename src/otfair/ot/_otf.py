@@ -38,6 +38,7 @@ solve several mass vectors on one cost build it once and call its methods.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import torch
@@ -128,31 +129,20 @@ def otf_dual(
     return _problem(h, C, G, chunk_rows).otf_dual(h, eps, **options)
 
 
-def otfr_dual(
-    h: object,
-    C: object,
-    G: object,
-    eps: float,
-    *,
-    tol: float = 1e-4,
-    max_iter: int = 100,
-    mu0: object | None = None,
-    eps_start: float | None = None,
-    chunk_rows: int | None = None,
-    warn: bool = True,
-    method: str = "semidual",
-    solver: Any = None,
-) -> OTFResult:
+_OTF_DUAL_SIGNATURE = inspect.signature(otf_dual)
+
+
+def otfr_dual(h: object, C: object, G: object, eps: float, **options: Any) -> OTFResult:
     r"""Solve the relaxed :math:`\mathrm{OTFR}_\varepsilon(h)` dual (bounds :math:`|G h|`).
 
-    Same parameters and result as :func:`otf_dual`; ``result.mu`` holds
-    :math:`\nu = \phi - \psi` and the value includes :math:`\sum_c \gamma_c(\phi_c +
-    \psi_c)`. Rows with :math:`\gamma_c = 0` are treated as equalities (the same
-    closed-form update as OTF), so that :math:`\mathrm{OTF}^0_\varepsilon(h) = 0`
-    exactly when :math:`G h = 0` exactly.
+    Same parameters (the keyword ones with the same defaults) and result as
+    :func:`otf_dual`; ``result.mu`` holds :math:`\nu = \phi - \psi` and the value
+    includes :math:`\sum_c \gamma_c(\phi_c + \psi_c)`. Rows with :math:`\gamma_c = 0`
+    are treated as equalities (the same closed-form update as OTF), so that
+    :math:`\mathrm{OTF}^0_\varepsilon(h) = 0` exactly when :math:`G h = 0` exactly.
     """
-    options = {"tol": tol, "max_iter": max_iter, "mu0": mu0, "eps_start": eps_start,
-               "warn": warn, "method": method, "solver": solver}  # fmt: skip
+    _OTF_DUAL_SIGNATURE.bind(h, C, G, eps, **options)  # a TypeError for any other keyword
+    chunk_rows = options.pop("chunk_rows", None)
     return _problem(h, C, G, chunk_rows).otfr_dual(h, eps, **options)
 
 

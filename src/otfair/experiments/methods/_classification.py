@@ -15,7 +15,13 @@ from typing import Any
 
 from otfair.estimators import FairClassifier, ReductionClassifier
 from otfair.experiments.methods._settings import paper_settings
-from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
+from otfair.experiments.methods._spec import (
+    MethodSpec,
+    RunArgs,
+    builder,
+    register_method,
+    strength_spec,
+)
 
 OTF_ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
 #: OTF's own alpha grid. The converged OTF0 gradient is large (at alpha = 0.1 the PDP on
@@ -75,14 +81,11 @@ def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
     return build
 
 
-@builder
 def _build_reduction(
-    strength: float | None, run: RunArgs, options: dict[str, Any]
+    strength: float, run: RunArgs, options: dict[str, Any]
 ) -> ReductionClassifier:
-    eps = 0.01 if strength is None else float(strength)
-    return ReductionClassifier(
-        eps, notion=run.notion or "dp", random_state=run.random_state, **options
-    )
+    notion = run.notion or "dp"
+    return ReductionClassifier(strength, notion=notion, random_state=run.random_state, **options)
 
 
 def _fair(
@@ -193,13 +196,11 @@ _SPECS = (
         notions=("dp", "eo"),
         description="CE + lambda adversary gain (Zhang et al. adversarial debiasing).",
     ),
-    MethodSpec(
-        name="reduction",
-        task="classification",
-        build=_build_reduction,
-        strength_name="eps",
-        default_strengths=REDUCTION_EPS,
-        default_strength=0.01,
+    strength_spec(
+        "reduction",
+        "classification",
+        _build_reduction,
+        ("eps", REDUCTION_EPS, 0.01),
         sensitive_as_input=True,
         notions=("dp", "eo"),
         description="fairlearn ExponentiatedGradient around LogisticRegression (eps bound).",

@@ -16,13 +16,14 @@ eps (the accuracy-parity paper's {0.01, 0.1, 0.5, 1.0}); the others are otfair's
 spanning [0, 1] (0: no repair / the base model, 1: full repair / exact parity), with
 wb-postprocess's grid dense near 1 where its DP gap moves (docs/baselines.md's tables).
 The ``-o`` options go to the fair estimator (OTRepair, FairPCA, the barycenter
-post-processors, CODRFFRegressor), the base models being fixed. The four wrapped methods
-register no ``estimator`` class (the built object is an adapter, not the fair estimator),
-so their options are checked by the fair estimator's constructor, not up front.
+post-processors, CODRFFRegressor), the base models being fixed. Each registers the fair
+estimator as its ``estimator`` (the built object of the four wrapped methods is an
+adapter around it), whose constructor parameters are the accepted options.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from sklearn.linear_model import LinearRegression, LogisticRegression
@@ -37,7 +38,14 @@ from otfair.estimators.preprocessing.sensitive_column import (
 )
 from otfair.estimators.regression.cod_rff import CODRFFRegressor
 from otfair.experiments.methods._extras import group_errors_report
-from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
+from otfair.experiments.methods._spec import (
+    MethodSpec,
+    RunArgs,
+    Strength,
+    Task,
+    register_method,
+    strength_spec,
+)
 
 __all__: list[str] = []
 
@@ -47,127 +55,144 @@ COD_RFF_EPS = (0.01, 0.1, 0.5, 1.0)
 _OTFAIR_GRID = "strength grid: otfair's choice (the paper gives none)"
 
 
+_LOGISTIC = "LogisticRegression(max_iter=1000)"
+
+
 def _logistic() -> LogisticRegression:
     return LogisticRegression(max_iter=1000)
 
 
-def _strength(strength: float | None, default: float = 1.0) -> float:
-    return default if strength is None else float(strength)
-
-
-@builder
-def _build_ot_repair(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
-    repair = OTRepair(_strength(strength), random_state=run.random_state, **options)
+def _build_ot_repair(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
+    repair = OTRepair(strength, random_state=run.random_state, **options)
     return RepairedClassifier(repair, _logistic(), sensitive_column=-1)
 
 
-@builder
-def _build_fair_pca(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+def _build_fair_pca(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
     params: dict[str, Any] = {"n_components": 10, **options}
-    pca = FairPCA(strength=_strength(strength), notion=run.notion or "dp", **params)
+    pca = FairPCA(strength=strength, notion=run.notion or "dp", **params)
     return RepairedClassifier(pca, _logistic(), sensitive_column=None)
 
 
-@builder
-def _build_wb_classifier(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+def _build_wb_classifier(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
     wb = WassersteinBarycenterClassifier(
-        _logistic(), strength=_strength(strength), random_state=run.random_state, **options
+        _logistic(), strength=strength, random_state=run.random_state, **options
     )
     return SensitiveColumnEstimator(wb, sensitive_column=-1)
 
 
-@builder
-def _build_wb_regressor(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+def _build_wb_regressor(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
     wb = WassersteinBarycenterRegressor(
-        LinearRegression(),
-        strength=_strength(strength),
-        random_state=run.random_state,
-        **options,
+        LinearRegression(), strength=strength, random_state=run.random_state, **options
     )
     return SensitiveColumnEstimator(wb, sensitive_column=-1)
 
 
-@builder
-def _build_cod_rff(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
-    return CODRFFRegressor(_strength(strength, 0.1), random_state=run.random_state, **options)
+def _build_cod_rff(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
+    return CODRFFRegressor(strength, random_state=run.random_state, **options)
 
+
+def _baseline(
+    name: str,
+    make: Callable[[float, RunArgs, dict[str, Any]], Any],
+    strength: Strength,
+    estimator: type,
+    description: str,
+    *,
+    grid_note: str = _OTFAIR_GRID,
+    task: Task = "classification",
+    base: str | None = None,
+    sensitive_column: int | None = None,
+    defaults: dict[str, Any] | None = None,
+    **fields: Any,
+) -> MethodSpec:
+    """Describe one baseline; ``base`` and ``sensitive_column`` join its ``defaults``.
+
+    ``description`` is completed with ``grid_note`` (where the strength grid comes
+    from). ``base`` is the fixed base model; ``sensitive_column=-1`` says that the built
+    estimator reads the sensitive attribute from the last input column (the method is
+    then ``sensitive_as_input``).
+    """
+    shown = dict(defaults or {})
+    if base is not None:
+        shown["base"] = base
+    if sensitive_column is not None:
+        shown["sensitive_column"] = sensitive_column
+    return strength_spec(
+        name,
+        task,
+        make,
+        strength,
+        estimator=estimator,
+        description=f"{description}; {grid_note}.",
+        sensitive_as_input=sensitive_column is not None,
+        defaults=shown,
+        **fields,
+    )
+
+
+#: What the group-aware baselines share: the sensitive attribute as the last input
+#: column, demographic parity only.
+_AWARE: dict[str, Any] = {"sensitive_column": -1, "notions": ("dp",)}
+#: What the barycenter post-processors share: their base model is built, not an option.
+_POSTPROCESS: dict[str, Any] = {**_AWARE, "fixed": ("estimator", "prefit")}
+#: What the regression baselines share: the group errors in their report.
+_REGRESSION: dict[str, Any] = {"task": "regression", "extra_report": group_errors_report}
 
 _SPECS = (
-    MethodSpec(
-        name="ot-repair",
-        task="classification",
-        build=_build_ot_repair,
-        strength_name="lambda",
-        default_strengths=UNIT_GRID,
-        default_strength=1.0,
-        sensitive_as_input=True,
-        notions=("dp",),
-        description="OT repair of the features to the groups' barycenter (partial: "
-        "lambda), then LogisticRegression; " + _OTFAIR_GRID + ".",
+    _baseline(
+        "ot-repair",
+        _build_ot_repair,
+        ("lambda", UNIT_GRID, 1.0),
+        OTRepair,
+        "OT repair of the features to the groups' barycenter (partial: lambda), then "
+        "LogisticRegression",
         paper="Gordaliza et al. 2019, §3-5; Feldman et al. 2015, §5",
-        defaults={"base": "LogisticRegression(max_iter=1000)", "sensitive_column": -1},
-        estimator=OTRepair,
+        base=_LOGISTIC,
+        **_AWARE,
     ),
-    MethodSpec(
-        name="fair-pca",
-        task="classification",
-        build=_build_fair_pca,
-        strength_name="lambda",
-        default_strengths=UNIT_GRID,
-        default_strength=1.0,
-        notions=("dp", "eopp"),
-        description="Fair PCA (equal projected group means, k = 10), then "
-        "LogisticRegression; " + _OTFAIR_GRID + ".",
+    _baseline(
+        "fair-pca",
+        _build_fair_pca,
+        ("lambda", UNIT_GRID, 1.0),
+        FairPCA,
+        "Fair PCA (equal projected group means, k = 10), then LogisticRegression",
         paper="Kleindessner et al. 2023, Algorithms 1-2",
-        defaults={"n_components": 10, "base": "LogisticRegression(max_iter=1000)"},
-        estimator=FairPCA,
+        defaults={"n_components": 10},
+        base=_LOGISTIC,
+        notions=("dp", "eopp"),
     ),
-    MethodSpec(
-        name="wb-postprocess",
-        task="classification",
-        build=_build_wb_classifier,
-        strength_name="lambda",
-        default_strengths=WB_CLASSIFIER_GRID,
-        default_strength=1.0,
-        sensitive_as_input=True,
-        notions=("dp",),
-        description="Barycenter post-processing of LogisticRegression scores to "
-        "(relaxed) DP, group-aware and randomized; " + _OTFAIR_GRID + ".",
+    _baseline(
+        "wb-postprocess",
+        _build_wb_classifier,
+        ("lambda", WB_CLASSIFIER_GRID, 1.0),
+        WassersteinBarycenterClassifier,
+        "Barycenter post-processing of LogisticRegression scores to (relaxed) DP, "
+        "group-aware and randomized",
         paper="Xian, Yin, Zhao 2023, §3-4",
-        defaults={"base": "LogisticRegression(max_iter=1000)", "sensitive_column": -1},
-        estimator=WassersteinBarycenterClassifier,
-        fixed=("estimator", "prefit"),
+        base=_LOGISTIC,
+        **_POSTPROCESS,
     ),
-    MethodSpec(
-        name="wb-regression",
-        task="regression",
-        build=_build_wb_regressor,
-        strength_name="lambda",
-        default_strengths=UNIT_GRID,
-        default_strength=1.0,
-        sensitive_as_input=True,
-        notions=("dp",),
-        description="Wasserstein-barycenter post-processing of LinearRegression "
-        "(relaxed: lambda); " + _OTFAIR_GRID + ".",
+    _baseline(
+        "wb-regression",
+        _build_wb_regressor,
+        ("lambda", UNIT_GRID, 1.0),
+        WassersteinBarycenterRegressor,
+        "Wasserstein-barycenter post-processing of LinearRegression (relaxed: lambda)",
         paper="Chzhen et al. 2020, eq. (6), Algorithm 1",
-        defaults={"base": "LinearRegression()", "sensitive_column": -1},
-        extra_report=group_errors_report,
-        estimator=WassersteinBarycenterRegressor,
-        fixed=("estimator", "prefit"),
+        base="LinearRegression()",
+        **_REGRESSION,
+        **_POSTPROCESS,
     ),
-    MethodSpec(
-        name="cod-rff",
-        task="regression",
-        build=_build_cod_rff,
-        strength_name="eps",
-        default_strengths=COD_RFF_EPS,
-        default_strength=0.1,
-        description="COD least squares on random Fourier features (kernel COD); eps "
-        "grid from the accuracy-parity paper.",
+    _baseline(
+        "cod-rff",
+        _build_cod_rff,
+        ("eps", COD_RFF_EPS, 0.1),
+        CODRFFRegressor,
+        "COD least squares on random Fourier features (kernel COD)",
+        grid_note="eps grid from the accuracy-parity paper",
         paper="Komiyama et al. 2018, §3-5",
-        estimator=CODRFFRegressor,
         fixed=("eps",),
-        extra_report=group_errors_report,
+        **_REGRESSION,
     ),
 )
 

@@ -13,6 +13,7 @@ dropped), as AdapFair(Aware) does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from otfair.estimators.representation import (
@@ -21,7 +22,13 @@ from otfair.estimators.representation import (
     LAFTRClassifier,
     SIPMClassifier,
 )
-from otfair.experiments.methods._spec import MethodSpec, RunArgs, builder, register_method
+from otfair.experiments.methods._spec import (
+    MethodSpec,
+    RunArgs,
+    Strength,
+    register_method,
+    strength_spec,
+)
 
 LAFTR_GAMMAS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 SIPM_LAMBDAS = (0.5, 1.0, 2.0, 5.0, 10.0)
@@ -33,83 +40,91 @@ REPR_DEFAULTS: dict[str, Any] = {"epochs": 20, "lr": 1e-3}
 SIPM_DEFAULTS: dict[str, Any] = {**REPR_DEFAULTS, "adversary_steps": 5, "adversary_lr": 1e-2}
 
 
-def _build(cls: type, default: float, fixed: dict[str, Any] | None = None):
-    @builder
-    def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
-        params: dict[str, Any] = dict(fixed or {})
+def _build(cls: type, fixed: dict[str, Any]) -> Callable[[float, RunArgs, dict], Any]:
+    def build(strength: float, run: RunArgs, options: dict[str, Any]) -> Any:
+        params: dict[str, Any] = dict(fixed)
         if run.epochs is not None:
             params["epochs"] = int(run.epochs)
         if cls is LAFTRClassifier:
             params["notion"] = run.notion or "dp"
         params.update(options)
-        return cls(
-            default if strength is None else float(strength),
-            random_state=run.random_state,
-            device=run.device,
-            **params,
-        )
+        return cls(strength, random_state=run.random_state, device=run.device, **params)
 
     return build
 
 
+def _representation(
+    name: str,
+    cls: type,
+    strength: Strength,
+    description: str,
+    paper: str,
+    *,
+    notions: tuple[str, ...],
+    defaults: dict[str, Any] = REPR_DEFAULTS,
+    fixed: dict[str, Any] | None = None,
+) -> MethodSpec:
+    """Describe the method of the representation classifier ``cls``.
+
+    ``fixed`` are constructor arguments the builder sets (shown with the ``defaults``);
+    a fixed ``sensitive_column`` makes the method ``sensitive_as_input``.
+    """
+    fixed = dict(fixed or {})
+    return strength_spec(
+        name,
+        "classification",
+        _build(cls, fixed),
+        strength,
+        estimator=cls,
+        notions=notions,
+        description=description,
+        paper=paper,
+        defaults={**defaults, **fixed},
+        fixed=tuple(fixed),
+        sensitive_as_input="sensitive_column" in fixed,
+    )
+
+
+_FTM_BASELINE = "FTM paper Table 5"
+_ADAPFAIR_BASELINE = "AdapFair paper §IV and App. D"
+
 _SPECS = (
-    MethodSpec(
-        name="laftr",
-        task="classification",
-        build=_build(LAFTRClassifier, 0.5),
-        strength_name="gamma",
-        default_strengths=LAFTR_GAMMAS,
-        default_strength=0.5,
+    _representation(
+        "laftr",
+        LAFTRClassifier,
+        ("gamma", LAFTR_GAMMAS, 0.5),
+        "Encoder + classifier + adversary on z with LAFTR's group-normalized L1 objective, "
+        "DP or EO (Madras et al. 2018).",
+        f"Madras et al. 2018, §3-5; {_FTM_BASELINE}",
         notions=("dp", "eo"),
-        description="Encoder + classifier + adversary on z with LAFTR's group-normalized "
-        "L1 objective, DP or EO (Madras et al. 2018).",
-        paper="Madras et al. 2018, §3-5; FTM paper Table 5",
-        estimator=LAFTRClassifier,
-        defaults=REPR_DEFAULTS,
     ),
-    MethodSpec(
-        name="sipm-lfr",
-        task="classification",
-        build=_build(SIPMClassifier, 2.0),
-        strength_name="lambda",
-        default_strengths=SIPM_LAMBDAS,
-        default_strength=2.0,
-        notions=("dp",),
-        description="Encoder + classifier, CE + lambda sigmoid IPM between the groups' "
+    _representation(
+        "sipm-lfr",
+        SIPMClassifier,
+        ("lambda", SIPM_LAMBDAS, 2.0),
+        "Encoder + classifier, CE + lambda sigmoid IPM between the groups' "
         "representations (Kim et al. 2022).",
-        paper="Kim et al. 2022, §3-4; FTM paper Table 5",
-        estimator=SIPMClassifier,
+        f"Kim et al. 2022, §3-4; {_FTM_BASELINE}",
+        notions=("dp",),
         defaults=SIPM_DEFAULTS,
     ),
-    MethodSpec(
-        name="cfair",
-        task="classification",
-        build=_build(CFairClassifier, 10.0),
-        strength_name="mu",
-        default_strengths=CFAIR_MUS,
-        default_strength=10.0,
+    _representation(
+        "cfair",
+        CFairClassifier,
+        ("mu", CFAIR_MUS, 10.0),
+        "Balanced error + per-label conditional alignment adversaries (Zhao et al. 2020).",
+        f"Zhao et al. 2020, §3; {_ADAPFAIR_BASELINE}",
         notions=("eo",),
-        description="Balanced error + per-label conditional alignment adversaries "
-        "(Zhao et al. 2020).",
-        paper="Zhao et al. 2020, §3; AdapFair paper §IV and App. D",
-        estimator=CFairClassifier,
-        defaults=REPR_DEFAULTS,
     ),
-    MethodSpec(
-        name="fair-nf",
-        task="classification",
-        build=_build(FairNormalizingFlowClassifier, 0.9, {"sensitive_column": -1}),
-        strength_name="gamma",
-        default_strengths=FNF_GAMMAS,
-        default_strength=0.9,
-        sensitive_as_input=True,
+    _representation(
+        "fair-nf",
+        FairNormalizingFlowClassifier,
+        ("gamma", FNF_GAMMAS, 0.9),
+        "Group-wise coupling flows to a shared latent, (1-gamma) CE + gamma symmetric KL "
+        "under GMM densities (Balunovic et al. 2022, simplified).",
+        f"Balunovic et al. 2022, §4; {_ADAPFAIR_BASELINE}",
         notions=("dp",),
-        description="Group-wise coupling flows to a shared latent, (1-gamma) CE + gamma "
-        "symmetric KL under GMM densities (Balunovic et al. 2022, simplified).",
-        paper="Balunovic et al. 2022, §4; AdapFair paper §IV and App. D",
-        estimator=FairNormalizingFlowClassifier,
-        fixed=("sensitive_column",),
-        defaults={**REPR_DEFAULTS, "sensitive_column": -1},
+        fixed={"sensitive_column": -1},
     ),
 )
 

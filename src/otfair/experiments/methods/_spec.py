@@ -156,6 +156,57 @@ def builder(make: Callable[[float | None, RunArgs, dict[str, Any]], Any]) -> Cal
     return build
 
 
+#: A trade-off parameter: its name in the paper, the grid swept and the default value.
+Strength = tuple[str, tuple[float, ...], float]
+
+
+def strength_spec(
+    name: str,
+    task: Task,
+    make: Callable[[float, RunArgs, dict[str, Any]], Any],
+    strength: Strength,
+    **fields: Any,
+) -> MethodSpec:
+    """Describe a method with a trade-off parameter, its default stated once.
+
+    Parameters
+    ----------
+    name : str
+        Method name.
+    task : {"classification", "regression"}
+        Task the method solves.
+    make : callable
+        ``make(strength, run, options)`` returning the unfitted estimator, ``strength``
+        being a float: the one asked for, or the default of ``strength`` when none is.
+    strength : tuple of (str, tuple of float, float)
+        The parameter's name in the paper, the grid ``otfair sweep`` sweeps and the
+        default (:attr:`MethodSpec.strength_name`, ``default_strengths`` and
+        ``default_strength``).
+    **fields
+        The other fields of :class:`MethodSpec`.
+
+    Returns
+    -------
+    MethodSpec
+    """
+    strength_name, grid, default = strength
+
+    def resolved(value: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
+        return make(default if value is None else float(value), run, options)
+
+    resolved.__name__ = getattr(make, "__name__", "build")
+    resolved.__doc__ = make.__doc__
+    return MethodSpec(
+        name=name,
+        task=task,
+        build=builder(resolved),
+        strength_name=strength_name,
+        default_strengths=tuple(grid),
+        default_strength=default,
+        **fields,
+    )
+
+
 _REGISTRY: dict[str, MethodSpec] = {}
 _LOADED = False
 

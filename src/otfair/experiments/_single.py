@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from otfair.experiments._audits import check_audits, run_audits
+from otfair.experiments._audits import check_audits, raw_test_features, run_audits
 
 #: Keys that describe the run itself (everything else in a result is a measurement).
 RUN_INFO_KEYS = (
@@ -106,7 +106,8 @@ def _load_standard_split(
     test_size: float,
     sensitive_as_input: bool,
     dataset_options: Mapping[str, Any],
-) -> tuple[str, Any]:
+) -> tuple[str, Any, Any]:
+    """Load ``dataset`` and split it; return its name, the split and the dataset itself."""
     if isinstance(dataset, str):
         ds = _load_by_name(dataset, dataset_options)
         name = dataset
@@ -116,7 +117,7 @@ def _load_standard_split(
         ds = dataset
         name = str(getattr(ds, "name", type(ds).__name__))
     split = ds.split(test_size=test_size, random_state=seed, sensitive_as_input=sensitive_as_input)
-    return name, split
+    return name, split, ds
 
 
 def _load_drift_splits(
@@ -303,10 +304,11 @@ def run_single(
         Called with one line naming the training budgets the method declares in
         ``MethodSpec.announce`` (e.g. AdapFair's ``base_epochs``) before fitting.
     audits : sequence of str, optional
-        Extra audits that need the model or the inputs (``"ftm"``: subset fairness,
-        fair matching transport cost and consistency; ``"sfp"``: self-fulfilling
-        prophecy against an unfair reference fitted on the same split; see
-        :mod:`._audits`).
+        Extra audits that need the model or the inputs (``"ftm"``: subset fairness on
+        random half-spaces and, for German and Dutch, on the halves split by an input
+        variable, fair matching transport cost and consistency; ``"sfp"``:
+        self-fulfilling prophecy against an unfair reference fitted on the same split,
+        with its 2x2 tables; see :mod:`._audits`).
 
     Returns
     -------
@@ -375,10 +377,10 @@ def run_single(
             sensitive_as_input=spec.sensitive_as_input,
             dataset_options=dataset_options,
         )
-        name = dataset
+        name, loaded = dataset, None
     else:
         source = None
-        name, split = _load_standard_split(
+        name, split, loaded = _load_standard_split(
             dataset,
             seed=seed,
             test_size=test_size,
@@ -452,7 +454,8 @@ def run_single(
             spec.sensitive_as_input,
         )
         reference = _reference_scores(key, split, seed=seed, epochs=epochs, device=device)
-    result.update(run_audits(audits, estimator, split, scores, seed, reference))
+    raw = raw_test_features(loaded, split) if loaded is not None and "ftm" in audits else None
+    result.update(run_audits(audits, estimator, split, scores, seed, reference, raw))
     if spec.extra_report is not None:
         result.update(spec.extra_report(estimator, split))
     return result

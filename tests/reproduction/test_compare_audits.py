@@ -76,7 +76,7 @@ def test_variable_subset_rows_are_matched_by_level_and_label():
     assert out["ours_mean"].iloc[0] == pytest.approx(0.04)  # mean of 0.03, 0.05
     assert out["ours_std"].iloc[0] == pytest.approx(pd.Series([0.03, 0.05]).std())
     assert out["verdict"].iloc[0] == verdict(0.045, 0.04, out["ours_std"].iloc[0])
-    assert "age split at its median" in out["notes"].iloc[0]
+    assert "age above its median over the test rows (high age)" in out["notes"].iloc[0]
     assert out["ours_mean"].iloc[1] == pytest.approx(0.10)
     assert out["ours_mean"].iloc[2] == pytest.approx(0.02)  # dp <= 0.03: strength 2
     assert (out["verdict"].iloc[3:] == "not run").all()

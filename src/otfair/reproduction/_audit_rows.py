@@ -56,8 +56,11 @@ def subset_note(metric: str, dataset: str) -> str:
     table = SUBSET_VARIABLES.get(dataset)
     if _SUBSET_VAR.match(metric) is None or table is None:
         return ""
-    what = table.variable if table.indicator is None else f"{table.variable} == {table.indicator}"
-    return f"otfair's halves: {what} split at its median on the test rows ({table.high} = high)"
+    if table.indicator is None:
+        what = f"{table.variable} above its median over the test rows"
+    else:
+        what = f"{table.variable} == {table.indicator}"
+    return f"otfair's halves: {what} ({table.high}) vs the rest ({table.low})"
 
 
 def _group_key(row: pd.Series) -> tuple[str, ...] | None:

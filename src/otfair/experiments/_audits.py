@@ -140,10 +140,12 @@ SUBSET_VARIABLES: dict[str, SubsetVariable] = {
         low="low age",
         source=(
             "§5.2.2: 'binarizing a specific input variable using its median value ... "
-            "{x of high age} and {x of low age}'; age in years, median 33 on German. The "
-            "text of Tables 1/8 lost the subset labels: the first subset is taken to be "
-            "high age (the order of §5.2.2). The paper does not say on which rows the "
-            "median is taken: here the test rows', like the subsets themselves."
+            "{x of high age} and {x of low age}'; age in years, median 33 on German (high: "
+            "age > 33, ~47 % of the rows). The text of Tables 1/8 lost the subset labels: "
+            "the first subset is taken to be high age (the order of §5.2.2; in otfair's "
+            "runs the low-age half has the larger gaps, as the paper's second subset "
+            "does). The paper does not say on which rows the median is taken: here the "
+            "test rows', like the subsets themselves."
         ),
     ),
     "dutch": SubsetVariable(
@@ -153,8 +155,9 @@ SUBSET_VARIABLES: dict[str, SubsetVariable] = {
         indicator="2",
         source=(
             "§5.2.2: '{x who is married} and {x who is not married}' (Tables 1, 9 print "
-            "married first). Census code 2 = married (61 % of the rows; 1 never married, "
-            "3 and 4 widowed / divorced): the one-hot column of code 2 split at its median."
+            "married first). dutch.csv ships codes 1-4 without labels; code 2 is taken "
+            "as married (the census coding 1 = never married, 2 = married; 61 % of the "
+            "rows). Its one-hot column split at its median is married vs the rest."
         ),
     ),
 }
@@ -295,11 +298,13 @@ def sfp_audit(reference_scores: np.ndarray, scores: np.ndarray, split: Any) -> d
         "sfp_spearman_s1": float(res.spearman[1]),
         "sfp_flip_rate": res.n_undesirable / len(s),
     }
+    # confusion[g]: rows = the reference's (unfair) prediction 0/1, columns = this model's
     for g, a, b in _CELLS:
-        table = res.confusion[g]  # rows: reference (unfair) 0/1; columns: fair 0/1
-        count = int(table[a, b])
-        out[sfp_cell_key(g, a, b)] = count
-        out[sfp_cell_key(g, a, b, share=True)] = count / int(table.sum())
+        out[sfp_cell_key(g, a, b)] = int(res.confusion[g][a, b])
+    for g, a, b in _CELLS:
+        out[sfp_cell_key(g, a, b, share=True)] = out[sfp_cell_key(g, a, b)] / int(
+            res.confusion[g].sum()
+        )
     return out
 
 

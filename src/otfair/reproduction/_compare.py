@@ -283,7 +283,7 @@ def _compare_one(
         if runs.empty:
             return _not_run(f"method `{method}` not in this profile's runs on {dataset}")
     if metric not in runs or runs[metric].isna().all():
-        return _not_run(f"metric `{metric}` not recorded by these runs (audit not implemented)")
+        return _not_run(f"metric `{metric}` not recorded by these runs (not in their audits)")
     strength = _strength_value(row["strength"])
     fixed_note = ""
     option = _METHOD_OPTIONS.get((str(method), str(row["strength"]).split("=")[0].strip()))

@@ -100,6 +100,8 @@ def _unsupported_reason(part: str, metric: str) -> str:
         return f"a 2x2 cell ({part}) given for `{metric}`, not an `sfp_s*_unfair*_fair*` key"
     if low.startswith("part="):
         return f"split statistic ({part}) not computed by the runs"
+    if "matched level of the boxplots" in low:
+        return "the level at which Fig. 4 compares the methods, not a result (see `subset_dp_*`)"
     if "grid point" in low:
         return "the paper's grid is compared in docs, not by a run"
     return f"setting '{part}' is not produced by otfair's runs"

@@ -146,3 +146,19 @@ def test_identity_follows_the_grid_not_the_labels(plugin_path, tmp_path):
     assert relabelled.identity()["fingerprint"] != more_seeds.identity()["fingerprint"]
     same = parse_spec({**BASE, "name": "test", "description": "again"})
     assert same.identity() == relabelled.identity()
+
+
+def test_dataset_test_size_between_sweep_and_profile(plugin_path):
+    raw = {
+        **BASE,
+        "test_size": 0.2,
+        "datasets": [{"name": "synthetic"}, {"name": "synthetic", "label": "b", "test_size": 0.3}],
+        "methods": [{"name": "dummy-lr", "strengths": [1.0]}],
+        "profiles": {"p": {"test_size": 0.5}},
+    }
+    sizes = {r.dataset_label: r.test_size for r in parse_spec(raw).runs()}
+    assert sizes == {"synthetic": 0.2, "b": 0.3}
+    assert {r.test_size for r in parse_spec(raw).runs("p")} == {0.5}  # the profile wins
+    bad = {**raw, "datasets": [{"name": "synthetic", "test_size": 1.5}]}
+    with pytest.raises(ConfigError, match=r"datasets\[0\]\.test_size"):
+        parse_spec(bad)

@@ -92,12 +92,12 @@ def test_level_not_reached_and_unsupported_settings_say_why():
     assert all(r.startswith("not run: ") for r in reasons)
     assert (out["verdict"] == "not run").all()
     assert "not reached" in reasons[0]
-    assert "subset audit" in reasons[1]
+    assert "`subset_var_high_*`" in reasons[1]  # a subset given for a panel metric
     assert "`wdp` not recorded" in reasons[2]
     assert "laftr" in reasons[3]
     assert "not available here" in reasons[4]
     assert "dutch" in reasons[5]
-    assert "2x2 counts" in reasons[6]
+    assert "paper-only number (confusion_count)" in reasons[6]
     assert verdict_counts(out) == {
         "reproduced": 0,
         "close": 0,

@@ -19,8 +19,9 @@ def test_bank_age25_matches_ftm_table11(data_dir):
     """FTM (AIF360 rule age >= 25): Table 11 puts 175 of 6,098 test rows in S = 0."""
     ds = load_dataset("bank", sensitive="age25")
     n_test = int(_ftm("Table 6", "n_test")["value"].iloc[0])
-    t11 = _ftm("Table 11", "confusion_count")
-    s0 = t11[t11.setting.str.contains("group S=0") & (t11.method == "ftm")]["value"].sum()
+    ftm = load_paper_values("ftm")
+    t11 = ftm[(ftm.ref == "Table 11") & (ftm.dataset == "bank") & (ftm.method == "ftm")]
+    s0 = t11[t11.metric.str.startswith("sfp_s0_")]["value"].sum()
     assert (n_test, s0) == (6098, 175)
     split = ds.split(random_state=0)
     assert len(split.s_test) == n_test and len(split.s_train) == 24_390

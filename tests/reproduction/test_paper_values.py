@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import math
 import re
 
@@ -84,9 +83,11 @@ def test_metric_keys_are_known_to_otfair(values):
     _, frame = values
     panel = frame.loc[frame["metric_source"] == "panel", "metric"]
     assert set(panel) <= set(CLASSIFICATION_KEYS) | set(REGRESSION_KEYS)
-    audit_source = inspect.getsource(_audits)
+    # the keys the audits declare (tests/experiments/test_audits.py checks that a run
+    # adds exactly those)
+    audit_keys = {key for keys in _audits.AUDIT_KEYS.values() for key in keys}
     for key in set(frame.loc[frame["metric_source"] == "audit", "metric"]):
-        assert f'"{key}"' in audit_source, f"{key} is not a key of otfair's audits"
+        assert key in audit_keys, f"{key} is not a key of otfair's audits"
     paper_only = set(frame.loc[frame["metric_source"] == "paper", "metric"])
     assert not paper_only & (set(CLASSIFICATION_KEYS) | set(REGRESSION_KEYS))
 

@@ -28,14 +28,14 @@ def adult_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFrame
     is stripped); ``sex`` is 1 for Male, ``race`` is 1 for White; ``fnlwgt`` (a census
     sampling weight) and ``education`` (duplicated by ``education-num``) are dropped.
     """
-    return _clean(_read_raw(data_home))
+    return _clean(_read_raw(data_home)).drop(columns="_from_test")
 
 
 def _read_raw(data_home: str | os.PathLike[str] | None) -> pd.DataFrame:
     parts = [
         read_table(
             f"adult/{name}", data_home, columns=COLUMNS, skipinitialspace=True, na_values="?"
-        )
+        ).assign(_from_test=name == "adult.test")
         for name in ("adult.data", "adult.test")
     ]
     return pd.concat(parts, ignore_index=True)
@@ -58,6 +58,7 @@ def load_adult(
     data_home: str | os.PathLike[str] | None = None,
     sensitive: str = "sex",
     task: str = "classification",
+    split: str = "random",
 ) -> FairDataset:
     """Load UCI Adult: predict income > 50K.
 
@@ -70,6 +71,11 @@ def load_adult(
         (OTF §5 uses both).
     task : {"classification", "regression"}, default="classification"
         ``regression`` treats the 0/1 label as a real target (accuracy-disparity paper).
+    split : {"random", "predefined"}, default="random"
+        ``predefined`` keeps the UCI files' split: :meth:`FairDataset.split` puts the
+        30,162 ``adult.data`` rows in train and the 15,060 ``adult.test`` rows in test
+        whatever the seed (the accuracy-parity paper's App. B protocol); ``random``
+        leaves the split to the seed and ``test_size``.
 
     Returns
     -------
@@ -78,9 +84,11 @@ def load_adult(
     """
     check_choice(sensitive, "sensitive", list(SENSITIVE))
     check_choice(task, "task", ["classification", "regression"])
+    check_choice(split, "split", ["random", "predefined"])
     raw = _read_raw(data_home)
     frame = _clean(raw)
     sens_cols = SENSITIVE[sensitive]
+    from_test = frame.pop("_from_test").to_numpy(dtype=bool)
     data = frame.drop(columns=["Y", "sex", "race"])
     description = (
         f"UCI Adult, adult.data + adult.test ({len(raw):,} rows) minus rows with '?' -> "
@@ -96,4 +104,5 @@ def load_adult(
         task=task,  # type: ignore[arg-type]
         description=description,
         categorical=list(CATEGORICAL),
+        test_rows=from_test if split == "predefined" else None,
     )

@@ -67,7 +67,11 @@ def _entries() -> dict[str, DatasetEntry]:
             "adult",
             _adult.load_adult,
             "UCI Adult census income >50K (45,222 rows)",
-            {"sensitive": ("sex", "race", "both"), "task": cls_reg},
+            {
+                "sensitive": ("sex", "race", "both"),
+                "task": cls_reg,
+                "split": ("random", "predefined"),
+            },
         ),
         DatasetEntry(
             "compas",

@@ -94,6 +94,9 @@ class FairDataset:
         Columns of ``data`` to one-hot encode.
     scaling : {"standard", "minmax"}
         How numeric features are scaled by :meth:`split`.
+    test_rows : numpy.ndarray of bool, optional
+        A predefined test part (e.g. Adult's ``adult.test`` file): :meth:`split` then
+        uses it instead of a random split, so every seed sees the same train/test rows.
     """
 
     name: str
@@ -104,9 +107,19 @@ class FairDataset:
     description: str
     categorical: list[str] = field(default_factory=list)
     scaling: Scaling = "standard"
+    test_rows: np.ndarray | None = None
 
     def __post_init__(self) -> None:
         n = len(self.data)
+        if self.test_rows is not None:
+            object.__setattr__(self, "test_rows", np.asarray(self.test_rows))  # frozen
+            if self.test_rows.dtype != bool or self.test_rows.shape != (n,):
+                raise ValueError(
+                    f"`test_rows` must be a boolean mask of shape ({n},); got dtype "
+                    f"{self.test_rows.dtype}, shape {self.test_rows.shape}."
+                )
+            if self.test_rows.all() or not self.test_rows.any():
+                raise ValueError("`test_rows` must leave both a train and a test part.")
         if len(self.target) != n or len(self.sensitive) != n:
             raise ValueError(
                 f"FairDataset {self.name!r}: data has {n} rows, target {len(self.target)}, "
@@ -160,6 +173,7 @@ class FairDataset:
             description=self.description,
             categorical=list(self.categorical),
             scaling=self.scaling,
+            test_rows=None if self.test_rows is None else self.test_rows[mask],
         )
 
     def split(
@@ -172,6 +186,10 @@ class FairDataset:
         preprocess_like: FairSplit | None = None,
     ) -> FairSplit:
         """Split into train and test parts and preprocess both with train statistics.
+
+        A dataset with predefined ``test_rows`` (Adult's ``split="predefined"``) is split
+        there: ``test_size``, ``random_state`` and ``stratify`` are then not used (the
+        seed of a run still seeds its model).
 
         Parameters
         ----------
@@ -202,14 +220,17 @@ class FairDataset:
         n = len(self)
         idx = np.arange(n)
         strata = self._strata() if stratify else None
-        try:
-            train_idx, test_idx = train_test_split(
-                idx, test_size=test_size, random_state=random_state, stratify=strata
-            )
-        except ValueError:  # a stratum too small for the split: fall back to plain shuffle
-            train_idx, test_idx = train_test_split(
-                idx, test_size=test_size, random_state=random_state
-            )
+        if self.test_rows is not None:
+            train_idx, test_idx = idx[~self.test_rows], idx[self.test_rows]
+        else:
+            try:
+                train_idx, test_idx = train_test_split(
+                    idx, test_size=test_size, random_state=random_state, stratify=strata
+                )
+            except ValueError:  # a stratum too small for the split: plain shuffle
+                train_idx, test_idx = train_test_split(
+                    idx, test_size=test_size, random_state=random_state
+                )
         train_idx, test_idx = np.sort(train_idx), np.sort(test_idx)
         if preprocess_like is not None:
             if preprocess_like.sensitive_names != self.sensitive_names:

@@ -80,13 +80,19 @@ class RunConfig:
 
 @dataclass(frozen=True)
 class DatasetEntry:
-    """One dataset of a sweep: loader name, options and the label used in reports."""
+    """One dataset of a sweep: loader name, options and the label used in reports.
+
+    ``test_size`` is the dataset's own test fraction (a paper's protocol may split one
+    dataset 70/30 and the others 80/20); ``None`` uses the sweep's (a profile's
+    ``test_size`` overrides both).
+    """
 
     name: str
     label: str
     options: Mapping[str, Any] = field(default_factory=dict)
     source_domain: str | None = None
     target_domain: str | None = None
+    test_size: float | None = None
 
     def run_fields(self) -> dict[str, Any]:
         """Return the :class:`RunConfig` fields that this dataset entry sets."""
@@ -167,11 +173,9 @@ class SweepSpec:
             )
         prof = self.profiles.get(profile, Profile())
         seeds = prof.seeds if prof.seeds is not None else self.seeds
-        test_size = prof.test_size if prof.test_size is not None else self.test_size
         rows = prof.max_train_rows if prof.max_train_rows is not None else self.max_train_rows
         # what every run of the profile shares
         shared = {
-            "test_size": test_size,
             "max_train_rows": rows,
             "device": self.device,
             "audits": self.audits,
@@ -180,6 +184,9 @@ class SweepSpec:
         for ds in self.datasets:
             if prof.datasets is not None and ds.label not in prof.datasets:
                 continue
+            test_size = next(
+                v for v in (prof.test_size, ds.test_size, self.test_size) if v is not None
+            )
             for m in self.methods:
                 if prof.methods is not None and m.label not in prof.methods:
                     continue
@@ -197,6 +204,7 @@ class SweepSpec:
                                     notion=notion,
                                     seed=seed,
                                     epochs=epochs,
+                                    test_size=test_size,
                                     **shared,
                                 )
                             )

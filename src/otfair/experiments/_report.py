@@ -37,7 +37,10 @@ DEFAULT_MEASURES = {
 #: Measures shown in the tables when present: FTM audits and AdapFair's frozen baseline.
 EXTRA_MEASURES = (
     "subset_dp_mean",
+    "subset_dp_std",
     "subset_dp_q95",
+    "subset_var_high_dp_gap",
+    "subset_var_low_dp_gap",
     "consistency",
     "matching_cost",
     "sfp_spearman_s0",

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from otfair.experiments._audits import check_audits, run_audits
+from otfair.experiments._audits import check_audits, raw_test_features, run_audits
 
 #: Keys that describe the run itself (everything else in a result is a measurement).
 RUN_INFO_KEYS = (
@@ -104,12 +104,13 @@ def _load_splits(
     domains: tuple[str, str] | None,
     dataset_options: Mapping[str, Any],
     split_args: Mapping[str, Any],
-) -> tuple[str, Any, Any]:
-    """Return ``(name, source, split)``, each split made by ``.split(**split_args)``.
+) -> tuple[str, Any, Any, Any]:
+    """Return ``(name, source, split, dataset)``, each split made by ``.split(**split_args)``.
 
     With ``domains = (source, target)``, the target and source splits of a domain-shift
-    pair, sharing one feature space (fit on the source train part); else the dataset's
-    split and ``source = None``.
+    pair, sharing one feature space (fit on the source train part), and ``dataset =
+    None``; else ``source = None``, the dataset's split and the loaded
+    :class:`~otfair.datasets.FairDataset` (its raw columns feed the subset audits).
     """
     if domains is not None:
         if not isinstance(dataset, str):
@@ -120,7 +121,7 @@ def _load_splits(
         options = dict(dataset_options)
         pair = load_domain_shift(dataset, source=source_domain, target=target_domain, **options)
         source, split = pair.split(**split_args)
-        return dataset, source, split
+        return dataset, source, split, None
     if isinstance(dataset, str):
         ds = _load_by_name(dataset, dataset_options)
         name = dataset
@@ -129,7 +130,7 @@ def _load_splits(
             raise ValueError("`dataset_options` can only be used with a dataset name.")
         ds = dataset
         name = str(getattr(ds, "name", type(ds).__name__))
-    return name, None, ds.split(**split_args)
+    return name, None, ds.split(**split_args), ds
 
 
 #: Test scores of unfair reference models, per (dataset, options, seed, split, budget):
@@ -292,10 +293,11 @@ def run_single(
         Called with one line naming the training budgets the method declares in
         ``MethodSpec.announce`` (e.g. AdapFair's ``base_epochs``) before fitting.
     audits : sequence of str, optional
-        Extra audits that need the model or the inputs (``"ftm"``: subset fairness,
-        fair matching transport cost and consistency; ``"sfp"``: self-fulfilling
-        prophecy against an unfair reference fitted on the same split; see
-        :mod:`._audits`).
+        Extra audits that need the model or the inputs (``"ftm"``: subset fairness on
+        random half-spaces and, for German and Dutch, on the halves split by an input
+        variable, fair matching transport cost and consistency; ``"sfp"``:
+        self-fulfilling prophecy against an unfair reference fitted on the same split,
+        with its 2x2 tables; see :mod:`._audits`).
 
     Returns
     -------
@@ -358,7 +360,7 @@ def run_single(
         "random_state": seed,
         "sensitive_as_input": spec.sensitive_as_input,
     }
-    name, source, split = _load_splits(dataset, domains, dataset_options, split_args)
+    name, source, split, loaded = _load_splits(dataset, domains, dataset_options, split_args)
     task = split.task
     if task != spec.task:
         raise ValueError(
@@ -426,7 +428,8 @@ def run_single(
             spec.sensitive_as_input,
         )
         reference = _reference_scores(key, split, seed=seed, epochs=epochs, device=device)
-    result.update(run_audits(audits, estimator, split, scores, seed, reference))
+    raw = raw_test_features(loaded, split) if loaded is not None and "ftm" in audits else None
+    result.update(run_audits(audits, estimator, split, scores, seed, reference, raw))
     if spec.extra_report is not None:
         result.update(spec.extra_report(estimator, split))
     return result

@@ -67,7 +67,7 @@ _TOP_KEYS = {
     "profiles",
     "report",
 }
-_DATASET_KEYS = {"name", "label", "options", "source_domain", "target_domain"}
+_DATASET_KEYS = {"name", "label", "options", "source_domain", "target_domain", "test_size"}
 _METHOD_KEYS = {"name", "label", "strengths", "notions", "options", "epochs", "datasets"}
 _PROFILE_KEYS = {
     "seeds",
@@ -168,6 +168,11 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
         options=_table(table.get("options", {}), _path(where, "options")),
         source_domain=None if src is None else _string(src, _path(where, "source_domain")),
         target_domain=None if tgt is None else _string(tgt, _path(where, "target_domain")),
+        test_size=(
+            None
+            if "test_size" not in table
+            else _test_size(table["test_size"], _path(where, "test_size"))
+        ),
     )
 
 

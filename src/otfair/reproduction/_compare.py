@@ -15,7 +15,12 @@ number cannot be produced here (``"not run: ..."``). The matching rules are thos
   otfair's seed 0 is compared (like with like);
 - counts and sizes (``unit == "count"``, ``n_train``...) use ``rel_tol = 0.05`` and no
   absolute tolerance; sizes, the input dimension and positive rates by group come from
-  the loader and otfair's split of the profile's first seed (no training needed).
+  the loader and otfair's split of the profile's first seed (no training needed);
+- rows of an audit key (FTM Tables 1, 8, 9: ``subset_var_*``; Table 11:
+  ``sfp_s{g}_unfair{a}_fair{b}``; Figure 4: ``subset_dp_std``) are matched by level like
+  the others; their setting's subset / group / cell parts must describe the key
+  (:mod:`otfair.reproduction._audit_rows`), and a 2x2 cell is compared as a share of its
+  group when otfair's group size differs from the paper's.
 """
 
 from __future__ import annotations
@@ -28,6 +33,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from otfair.reproduction._audit_rows import (
+    SFP_CELL,
+    audit_setting_part,
+    paper_group_sizes,
+    sfp_cell_values,
+    subset_note,
+)
 from otfair.reproduction._values import UNAVAILABLE_DATASETS
 from otfair.reproduction._verdict import verdict
 
@@ -72,29 +84,41 @@ def _strength_value(text: str) -> float | None | str:
     return float(match.group(2)) if match else text
 
 
-def _unsupported_reason(part: str) -> str:
+def _unsupported_reason(part: str, metric: str) -> str:
     """Why a setting part is not produced by otfair's runs."""
     low = part.lower()
     if "random subsets" in low:
-        return "random-subset audit beyond the `ftm` audit's mean/max/q95"
+        return f"random subsets ({part}) given for `{metric}`, not a `subset_dp_*` audit key"
     if "subset=" in low:
-        return f"subset audit by an input variable ({part}) not implemented"
+        return (
+            f"subset ({part}) given for `{metric}`: the `ftm` audit's subset keys are "
+            "`subset_var_high_*` / `subset_var_low_*`"
+        )
     if "imbalance" in low:
         return "the imbalance protocol (training S=0 share 5%) is not in the config"
     if "yhat" in low:
-        return "2x2 counts of the self-fulfilling-prophecy table not in the `sfp` audit"
+        return f"a 2x2 cell ({part}) given for `{metric}`, not an `sfp_s*_unfair*_fair*` key"
     if low.startswith("part="):
         return f"split statistic ({part}) not computed by the runs"
+    if "matched level of the boxplots" in low:
+        return "the level at which Fig. 4 compares the methods, not a result (see `subset_dp_*`)"
     if "grid point" in low:
         return "the paper's grid is compared in docs, not by a run"
     return f"setting '{part}' is not produced by otfair's runs"
 
 
-def _parse_setting(setting: str, metric: str) -> tuple[tuple[str, float] | None, str | None]:
+def _parse_setting(
+    setting: str, metric: str, dataset: str = ""
+) -> tuple[tuple[str, float] | None, str | None]:
     """Return the matched level ``(measure, level)`` and the reason a part is unsupported."""
     level: tuple[str, float] | None = None
     for raw in setting.split(";"):
         part = raw.strip()
+        describes = audit_setting_part(part, metric, dataset)
+        if describes is not None:
+            if describes:
+                continue
+            return level, f"setting part '{part}' does not describe `{metric}` on {dataset}"
         if not part or part in {
             "dataset",
             "pretrained classifier before adaptation",
@@ -110,7 +134,7 @@ def _parse_setting(setting: str, metric: str) -> tuple[tuple[str, float] | None,
         if match is not None and level is None:
             level = (match.group(1), float(match.group(2)))
             continue
-        return level, _unsupported_reason(part)
+        return level, _unsupported_reason(part, metric)
     return level, None
 
 
@@ -153,12 +177,10 @@ _METHOD_OPTIONS: dict[tuple[str, str], str] = {("ftm-joint", "alpha"): "label_we
 
 #: Why a paper-only number (``metric_source == "paper"``) is not produced by a run.
 _PAPER_ONLY = {
-    "confusion_count": "2x2 counts (unfair vs fair prediction per group) not in the `sfp` audit",
     "lambda": "a grid value of the paper (otfair's grid is the config's)",
     "alpha": "a grid value of the paper (otfair's grid is the config's)",
     "epsilon": "a grid value of the paper (otfair's grid is the config's)",
     "accuracy_cv": "the imbalance protocol (Table 3) is not in the config",
-    "subset_dp_std": "the `ftm` audit records subset DP mean / max / q95, not the std",
     "age_threshold": "a loader constant (bank `age_binned`: age >= 38), not a run",
     "otf0_gap": "the post-processing protocol (Fig. 2) is not in the config",
     "accuracy_drop": "the ISIC protocol is not available here",
@@ -223,6 +245,7 @@ def _compare_one(
     frame: pd.DataFrame,
     datasets: Mapping[str, tuple[str, str | None]],
     statistics: Callable[[str], Mapping[str, float]] | None,
+    group_sizes: Mapping[tuple[str, ...], float] | None = None,
 ) -> dict[str, Any]:
     """Compare one published value; see the module docstring for the rules."""
     dataset, metric, method = row["dataset"], row["metric"], row["method"]
@@ -262,7 +285,7 @@ def _compare_one(
         if runs.empty:
             return _not_run(f"method `{method}` not in this profile's runs on {dataset}")
     if metric not in runs or runs[metric].isna().all():
-        return _not_run(f"metric `{metric}` not recorded by these runs (audit not implemented)")
+        return _not_run(f"metric `{metric}` not recorded by these runs (not in their audits)")
     strength = _strength_value(row["strength"])
     fixed_note = ""
     option = _METHOD_OPTIONS.get((str(method), str(row["strength"]).split("=")[0].strip()))
@@ -276,7 +299,7 @@ def _compare_one(
         strength, fixed_note = None, f"otfair's {option}={have:g} (the paper's {row['strength']})"
     if isinstance(strength, str):
         return _not_run(f"strength '{strength}' not recoverable from the paper's text")
-    level, unsupported = _parse_setting(row["setting"], metric)
+    level, unsupported = _parse_setting(row["setting"], metric, dataset)
     if unsupported:
         return _not_run(unsupported)
     chosen = "default"
@@ -300,11 +323,20 @@ def _compare_one(
         chosen = "the strength with the lowest mean"
     elif runs["strength"].nunique(dropna=False) > 1:
         return _not_run("no strength or matched level given and the runs have several")
-    note = fixed_note
+    note = fixed_note or subset_note(metric, dataset)
     if row["std"] == 0 and runs["seed"].nunique() > 1:
         runs = runs[runs["seed"] == runs["seed"].min()]
         note = "paper: one split (std 0): otfair's first seed only"
-    values = runs[metric].astype(float).dropna()
+    changes: dict[str, Any] = {}
+    if SFP_CELL.match(metric):
+        cell = sfp_cell_values(runs, row, dict(group_sizes or {}))
+        if isinstance(cell, str):
+            return _not_run(cell)
+        values, changes = cell
+        note = "; ".join(filter(None, [note, changes.pop("note")]))
+    else:
+        values = runs[metric]
+    values = values.astype(float).dropna()
     n = len(values)
     mean = float(values.mean())
     std = float(values.std(ddof=1)) if n > 1 else 0.0
@@ -315,6 +347,7 @@ def _compare_one(
         "seeds": n,
         "ours_strength": chosen,
         "notes_extra": note,
+        **changes,
     }
 
 
@@ -353,6 +386,7 @@ def compare_values(
         shown but the paper's is not trusted, see :data:`UNRELIABLE`).
     """
     out = []
+    sizes = paper_group_sizes(paper_values)
     for _, row in paper_values.iterrows():
         rec: dict[str, Any] = {
             "ref": row["ref"],
@@ -371,16 +405,16 @@ def compare_values(
         if not math.isfinite(float(row["value"])):
             result = _not_run("the paper prints no number here")
         else:
-            result = _compare_one(row, frame, datasets, statistics)
+            result = _compare_one(row, frame, datasets, statistics, sizes)
         extra = result.pop("notes_extra", "")
+        count = result.pop("count", row["unit"] == "count" or row["metric"] in _STATISTICS)
         rec.update(result)
         if extra:
             rec["notes"] = f"{extra}; {rec['notes']}" if rec["notes"] else extra
         if "ours_mean" in rec:
-            count = row["unit"] == "count" or row["metric"] in _STATISTICS
             tol = {"abs_tol": 0.0, "close_tol": 0.0, "rel_tol": 0.05} if count else {}
             rec["verdict"] = verdict(
-                row["value"], rec["ours_mean"], rec["ours_std"], paper_std=row["std"], **tol
+                rec["paper_value"], rec["ours_mean"], rec["ours_std"], paper_std=row["std"], **tol
             )
             rec["reason"] = ""
             doubt = UNRELIABLE.get((row["paper"], row["ref"], row["dataset"], row["method"]))

@@ -66,11 +66,16 @@ def dataset_statistics(
 
 
 def statistics_lookup(
-    datasets: Mapping[str, tuple[str, Mapping[str, Any]]], *, seed: int, test_size: float
+    datasets: Mapping[str, tuple[str, Mapping[str, Any]]],
+    *,
+    seed: int,
+    test_size: float | Mapping[str, float],
 ) -> Callable[[str], dict[str, float]]:
     """Return ``lookup(label)``: :func:`dataset_statistics` of a config's dataset, cached.
 
-    A label not in ``datasets`` (e.g. a domain-shift pair) gives an empty dict.
+    ``test_size`` is one fraction for all, or one per label (a config's per-dataset
+    ``test_size``; labels not in it use 0.2). A label not in ``datasets`` (e.g. a
+    domain-shift pair) gives an empty dict.
     """
     cache: dict[str, dict[str, float]] = {}
 
@@ -79,7 +84,8 @@ def statistics_lookup(
             return {}
         if label not in cache:
             name, options = datasets[label]
-            cache[label] = dataset_statistics(name, options, seed=seed, test_size=test_size)
+            size = test_size.get(label, 0.2) if isinstance(test_size, Mapping) else test_size
+            cache[label] = dataset_statistics(name, options, seed=seed, test_size=size)
         return cache[label]
 
     return lookup

@@ -106,7 +106,8 @@ def write_from_store(
 
     seeds = sorted({c.seed for c in configs})
     plain = {d.label: (d.name, d.options) for d in spec.datasets if d.source_domain is None}
-    statistics = statistics_lookup(plain, seed=seeds[0] if seeds else 0, test_size=spec.test_size)
+    sizes = {c.dataset_label: c.test_size for c in configs}
+    statistics = statistics_lookup(plain, seed=seeds[0] if seeds else 0, test_size=sizes)
     index = write_comparison(
         paper,
         frame,

@@ -12,7 +12,7 @@ import pytest
 from _exp_helpers import write_spec
 
 from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
-from otfair.experiments._plan import Progress, estimate
+from otfair.experiments._plan import Progress, estimate, run_work
 
 
 def _ok_rows(out):
@@ -263,7 +263,25 @@ def test_estimate_uses_stored_times_then_the_first_run():
     assert estimate(runs, stored, workers=2) == (None, "")
     seconds, basis = estimate(runs, stored, workers=2, first=(runs[2], 4.0))
     assert seconds == (10.0 + 10.0 + 4.0 + 4.0) / 2
-    assert "2 from the mean times of 3 stored runs" in basis and "2 at the first run's" in basis
+    assert "2 from the mean times of 3 stored runs" in basis
+    assert "2 scaled by training rows x epochs from the first run's" in basis
+
+
+def test_estimate_scales_the_first_run_by_rows_and_epochs():
+    """A sweep timed on German (1,000 rows) is not estimated at German's cost on Adult."""
+    german = RunConfig(dataset="german", method="a", seed=0, epochs=10)
+    adult = RunConfig(dataset="adult", method="a", seed=0, epochs=20)
+    capped = RunConfig(dataset="adult", method="a", seed=0, epochs=10, max_train_rows=400)
+    unknown = RunConfig(dataset="synthetic", method="a", seed=0, epochs=10)
+    seconds, _ = estimate([german, adult, capped, unknown], {}, workers=1, first=(german, 2.0))
+    adult_scale = 45_222 / 1_000 * 20 / 10  # rows x epochs (the same 80 % train fraction)
+    capped_scale = 400 / (1_000 * 0.8)
+    assert seconds == pytest.approx(2.0 * (1 + adult_scale + capped_scale + 1))
+    law = RunConfig(
+        dataset="law_school", method="a", seed=0, dataset_options={"task": "classification"}
+    )
+    assert run_work(law) == pytest.approx(20_798 * 0.8)
+    assert run_work(unknown) is None
 
 
 def test_progress_lines_without_a_terminal():

@@ -5,8 +5,8 @@ from __future__ import annotations
 import dataclasses
 import inspect
 import os
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from otfair.datasets._base import FairDataset
@@ -30,6 +30,10 @@ class DatasetEntry:
         Valid values of the options that take one of a fixed set (first is the default).
     real : bool
         Whether the data comes from files (takes ``data_home``).
+    rows : int or None
+        Rows with the default options (``None``: not known in advance); with
+        ``rows_by_option`` ({(option, value): rows}) for options that change the count.
+        Sweeps use it to scale a timed run to the others (:meth:`approximate_rows`).
     """
 
     name: str
@@ -37,6 +41,15 @@ class DatasetEntry:
     summary: str
     choices: dict[str, tuple[Any, ...]]
     real: bool = True
+    rows: int | None = None
+    rows_by_option: dict[tuple[str, Any], int] = field(default_factory=dict)
+
+    def approximate_rows(self, options: Mapping[str, Any] | None = None) -> int | None:
+        """Rows of the dataset loaded with ``options`` (``None`` when not known)."""
+        for (key, value), rows in self.rows_by_option.items():
+            if (options or {}).get(key, object()) == value:
+                return rows
+        return self.rows
 
     def options(self) -> dict[str, Any]:
         """Option names and defaults of the loader (``data_home`` excluded)."""
@@ -72,30 +85,36 @@ def _entries() -> dict[str, DatasetEntry]:
                 "task": cls_reg,
                 "split": ("random", "predefined"),
             },
+            rows=45_222,
         ),
         DatasetEntry(
             "compas",
             _compas.load_compas,
             "ProPublica COMPAS two-year recidivism (6,172 rows after filter)",
             {"task": cls_reg},
+            rows=6_172,
         ),
         DatasetEntry(
             "law_school",
             _law_school.load_law_school,
             "LSAC law school: UGPA regression (1,823) or bar passage (20,798)",
             {"task": ("regression", "classification"), "sensitive": ("auto", "gender", "race")},
+            rows=1_823,
+            rows_by_option={("task", "classification"): 20_798},
         ),
         DatasetEntry(
             "communities_crime",
             _crime.load_communities_crime,
             "UCI Communities and Crime, violent crime rate (1,994 rows)",
             {"task": ("regression", "classification"), "sensitive": ("white", "minority")},
+            rows=1_994,
         ),
         DatasetEntry(
             "german",
             _german.load_german,
             "UCI German credit, good credit (1,000 rows)",
             {"sensitive": ("sex", "age")},
+            rows=1_000,
         ),
         DatasetEntry(
             "bank",
@@ -103,18 +122,22 @@ def _entries() -> dict[str, DatasetEntry]:
             "UCI Bank Marketing, term deposit (30,488 rows without 'unknown'; 41,188 with "
             "drop_unknown=False)",
             {"sensitive": ("age_binned", "age", "age25")},
+            rows=30_488,
+            rows_by_option={("drop_unknown", False): 41_188},
         ),
         DatasetEntry(
             "dutch",
             _dutch.load_dutch,
             "Dutch census 2001, prestigious occupation (60,420 rows)",
             {},
+            rows=60_420,
         ),
         DatasetEntry(
             "diabetes",
             _diabetes.load_diabetes,
             "Diabetes 130-US hospitals, readmission <30 days (45,715 rows)",
             {"sensitive": ("gender", "age")},
+            rows=45_715,
         ),
         DatasetEntry(
             "synthetic",

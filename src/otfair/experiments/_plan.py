@@ -2,9 +2,11 @@
 
 The estimate of a run's wall time comes from the store when runs of the same group
 (dataset and method labels, epochs, subsample: :func:`timing_group`) finished there
-before, e.g. in a ``one_split`` profile; other runs are assumed to cost as much as the
-first run of the sweep, which the runner times before it fills the other workers. The
-total is the sum divided by the number of workers.
+before, e.g. in a ``one_split`` profile; other runs are scaled from the first run of the
+sweep, which the runner times before it fills the other workers, by their training rows
+x epochs (:func:`run_work`; a sweep ordered smallest dataset first would otherwise be
+estimated at the smallest dataset's cost). Methods differ in cost per row and epoch, so
+this is a rough figure. The total is the sum divided by the number of workers.
 """
 
 from __future__ import annotations
@@ -77,13 +79,16 @@ def estimate(
     """
     total = 0.0
     n_stored = n_first = 0
+    first_work = run_work(first[0]) if first is not None else None
     for config in todo:
         group = timing_group(config)
         if group in stored:
             total += stored[group][0]
             n_stored += 1
         elif first is not None:
-            total += first[1]
+            work = run_work(config)
+            scale = work / first_work if work is not None and first_work else 1.0
+            total += first[1] * scale
             n_first += 1
         else:
             return None, ""
@@ -94,10 +99,30 @@ def estimate(
     if n_first and first is not None:
         cfg, seconds = first
         parts.append(
-            f"{n_first} at the first run's {seconds:.1f} s "
-            f"({cfg.method_label or cfg.method} on {cfg.dataset_label or cfg.dataset})"
+            f"{n_first} scaled by training rows x epochs from the first run's {seconds:.1f} s "
+            f"({cfg.method_label or cfg.method} on {cfg.dataset_label or cfg.dataset}); "
+            "methods differ in cost, so a rough figure"
         )
     return total / max(1, min(workers, len(todo))), "; ".join(parts)
+
+
+def run_work(config: RunConfig) -> float | None:
+    """Training rows x epochs of a run (``None`` when the dataset's size is not known).
+
+    Rows come from the dataset registry (:meth:`otfair.datasets.DatasetEntry.approximate_rows`),
+    times the training fraction, capped by ``max_train_rows``; a run without ``epochs``
+    counts one (the method's default, the same for every run of that method).
+    """
+    from otfair.datasets._api import dataset_entries
+
+    entry = dataset_entries().get(config.dataset)
+    rows = entry.approximate_rows(config.dataset_options) if entry is not None else None
+    if rows is None:
+        return None
+    train = rows * (1.0 - float(config.test_size))
+    if config.max_train_rows is not None:
+        train = min(train, float(config.max_train_rows))
+    return train * float(config.epochs or 1)
 
 
 def needs_timing(todo: Sequence[RunConfig], stored: Mapping[tuple[Any, ...], Any]) -> int | None:

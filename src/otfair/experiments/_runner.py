@@ -378,8 +378,8 @@ def _execute(
         seconds, basis = estimate(todo, timings, workers, first)
         if seconds is not None and n_trainings < len(todo):
             basis += (
-                f"; the {len(todo)} runs train in {n_trainings} stacked fits, so this "
-                "is an upper bound"
+                f"; the {len(todo)} runs train in {n_trainings} stacked fits, which the "
+                "estimate counts as separate runs"
             )
         if on_plan is not None:
             on_plan(replace(plan, estimate_s=seconds, basis=basis or "not estimated"))

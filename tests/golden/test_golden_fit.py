@@ -25,8 +25,8 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
   are separate leaky-ReLU networks (the shared ReLU trunk died under the reversed
   gradient on Adult); Fair NF's KL is estimated on draws of the group densities (the
   paper's estimator; the old one on the data points was no KL). Re-recorded with
-  ``_golden_cases.py german/cfair/dp german/fair-nf/dp``; docs/baselines.md has the
-  Adult numbers.
+  ``_golden_cases.py german/cfair/dp`` and ``... german/fair-nf/dp``; docs/baselines.md
+  has the Adult numbers.
 
 Tolerance: ``rel=1e-4, abs=1e-6``. The runs are seeded, so the predictions are the
 same; but float32 reductions (torch's intra-op threads, BLAS kernels) may sum in another

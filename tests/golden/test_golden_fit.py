@@ -21,6 +21,12 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
   re-recorded with ``_golden_cases.py german/adapfair``. At 3 epochs on German's 200 test
   rows the moves are one or two predictions (accuracy 0.705-0.715 vs 0.715-0.725) and gap
   changes of either sign; the Adult check is in the commit message.
+- ``german/cfair/dp``, ``german/fair-nf/dp`` (issue 15, repr15): CFair's two adversaries
+  are separate leaky-ReLU networks (the shared ReLU trunk died under the reversed
+  gradient on Adult); Fair NF's KL is estimated on draws of the group densities (the
+  paper's estimator; the old one on the data points was no KL). Re-recorded with
+  ``_golden_cases.py german/cfair/dp`` and ``... german/fair-nf/dp``; docs/baselines.md
+  has the Adult numbers.
 
 Tolerance: ``rel=1e-4, abs=1e-6``. The runs are seeded, so the predictions are the
 same; but float32 reductions (torch's intra-op threads, BLAS kernels) may sum in another

@@ -8,7 +8,10 @@ r"""Building blocks of the fair-representation baselines (methods.md §8).
 * :class:`GroupFlows` — one invertible coupling flow per group, :math:`z = T_s(x)`
   (Fair Normalizing Flows, Balunovic et al. 2022, §4).
 
-Adversaries on :math:`z` are plain :class:`~otfair.models.mlp.MLP` s.
+* :class:`PerLabelAdversaries` — CFair's two adversaries :math:`h_0, h_1`, one per label
+  (Zhao et al. 2020, §3.2).
+
+The other adversaries on :math:`z` are plain :class:`~otfair.models.mlp.MLP` s.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from torch import nn
 from otfair.models.flows import CouplingFlow
 from otfair.models.mlp import MLP
 
-__all__ = ["EncoderClassifier", "GroupFlows", "SigmoidCritic"]
+__all__ = ["EncoderClassifier", "GroupFlows", "PerLabelAdversaries", "SigmoidCritic"]
 
 
 class EncoderClassifier(nn.Module):
@@ -82,6 +85,40 @@ class SigmoidCritic(nn.Module):
     def forward(self, z: torch.Tensor) -> torch.Tensor:
         r"""Return :math:`\sigma(z\theta + \mu)`, shape (n,)."""
         return torch.sigmoid(z @ self.theta + self.mu)
+
+
+class PerLabelAdversaries(nn.Module):
+    r"""CFair's adversaries :math:`h_0, h_1`: two separate MLPs on :math:`z`.
+
+    ``forward`` returns the (n, 2) logits whose column ``y`` is :math:`h_y(z)`, the
+    layout of :func:`otfair.penalties._representation_losses.conditional_adversary_loss`
+    (each head is scored on the rows of its label only). The hidden units are leaky
+    ReLUs: under the reversed gradient the encoder drives ReLU adversaries into dead
+    units, their output turns constant (balanced CE at :math:`\log 2` while a fresh
+    adversary still recovers the group) and the game stops aligning (docs/baselines.md).
+
+    Parameters
+    ----------
+    latent_dim : int
+        Dimension of :math:`z`.
+    hidden : sequence of int, default=(16, 8)
+        Hidden widths of each head (AdapFair paper App. D).
+
+    Examples
+    --------
+    >>> PerLabelAdversaries(3, (4,))(torch.zeros(5, 3)).shape
+    torch.Size([5, 2])
+    """
+
+    def __init__(self, latent_dim: int, hidden: Sequence[int] = (16, 8)) -> None:
+        super().__init__()
+        self.heads = nn.ModuleList(
+            MLP(int(latent_dim), hidden=hidden, activation="leaky_relu") for _ in range(2)
+        )
+
+    def forward(self, z: torch.Tensor) -> torch.Tensor:
+        """Return ``[h_0(z), h_1(z)]``, shape (n, 2)."""
+        return torch.cat([head(z) for head in self.heads], dim=1)
 
 
 class GroupFlows(nn.Module):

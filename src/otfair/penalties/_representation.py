@@ -16,7 +16,7 @@ distance the encoder sees (for logging). ``scores`` is unused.
 * :class:`SigmoidIPMCritic` — :math:`L_f = -d_{\theta,\mu}(P_0, P_1)`, the ascent on the
   sigmoid IPM's parameters (Kim et al. 2022, §3).
 * :class:`ConditionalAlignment` — CFair's per-label group-balanced cross-entropies
-  (Zhao et al. 2020, §3.2).
+  (Zhao et al. 2020, §3.2), one adversary network per label.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import torch
 
 from otfair.models.adversarial import JointAdversary
 from otfair.models.mlp import MLP
-from otfair.models.representation import SigmoidCritic
+from otfair.models.representation import PerLabelAdversaries, SigmoidCritic
 from otfair.penalties._base import FairnessPenalty
 from otfair.penalties._representation_losses import (
     conditional_adversary_loss,
@@ -120,13 +120,15 @@ class SigmoidIPMCritic(FairnessPenalty):
 class ConditionalAlignment(FairnessPenalty):
     r"""CFair's two adversaries :math:`h_0, h_1` (one per label) on :math:`z`.
 
-    Their loss is :func:`conditional_adversary_loss`; the encoder maximizes it.
+    Their loss is :func:`conditional_adversary_loss`; the encoder maximizes it. As in
+    the paper each label has its own adversary network (:class:`PerLabelAdversaries`),
+    trained on the rows of its label only.
 
     Parameters
     ----------
     latent_dim : int
     hidden : sequence of int, default=(16, 8)
-        Hidden widths (AdapFair paper App. D: 16 and 8 units).
+        Hidden widths of each adversary (AdapFair paper App. D: 16 and 8 units).
     """
 
     requires_features = True
@@ -136,7 +138,7 @@ class ConditionalAlignment(FairnessPenalty):
     def __init__(self, latent_dim: int, hidden: Sequence[int] = (16, 8)) -> None:
         super().__init__()
         self.latent_dim = int(latent_dim)
-        self.adversaries = MLP(latent_dim, hidden=hidden, out_features=2)
+        self.adversaries = PerLabelAdversaries(latent_dim, hidden)
 
     def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
         """Return the adversaries' loss (higher = better aligned)."""

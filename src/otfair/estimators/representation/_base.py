@@ -1,9 +1,12 @@
 r"""Shared pieces of the fair-representation classifiers (LAFTR, sIPM-LFR, CFair, FNF).
 
-:class:`RepresentationClassifier` validates the inputs once (binary labels, exactly two
-sensitive groups, finite features, equal lengths), seeds everything from
-``random_state``, and trains an :class:`~otfair.models.representation.EncoderClassifier`
-with an adversary penalty of :mod:`otfair.penalties._representation` on the one engine
+:class:`RepresentationEstimator` declares the parameters all four share (a dataclass: the
+constructor is generated from the fields, so a method declares only its own parameters)
+and the prediction methods. :class:`RepresentationClassifier` validates the inputs once
+(binary labels, exactly two sensitive groups, finite features, equal lengths), seeds
+everything from ``random_state``, and trains an
+:class:`~otfair.models.representation.EncoderClassifier` with an adversary penalty of
+:mod:`otfair.penalties._representation` on the one engine
 :func:`otfair.estimators._training.run_epochs`. A step minimizes
 
 .. math::
@@ -19,11 +22,13 @@ batch with the encoder frozen (the alternating schedule of Madras et al. 2018, Â
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import torch
+from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, check_random_state
 
@@ -102,15 +107,93 @@ def cell_batches(
     return epoch_batches
 
 
-class RepresentationClassifier(ClassifierMixin, BaseEstimator):
-    """Base of the encoder + classifier + adversary estimators (not for direct use).
+@dataclass(eq=False, repr=False)
+class RepresentationEstimator(ClassifierMixin, BaseEstimator):
+    """Parameters and prediction plumbing of the four representation classifiers.
 
-    Subclasses define ``__init__`` (every hyperparameter, for ``get_params``), the
-    adversary penalty (:meth:`_make_adversary`) and, optionally, the task loss
-    (:meth:`_task_loss`, default the cross-entropy).
+    A dataclass, so the constructor (the explicit signature scikit-learn's
+    ``get_params`` reads) is generated from the fields: the parameters every method
+    has are declared once here, and a subclass (decorated the same way) declares only
+    its own and the defaults it changes. Subclasses implement :meth:`fit` and
+    :meth:`_forward`; ``transform``, ``predict_proba`` and ``predict`` are shared.
+    Not for direct use.
     """
 
-    _strength_name = "strength"
+    strength: float = 1.0
+    head_hidden: Sequence[int] = ()
+    epochs: int = 20
+    batch_size: int = 256
+    lr: float = 1e-3
+    device: str | None = None
+    random_state: int | np.random.RandomState | None = None
+    verbose: bool = False
+
+    # -- training ------------------------------------------------------------------------
+    def _training_budget(self) -> tuple[int, int, float]:
+        """Return the checked ``(epochs, batch_size, lr)``."""
+        epochs = check_positive_int(self.epochs, "epochs")
+        batch_size = check_positive_int(self.batch_size, "batch_size")
+        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
+        return epochs, batch_size, lr
+
+    def _train(
+        self,
+        epochs: int,
+        batches: Callable[[int], list[torch.Tensor]],
+        step: Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, torch.Tensor], float]],
+        optimizer: torch.optim.Optimizer,
+        after_step: Callable[[torch.Tensor], None] | None = None,
+    ) -> None:
+        """Run the engine (:func:`run_epochs`) and keep the epoch logs in ``history_``."""
+        history = run_epochs(
+            epochs,
+            batches,
+            step,
+            optimizer=optimizer,
+            after_step=after_step,
+            verbose=bool(self.verbose),
+            desc=type(self).__name__,
+        )
+        self.history_ = [{k: v for k, v in h.items() if k != "time_s"} for h in history]
+
+    # -- predict -------------------------------------------------------------------------
+    def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Return ``(z, logits)`` of the checked ``X`` (float64, shapes (n, k) and (n,))."""
+        raise NotImplementedError
+
+    def transform(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return the representation :math:`z`, shape (n, latent dimension)."""
+        return self._forward(X, sensitive_features)[0]
+
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return ``[P(y=0), P(y=1)]`` of the classifier on the representation, (n, 2).
+
+        ``sensitive_features`` is needed only by group-wise encoders (``fair-nf``);
+        when given it is checked against the fitted groups.
+        """
+        p1 = expit(self._forward(X, sensitive_features)[1])
+        return np.column_stack([1.0 - p1, p1])
+
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Return labels in {0, 1} (1 iff ``P(y=1) >= 0.5``)."""
+        return predict_from_proba(
+            self.predict_proba(X, sensitive_features=sensitive_features)[:, 1]
+        )
+
+
+@dataclass(eq=False, repr=False)
+class RepresentationClassifier(RepresentationEstimator):
+    """Base of the encoder + classifier + adversary estimators (not for direct use).
+
+    Subclasses (dataclasses too) declare their own parameters, the adversary penalty
+    (:meth:`_make_adversary`) and, optionally, the task loss (:meth:`_task_loss`,
+    default the cross-entropy).
+    """
+
+    latent_dim: int = 8
+    encoder_hidden: Sequence[int] = (64,)
+    adversary_steps: int = 1
+    adversary_lr: float | None = None
 
     # -- hooks ---------------------------------------------------------------------------
     def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
@@ -137,11 +220,9 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
         self
         """
         strength = check_scalar(self.strength, "strength", minimum=0.0)
-        epochs = check_positive_int(self.epochs, "epochs")
-        batch_size = check_positive_int(self.batch_size, "batch_size")
+        epochs, batch_size, lr = self._training_budget()
         latent_dim = check_positive_int(self.latent_dim, "latent_dim")
         adversary_steps = check_positive_int(self.adversary_steps, "adversary_steps")
-        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
         X, y, codes, rng, device, _ = start_fit(self, X, y, sensitive_features)
 
         model = EncoderClassifier(
@@ -163,7 +244,6 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
         Xt = torch.as_tensor(X, device=device)
         yt = torch.as_tensor(y, device=device)
         st = torch.as_tensor(codes, device=device)
-        epoch_batches = cell_batches(codes, y, batch_size, rng, device)
 
         def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
             z, logits = model(Xt[idx])
@@ -186,31 +266,20 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
                 loss.backward()
                 adv_optimizer.step()
 
-        history = run_epochs(
-            epochs,
-            epoch_batches,
-            step,
-            optimizer=optimizer,
-            after_step=after_step,
-            verbose=bool(self.verbose),
-            desc=type(self).__name__,
-        )
-        self.history_ = [{k: v for k, v in h.items() if k != "time_s"} for h in history]
+        batches = cell_batches(codes, y, batch_size, rng, device)
+        self._train(epochs, batches, step, optimizer, after_step)
         self.model_ = model.eval()
         self.adversary_ = None if adversary is None else adversary.eval()
         self.device_ = device
         return self
 
     # -- predict -------------------------------------------------------------------------
-    def _check_predict(self, X: Any, sensitive_features: Any) -> np.ndarray:
+    @torch.no_grad()
+    def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "model_")
         X = check_features(X, "X", n_features=self.n_features_in_)
         if sensitive_features is not None:  # optional: checked when given
             encode_fitted_groups(sensitive_features, self.groups_, len(X))
-        return X
-
-    @torch.no_grad()
-    def _forward(self, X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         Xt = torch.as_tensor(X, device=self.device_)
         zs, logits = [], []
         for start in range(0, len(X), _PREDICT_CHUNK):
@@ -218,23 +287,3 @@ class RepresentationClassifier(ClassifierMixin, BaseEstimator):
             zs.append(z.cpu().numpy())
             logits.append(logit.cpu().numpy())
         return np.concatenate(zs).astype(np.float64), np.concatenate(logits).astype(np.float64)
-
-    def transform(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Return the representation :math:`z = f(x)`, shape (n, latent_dim)."""
-        return self._forward(self._check_predict(X, sensitive_features))[0]
-
-    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Return ``[P(y=0), P(y=1)]`` of the classifier on the representation, (n, 2).
-
-        ``sensitive_features`` is not needed (the representation is group-blind); when
-        given it is checked against the fitted groups.
-        """
-        logits = self._forward(self._check_predict(X, sensitive_features))[1]
-        p1 = 1.0 / (1.0 + np.exp(-logits))
-        return np.column_stack([1.0 - p1, p1])
-
-    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Return labels in {0, 1} (1 iff ``P(y=1) >= 0.5``)."""
-        return predict_from_proba(
-            self.predict_proba(X, sensitive_features=sensitive_features)[:, 1]
-        )

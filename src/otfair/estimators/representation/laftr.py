@@ -19,6 +19,7 @@ classifier on :math:`z`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from otfair.estimators.representation._base import RepresentationClassifier
 from otfair.penalties._representation import LAFTRAdversary
@@ -26,6 +27,7 @@ from otfair.penalties._representation import LAFTRAdversary
 __all__ = ["LAFTRClassifier"]
 
 
+@dataclass(eq=False, repr=False)
 class LAFTRClassifier(RepresentationClassifier):
     r"""LAFTR (Madras et al. 2018): adversarially fair representation + classifier.
 
@@ -64,37 +66,11 @@ class LAFTRClassifier(RepresentationClassifier):
     ((200,), (200, 8))
     """
 
-    def __init__(
-        self,
-        strength: float = 1.0,
-        notion: str = "dp",
-        latent_dim: int = 8,
-        encoder_hidden: Sequence[int] = (20,),
-        head_hidden: Sequence[int] = (20,),
-        adversary_hidden: Sequence[int] = (20,),
-        adversary_steps: int = 1,
-        adversary_lr: float | None = None,
-        epochs: int = 20,
-        batch_size: int = 64,
-        lr: float = 1e-3,
-        device: str | None = None,
-        random_state=None,
-        verbose: bool = False,
-    ) -> None:
-        self.strength = strength
-        self.notion = notion
-        self.latent_dim = latent_dim
-        self.encoder_hidden = encoder_hidden
-        self.head_hidden = head_hidden
-        self.adversary_hidden = adversary_hidden
-        self.adversary_steps = adversary_steps
-        self.adversary_lr = adversary_lr
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
+    notion: str = "dp"
+    encoder_hidden: Sequence[int] = (20,)
+    head_hidden: Sequence[int] = (20,)
+    adversary_hidden: Sequence[int] = (20,)
+    batch_size: int = 64
 
     def _make_adversary(self, latent_dim: int) -> LAFTRAdversary:
         if self.notion not in ("dp", "eo"):

@@ -11,14 +11,14 @@ classifier :math:`g(z)` minimize
         - \mathbb E_{z|s=1}\, \sigma(\theta^\top z + \mu) \Big|,
 
 the inner supremum (the sigmoid IPM, a parametric IPM whose discriminators are single
-sigmoid units) taken by gradient ascent on :math:`(\theta, \mu)` — one ascent step per
-encoder step here (``adversary_steps`` for more). The paper shows the sIPM controls the
-DP gap of every classifier on :math:`z` that is a composition with a sigmoid (§3, Thm 3.2).
+sigmoid units) taken by gradient ascent on :math:`(\theta, \mu)`, ``adversary_steps``
+ascent steps per encoder step. The paper shows the sIPM controls the DP gap of every
+classifier on :math:`z` that is a composition with a sigmoid (§3, Thm 3.2).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 
 from otfair.estimators.representation._base import RepresentationClassifier
 from otfair.penalties._representation import SigmoidIPMCritic
@@ -26,6 +26,7 @@ from otfair.penalties._representation import SigmoidIPMCritic
 __all__ = ["SIPMClassifier"]
 
 
+@dataclass(eq=False, repr=False)
 class SIPMClassifier(RepresentationClassifier):
     r"""sIPM-LFR (Kim et al. 2022): representation with a sigmoid-IPM group distance.
 
@@ -41,37 +42,14 @@ class SIPMClassifier(RepresentationClassifier):
         ``adversary_steps - 1`` critic-only steps): the supremum must be tracked closely,
         or the encoder escapes the current sigmoid direction and the penalty vanishes
         (with one step at the encoder's rate the DP gap on Adult does not move).
+    adversary_lr : float or None, default=1e-2
+        Adam learning rate of the critic (``None``: ``lr``).
     epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
     """
 
-    def __init__(
-        self,
-        strength: float = 1.0,
-        latent_dim: int = 8,
-        encoder_hidden: Sequence[int] = (64,),
-        head_hidden: Sequence[int] = (),
-        adversary_steps: int = 5,
-        adversary_lr: float | None = 1e-2,
-        epochs: int = 20,
-        batch_size: int = 256,
-        lr: float = 1e-3,
-        device: str | None = None,
-        random_state=None,
-        verbose: bool = False,
-    ) -> None:
-        self.strength = strength
-        self.latent_dim = latent_dim
-        self.encoder_hidden = encoder_hidden
-        self.head_hidden = head_hidden
-        self.adversary_steps = adversary_steps
-        self.adversary_lr = adversary_lr
-        self.epochs = epochs
-        self.batch_size = batch_size
-        self.lr = lr
-        self.device = device
-        self.random_state = random_state
-        self.verbose = verbose
+    adversary_steps: int = 5
+    adversary_lr: float | None = 1e-2
 
     def _make_adversary(self, latent_dim: int) -> SigmoidIPMCritic:
         return SigmoidIPMCritic(latent_dim)

@@ -33,7 +33,7 @@ from otfair.experiments.methods._spec import (
 LAFTR_GAMMAS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 SIPM_LAMBDAS = (0.5, 1.0, 2.0, 5.0, 10.0)
 CFAIR_MUS = (0.1, 1.0, 10.0, 30.0, 100.0)
-FNF_GAMMAS = (0.5, 0.9, 0.95, 0.99)
+FNF_GAMMAS = (0.02, 0.1, 0.5, 0.9)
 
 #: Shared training settings (``otfair methods describe`` shows them).
 REPR_DEFAULTS: dict[str, Any] = {"epochs": 20, "lr": 1e-3}

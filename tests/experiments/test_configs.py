@@ -1,4 +1,9 @@
-"""Every reproduction config in configs/ validates, and its quick profile runs end to end."""
+"""Every reproduction config in configs/ validates, and its quick profile runs end to end.
+
+The quick run of each paper's config is also turned into the paper-vs-otfair comparison
+by ``otfair reproduce PAPER --profile quick --no-run`` (the CLI on the stored runs: the
+same report ``otfair reproduce PAPER --profile quick`` writes after running them).
+"""
 
 from pathlib import Path
 
@@ -40,3 +45,25 @@ def test_quick_profile_runs_and_reports(config, tmp_path):
     assert any((index.parent / "plots").glob("*.png"))
     text = index.read_text()
     assert all(m in text for m in methods)
+    if config.stem in PAPERS:
+        _check_reproduce_report(config, tmp_path)
+
+
+def _check_reproduce_report(config, out):
+    import pandas as pd
+    from typer.testing import CliRunner
+
+    from otfair.cli import app
+    from otfair.reproduction import load_paper_values
+
+    report = out / "comparison"
+    args = ["reproduce", config.stem, "--profile", "quick", "--config", str(config)]
+    args += ["--out", str(out), "--report-dir", str(report), "--no-run", "--no-progress"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    index = (report / "index.md").read_text(encoding="utf-8")
+    assert "**Smoke test**" in index and "Verdict rule" in index
+    table = pd.read_csv(report / "comparison.csv")
+    assert len(table) == len(load_paper_values(config.stem))  # none dropped
+    assert set(table["verdict"]) <= {"reproduced", "close", "differs", "not run", "no verdict"}
+    assert table.loc[table["verdict"] == "not run", "reason"].str.startswith("not run: ").all()

@@ -133,54 +133,41 @@ def test_shared_curve_single_fits_reuse_one_stacked_run():
 
 
 # ------------------------------------------------------------------ otfair sweep
-SPEC = """
+_NETS = "batch_size = 64, encoder_hidden = [8], adversary_hidden = [6]"
+SPEC = f"""
 name = "stack-reg"
 seeds = 1
 epochs = 2
 max_train_rows = 300
-
-[[datasets]]
-name = "synthetic_regression"
-
-[[methods]]
-name = "cenet"
-strengths = [0.0, 1.0, 5.0]
-options = { batch_size = 64, encoder_hidden = [8], adversary_hidden = [6] }
-
-[[methods]]
-name = "wassersteinnet"
-strengths = [0.5, 2.0]
-options = { batch_size = 64, encoder_hidden = [8], adversary_hidden = [6], n_critic = 2 }
+datasets = [{{ name = "synthetic_regression" }}]
+methods = [
+  {{ name = "cenet", strengths = [0.0, 1.0, 5.0], options = {{ {_NETS} }} }},
+  {{ name = "wassersteinnet", strengths = [0.5, 2.0], options = {{ {_NETS}, n_critic = 2 }} }},
+]
 """
 
 
 def test_sweep_groups_regression_nets_by_lambda():
+    runs = [("cenet", 0.0), ("wassersteinnet", 1.0), ("cenet", 1.0), ("wassersteinnet", 5.0)]
+    runs += [("unfair-reg", None), ("bgl", 0.1)]  # not nets with a lambda: never grouped
     base = {"dataset": "synthetic_regression", "seed": 0, "epochs": 1}
-    configs = [
-        RunConfig(method="cenet", strength=0.0, **base),
-        RunConfig(method="wassersteinnet", strength=1.0, **base),
-        RunConfig(method="cenet", strength=1.0, **base),
-        RunConfig(method="wassersteinnet", strength=5.0, **base),
-        RunConfig(method="unfair-reg", **base),
-        RunConfig(method="bgl", strength=0.1, **base),
-    ]
-    items = stack_groups(configs)
-    assert [len(configs_of(i)) for i in items] == [2, 2, 1, 1]
-    assert [c.strength for c in configs_of(items[0])] == [0.0, 1.0]
+    items = stack_groups([RunConfig(method=m, strength=a, **base) for m, a in runs])
+    groups = [[(c.method, c.strength) for c in configs_of(item)] for item in items]
+    assert groups == [runs[0:3:2], runs[1:4:2], runs[4:5], runs[5:6]]
+
+
+def _sweep_rows(tmp_path, out: str, **kw) -> dict:
+    """Run SPEC into ``tmp_path / out``; return its rows by (method, strength)."""
+    (tmp_path / "s.toml").write_text(SPEC)
+    summary = run_sweep(load_spec(tmp_path / "s.toml"), tmp_path / out, progress=False, **kw)
+    assert (summary.ok, summary.failed) == (5, 0)
+    with open_store(tmp_path / out) as store:
+        return {(r["method"], r["strength"]): r for r in store.rows()}
 
 
 def test_stacked_regression_sweep_equals_unstacked(tmp_path):
-    path = tmp_path / "s.toml"
-    path.write_text(SPEC)
-    spec = load_spec(path)
-    plain = run_sweep(spec, tmp_path / "plain", progress=False, stack=False)
-    stacked = run_sweep(spec, tmp_path / "stacked", progress=False)
-    assert (plain.ok, plain.failed) == (stacked.ok, stacked.failed) == (5, 0)
-    rows = {}
-    for name in ("plain", "stacked"):
-        with open_store(tmp_path / name) as store:
-            rows[name] = {(r["method"], r["strength"]): r for r in store.rows()}
-    a, b = rows["plain"], rows["stacked"]
+    a = _sweep_rows(tmp_path, "plain", stack=False)
+    b = _sweep_rows(tmp_path, "stacked")
     assert a.keys() == b.keys()
     first = next(iter(a.values()))["metrics"]
     metrics = [k for k, v in first.items() if isinstance(v, float) and not k.endswith("time_s")]

@@ -172,16 +172,9 @@ class StackedMLP(StackedLayers):
 
     Build it from K initialized models (:meth:`from_models`) so that model ``k`` starts
     exactly where a separate fit with the same seed starts, train the stacked tensors,
-    and write model ``k`` back with :meth:`export`.
-
-    Parameters
-    ----------
-    weights : sequence of tensors of shape (K, in_l, out_l)
-        Layer weights (the transpose of ``nn.Linear.weight``, so ``h @ W``).
-    biases : sequence of tensors of shape (K, 1, out_l)
-        Layer biases.
-    activation : str, default="relu"
-        Hidden non-linearity of the models (see :class:`~otfair.models.MLP`).
+    and write model ``k`` back with :meth:`export`. The parameters are those of
+    :class:`StackedLayers` (``weights``, ``biases``, ``activation``: the hidden
+    non-linearity); :meth:`forward` returns the first output of every model.
 
     Examples
     --------

@@ -44,34 +44,70 @@ def _activation_name(model: MLP) -> str:
     return "relu"
 
 
+#: entries per iteration of the widest vectorized elementwise loop (2 x 16 floats, AVX-512),
+#: doubled: rows whose length is a multiple of it split into body and tail alike anyway
+_BLOCK = 64
+
+
+def _aligned(t: torch.Tensor) -> torch.Tensor:
+    """``t``, or a fresh (64-byte aligned) copy when its data is not 64-byte aligned.
+
+    A matrix-vector product reads its operands without packing them, so MKL's result
+    depends on their alignment (measured: a (59, 50) matrix at an offset of 24 bytes
+    sums differently); a separate fit's operands are fresh, aligned tensors.
+    """
+    return t if t.data_ptr() % 64 == 0 else t.clone()
+
+
+def _model_rows(h: torch.Tensor, K: int) -> list[torch.Tensor]:
+    """Model k's input rows, aligned: ``h[k]``, or the shared ``h`` (n, in)."""
+    return [h] * K if h.dim() == 2 else [_aligned(r) for r in h.unbind(0)]
+
+
 class _NarrowLinear(torch.autograd.Function):
     r"""K layers with one output, :math:`h_k W_k + b_k` (:math:`W_k` of shape (in, 1)).
 
     A batched product with one output column (``baddbmm``) runs another BLAS kernel
     than ``nn.Linear`` (a matrix-vector product) and rounds differently; the forward
     pass therefore calls ``addmm`` once per model, which gives bitwise the output of
-    the separate module (and is faster than ``baddbmm`` for a single column). The
-    backward products have an inner dimension of 1 or are the batched products that
-    autograd of ``nn.Linear`` computes per model, so they match bitwise too.
+    the separate module (and is faster than ``baddbmm`` for a single column). In the
+    backward pass the input gradient is an outer product (exact) and the weight
+    gradient one product per model, as autograd of ``nn.Linear`` computes them.
+
+    The output (K, n, 1) is laid out in rows of more than ``n`` entries when ``n`` is
+    not a multiple of :data:`_BLOCK`. Elementwise kernels run a vectorized body and a scalar
+    tail, and their vectorized and scalar transcendental functions (the sigmoid of the
+    regression head, the logistic loss of a discriminator, in both passes) round
+    differently; on a dense (K, n) tensor the kernel sees one run of K n entries and
+    the tail falls elsewhere than in a separate fit's run of n, while on padded rows it
+    runs row by row, exactly as the separate fit does.
     """
 
     @staticmethod
     def forward(ctx, h: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:  # noqa: D102
         ctx.save_for_backward(h, w)
-        rows = h.unbind(0) if h.dim() == 3 else [h] * w.shape[0]
-        return torch.stack(
-            [torch.addmm(bk, hk, wk) for hk, wk, bk in zip(rows, w, b, strict=True)]
-        )
+        rows = _model_rows(h, w.shape[0])
+        n = h.shape[-2]
+        # unless n is a multiple of the vector block, rows of more than n entries (see the
+        # class), each starting 64-byte aligned as a separate fit's fresh output does
+        out = h.new_empty(w.shape[0], n if n % _BLOCK == 0 else (n // 16 + 1) * 16, 1)
+        for k, (hk, wk, bk) in enumerate(zip(rows, w, b, strict=True)):
+            torch.addmm(bk, hk, _aligned(wk), out=out[k, :n])
+        return out[:, :n]
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:  # noqa: D102
         h, w = ctx.saved_tensors
         grad_h = None
         if ctx.needs_input_grad[0]:
-            grad_h = torch.matmul(grad, w.mT)
+            grad_h = grad * w.mT  # (K, n, in): one product per entry, exact
             if h.dim() == 2:
                 grad_h = grad_h.sum(0)
-        return grad_h, torch.matmul(h.mT, grad), grad.sum(1, keepdim=True)
+        rows = _model_rows(h, w.shape[0])
+        # one (in, n) @ (n, 1) product per model: the kernel of nn.Linear's weight gradient
+        # (a batched product with one column is ~4x slower here)
+        grad_w = torch.stack([hk.mT @ gk for hk, gk in zip(rows, grad, strict=True)])
+        return grad_h, grad_w, grad.sum(1, keepdim=True)
 
 
 class StackedLayers(nn.Module):

@@ -1,24 +1,27 @@
-r"""K feed-forward models with stacked parameters, evaluated in one batched pass.
+r"""K feed-forward models with stacked parameters, trained as one module.
 
 A trade-off curve is K fits of the same small model (logistic regression or an MLP of
 width ~100) that differ only in the penalty strength. :class:`StackedMLP` holds the K
-models' weights as ``(K, in, out)`` tensors and evaluates all of them on one batch with
-batched matrix products, so a training step costs one pass over the batch for all K
-models instead of K passes (issue 17). :class:`StackedLayers` is the general stack of
-linear layers (the regression nets' encoder and head), :class:`StackedJointAdversary`
-the stacked adversary on ``(Z, Y)`` of CENet and WassersteinNet.
+models' weights as ``(K, out, in)`` tensors (``nn.Linear.weight`` of each, stacked) and
+evaluates all of them on one batch, so a training step is one forward and one backward
+pass, one optimizer step and one set of elementwise operations for all K models instead
+of K (issue 17). :class:`StackedLayers` is the general stack of linear layers (the
+regression nets' encoder and head), :class:`StackedJointAdversary` the stacked
+adversary on ``(Z, Y)`` of CENet and WassersteinNet.
 
 Layer :math:`l` of model :math:`k` computes
-:math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)}_k + b^{(l)}_k)`, with :math:`h^{(0)}_k = x`
-shared by all models; as a batched product ``torch.baddbmm(b, h, W)`` (the first layer
-broadcasts ``x @ W`` over k).
+:math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)\top}_k + b^{(l)}_k)`, with
+:math:`h^{(0)}_k = x` shared by all models (or one input per model). The matrix
+products are made per model, as ``nn.Linear`` makes them (:class:`_StackedLinear`:
+one BLAS call per model inside one autograd node), which keeps a stacked model bitwise
+equal to its separate module (batched products round differently for small matrices);
+everything else (activations, losses, the optimizer) runs once on the stacked tensors.
 
 Nothing couples the models: the gradient of :math:`\sum_k L_k` with respect to
-:math:`W_k` is the gradient of :math:`L_k` alone, and Adam / SGD act elementwise, so one
-optimizer over the stacked tensors is exactly K separate optimizers (up to float
-rounding of the batched products). Global operations over all parameters (global-norm
-gradient clipping, weight decay coupled through a norm) would break this and are not
-used.
+:math:`W_k` is the gradient of :math:`L_k` alone, and Adam / Adadelta / SGD act
+elementwise, so one optimizer over the stacked tensors is exactly K separate
+optimizers. Global operations over all parameters (global-norm gradient clipping,
+weight decay coupled through a norm) would break this and are not used.
 """
 
 from __future__ import annotations
@@ -50,13 +53,22 @@ _BLOCK = 64
 
 
 def _aligned(t: torch.Tensor) -> torch.Tensor:
-    """``t``, or a fresh (64-byte aligned) copy when its data is not 64-byte aligned.
+    """Return ``t``, or a fresh (64-byte aligned) copy if its data is not 64-byte aligned.
 
-    A matrix-vector product reads its operands without packing them, so MKL's result
-    depends on their alignment (measured: a (59, 50) matrix at an offset of 24 bytes
-    sums differently); a separate fit's operands are fresh, aligned tensors.
+    MKL's small-matrix and matrix-vector kernels read their operands without packing
+    them, so their rounding depends on the alignment (measured: a (59, 50) matrix at
+    an offset of 24 bytes sums differently); a separate fit's operands are fresh,
+    aligned tensors.
     """
     return t if t.data_ptr() % 64 == 0 else t.clone()
+
+
+def _aligned_stack(w: torch.Tensor) -> torch.Tensor:
+    """Copy ``w`` (K, out, in) so that each model's matrix ``w[k]`` starts 64-byte aligned."""
+    K, rows, cols = w.shape
+    step = -(-rows * cols // 16) * 16  # 16 float32 entries = 64 bytes
+    out = w.new_empty(K * step).as_strided((K, rows, cols), (step, cols, 1))
+    return out.copy_(w.detach())
 
 
 def _model_rows(h: torch.Tensor, K: int) -> list[torch.Tensor]:
@@ -64,49 +76,49 @@ def _model_rows(h: torch.Tensor, K: int) -> list[torch.Tensor]:
     return [h] * K if h.dim() == 2 else [_aligned(r) for r in h.unbind(0)]
 
 
-class _NarrowLinear(torch.autograd.Function):
-    r"""K layers with one output, :math:`h_k W_k + b_k` (:math:`W_k` of shape (in, 1)).
+class _StackedLinear(torch.autograd.Function):
+    r"""K linear layers :math:`h_k W_k^\top + b_k`, each product as ``nn.Linear`` makes it.
 
-    A batched product with one output column (``baddbmm``) runs another BLAS kernel
-    than ``nn.Linear`` (a matrix-vector product) and rounds differently; the forward
-    pass therefore calls ``addmm`` once per model, which gives bitwise the output of
-    the separate module (and is faster than ``baddbmm`` for a single column). In the
-    backward pass the input gradient is an outer product (exact) and the weight
-    gradient one product per model, as autograd of ``nn.Linear`` computes them.
+    Batched products (``baddbmm``) run other BLAS kernels than ``nn.Linear`` for small
+    or one-column matrices and round differently, and an adversarial fit amplifies any
+    rounding difference over the epochs (CENet at a large lambda: to ~1e-2 of the target
+    range in 100 epochs). So each model's products are the calls of a separate fit,
+    with the same operand layouts and alignment: forward ``addmm(b_k, h_k, W_k^T)``,
+    backward ``g_k W_k`` (input), ``g_k^T h_k`` (weight), :math:`\sum_i g_{k,i}` (bias),
+    one BLAS call per model without autograd overhead (for these small nets about as
+    fast as the batched products).
 
-    The output (K, n, 1) is laid out in rows of more than ``n`` entries when ``n`` is
-    not a multiple of :data:`_BLOCK`. Elementwise kernels run a vectorized body and a scalar
-    tail, and their vectorized and scalar transcendental functions (the sigmoid of the
-    regression head, the logistic loss of a discriminator, in both passes) round
-    differently; on a dense (K, n) tensor the kernel sees one run of K n entries and
-    the tail falls elsewhere than in a separate fit's run of n, while on padded rows it
-    runs row by row, exactly as the separate fit does.
+    The output (K, n, out) is laid out in rows of more than ``n`` entries when ``n`` is
+    not a multiple of :data:`_BLOCK`. Elementwise kernels run a vectorized body and a
+    scalar tail, whose transcendental functions (the sigmoid of a regression head, the
+    logistic loss of a discriminator) round differently; on a dense tensor the kernel
+    sees one run of K n entries and the tail falls elsewhere than in a separate fit's
+    run of n, on padded rows it runs row by row, as the separate fit does.
     """
 
     @staticmethod
     def forward(ctx, h: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:  # noqa: D102
         ctx.save_for_backward(h, w)
-        rows = _model_rows(h, w.shape[0])
-        n = h.shape[-2]
-        # unless n is a multiple of the vector block, rows of more than n entries (see the
-        # class), each starting 64-byte aligned as a separate fit's fresh output does
-        out = h.new_empty(w.shape[0], n if n % _BLOCK == 0 else (n // 16 + 1) * 16, 1)
-        for k, (hk, wk, bk) in enumerate(zip(rows, w, b, strict=True)):
-            torch.addmm(bk, hk, _aligned(wk), out=out[k, :n])
+        K, n, width = w.shape[0], h.shape[-2], w.shape[1]
+        # rows padded to a multiple of 16 entries keep each row's start 64-byte aligned
+        rows_out = n if n % _BLOCK == 0 else (n // 16 + 1) * 16
+        out = h.new_empty(K, rows_out, width)
+        for k, hk in enumerate(_model_rows(h, K)):
+            torch.addmm(b[k, 0], hk, _aligned(w[k]).t(), out=out[k, :n])
         return out[:, :n]
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:  # noqa: D102
         h, w = ctx.saved_tensors
+        K = w.shape[0]
+        grads = [_aligned(g) for g in grad.unbind(0)]
         grad_h = None
         if ctx.needs_input_grad[0]:
-            grad_h = grad * w.mT  # (K, n, in): one product per entry, exact
+            grad_h = torch.stack([g.mm(_aligned(wk)) for g, wk in zip(grads, w, strict=True)])
             if h.dim() == 2:
                 grad_h = grad_h.sum(0)
-        rows = _model_rows(h, w.shape[0])
-        # one (in, n) @ (n, 1) product per model: the kernel of nn.Linear's weight gradient
-        # (a batched product with one column is ~4x slower here)
-        grad_w = torch.stack([hk.mT @ gk for hk, gk in zip(rows, grad, strict=True)])
+        rows = _model_rows(h, K)
+        grad_w = torch.stack([g.t().mm(hk) for g, hk in zip(grads, rows, strict=True)])
         return grad_h, grad_w, grad.sum(1, keepdim=True)
 
 
@@ -114,15 +126,15 @@ class StackedLayers(nn.Module):
     r"""K stacks of ``nn.Linear`` layers of one architecture, with stacked parameters.
 
     Layer :math:`l` of stack :math:`k` computes
-    :math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)}_k + b^{(l)}_k)`; the non-linearity
+    :math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)\top}_k + b^{(l)}_k)`; the non-linearity
     :math:`\sigma` follows every layer but the last, and the last too when
     ``activate_last`` (a feature map such as the regression nets' encoder
     ``Linear -> ReLU``). :meth:`forward` returns the whole output, shape (K, n, out).
 
     Parameters
     ----------
-    weights : sequence of tensors of shape (K, in_l, out_l)
-        Layer weights (the transpose of ``nn.Linear.weight``, so ``h @ W``).
+    weights : sequence of tensors of shape (K, out_l, in_l)
+        Layer weights (``nn.Linear.weight`` of each model, stacked).
     biases : sequence of tensors of shape (K, 1, out_l)
         Layer biases.
     activation : str, default="relu"
@@ -142,7 +154,7 @@ class StackedLayers(nn.Module):
         if len(weights) != len(biases) or not weights:
             raise ValueError("`weights` and `biases` must be non-empty and of equal length.")
         act = activation_class(activation)
-        self.weights = nn.ParameterList([nn.Parameter(w.detach().clone()) for w in weights])
+        self.weights = nn.ParameterList([nn.Parameter(_aligned_stack(w)) for w in weights])
         self.biases = nn.ParameterList([nn.Parameter(b.detach().clone()) for b in biases])
         self.activation = activation
         self.activate_last = bool(activate_last)
@@ -162,7 +174,7 @@ class StackedLayers(nn.Module):
         if any(s != shapes[0] for s in shapes):
             raise ValueError("`models` must share one architecture (layer shapes differ).")
         weights = [
-            torch.stack([ls[i].weight.detach().T for ls in stacks]) for i in range(len(stacks[0]))
+            torch.stack([ls[i].weight.detach() for ls in stacks]) for i in range(len(stacks[0]))
         ]
         biases = [
             torch.stack([ls[i].bias.detach()[None, :] for ls in stacks])
@@ -183,10 +195,7 @@ class StackedLayers(nn.Module):
         h = x
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            if w.shape[-1] == 1:  # one output: per model, as nn.Linear computes it
-                h = _NarrowLinear.apply(h, w, b)
-            else:  # shared input (n, d): one broadcast product for all K models
-                h = torch.matmul(h, w) + b if h.dim() == 2 else torch.baddbmm(b, h, w)
+            h = _StackedLinear.apply(h, w, b)
             if i < last or self.activate_last:
                 h = self._act(h)
         return h
@@ -199,7 +208,7 @@ class StackedLayers(nn.Module):
         if len(layers) != len(self.weights):
             raise ValueError("`model` has a different number of layers.")
         for lin, w, b in zip(layers, self.weights, self.biases, strict=True):
-            lin.weight.copy_(w[k].T)
+            lin.weight.copy_(w[k])
             lin.bias.copy_(b[k, 0])
 
 

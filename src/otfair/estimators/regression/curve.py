@@ -102,7 +102,9 @@ class _StackedNets:
         )
 
     def parameters(self) -> list[nn.Parameter]:
-        modules = [self.encoder, self.head] + ([self.adversary] if self.adversary else [])
+        modules = [self.encoder, self.head]
+        if self.adversary is not None:
+            modules.append(self.adversary)
         return [p for m in modules for p in m.parameters()]
 
     def adversary_losses(

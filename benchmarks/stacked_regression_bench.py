@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from _common import bench_main
+from _common import bench_main, cpu_seconds, markdown_table
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -43,12 +43,6 @@ METHODS = ("cenet", "wassersteinnet")
 def _lams(method: str, K: int) -> list[float]:
     grid = get_method(method).default_strengths
     return [float(v) for v in np.round(np.geomspace(min(grid), max(grid), K), 6)]
-
-
-def _cpu(fn) -> float:
-    t0 = time.process_time()
-    fn()
-    return time.process_time() - t0
 
 
 def _curve_times(method: str, dataset: str, K: int, epochs: int | None, split) -> dict:
@@ -67,8 +61,8 @@ def _curve_times(method: str, dataset: str, K: int, epochs: int | None, split) -
     def stacked() -> None:
         build(lams).fit(split.X_train, split.y_train, **fit)
 
-    t_stacked = _cpu(stacked)
-    t_separate = _cpu(separate)
+    t_stacked = cpu_seconds(stacked)
+    t_separate = cpu_seconds(separate)
     return {"separate_s": t_separate, "stacked_s": t_stacked, "speedup": t_separate / t_stacked}
 
 
@@ -187,21 +181,23 @@ def run(quick: bool = False) -> dict:
 
 
 def format_rows(result: dict) -> str:
-    lines = [
-        "| dataset | method | K | epochs | K separate fits (s) | stacked fit (s) | speed-up |",
-        "|---|---|---|---|---|---|---|",
+    curves = [
+        [
+            r["dataset"],
+            r["method"],
+            str(r["K"]),
+            str(r["epochs"]),
+            f"{r['separate_s']:.2f}",
+            f"{r['stacked_s']:.2f}",
+            f"{r['speedup']:.2f}x",
+        ]
+        for r in result["curves"]
     ]
-    for r in result["curves"]:
-        lines.append(
-            f"| {r['dataset']} | {r['method']} | {r['K']} | {r['epochs']} | "
-            f"{r['separate_s']:.2f} | {r['stacked_s']:.2f} | {r['speedup']:.2f}x |"
-        )
+    header = ["dataset", "method", "K", "epochs", "K separate fits (s)", "stacked fit (s)"]
+    lines = markdown_table([*header, "speed-up"], curves)
     names = [k for k in result["steps"][0] if k not in ("dataset", "K")]
-    lines += ["", "| dataset | K | " + " | ".join(names) + " |", "|---|---|" + "---|" * len(names)]
-    for r in result["steps"]:
-        cells = " | ".join(f"{r[k]:.2f}" for k in names)
-        lines.append(f"| {r['dataset']} | {r['K']} | {cells} |")
-    return "\n".join(lines)
+    steps = [[r["dataset"], str(r["K"]), *(f"{r[k]:.2f}" for k in names)] for r in result["steps"]]
+    return "\n".join([*lines, "", *markdown_table(["dataset", "K", *names], steps)])
 
 
 if __name__ == "__main__":

@@ -70,10 +70,34 @@ class JointDiscriminatorPenalty(_JointAdversaryPenalty):
     """
 
     def joint_loss(self, adversary, z, y, sensitive) -> torch.Tensor:
-        """Return the discriminator's cross-entropy on ``(z, y)``."""
+        """Return the discriminator's cross-entropy on ``(z, y)`` (one per model if stacked)."""
         logits = adversary(z, y)
-        target = sensitive.to(logits.dtype).expand_as(logits)
-        return F.binary_cross_entropy_with_logits(logits, target, reduction="none").mean(dim=-1)
+        target = sensitive.to(logits.dtype)
+        if logits.dim() == 1:
+            return F.binary_cross_entropy_with_logits(logits, target)
+        return _RowMeanBCE.apply(logits, target)
+
+
+class _RowMeanBCE(torch.autograd.Function):
+    r"""Mean logistic loss of each row of (K, n) logits, as K separate calls compute it.
+
+    ``F.binary_cross_entropy_with_logits(x_k, t)`` (mean reduction) differentiates to
+    :math:`(\sigma(x_k) - t) g_k / n` in this order; the mean of an unreduced loss would
+    scale by :math:`g_k / n` first and round differently.
+    """
+
+    @staticmethod
+    def forward(ctx, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:  # noqa: D102
+        ctx.save_for_backward(logits, target)
+        loss = F.binary_cross_entropy_with_logits(
+            logits, target.expand_as(logits), reduction="none"
+        )
+        return loss.mean(dim=-1)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # noqa: D102
+        logits, target = ctx.saved_tensors
+        return (logits.sigmoid() - target) * grad[:, None] / logits.shape[-1], None
 
 
 class JointCriticPenalty(_JointAdversaryPenalty):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections.abc import Callable
 
 import torch
@@ -37,3 +38,16 @@ def bench_main(
     args = parser.parse_args(argv)
     result = run(quick=args.quick)
     print(json.dumps(result, indent=2, default=float) if args.json else format_rows(result))
+
+
+def cpu_seconds(fn: Callable[[], object]) -> float:
+    """CPU seconds of this process spent in ``fn()`` (``time.process_time``)."""
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
+    """Lines of a markdown table with ``header`` and the already formatted ``rows``."""
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    return lines + ["| " + " | ".join(row) + " |" for row in rows]

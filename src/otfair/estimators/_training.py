@@ -175,12 +175,20 @@ class _Progress:
 
     def advance(self, logs: dict[str, float]) -> None:
         if self.bar is not None:
-            text = " ".join(f"{k}={v:.4g}" for k, v in logs.items() if k != "time_s")
+            shown = {k: v for k, v in logs.items() if k != "time_s" and isinstance(v, float)}
+            text = " ".join(f"{k}={v:.4g}" for k, v in shown.items())
             self.bar.update(self.task, advance=1, description=text)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
+
+
+def _epoch_mean(total: torch.Tensor, weight: float) -> float | list[float]:
+    """Weighted epoch mean of a log: a float, or one float per model of a (K,) log."""
+    if total.dim() == 0:
+        return float(total) / max(weight, 1e-300)
+    return [v / max(weight, 1e-300) for v in total.tolist()]
 
 
 def run_epochs(
@@ -206,6 +214,7 @@ def run_epochs(
     step : callable
         ``step(batch)`` -> the loss to minimize, or ``(loss, logs, weight)`` with named
         0-dim tensors to report and the batch's weight in the epoch mean (default: 1).
+        A log of shape (K,) (one value per stacked model) is reported as a list.
         The engine then runs ``zero_grad``, ``backward`` and ``optimizer.step()``.
     optimizer : torch.optim.Optimizer
     scheduler : LRScheduler, optional
@@ -223,7 +232,7 @@ def run_epochs(
     -------
     list of dict
         Per epoch: ``"loss"`` and the step's named logs (weighted means over the
-        epoch's steps) and ``"time_s"`` (wall seconds).
+        epoch's steps; lists for (K,) logs) and ``"time_s"`` (wall seconds).
     """
     history: list[dict[str, float]] = []
     with _Progress(verbose, int(epochs), desc) as progress:
@@ -245,7 +254,7 @@ def run_epochs(
                 total_weight += weight
             if scheduler is not None:
                 scheduler.step()
-            logs_epoch = {k: float(v) / max(total_weight, 1e-300) for k, v in sums.items()}
+            logs_epoch = {k: _epoch_mean(v, total_weight) for k, v in sums.items()}
             logs_epoch["time_s"] = time.perf_counter() - start
             history.append(logs_epoch)
             progress.advance(logs_epoch)

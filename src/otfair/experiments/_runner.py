@@ -271,7 +271,8 @@ def run_sweep(
         Seconds to wait for ``scheduler``.
     stack : bool, default=True
         Fit the pending runs that differ only in strength (methods built on
-        FairClassifier) as one stacked training run each (:mod:`._stacking`); every run
+        FairClassifier, CENet or WassersteinNet) as one stacked training run each
+        (:mod:`._stacking`); every run
         is still stored as its own row. ``False`` fits each run separately.
 
     Returns

@@ -1,10 +1,11 @@
 """Sweep runs that differ only in strength, fitted as one stacked training run (issue 17).
 
 ``otfair sweep`` groups the pending runs of a sweep that share dataset, method, seed,
-notion, epochs, options and audits and differ only in strength, when the method builds a
-:class:`otfair.estimators.FairClassifier` (which fits whole curves). A group is one unit
-of work for the backends: its runs execute one after the other in one process inside
-:func:`otfair.estimators.classification.curve.shared_curve`, so the first run's fit
+notion, epochs, options and audits and differ only in strength, when the method builds an
+estimator that fits whole curves (:class:`otfair.estimators.FairClassifier`,
+:class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet`). A group
+is one unit of work for the backends: its runs execute one after the other in one
+process inside :func:`otfair.estimators._curve.shared_curve`, so the first run's fit
 trains the group's models together and the others reuse them. Every run is still
 stored as its own row (its ``fit_time_s`` is then the stacked fit for the first run of
 the group and ~0 for the others; ``stacked_runs`` in the result says the group's size),
@@ -25,12 +26,12 @@ WorkItem = RunConfig | tuple[RunConfig, ...]
 
 
 def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
-    """Whether ``config``'s method builds a FairClassifier (it then fits curves)."""
+    """Whether ``config``'s method builds an estimator that fits curves (stacked)."""
     if config.strength is None or config.source_domain is not None:
         return False
     key = (config.method, repr(sorted(config.method_options.items())))
     if key not in cache:
-        from otfair.estimators import FairClassifier
+        from otfair.estimators import CENet, FairClassifier, WassersteinNet
         from otfair.experiments.methods import get_method
 
         try:
@@ -44,7 +45,7 @@ def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
             )
         except Exception:  # noqa: BLE001 - the run itself will report the error
             est = None
-        cache[key] = isinstance(est, FairClassifier)
+        cache[key] = isinstance(est, (FairClassifier, CENet, WassersteinNet))
     return cache[key]
 
 
@@ -87,7 +88,7 @@ def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
 
     if not isinstance(item, tuple):
         return execute_run(item, plugins)
-    from otfair.estimators.classification.curve import shared_curve
+    from otfair.estimators._curve import shared_curve
 
     with shared_curve([c.strength for c in item]):
         records = [execute_run(c, plugins) for c in item]

@@ -38,7 +38,7 @@ class _GradReverse(torch.autograd.Function):
         return -ctx.scale * grad_output, None
 
 
-def grad_reverse(x: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
+def grad_reverse(x: torch.Tensor, scale: float | torch.Tensor = 1.0) -> torch.Tensor:
     r"""Gradient reversal: the identity forward, the gradient times ``-scale`` backward.
 
     .. math::
@@ -53,8 +53,10 @@ def grad_reverse(x: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
     ----------
     x : torch.Tensor
         Input tensor.
-    scale : float, default=1.0
-        :math:`\lambda \ge 0`, the factor applied to the reversed gradient.
+    scale : float or torch.Tensor, default=1.0
+        :math:`\lambda \ge 0`, the factor applied to the reversed gradient; a tensor
+        broadcastable to ``x`` gives each slice its own factor (K stacked models: shape
+        (K, 1, 1) for ``x`` of shape (K, n, d)).
 
     Returns
     -------
@@ -68,6 +70,10 @@ def grad_reverse(x: torch.Tensor, scale: float = 1.0) -> torch.Tensor:
     >>> x.grad
     tensor([-3., -3.])
     """
+    if isinstance(scale, torch.Tensor):
+        if not bool((scale >= 0).all()):  # also rejects NaN
+            raise ValueError(f"`scale` must be non-negative, got {scale.flatten().tolist()}.")
+        return _GradReverse.apply(x, scale.detach())
     scale = float(scale)
     if not scale >= 0.0:  # also rejects NaN
         raise ValueError(f"`scale` must be a non-negative number, got {scale!r}.")
@@ -205,13 +211,17 @@ def gradient_penalty(
     Kantorovich-Rubinstein dual, an alternative to weight clipping that leaves the critic
     free to be non-linear. The inputs are detached: only the critic is penalized.
 
+    K stacked critics (:class:`otfair.models.stacked.StackedJointAdversary`) take ``z0``,
+    ``z1`` of shapes (K, n0, k), (K, n1, k) and shared targets: the pairs and weights are
+    drawn once, as one critic's call draws them, and the result has shape (K,).
+
     Parameters
     ----------
     critic : torch.nn.Module
         Called as ``critic(z, y)``, one score per row.
-    z0, y0 : torch.Tensor of shapes (n0, k) and (n0,)
+    z0, y0 : torch.Tensor of shapes ([K,] n0, k) and (n0,)
         Group-0 representations and targets.
-    z1, y1 : torch.Tensor of shapes (n1, k) and (n1,)
+    z1, y1 : torch.Tensor of shapes ([K,] n1, k) and (n1,)
         Group-1 representations and targets.
     n_pairs : int, optional
         Number of interpolated points (default ``max(n0, n1)``).
@@ -221,7 +231,7 @@ def gradient_penalty(
     Returns
     -------
     torch.Tensor
-        Scalar penalty, differentiable in the critic's parameters.
+        Penalty, differentiable in the critic's parameters: a scalar, or shape (K,).
 
     Examples
     --------
@@ -230,7 +240,7 @@ def gradient_penalty(
     ...                  torch.ones(2)).dim()
     0
     """
-    n0, n1 = len(z0), len(z1)
+    n0, n1 = z0.shape[-2], z1.shape[-2]
     if n0 == 0 or n1 == 0:
         raise ValueError("`z0` and `z1` must both be non-empty (one sample of each group).")
     if len(y0) != n0 or len(y1) != n1:
@@ -239,10 +249,15 @@ def gradient_penalty(
     i0 = torch.randint(n0, (m,), generator=generator).to(z0.device)
     i1 = torch.randint(n1, (m,), generator=generator).to(z0.device)
     t = torch.rand(m, 1, generator=generator).to(device=z0.device, dtype=z0.dtype)
-    x0 = torch.cat([z0.detach()[i0], y0.detach().reshape(n0, -1)[i0].to(z0.dtype)], dim=1)
-    x1 = torch.cat([z1.detach()[i1], y1.detach().reshape(n1, -1)[i1].to(z0.dtype)], dim=1)
-    x = (t * x0 + (1 - t) * x1).requires_grad_(True)
-    k = z0.shape[1]
-    scores = critic(x[:, :k], x[:, k:])
+    x = (t * _joint_rows(z0, y0, i0) + (1 - t) * _joint_rows(z1, y1, i1)).requires_grad_(True)
+    k = z0.shape[-1]
+    scores = critic(x[..., :k], x[..., k:])
     (grad,) = torch.autograd.grad(scores.sum(), x, create_graph=True)
-    return ((grad.norm(dim=1) - 1.0) ** 2).mean()
+    return ((grad.norm(dim=-1) - 1.0) ** 2).mean(dim=-1)
+
+
+def _joint_rows(z: torch.Tensor, y: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
+    """Rows ``idx`` of ``[z, y]`` (detached); ``y`` is shared by stacked ``z`` (K, n, k)."""
+    zi = z.detach()[..., idx, :]
+    yi = y.detach().reshape(len(y), -1)[idx].to(z.dtype)
+    return torch.cat([zi, yi.expand(*zi.shape[:-1], yi.shape[-1])], dim=-1)

@@ -1,22 +1,27 @@
-r"""K feed-forward models with stacked parameters, evaluated in one batched pass.
+r"""K feed-forward models with stacked parameters, trained as one module.
 
 A trade-off curve is K fits of the same small model (logistic regression or an MLP of
 width ~100) that differ only in the penalty strength. :class:`StackedMLP` holds the K
-models' weights as ``(K, in, out)`` tensors and evaluates all of them on one batch with
-batched matrix products, so a training step costs one pass over the batch for all K
-models instead of K passes (issue 17).
+models' weights as ``(K, out, in)`` tensors (``nn.Linear.weight`` of each, stacked) and
+evaluates all of them on one batch, so a training step is one forward and one backward
+pass, one optimizer step and one set of elementwise operations for all K models instead
+of K (issue 17). :class:`StackedLayers` is the general stack of linear layers (the
+regression nets' encoder and head), :class:`StackedJointAdversary` the stacked
+adversary on ``(Z, Y)`` of CENet and WassersteinNet.
 
 Layer :math:`l` of model :math:`k` computes
-:math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)}_k + b^{(l)}_k)`, with :math:`h^{(0)}_k = x`
-shared by all models; as a batched product ``torch.baddbmm(b, h, W)`` (the first layer
-broadcasts ``x @ W`` over k).
+:math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)\top}_k + b^{(l)}_k)`, with
+:math:`h^{(0)}_k = x` shared by all models (or one input per model). The matrix
+products are made per model, as ``nn.Linear`` makes them (:class:`_StackedLinear`:
+one BLAS call per model inside one autograd node), which keeps a stacked model bitwise
+equal to its separate module (batched products round differently for small matrices);
+everything else (activations, losses, the optimizer) runs once on the stacked tensors.
 
 Nothing couples the models: the gradient of :math:`\sum_k L_k` with respect to
-:math:`W_k` is the gradient of :math:`L_k` alone, and Adam / SGD act elementwise, so one
-optimizer over the stacked tensors is exactly K separate optimizers (up to float
-rounding of the batched products). Global operations over all parameters (global-norm
-gradient clipping, weight decay coupled through a norm) would break this and are not
-used.
+:math:`W_k` is the gradient of :math:`L_k` alone, and Adam / Adadelta / SGD act
+elementwise, so one optimizer over the stacked tensors is exactly K separate
+optimizers. Global operations over all parameters (global-norm gradient clipping,
+weight decay coupled through a norm) would break this and are not used.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from otfair.models.adversarial import JointAdversary
 from otfair.models.mlp import _ACTIVATIONS, MLP, activation_class
 
 
@@ -41,21 +47,179 @@ def _activation_name(model: MLP) -> str:
     return "relu"
 
 
-class StackedMLP(nn.Module):
+#: entries per iteration of the widest vectorized elementwise loop (2 x 16 floats, AVX-512),
+#: doubled: rows whose length is a multiple of it split into body and tail alike anyway
+_BLOCK = 64
+
+
+def _aligned(t: torch.Tensor) -> torch.Tensor:
+    """Return ``t``, or a fresh (64-byte aligned) copy if its data is not 64-byte aligned.
+
+    MKL's small-matrix and matrix-vector kernels read their operands without packing
+    them, so their rounding depends on the alignment (measured: a (59, 50) matrix at
+    an offset of 24 bytes sums differently); a separate fit's operands are fresh,
+    aligned tensors.
+    """
+    return t if t.data_ptr() % 64 == 0 else t.clone()
+
+
+def _aligned_stack(w: torch.Tensor) -> torch.Tensor:
+    """Copy ``w`` (K, out, in) so that each model's matrix ``w[k]`` starts 64-byte aligned."""
+    K, rows, cols = w.shape
+    step = -(-rows * cols // 16) * 16  # 16 float32 entries = 64 bytes
+    out = w.new_empty(K * step).as_strided((K, rows, cols), (step, cols, 1))
+    return out.copy_(w.detach())
+
+
+def _model_rows(h: torch.Tensor, K: int) -> list[torch.Tensor]:
+    """Model k's input rows, aligned: ``h[k]``, or the shared ``h`` (n, in)."""
+    return [h] * K if h.dim() == 2 else [_aligned(r) for r in h.unbind(0)]
+
+
+class _StackedLinear(torch.autograd.Function):
+    r"""K linear layers :math:`h_k W_k^\top + b_k`, each product as ``nn.Linear`` makes it.
+
+    Batched products (``baddbmm``) run other BLAS kernels than ``nn.Linear`` for small
+    or one-column matrices and round differently, and an adversarial fit amplifies any
+    rounding difference over the epochs (CENet at a large lambda: to ~1e-2 of the target
+    range in 100 epochs). So each model's products are the calls of a separate fit,
+    with the same operand layouts and alignment: forward ``addmm(b_k, h_k, W_k^T)``,
+    backward ``g_k W_k`` (input), ``g_k^T h_k`` (weight), :math:`\sum_i g_{k,i}` (bias),
+    one BLAS call per model without autograd overhead (for these small nets about as
+    fast as the batched products).
+
+    The output (K, n, out) is laid out in rows of more than ``n`` entries when ``n`` is
+    not a multiple of :data:`_BLOCK`. Elementwise kernels run a vectorized body and a
+    scalar tail, whose transcendental functions (the sigmoid of a regression head, the
+    logistic loss of a discriminator) round differently; on a dense tensor the kernel
+    sees one run of K n entries and the tail falls elsewhere than in a separate fit's
+    run of n, on padded rows it runs row by row, as the separate fit does.
+    """
+
+    @staticmethod
+    def forward(ctx, h: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:  # noqa: D102
+        ctx.save_for_backward(h, w)
+        K, n, width = w.shape[0], h.shape[-2], w.shape[1]
+        # rows padded to a multiple of 16 entries keep each row's start 64-byte aligned
+        rows_out = n if n % _BLOCK == 0 else (n // 16 + 1) * 16
+        out = h.new_empty(K, rows_out, width)
+        for k, hk in enumerate(_model_rows(h, K)):
+            torch.addmm(b[k, 0], hk, _aligned(w[k]).t(), out=out[k, :n])
+        return out[:, :n]
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:  # noqa: D102
+        h, w = ctx.saved_tensors
+        K = w.shape[0]
+        grads = [_aligned(g) for g in grad.unbind(0)]
+        grad_h = None
+        if ctx.needs_input_grad[0]:
+            grad_h = torch.stack([g.mm(_aligned(wk)) for g, wk in zip(grads, w, strict=True)])
+            if h.dim() == 2:
+                grad_h = grad_h.sum(0)
+        rows = _model_rows(h, K)
+        grad_w = torch.stack([g.t().mm(hk) for g, hk in zip(grads, rows, strict=True)])
+        return grad_h, grad_w, grad.sum(1, keepdim=True)
+
+
+class StackedLayers(nn.Module):
+    r"""K stacks of ``nn.Linear`` layers of one architecture, with stacked parameters.
+
+    Layer :math:`l` of stack :math:`k` computes
+    :math:`h^{(l)}_k = \sigma(h^{(l-1)}_k W^{(l)\top}_k + b^{(l)}_k)`; the non-linearity
+    :math:`\sigma` follows every layer but the last, and the last too when
+    ``activate_last`` (a feature map such as the regression nets' encoder
+    ``Linear -> ReLU``). :meth:`forward` returns the whole output, shape (K, n, out).
+
+    Parameters
+    ----------
+    weights : sequence of tensors of shape (K, out_l, in_l)
+        Layer weights (``nn.Linear.weight`` of each model, stacked).
+    biases : sequence of tensors of shape (K, 1, out_l)
+        Layer biases.
+    activation : str, default="relu"
+        Non-linearity between the layers (see :class:`~otfair.models.MLP`).
+    activate_last : bool, default=False
+        Apply the non-linearity after the last layer too.
+    """
+
+    def __init__(
+        self,
+        weights: Sequence[torch.Tensor],
+        biases: Sequence[torch.Tensor],
+        activation: str = "relu",
+        activate_last: bool = False,
+    ) -> None:
+        super().__init__()
+        if len(weights) != len(biases) or not weights:
+            raise ValueError("`weights` and `biases` must be non-empty and of equal length.")
+        act = activation_class(activation)
+        self.weights = nn.ParameterList([nn.Parameter(_aligned_stack(w)) for w in weights])
+        self.biases = nn.ParameterList([nn.Parameter(b.detach().clone()) for b in biases])
+        self.activation = activation
+        self.activate_last = bool(activate_last)
+        self._act = act()
+
+    @classmethod
+    def from_linears(
+        cls,
+        stacks: Sequence[Sequence[nn.Linear]],
+        activation: str = "relu",
+        activate_last: bool = False,
+    ) -> StackedLayers:
+        """Stack K lists of ``nn.Linear`` layers of one architecture (parameters copied)."""
+        if not stacks:
+            raise ValueError("`models` must hold at least one model.")
+        shapes = [tuple(lin.weight.shape for lin in ls) for ls in stacks]
+        if any(s != shapes[0] for s in shapes):
+            raise ValueError("`models` must share one architecture (layer shapes differ).")
+        weights = [
+            torch.stack([ls[i].weight.detach() for ls in stacks]) for i in range(len(stacks[0]))
+        ]
+        biases = [
+            torch.stack([ls[i].bias.detach()[None, :] for ls in stacks])
+            for i in range(len(stacks[0]))
+        ]
+        return cls(weights, biases, activation=activation, activate_last=activate_last)
+
+    @property
+    def n_models(self) -> int:
+        """Number K of stacked models."""
+        return self.weights[0].shape[0]
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the outputs of every stack: shape (K, n, out) for ``x`` of shape (n, d).
+
+        ``x`` of shape (K, n, d) gives each stack its own inputs.
+        """
+        h = x
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = _StackedLinear.apply(h, w, b)
+            if i < last or self.activate_last:
+                h = self._act(h)
+        return h
+
+    @torch.no_grad()
+    def export_linears(self, k: int, layers: Sequence[nn.Linear]) -> None:
+        """Copy the parameters of stack ``k`` into ``layers`` (same architecture)."""
+        if not 0 <= int(k) < self.n_models:
+            raise ValueError(f"`k` must be in [0, {self.n_models}); got {k!r}.")
+        if len(layers) != len(self.weights):
+            raise ValueError("`model` has a different number of layers.")
+        for lin, w, b in zip(layers, self.weights, self.biases, strict=True):
+            lin.weight.copy_(w[k])
+            lin.bias.copy_(b[k, 0])
+
+
+class StackedMLP(StackedLayers):
     """K :class:`~otfair.models.MLP` s of one architecture with stacked parameters.
 
     Build it from K initialized models (:meth:`from_models`) so that model ``k`` starts
     exactly where a separate fit with the same seed starts, train the stacked tensors,
-    and write model ``k`` back with :meth:`export`.
-
-    Parameters
-    ----------
-    weights : sequence of tensors of shape (K, in_l, out_l)
-        Layer weights (the transpose of ``nn.Linear.weight``, so ``h @ W``).
-    biases : sequence of tensors of shape (K, 1, out_l)
-        Layer biases.
-    activation : str, default="relu"
-        Hidden non-linearity of the models (see :class:`~otfair.models.MLP`).
+    and write model ``k`` back with :meth:`export`. The parameters are those of
+    :class:`StackedLayers` (``weights``, ``biases``, ``activation``: the hidden
+    non-linearity); :meth:`forward` returns the first output of every model.
 
     Examples
     --------
@@ -77,61 +241,65 @@ class StackedMLP(nn.Module):
         biases: Sequence[torch.Tensor],
         activation: str = "relu",
     ) -> None:
-        super().__init__()
-        if len(weights) != len(biases) or not weights:
-            raise ValueError("`weights` and `biases` must be non-empty and of equal length.")
-        act = activation_class(activation)
-        self.weights = nn.ParameterList([nn.Parameter(w.detach().clone()) for w in weights])
-        self.biases = nn.ParameterList([nn.Parameter(b.detach().clone()) for b in biases])
-        self.activation = activation
-        self._act = act()
+        super().__init__(weights, biases, activation=activation)
 
     @classmethod
     def from_models(cls, models: Sequence[MLP]) -> StackedMLP:
         """Stack K models of one architecture (their parameters are copied)."""
         if not models:
             raise ValueError("`models` must hold at least one MLP.")
-        layers = [_linear_layers(m) for m in models]
-        shapes = [tuple(lin.weight.shape for lin in ls) for ls in layers]
-        if any(s != shapes[0] for s in shapes):
-            raise ValueError("`models` must share one architecture (layer shapes differ).")
-        weights = [
-            torch.stack([ls[i].weight.detach().T for ls in layers]) for i in range(len(layers[0]))
-        ]
-        biases = [
-            torch.stack([ls[i].bias.detach()[None, :] for ls in layers])
-            for i in range(len(layers[0]))
-        ]
-        return cls(weights, biases, activation=_activation_name(models[0]))
-
-    @property
-    def n_models(self) -> int:
-        """Number K of stacked models."""
-        return self.weights[0].shape[0]
+        stacked = StackedLayers.from_linears([_linear_layers(m) for m in models])
+        return cls(stacked.weights, stacked.biases, activation=_activation_name(models[0]))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Logits of the first output of every model: shape (K, n) for ``x`` of shape (n, d).
 
         ``x`` of shape (K, n, d) gives each model its own inputs.
         """
-        h = x
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            # shared input (n, d): one broadcast product for all K models
-            h = torch.matmul(h, w) + b if h.dim() == 2 else torch.baddbmm(b, h, w)
-            if i < last:
-                h = self._act(h)
-        return h[..., 0]
+        return super().forward(x)[..., 0]
 
-    @torch.no_grad()
     def export(self, k: int, model: MLP) -> MLP:
         """Copy the parameters of stacked model ``k`` into ``model`` (same architecture)."""
-        if not 0 <= int(k) < self.n_models:
-            raise ValueError(f"`k` must be in [0, {self.n_models}); got {k!r}.")
-        layers = _linear_layers(model)
-        if len(layers) != len(self.weights):
-            raise ValueError("`model` has a different number of layers.")
-        for lin, w, b in zip(layers, self.weights, self.biases, strict=True):
-            lin.weight.copy_(w[k].T)
-            lin.bias.copy_(b[k, 0])
+        self.export_linears(k, _linear_layers(model))
         return model
+
+
+class StackedJointAdversary(nn.Module):
+    r"""K :class:`~otfair.models.adversarial.JointAdversary` s of one architecture, stacked.
+
+    Adversary :math:`k` scores :math:`f_k([Z_k, Y])` from its own representation
+    :math:`Z_k` and the target (shared by the K models, or one per model); the MLPs run
+    as one :class:`StackedMLP`. Used by the curve fits of CENet and WassersteinNet.
+
+    Parameters
+    ----------
+    adversaries : sequence of JointAdversary
+        K initialized adversaries of one architecture (their parameters are copied).
+    """
+
+    def __init__(self, adversaries: Sequence[JointAdversary]) -> None:
+        super().__init__()
+        if not adversaries:
+            raise ValueError("`adversaries` must hold at least one JointAdversary.")
+        self.net = StackedMLP.from_models([a.net for a in adversaries])
+        self.latent_dim = adversaries[0].latent_dim
+
+    def forward(self, z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Return one score per model and row, shape (K, n).
+
+        Parameters
+        ----------
+        z : torch.Tensor of shape (K, n, latent_dim)
+            Each model's representations.
+        y : torch.Tensor of shape (n,), (n, t) or (K, n, t)
+            Targets, shared by the models unless given per model.
+        """
+        if y.dim() == 1:
+            y = y.unsqueeze(1)
+        y = y.to(z.dtype).expand(*z.shape[:-1], y.shape[-1])
+        return self.net(torch.cat([z, y], dim=-1))
+
+    def export(self, k: int, adversary: JointAdversary) -> JointAdversary:
+        """Copy the parameters of stacked adversary ``k`` into ``adversary``."""
+        self.net.export(k, adversary.net)
+        return adversary

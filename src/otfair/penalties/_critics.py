@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from otfair.models.adversarial import JointAdversary, clip_weights_, gradient_penalty
 from otfair.penalties._base import FairnessPenalty
@@ -32,6 +33,25 @@ class _JointAdversaryPenalty(FairnessPenalty):
     def __init__(self, latent_dim: int, hidden: Sequence[int] = (60,)) -> None:
         super().__init__()
         self.adversary = JointAdversary(latent_dim, hidden=hidden)
+
+    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor | None:
+        """Return the adversary's loss on ``(features, labels)`` (see :meth:`joint_loss`)."""
+        return self.joint_loss(self.adversary, features, labels, sensitive)
+
+    def joint_loss(
+        self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, sensitive: torch.Tensor
+    ) -> torch.Tensor | None:
+        """Return the loss :math:`L_f` of ``adversary`` (``f(z, y)``, one score per row).
+
+        ``z`` of shape (n, latent_dim) gives a scalar; K stacked adversaries
+        (:class:`otfair.models.stacked.StackedJointAdversary`) with ``z`` of shape
+        (K, n, latent_dim) on one batch (``y``, ``sensitive`` of shape (n,)) give the K
+        losses, shape (K,).
+        """
+        raise NotImplementedError
+
+    def after_step(self, adversary: nn.Module | None = None) -> None:
+        """Constrain the adversary (default: ``self.adversary``) after an optimizer step."""
 
 
 class JointDiscriminatorPenalty(_JointAdversaryPenalty):
@@ -49,10 +69,35 @@ class JointDiscriminatorPenalty(_JointAdversaryPenalty):
         Hidden widths of the discriminator.
     """
 
-    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
-        """Return the discriminator's cross-entropy on ``(features, labels)``."""
-        logits = self.adversary(features, labels)
-        return F.binary_cross_entropy_with_logits(logits, sensitive.to(logits.dtype))
+    def joint_loss(self, adversary, z, y, sensitive) -> torch.Tensor:
+        """Return the discriminator's cross-entropy on ``(z, y)`` (one per model if stacked)."""
+        logits = adversary(z, y)
+        target = sensitive.to(logits.dtype)
+        if logits.dim() == 1:
+            return F.binary_cross_entropy_with_logits(logits, target)
+        return _RowMeanBCE.apply(logits, target)
+
+
+class _RowMeanBCE(torch.autograd.Function):
+    r"""Mean logistic loss of each row of (K, n) logits, as K separate calls compute it.
+
+    ``F.binary_cross_entropy_with_logits(x_k, t)`` (mean reduction) differentiates to
+    :math:`(\sigma(x_k) - t) g_k / n` in this order; the mean of an unreduced loss would
+    scale by :math:`g_k / n` first and round differently.
+    """
+
+    @staticmethod
+    def forward(ctx, logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:  # noqa: D102
+        ctx.save_for_backward(logits, target)
+        loss = F.binary_cross_entropy_with_logits(
+            logits, target.expand_as(logits), reduction="none"
+        )
+        return loss.mean(dim=-1)
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None]:  # noqa: D102
+        logits, target = ctx.saved_tensors
+        return (logits.sigmoid() - target) * grad[:, None] / logits.shape[-1], None
 
 
 class JointCriticPenalty(_JointAdversaryPenalty):
@@ -88,20 +133,19 @@ class JointCriticPenalty(_JointAdversaryPenalty):
         self.clip = clip
         self.gradient_penalty = float(gradient_penalty)
 
-    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor | None:
-        """Return the critic's loss on ``(features, labels)``, or ``None`` (one group)."""
+    def joint_loss(self, adversary, z, y, sensitive) -> torch.Tensor | None:
+        """Return the critic's loss on ``(z, y)``, or ``None`` (one group in the batch)."""
         in1 = sensitive == 1
         if bool(in1.all()) or not bool(in1.any()):
             return None
-        z, y = features, labels
-        out = self.adversary(z, y)
-        loss = -torch.abs(out[~in1].mean() - out[in1].mean())
+        out = adversary(z, y)
+        loss = -torch.abs(out[..., ~in1].mean(dim=-1) - out[..., in1].mean(dim=-1))
         if self.gradient_penalty:
-            gp = gradient_penalty(self.adversary, z[~in1], y[~in1], z[in1], y[in1])
+            gp = gradient_penalty(adversary, z[..., ~in1, :], y[~in1], z[..., in1, :], y[in1])
             loss = loss + self.gradient_penalty * gp
         return loss
 
-    def after_step(self) -> None:
+    def after_step(self, adversary: nn.Module | None = None) -> None:
         """Clip the critic's weights (WGAN), when ``clip`` is set."""
         if self.clip is not None:
-            clip_weights_(self.adversary, self.clip)
+            clip_weights_(self.adversary if adversary is None else adversary, self.clip)

@@ -13,12 +13,6 @@ integer ``random_state`` (tested in ``tests/estimators/test_stacked.py``).
 
 from __future__ import annotations
 
-import hashlib
-import numbers
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -26,6 +20,15 @@ import torch
 from sklearn.base import clone
 from sklearn.utils import check_random_state
 
+from otfair.estimators._curve import (
+    check_fitted_value,
+    check_strengths,
+    copy_fitted,
+    is_curve,
+    select_model,
+    shared_curve,
+)
+from otfair.estimators._curve import fit_from_shared as _fit_from_shared
 from otfair.estimators._stacked_training import train_ftm_stacked, train_plain_stacked
 from otfair.models.stacked import StackedMLP
 from otfair.utils import resolve_device
@@ -34,19 +37,16 @@ if TYPE_CHECKING:
     from otfair.estimators.classification.fair_classifier import FairClassifier
 
 
-def is_curve(strength: Any) -> bool:
-    """Whether ``strength`` is a sequence of strengths (a curve) rather than one number."""
-    return not isinstance(strength, (numbers.Real, str)) and hasattr(strength, "__len__")
-
-
-def check_strengths(strength: Any) -> list[float]:
-    """Return a curve's strengths as a list of distinct floats (``ValueError`` otherwise)."""
-    values = np.asarray(strength, dtype=float).reshape(-1)
-    if values.size == 0:
-        raise ValueError("`strength` must hold at least one value.")
-    if len(np.unique(values)) != values.size:
-        raise ValueError(f"`strength` values must be distinct; got {values.tolist()}.")
-    return [float(v) for v in values]
+__all__ = [
+    "check_fitted_value",
+    "check_strengths",
+    "fit_curve",
+    "fit_from_shared",
+    "fit_single_stacked",
+    "is_curve",
+    "select",
+    "shared_curve",
+]
 
 
 def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> FairClassifier:
@@ -126,88 +126,21 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
     return est
 
 
-def _copy_fitted(source: Any, target: Any) -> None:
-    for name, value in vars(source).items():
-        if name.endswith("_") and not name.startswith("_"):
-            setattr(target, name, value)
-
-
 def fit_single_stacked(
     est: FairClassifier, X: Any, y: Any, sensitive_features: Any
 ) -> FairClassifier:
     """Fit a single-strength ``est`` on the stacked engine (a curve of one model)."""
     curve = clone(est).set_params(strength=[est.strength])
     fit_curve(curve, X, y, sensitive_features)
-    _copy_fitted(curve.estimators_[0], est)
+    copy_fitted(curve.estimators_[0], est)
     return est
 
 
 def select(est: FairClassifier, strength: float | None) -> FairClassifier:
     """Return the fitted model of ``strength`` on a curve fit (``ValueError`` if absent)."""
-    strengths: Sequence[float] = est.strengths_
-    if strength is None:
-        raise ValueError(
-            f"this FairClassifier was fitted on the curve strength={list(strengths)}; pass "
-            "`strength=` to choose a model (or use `estimators_`)."
-        )
-    hits = np.flatnonzero(np.isclose(strengths, float(strength), rtol=0, atol=1e-12))
-    if hits.size == 0:
-        raise ValueError(f"`strength`={strength!r} is not on the fitted curve {list(strengths)}.")
-    return est.estimators_[int(hits[0])]
-
-
-# ---------------------------------------------------------------------- shared curves
-@dataclass
-class _SharedCurve:
-    strengths: tuple[float, ...]
-    fitted: dict[tuple[str, str], FairClassifier] = field(default_factory=dict)
-
-
-_SHARED: ContextVar[_SharedCurve | None] = ContextVar("otfair_shared_curve", default=None)
-
-
-@contextmanager
-def shared_curve(strengths: Sequence[float]) -> Iterator[None]:
-    """Within the block, single-strength fits on one curve share one stacked run.
-
-    The first ``FairClassifier(strength=a).fit(X, y, ...)`` with ``a`` in ``strengths``
-    fits the whole curve (:func:`fit_curve`) and keeps it; a later fit with the same
-    other parameters, the same data and another strength of the curve copies its model
-    instead of training. Used by ``otfair sweep`` to stack the runs of a group that
-    differ only in strength, each still stored as its own row. Fits whose
-    ``random_state`` is not an integer (their separate fits would not share a seed) and
-    strengths off the curve train as usual.
-    """
-    token = _SHARED.set(_SharedCurve(tuple(check_strengths(strengths))))
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _digest(*arrays: Any) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        a = np.ascontiguousarray(np.asarray(a))
-        h.update(repr((a.shape, a.dtype.str)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
+    return select_model(est, strength, "strength")
 
 
 def fit_from_shared(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> bool:
     """Fit ``est`` from the active :func:`shared_curve`, if it applies; return whether."""
-    ctx = _SHARED.get()
-    seed = est.random_state
-    if ctx is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        return False
-    if not any(np.isclose(est.strength, a, rtol=0, atol=1e-12) for a in ctx.strengths):
-        return False
-    params = {k: v for k, v in est.get_params().items() if k != "strength"}
-    key = (repr(sorted(params.items())), _digest(X, y, sensitive_features))
-    curve = ctx.fitted.get(key)
-    if curve is None:
-        curve = clone(est).set_params(strength=list(ctx.strengths))
-        fit_curve(curve, X, y, sensitive_features)
-        ctx.fitted[key] = curve
-    _copy_fitted(select(curve, est.strength), est)
-    return True
+    return _fit_from_shared(est, X, y, sensitive_features, param="strength", fit_curve=fit_curve)

@@ -21,6 +21,7 @@ from otfair.estimators._training import (
     train_plain,
 )
 from otfair.estimators.classification.curve import (
+    check_fitted_value,
     fit_curve,
     fit_from_shared,
     fit_single_stacked,
@@ -426,8 +427,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         if hasattr(self, "estimators_"):
             return select(self, strength).decision_function(X)
         check_is_fitted(self, "model_")
-        if strength is not None and not np.isclose(strength, self.strength, rtol=0, atol=1e-12):
-            raise ValueError(f"`strength`={strength!r}: this model was fitted at {self.strength}.")
+        check_fitted_value(self, strength, "strength")
         X = validate_data(self, X, dtype=np.float32, reset=False)
         device = next(self.model_.parameters()).device
         with torch.no_grad():

@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
 from torch import nn
 
+from otfair.estimators._curve import check_fitted_value, fit_from_shared, is_curve, select_model
 from otfair.estimators._training import run_epochs
 from otfair.models.adversarial import grad_reverse
 from otfair.penalties import FairnessPenalty
@@ -182,6 +183,38 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         optimizer.step()  # parameters without a gradient (encoder, head) are skipped
         self._after_step(adversary)
 
+    def _check_training_params(self) -> tuple[int, int, float, int]:
+        """Return the validated ``(epochs, batch_size, lr, n_critic)``."""
+        epochs = check_positive_int(self.epochs, "epochs")
+        batch_size = check_positive_int(self.batch_size, "batch_size")
+        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
+        n_critic = check_positive_int(getattr(self, "n_critic", 1), "n_critic")
+        return epochs, batch_size, lr, n_critic
+
+    def _build_nets(
+        self, in_features: int, lam: float, device: torch.device
+    ) -> tuple[nn.Sequential, nn.Linear, FairnessPenalty | None]:
+        """Build encoder, head and (``lam > 0``) the adversary, in this order.
+
+        The order fixes which draws of torch's global generator (seeded by the fit)
+        initialize which module; the adversary starts clipped (WassersteinNet).
+        """
+        encoder = make_encoder(in_features, self.encoder_hidden).to(device)
+        latent = int(self.encoder_hidden[-1])
+        head = nn.Linear(latent, 1).to(device)
+        adversary = self._make_adversary(latent) if lam > 0 else None
+        if adversary is not None:
+            adversary = adversary.to(device)
+            self._after_step(adversary)
+        return encoder, head, adversary
+
+    def _fit_from_shared(self, X: Any, y: Any, sensitive_features: Any) -> bool:
+        from otfair.estimators.regression.curve import fit_net_curve
+
+        return fit_from_shared(
+            self, X, y, sensitive_features, param="lam", fit_curve=fit_net_curve
+        )
+
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> NeuralFairRegressor:
         """Fit the regression net (and its adversary).
 
@@ -198,24 +231,22 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         -------
         self
         """
-        lam = check_scalar(getattr(self, "lam", 0.0), "lam", minimum=0.0)
-        epochs = check_positive_int(self.epochs, "epochs")
-        batch_size = check_positive_int(self.batch_size, "batch_size")
-        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
-        n_critic = check_positive_int(getattr(self, "n_critic", 1), "n_critic")
+        lam_value = getattr(self, "lam", 0.0)
+        if is_curve(lam_value):  # lam=[...]: the whole trade-off curve in one stacked run
+            from otfair.estimators.regression.curve import fit_net_curve
+
+            return fit_net_curve(self, X, y, sensitive_features)
+        if self._fit_from_shared(X, y, sensitive_features):  # inside shared_curve(...)
+            return self
+        lam = check_scalar(lam_value, "lam", minimum=0.0)
+        epochs, batch_size, lr, n_critic = self._check_training_params()
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         device = resolve_device(self.device)
         gen = seed_everything(_seed_from(self.random_state))
-
-        encoder = make_encoder(X.shape[1], self.encoder_hidden).to(device)
-        latent = int(self.encoder_hidden[-1])
-        head = nn.Linear(latent, 1).to(device)
-        adversary = self._make_adversary(latent) if lam > 0 else None
+        encoder, head, adversary = self._build_nets(X.shape[1], lam, device)
         params = [*encoder.parameters(), *head.parameters()]
         if adversary is not None:
-            adversary = adversary.to(device)
             params += list(adversary.parameters())
-            self._after_step(adversary)
         optimizer = torch.optim.Adadelta(params, lr=lr)
 
         Xt = torch.as_tensor(X, device=device)
@@ -260,22 +291,38 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         self.device_ = device
         return self
 
-    @torch.no_grad()
-    def predict(self, X: Any) -> np.ndarray:
-        """Predicted targets, shape (n,), in the units of the training ``y``."""
+    def _fitted_model(self, lam: float | None) -> NeuralFairRegressor:
+        """Return the model that predicts: the curve's model of ``lam``, or ``self``."""
+        if hasattr(self, "estimators_"):
+            return select_model(self, lam, "lam")
         check_is_fitted(self, "encoder_")
-        X = self._check_X(X, reset=False)
-        Xt = torch.as_tensor(X, device=self.device_)
+        if lam is not None:
+            check_fitted_value(self, lam, "lam")
+        return self
+
+    @torch.no_grad()
+    def predict(self, X: Any, lam: float | None = None) -> np.ndarray:
+        """Predicted targets, shape (n,), in the units of the training ``y``.
+
+        ``lam`` chooses the model of a curve fit (``lam=[...]``, required then); for a
+        single fit it must be None or the fitted ``lam``.
+        """
+        model = self._fitted_model(lam)
+        X = model._check_X(X, reset=False)
+        Xt = torch.as_tensor(X, device=model.device_)
         out = [
-            torch.sigmoid(self.head_(self.encoder_(Xt[i : i + 8192]))).squeeze(1)
+            torch.sigmoid(model.head_(model.encoder_(Xt[i : i + 8192]))).squeeze(1)
             for i in range(0, len(Xt), 8192)
         ]
         pred = torch.cat(out).cpu().numpy().astype(np.float64)
-        return self._unscale(pred)
+        return model._unscale(pred)
 
     @torch.no_grad()
-    def transform(self, X: Any) -> np.ndarray:
-        """Representation :math:`Z = g(X)`, shape (n, encoder_hidden[-1])."""
-        check_is_fitted(self, "encoder_")
-        X = self._check_X(X, reset=False)
-        return self.encoder_(torch.as_tensor(X, device=self.device_)).cpu().numpy()
+    def transform(self, X: Any, lam: float | None = None) -> np.ndarray:
+        """Representation :math:`Z = g(X)`, shape (n, encoder_hidden[-1]).
+
+        ``lam`` chooses the model of a curve fit, as in :meth:`predict`.
+        """
+        model = self._fitted_model(lam)
+        X = model._check_X(X, reset=False)
+        return model.encoder_(torch.as_tensor(X, device=model.device_)).cpu().numpy()

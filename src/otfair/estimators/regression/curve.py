@@ -1,0 +1,262 @@
+r"""Fit a trade-off curve of CENet / WassersteinNet in one stacked training run (issue 17).
+
+``CENet(lam=[l_1, ..., l_K])`` (or ``WassersteinNet``) trains the K regression nets of
+the curve together. Model :math:`k` minimizes, as its separate fit does (App. B of the
+accuracy-disparity paper; :class:`~otfair.estimators.regression._base.NeuralFairRegressor`),
+
+.. math::
+
+    L_k = \mathrm{MSE}\big(h_k(g_k(X)), Y\big) + L_{f_k}\big(R_{\lambda_k}(g_k(X)), Y, A\big),
+
+with its own encoder :math:`g_k`, head :math:`h_k`, adversary :math:`f_k` and gradient
+reversal :math:`R_{\lambda_k}` (no adversary when :math:`\lambda_k = 0`). The K encoders,
+heads and adversaries are stacked (:class:`~otfair.models.stacked.StackedLayers`,
+:class:`~otfair.models.stacked.StackedJointAdversary`) and one Adadelta optimizer
+minimizes :math:`\sum_k L_k`: a step is one forward and one backward pass, one
+optimizer step and one clipping for the K models. Nothing couples the models: the
+gradient of the sum in model k's parameters is :math:`\nabla L_k` (the reversal scales
+only model k's slice, ``grad_reverse(z, lam)`` with ``lam`` of shape (K, 1, 1)), and
+Adadelta's update and the critic's weight clipping are elementwise, so this is K
+separate fits.
+
+Equality with separate fits (same integer ``random_state``):
+
+* initial weights: before building model k the global torch generator is reseeded, and
+  encoder, head, adversary are built in the order of a separate fit;
+* batches: a separate fit draws its epoch permutations, and WassersteinNet's extra
+  critic batches (``n_critic > 1``), from one generator seeded by the fit. All models
+  with an adversary consume it identically, and so do all models when ``n_critic = 1``
+  (CENet; WassersteinNet's default): they share one generator and one batch per step.
+  With ``n_critic > 1`` the model with ``lam = 0`` (no critic, no extra draws) has its
+  own generator, seeded alike: its batches are what its separate fit draws, and the
+  step feeds each model its own rows (inputs of shape (K, b, d));
+* WGAN-GP draws (``gradient_penalty > 0``) come from the global generator; the models
+  with an adversary are built last, so it continues as after a separate fit's build,
+  and one draw serves all critics (their separate fits draw the same numbers);
+* arithmetic: the matrix products are made per model as ``nn.Linear`` makes them and
+  the elementwise kernels see each model's rows as a separate fit's (see
+  :class:`otfair.models.stacked._StackedLinear`), so on one machine the stacked models
+  are bitwise the separate ones (measured on Crime and Law, the registry's settings,
+  every lambda of the grid, 100 epochs). This matters: CENet at a large lambda is an
+  unstable game that grows a rounding difference of 1e-7 to ~1e-2 of the target range
+  within 100 epochs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import torch
+from sklearn.base import clone
+from torch import nn
+from torch.nn import functional as F
+
+from otfair.estimators._curve import check_strengths
+from otfair.estimators._training import run_epochs
+from otfair.estimators.regression._base import _seed_from
+from otfair.models.adversarial import grad_reverse
+from otfair.models.stacked import StackedJointAdversary, StackedLayers
+from otfair.penalties import FairnessPenalty
+from otfair.utils import check_scalar, resolve_device, seed_everything
+
+if TYPE_CHECKING:
+    from otfair.estimators.regression._base import NeuralFairRegressor
+
+__all__ = ["fit_net_curve"]
+
+Nets = tuple[nn.Sequential, nn.Linear, FairnessPenalty | None]
+Batch = tuple[torch.Tensor, torch.Tensor]
+
+
+@dataclass
+class _StackedNets:
+    """K regression nets stacked: the models without adversary first, then the others."""
+
+    encoder: StackedLayers
+    head: StackedLayers
+    adversary: StackedJointAdversary | None
+    penalty: Any  # the adversary's loss (a _JointAdversaryPenalty of the stack), or None
+    lam: torch.Tensor  # (K_adv, 1, 1) reversal scales of the models with an adversary
+    n_plain: int  # models without adversary (lam = 0): the first n_plain
+
+    @classmethod
+    def build(cls, nets: list[Nets], lams: list[float]) -> _StackedNets:
+        adversaries = [adv for _, _, adv in nets if adv is not None]
+        first = next(iter(nets[0][0].parameters()))
+        return cls(
+            encoder=StackedLayers.from_linears(
+                [_linears(enc) for enc, _, _ in nets], activate_last=True
+            ),
+            head=StackedLayers.from_linears([[head] for _, head, _ in nets]),
+            adversary=(
+                StackedJointAdversary([a.adversary for a in adversaries]) if adversaries else None
+            ),
+            penalty=adversaries[0] if adversaries else None,
+            lam=torch.tensor(
+                [v for v in lams if v > 0], dtype=first.dtype, device=first.device
+            ).reshape(-1, 1, 1),
+            n_plain=len(nets) - len(adversaries),
+        )
+
+    def parameters(self) -> list[nn.Parameter]:
+        modules = [self.encoder, self.head]
+        if self.adversary is not None:
+            modules.append(self.adversary)
+        return [p for m in modules for p in m.parameters()]
+
+    def adversary_losses(
+        self, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor, *, reverse: bool
+    ) -> torch.Tensor | None:
+        """Losses of the adversaries on their models' ``z`` (K, b, L), shape (K_adv,)."""
+        z_adv = z[self.n_plain :]
+        if reverse:
+            z_adv = grad_reverse(z_adv, self.lam)
+        return self.penalty.joint_loss(self.adversary, z_adv, y, a)
+
+    def constrain(self) -> None:
+        """Clip the critics' weights (WassersteinNet); run after every optimizer step."""
+        if self.adversary is not None:
+            self.penalty.after_step(self.adversary)
+
+    def export(self, i: int, nets: Nets) -> None:
+        encoder, head, adversary = nets
+        self.encoder.export_linears(i, _linears(encoder))
+        self.head.export_linears(i, [head])
+        if adversary is not None:
+            self.adversary.export(i - self.n_plain, adversary.adversary)
+
+
+def _linears(module: nn.Module) -> list[nn.Linear]:
+    return [m for m in module.modules() if isinstance(m, nn.Linear)]
+
+
+def train_stacked_nets(
+    nets: _StackedNets,
+    Xt: torch.Tensor,
+    yt: torch.Tensor,
+    at: torch.Tensor,
+    *,
+    seed: int,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    n_critic: int,
+    verbose: bool = False,
+    desc: str = "curve",
+) -> list[dict[str, list[float]]]:
+    """Train the stacked nets on the one engine; return the epoch logs (lists of K).
+
+    Mirrors the step of :meth:`NeuralFairRegressor.fit` for K models at once (see the
+    module docstring for what is shared and why each model equals its separate fit).
+    """
+    n, K, device = len(yt), nets.encoder.n_models, Xt.device
+    extra = n_critic - 1 if nets.adversary is not None else 0
+    gen = torch.Generator().manual_seed(seed)  # the models with an adversary (or all)
+    # n_critic > 1: the model without critic draws fewer numbers, so it has its own
+    own = torch.Generator().manual_seed(seed) if extra and nets.n_plain else None
+    # foreach: the same elementwise kernels as the single-tensor update, fewer calls
+    optimizer = torch.optim.Adadelta(nets.parameters(), lr=lr, foreach=True)
+
+    def epoch_batches(epoch: int) -> Iterable[Batch]:
+        order = torch.randperm(n, generator=gen).to(device)
+        starts = range(0, n, batch_size)
+        if own is None:  # one batch (b,) for all models
+            return [(order[s : s + batch_size],) * 2 for s in starts]
+        plain = torch.randperm(n, generator=own).to(device)
+        rows = torch.cat([plain.expand(nets.n_plain, n), order.expand(K - nets.n_plain, n)])
+        return [(rows[:, s : s + batch_size], order[s : s + batch_size]) for s in starts]
+
+    def padded(adv: torch.Tensor | None) -> torch.Tensor:
+        if adv is None:
+            return torch.zeros(K, device=device)
+        return F.pad(adv, (nets.n_plain, 0))
+
+    def step(batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+        idx, idx_adv = batch  # idx: (b,) shared or (K, b) per model; idx_adv: (b,)
+        z = nets.encoder(Xt[idx])  # (K, b, L)
+        pred = torch.sigmoid(nets.head(z))[..., 0]
+        mse = torch.mean((pred - yt[idx]) ** 2, dim=-1)
+        adv = None
+        if nets.adversary is not None:
+            adv = nets.adversary_losses(z, yt[idx_adv], at[idx_adv], reverse=True)
+        adv = padded(adv)
+        return (mse + adv).sum(), {"mse": mse, "adversary_loss": adv}, float(len(idx_adv))
+
+    def after_step(batch: Batch) -> None:
+        nets.constrain()
+        for _ in range(extra):  # WGAN: critic-only steps on fresh batches, encoders frozen
+            idx = torch.randint(n, (len(batch[1]),), generator=gen).to(device)
+            with torch.no_grad():
+                z = nets.encoder(Xt[idx])
+            adv = nets.adversary_losses(z, yt[idx], at[idx], reverse=False)
+            if adv is None:
+                continue
+            optimizer.zero_grad(set_to_none=True)
+            adv.sum().backward()
+            optimizer.step()  # the stacked encoders and heads have no gradient: skipped
+            nets.constrain()
+
+    return run_epochs(
+        epochs,
+        epoch_batches,
+        step,
+        optimizer=optimizer,
+        after_step=after_step,
+        verbose=verbose,
+        desc=desc,
+    )
+
+
+def fit_net_curve(
+    est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any
+) -> NeuralFairRegressor:
+    """Fit ``est`` (whose ``lam`` is a sequence) as one stacked run; return ``est``.
+
+    Sets ``estimators_`` (one fitted single-``lam`` estimator per value, in the given
+    order), ``lams_``, ``history_`` (one per-epoch ``mse`` / ``adversary_loss`` history
+    per model), ``groups_``, ``n_features_in_``, the target scaling and ``device_``.
+    """
+    lams = check_strengths(est.lam, "lam")
+    for value in lams:
+        check_scalar(value, "lam", minimum=0.0)
+    epochs, batch_size, lr, n_critic = est._check_training_params()
+    X, y_scaled, codes = est._check_fit_inputs(X, y, sensitive_features)
+    device = resolve_device(est.device)
+    seed = _seed_from(est.random_state)
+    singles = [clone(est).set_params(lam=value) for value in lams]
+    order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
+    seed_everything(seed)
+    built: list[Nets] = []
+    for k in order:  # each exactly as its separate fit builds it
+        torch.manual_seed(seed)
+        built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
+    nets = _StackedNets.build(built, [lams[k] for k in order])
+    history = train_stacked_nets(
+        nets,
+        torch.as_tensor(X, device=device),
+        torch.as_tensor(y_scaled, dtype=torch.float32, device=device),
+        torch.as_tensor(codes, device=device),
+        seed=seed,
+        epochs=epochs,
+        batch_size=batch_size,
+        lr=lr,
+        n_critic=n_critic,
+        verbose=bool(getattr(est, "verbose", False)),
+        desc=f"{type(est).__name__} (curve of {len(lams)})",
+    )
+    for i, k in enumerate(order):
+        nets.export(i, built[i])
+        single, (encoder, head, adversary) = singles[k], built[i]
+        single.encoder_, single.head_, single.adversary_ = encoder.eval(), head.eval(), adversary
+        single.history_ = [{key: h[key][i] for key in ("mse", "adversary_loss")} for h in history]
+        for name in ("groups_", "y_offset_", "y_scale_", "n_features_in_"):
+            setattr(single, name, getattr(est, name))
+        single.device_ = device
+    est.estimators_ = singles
+    est.lams_ = np.asarray(lams)
+    est.history_ = [single.history_ for single in singles]
+    est.device_ = device
+    return est

@@ -20,9 +20,10 @@ by their batch mean), ``otfair.metrics.pdp_violation``. The post-processing epoc
 Figure 2 continue the fitted ``model_`` with Adam (lr 1e-3) on random batches of 1,000
 training rows, the loss being ``OTFPenalty`` alone; the four traces are the means over
 the epoch's batches (the paper's "trends" are per epoch), and the PDP violation is on
-the whole training set. Run from a checkout (measured on the shared 2-core machine:
-Figure 2 about 2 CPU-minutes per seed; Figure 3 about 9 CPU-minutes per eps, written to
-its CSV eps by eps so that a stopped run resumes):
+the whole training set. Run from a checkout (on an idle 2-core machine Figure 3 took
+about a minute and Figure 2 a minute or two per seed; on a loaded one, torch's two
+threads spin and the same work took an hour. Figure 3 is written to its CSV eps by eps,
+so a stopped run resumes):
 
     OTFAIR_DATA_DIR=... python docs/reproduction/otf/figures_2_3.py [--only 2|3]
 

@@ -7,20 +7,16 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from _hand_rows import paper_row, run_row
 
-from otfair.reproduction import COLUMNS, verdict
+from otfair.reproduction import verdict
 from otfair.reproduction._compare import compare_values, dataset_sensitive, verdict_counts
 
 DATASETS = {"german": ("german", "sex"), "crime": ("communities_crime", "white")}
 
 
 def _paper(**kw):
-    row = dict.fromkeys(COLUMNS, "")
-    row.update(paper="ftm", ref="Table 4", dataset="german", sensitive="sex", method="ftm")
-    row.update({k: v for k, v in kw.items() if k not in {"value", "std"}})
-    row["value"] = kw.get("value", 0.74)
-    row["std"] = kw.get("std", math.nan)
-    return row
+    return paper_row("Table 4", 0.74, **kw)
 
 
 def _runs():
@@ -33,22 +29,17 @@ def _runs():
         (2.0, 1, 0.68, 0.02, 0.99),
     ]:
         rows.append(
-            {
-                "key": f"k{strength}{seed}",
-                "dataset": "german",
-                "method": "ftm",
-                "method_name": "ftm",
-                "notion": None,
-                "strength": strength,
-                "seed": seed,
-                "accuracy": acc,
-                "dp_gap": dp,
-                "consistency": cons,
-                "n_train": 800,
-                "n_test": 200,
-                "test_size": 0.2,
-                "max_train_rows": None,
-            }
+            run_row(
+                strength,
+                seed,
+                acc,
+                dp,
+                consistency=cons,
+                n_train=800,
+                n_test=200,
+                test_size=0.2,
+                max_train_rows=None,
+            )
         )
     return pd.DataFrame(rows)
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import math
-
 import pandas as pd
 import pytest
+from _hand_rows import paper_row, run_row
 
-from otfair.reproduction import COLUMNS, verdict
+from otfair.reproduction import verdict
 from otfair.reproduction._compare import compare_values
 
 DATASETS = {"german": ("german", "sex"), "dutch": ("dutch", "sex")}
@@ -15,13 +14,7 @@ HIGH = "subset=high age (first subset: label lost in the text)"
 
 
 def _paper(**kw):
-    row = dict.fromkeys(COLUMNS, "")
-    row.update(paper="ftm", ref="Table 1", dataset="german", sensitive="sex", method="ftm")
-    row.update(metric_source="audit")
-    row.update({k: v for k, v in kw.items() if k not in {"value", "std"}})
-    row["value"] = kw.get("value", 0.05)
-    row["std"] = kw.get("std", math.nan)
-    return row
+    return paper_row("Table 1", 0.05, **{"metric_source": "audit", **kw})
 
 
 def _runs(dataset="german", groups=(62, 138)):
@@ -37,20 +30,16 @@ def _runs(dataset="german", groups=(62, 138)):
         (2.0, 0, 0.66, 0.02, 0.01, 0.02, 0.005, 0),
         (2.0, 1, 0.66, 0.02, 0.01, 0.02, 0.005, 0),
     ]:
-        row = {
-            "key": f"k{strength}{seed}",
-            "dataset": dataset,
-            "method": "ftm",
-            "method_name": "ftm",
-            "notion": None,
-            "strength": strength,
-            "seed": seed,
-            "accuracy": acc,
-            "dp_gap": dp,
-            "subset_var_high_dp_gap": high,
-            "subset_var_low_dp_gap": low,
-            "subset_dp_std": std,
-        }
+        row = run_row(
+            strength,
+            seed,
+            acc,
+            dp,
+            dataset,
+            subset_var_high_dp_gap=high,
+            subset_var_low_dp_gap=low,
+            subset_dp_std=std,
+        )
         for g, n in enumerate(groups):
             cells = {(0, 0): n - 20 - flip, (0, 1): flip, (1, 0): 5, (1, 1): 15}
             for (a, b), count in cells.items():

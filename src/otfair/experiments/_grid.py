@@ -42,6 +42,7 @@ class RunConfig:
     epochs: int | None = None
     test_size: float = 0.2
     max_train_rows: int | None = None
+    train_group_share: float | None = None
     dataset_options: Mapping[str, Any] = field(default_factory=dict)
     method_options: Mapping[str, Any] = field(default_factory=dict)
     source_domain: str | None = None
@@ -57,6 +58,8 @@ class RunConfig:
         out.pop("dataset_label")
         out.pop("method_label")
         out.pop("device")
+        if self.train_group_share is None:  # keeps the keys of earlier runs unchanged
+            out.pop("train_group_share")
         if not self.audits:  # keeps the keys of runs without audits unchanged
             out.pop("audits")
         else:
@@ -75,6 +78,7 @@ class RunConfig:
         out = self.identity()
         out["device"] = self.device
         out["audits"] = list(self.audits)
+        out.setdefault("train_group_share", None)
         return out
 
 
@@ -84,7 +88,8 @@ class DatasetEntry:
 
     ``test_size`` is the dataset's own test fraction (a paper's protocol may split one
     dataset 70/30 and the others 80/20); ``None`` uses the sweep's (a profile's
-    ``test_size`` overrides both).
+    ``test_size`` overrides both). ``train_group_share`` imbalances the training part in
+    the sensitive group (see :func:`otfair.experiments.run_single`; FTM Table 3).
     """
 
     name: str
@@ -93,6 +98,7 @@ class DatasetEntry:
     source_domain: str | None = None
     target_domain: str | None = None
     test_size: float | None = None
+    train_group_share: float | None = None
 
     def run_fields(self) -> dict[str, Any]:
         """Return the :class:`RunConfig` fields that this dataset entry sets."""
@@ -102,6 +108,7 @@ class DatasetEntry:
             "dataset_options": dict(self.options),
             "source_domain": self.source_domain,
             "target_domain": self.target_domain,
+            "train_group_share": self.train_group_share,
         }
 
 

@@ -45,7 +45,44 @@ def _subsample_train(split: Any, max_rows: int, seed: int) -> Any:
     if max_rows >= n:
         return split
     rng = np.random.default_rng(seed)
-    idx = np.sort(rng.choice(n, size=max_rows, replace=False))
+    return _take_train(split, np.sort(rng.choice(n, size=max_rows, replace=False)))
+
+
+def _imbalance_train(split: Any, share: float, seed: int) -> Any:
+    """Return a copy of ``split`` whose training part is imbalanced in the sensitive group.
+
+    FTM paper §5.4.1 (Table 3): after the train/test split, every training row of group
+    ``s = 1`` is kept and ``round(share / (1 - share) * n_1)`` rows of group ``s = 0``
+    are drawn without replacement with ``seed``, so that group 0 makes up ``share`` of
+    the training part (0.05: the paper's 5:95). The test part is untouched.
+
+    Raises
+    ------
+    ValueError
+        When the sensitive attribute is not binary {0, 1} or group 0 has fewer training
+        rows than the share asks for (the subsample cannot add rows).
+    """
+    s = np.asarray(split.s_train)
+    if s.ndim != 1 or not np.isin(s, (0, 1)).all() or len(np.unique(s)) != 2:
+        raise ValueError(
+            "`train_group_share` needs a binary sensitive attribute coded 0/1 with both "
+            "groups in the training part."
+        )
+    rows0, rows1 = np.flatnonzero(s == 0), np.flatnonzero(s == 1)
+    want = int(round(share / (1.0 - share) * len(rows1)))
+    if want < 1 or want > len(rows0):
+        raise ValueError(
+            f"`train_group_share`={share:g} asks for {want} training rows of group 0, "
+            f"which has {len(rows0)} (and group 1 {len(rows1)}); the subsample cannot "
+            "add rows."
+        )
+    rng = np.random.default_rng(seed)
+    keep = np.sort(np.concatenate([rng.choice(rows0, size=want, replace=False), rows1]))
+    return _take_train(split, keep)
+
+
+def _take_train(split: Any, idx: np.ndarray) -> Any:
+    """Return a copy of ``split`` whose training part keeps the rows ``idx``."""
     changes = {
         "X_train": np.asarray(split.X_train)[idx],
         "y_train": np.asarray(split.y_train)[idx],
@@ -59,6 +96,14 @@ def _subsample_train(split: Any, max_rows: int, seed: int) -> Any:
     for name, value in changes.items():
         setattr(out, name, value)
     return out
+
+
+def _check_share(share: Any) -> float:
+    if isinstance(share, bool) or not isinstance(share, (int, float, np.number)):
+        raise TypeError(f"`train_group_share` must be a number in (0, 1); got {share!r}.")
+    if not 0.0 < float(share) < 1.0:
+        raise ValueError(f"`train_group_share` must lie in (0, 1); got {share}.")
+    return float(share)
 
 
 def _check_int(value: Any, name: str, *, minimum: int) -> int:
@@ -232,6 +277,7 @@ def run_single(
     source_domain: str | None = None,
     target_domain: str | None = None,
     max_train_rows: int | None = None,
+    train_group_share: float | None = None,
     audits: Sequence[str] | None = None,
     data_home: str | None = None,
     verbose: bool = False,
@@ -283,6 +329,11 @@ def run_single(
     max_train_rows : int, optional
         Subsample the training part to at most this many rows (quick profiles). The test
         part is never subsampled.
+    train_group_share : float, optional
+        Imbalance the training part in the sensitive group (FTM paper §5.4.1, Table 3):
+        keep every ``s = 1`` row and draw (with ``seed``) group-0 rows until they are this
+        share of it (0.05 = the paper's 5:95). Applied after ``max_train_rows``; the test
+        part is untouched. Needs a binary 0/1 sensitive attribute.
     data_home : str, optional
         Data directory passed to the dataset loader (``data_home=``; see
         :func:`otfair.datasets.get_data_home` for the search order without it).
@@ -332,6 +383,8 @@ def run_single(
         epochs = _check_int(epochs, "epochs", minimum=1)
     if max_train_rows is not None:
         max_train_rows = _check_int(max_train_rows, "max_train_rows", minimum=2)
+    if train_group_share is not None:
+        train_group_share = _check_share(train_group_share)
     if strength is not None:
         if isinstance(strength, bool) or not isinstance(strength, (int, float, np.number)):
             raise TypeError(f"`strength` must be a number; got {strength!r}.")
@@ -371,6 +424,10 @@ def run_single(
         split = _subsample_train(split, max_train_rows, seed)
         if source is not None:
             source = _subsample_train(source, max_train_rows, seed)
+    if train_group_share is not None:
+        if source is not None:
+            raise ValueError("`train_group_share` cannot be combined with domains.")
+        split = _imbalance_train(split, train_group_share, seed)
 
     if strength is None:
         strength = spec.strength_for(name)
@@ -424,6 +481,7 @@ def run_single(
             seed,
             test_size,
             max_train_rows,
+            train_group_share,
             epochs,
             spec.sensitive_as_input,
         )

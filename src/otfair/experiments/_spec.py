@@ -67,7 +67,15 @@ _TOP_KEYS = {
     "profiles",
     "report",
 }
-_DATASET_KEYS = {"name", "label", "options", "source_domain", "target_domain", "test_size"}
+_DATASET_KEYS = {
+    "name",
+    "label",
+    "options",
+    "source_domain",
+    "target_domain",
+    "test_size",
+    "train_group_share",
+}
 _METHOD_KEYS = {"name", "label", "strengths", "notions", "options", "epochs", "datasets"}
 _PROFILE_KEYS = {
     "seeds",
@@ -172,6 +180,11 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
             None
             if "test_size" not in table
             else _test_size(table["test_size"], _path(where, "test_size"))
+        ),
+        train_group_share=(
+            None
+            if "train_group_share" not in table
+            else _test_size(table["train_group_share"], _path(where, "train_group_share"))
         ),
     )
 

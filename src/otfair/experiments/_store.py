@@ -329,6 +329,7 @@ class ResultStore:
             row["test_size"] = config.get("test_size")
             row["epochs"] = config.get("epochs")
             row["max_train_rows"] = config.get("max_train_rows")
+            row["train_group_share"] = config.get("train_group_share")
             merged = dict(row)
             for k, v in metrics.items():
                 if k not in merged or merged[k] is None:

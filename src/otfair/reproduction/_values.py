@@ -51,7 +51,8 @@ a group, a split part). ``metric_source``: ``panel`` (a key of
 :data:`otfair.metrics.CLASSIFICATION_KEYS` / :data:`~otfair.metrics.REGRESSION_KEYS`),
 ``audit`` (a key of a sweep audit, e.g. ``consistency``, ``sfp_spearman_s0``,
 ``sfp_s1_unfair0_fair1``: :data:`otfair.experiments._audits.AUDIT_KEYS`) or ``paper``
-(paper-only: dataset sizes, grids, CVs). ``value_text`` /
+(paper-only: dataset sizes, grids; the accuracy's CV of FTM Table 3 is derived from
+the runs' accuracies). ``value_text`` /
 ``std_text``: the number as printed (``unit`` ``%``, ``count`` or empty); ``std_kind``:
 ``std``, ``se`` or ``std?`` (not stated). ``quote``: a snippet of the paper text holding
 the number where it is printed differently (``10^{-2}``) or to locate it.

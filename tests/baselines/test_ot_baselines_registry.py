@@ -115,3 +115,21 @@ def test_wb_postprocess_full_strength_lowers_test_dp_gap_on_adult(data_dir):
     unfair = _fit([*common, "--strength", "0"])
     fair = _fit([*common, "--strength", "1"])
     assert fair["dp_gap"] < unfair["dp_gap"] / 2
+
+
+def test_fair_pca_eopp_gets_the_labels_through_the_registry():
+    """The registry's fair-pca pipeline passes ``y`` on (notion="eopp" fits Y = 1 rows)."""
+    from otfair.datasets import load_dataset
+    from otfair.estimators.preprocessing.fair_pca import FairPCA
+    from otfair.experiments import run_single
+    from otfair.experiments.methods import get_method
+
+    split = load_dataset("german").split(random_state=0)
+    est = get_method("fair-pca").build(1.0, notion="eopp", random_state=0)
+    est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    ref = FairPCA(10, notion="eopp").fit(
+        split.X_train, split.y_train, sensitive_features=split.s_train
+    )
+    np.testing.assert_allclose(est.repair_.components_, ref.components_)
+    out = run_single("german", "fair-pca", notion="eopp", strength=1.0)
+    assert 0.0 <= out["accuracy"] <= 1.0

@@ -179,3 +179,23 @@ def test_a_paper_setting_that_is_a_method_option_is_checked_against_the_registry
     row = _paper(method="ftm-joint", strength="alpha=5", setting="dp_gap=0.05", metric="accuracy")
     out = compare_values(pd.DataFrame([row]), runs, DATASETS, statistics=_stats).iloc[0]
     assert out["verdict"] == "not run" and "label_weight=100" in out["reason"]
+
+
+def test_no_strength_given_uses_the_registered_default():
+    from otfair.experiments.methods import get_method
+
+    default = get_method("ftm").strength_for("german")
+    other = default * 3
+    frame = pd.DataFrame(
+        [
+            run_row(default, 0, 0.71, 0.05),
+            run_row(default, 1, 0.73, 0.05),
+            run_row(other, 0, 0.60, 0.01),
+        ]
+    )
+    paper = pd.DataFrame([_paper(metric="accuracy", setting="", value=0.72)])
+    out = compare_values(paper, frame, DATASETS).iloc[0]
+    assert out["ours_mean"] == pytest.approx(0.72)
+    assert out["seeds"] == 2
+    assert "registered default" in out["ours_strength"]
+    assert "registered default" in out["notes"]

@@ -207,9 +207,18 @@ def diagonal_gmm_log_prob(
     -------
     torch.Tensor of shape (n,)
     """
-    diff = x[:, None, :] - means[None, :, :]
-    comp = -0.5 * ((diff**2) / variances + torch.log(variances) + math.log(2 * math.pi)).sum(-1)
-    return torch.logsumexp(comp + torch.log(weights), dim=1)
+    # the quadratic form expanded into two matrix products,
+    # sum_j (x_j - m_kj)^2 / v_kj = x^2 (1/v)^T - 2 x (m/v)^T + sum_j m_kj^2 / v_kj,
+    # in float64 (the expansion cancels where x is near a mean of small variance): an
+    # (n, d) x (d, K) product instead of an (n, K, d) tensor, for kernel estimates
+    # with hundreds of centers (Fair NF's ``density="kde"``)
+    x64 = x.double()
+    inv = 1.0 / variances.double()
+    scaled = means.double() * inv
+    const = (means.double() * scaled).sum(-1) + torch.log(variances.double()).sum(-1)
+    quad = (x64 * x64) @ inv.T - 2.0 * (x64 @ scaled.T) + const
+    comp = -0.5 * (quad + x.shape[1] * math.log(2 * math.pi))
+    return torch.logsumexp(comp + torch.log(weights.double()), dim=1).to(x.dtype)
 
 
 def symmetric_kl(

@@ -51,7 +51,7 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     repair : transformer
-        Fitted as ``repair.fit(X, sensitive_features=S)`` and applied as
+        Fitted as ``repair.fit(X, y, sensitive_features=S)`` and applied as
         ``repair.transform(X, sensitive_features=S)`` (cloned).
     estimator : classifier
         Fitted on the transformed features (cloned).
@@ -66,7 +66,8 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> RepairedClassifier:
         """Fit the transformer with the groups, then the classifier on its output."""
         X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
-        self.repair_ = clone(self.repair).fit(X, sensitive_features=s)
+        # ``y`` too: a transformer may fit on labels (FairPCA's notion="eopp": Y = 1 rows)
+        self.repair_ = clone(self.repair).fit(X, y, sensitive_features=s)
         Z = self.repair_.transform(X, sensitive_features=s)
         self.estimator_ = clone(self.estimator).fit(Z, y)
         self.classes_ = self.estimator_.classes_

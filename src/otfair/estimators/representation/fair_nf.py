@@ -72,13 +72,13 @@ __all__ = ["FairNormalizingFlowClassifier"]
 
 
 class _GMM(torch.nn.Module):
-    """A fitted diagonal Gaussian mixture as frozen torch buffers."""
+    """A diagonal Gaussian mixture (weights, means, variances) as frozen torch buffers."""
 
-    def __init__(self, gmm: GaussianMixture) -> None:
+    def __init__(self, weights: np.ndarray, means: np.ndarray, variances: np.ndarray) -> None:
         super().__init__()
-        self.register_buffer("weights", torch.as_tensor(gmm.weights_, dtype=torch.float32))
-        self.register_buffer("means", torch.as_tensor(gmm.means_, dtype=torch.float32))
-        self.register_buffer("variances", torch.as_tensor(gmm.covariances_, dtype=torch.float32))
+        self.register_buffer("weights", torch.as_tensor(weights, dtype=torch.float32))
+        self.register_buffer("means", torch.as_tensor(means, dtype=torch.float32))
+        self.register_buffer("variances", torch.as_tensor(variances, dtype=torch.float32))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return diagonal_gmm_log_prob(x, self.weights, self.means, self.variances)
@@ -90,6 +90,40 @@ class _GMM(torch.nn.Module):
         return self.means[comp] + eps * self.variances[comp].sqrt()
 
 
+def fit_density(
+    X: np.ndarray,
+    *,
+    density: str,
+    n_components: int,
+    reg_covar: float,
+    bandwidth: float,
+    seed: int,
+) -> _GMM:
+    r"""Fit one group's density estimate :math:`p_s` as a diagonal Gaussian mixture.
+
+    ``"gmm"``: scikit-learn's EM fit with ``n_components`` components and the variance
+    floor ``reg_covar``. ``"kde"``: a Gaussian kernel density estimate on
+    ``n_components`` training rows drawn with ``seed`` (all rows when fewer),
+    :math:`p(x) = \frac1m \sum_j \mathcal N(x; x_j, h^2 I)` with ``bandwidth`` h: a
+    mixture that keeps the data's discrete structure (one-hot columns) that a few EM
+    components smooth away; sampling it is drawing a row and adding
+    :math:`\mathcal N(0, h^2 I)` noise (Gaussian dequantization).
+    """
+    if density == "kde":
+        rng = np.random.default_rng(seed)
+        rows = rng.choice(len(X), size=min(n_components, len(X)), replace=False)
+        means = X[np.sort(rows)]
+        weights = np.full(len(rows), 1.0 / len(rows))
+        return _GMM(weights, means, np.full_like(means, bandwidth**2))
+    gmm = GaussianMixture(
+        min(n_components, len(X)),
+        covariance_type="diag",
+        reg_covar=reg_covar,
+        random_state=seed,
+    ).fit(X)
+    return _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
+
+
 @dataclass(eq=False, repr=False)
 class FairNormalizingFlowClassifier(RepresentationEstimator):
     r"""Fair Normalizing Flows (Balunović et al. 2022), simplified (see the module doc).
@@ -99,10 +133,18 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     strength : float, default=0.5
         :math:`\gamma \in [0, 1)`, the KL weight of the convex combination (0: flows and
         classifier trained on the cross-entropy alone).
+    density : {"gmm", "kde"}, default="gmm"
+        Each group's density estimate :math:`p_s` (:func:`fit_density`): a diagonal
+        Gaussian mixture fitted by EM, or a Gaussian kernel density estimate on
+        ``n_components`` training rows with ``bandwidth`` (the better model of one-hot
+        features: docs/baselines.md, Adult).
     n_components : int, default=4
-        Gaussian-mixture components of each group density :math:`p_s`.
+        Mixture components (``"gmm"``) or kernel centers (``"kde"``) per group.
     reg_covar : float, default=0.01
-        Variance floor of the mixtures (one-hot columns have near-zero variance).
+        Variance floor of the EM mixtures (one-hot columns have near-zero variance).
+    bandwidth : float, default=0.3
+        Kernel standard deviation of ``"kde"`` (in the units of the standardized
+        features).
     n_blocks : int, default=4
         Coupling blocks per group flow (two coupling layers each).
     flow_hidden : sequence of int, default=(20, 20)
@@ -129,8 +171,10 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     """
 
     strength: float = 0.5
+    density: str = "gmm"
     n_components: int = 4
     reg_covar: float = 0.01
+    bandwidth: float = 0.3
     n_blocks: int = 4
     flow_hidden: Sequence[int] = (20, 20)
     head_hidden: Sequence[int] = (20, 20)
@@ -155,21 +199,24 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         gamma = check_scalar(self.strength, "strength", minimum=0.0, maximum=1.0)
         if gamma >= 1.0:
             raise ValueError(f"`strength` must lie in [0, 1) (1 drops the task); got {gamma}.")
+        if self.density not in ("gmm", "kde"):
+            raise ValueError(f"`density` must be 'gmm' or 'kde'; got {self.density!r}.")
         n_components = check_positive_int(self.n_components, "n_components")
         reg_covar = check_scalar(self.reg_covar, "reg_covar", minimum=0.0, strict=True)
+        bandwidth = check_scalar(self.bandwidth, "bandwidth", minimum=0.0, strict=True)
         n_blocks = check_positive_int(self.n_blocks, "n_blocks")
         epochs, batch_size, lr = self._training_budget()
         X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
         X = self._drop_column(X)
 
         densities = torch.nn.ModuleList(
-            _GMM(
-                GaussianMixture(
-                    min(n_components, int(np.sum(codes == g))),
-                    covariance_type="diag",
-                    reg_covar=reg_covar,
-                    random_state=seed,
-                ).fit(X[codes == g])
+            fit_density(
+                X[codes == g],
+                density=self.density,
+                n_components=n_components,
+                reg_covar=reg_covar,
+                bandwidth=bandwidth,
+                seed=seed,
             )
             for g in (0, 1)
         ).to(device)

@@ -199,3 +199,28 @@ def test_no_strength_given_uses_the_registered_default():
     assert out["seeds"] == 2
     assert "registered default" in out["ours_strength"]
     assert "registered default" in out["notes"]
+
+
+def test_label_weight_variants_do_not_mix_into_the_registry_entry():
+    # FTM Fig. 6's ftm-joint entries at other alphas share the method name; the rows of
+    # the other tables use the entry labeled "ftm-joint" (the registry's alpha = 100)
+    base = _runs().assign(method="ftm-joint", method_name="ftm-joint")
+    variant = _runs().assign(
+        method="ftm-joint (alpha = 5)", method_name="ftm-joint", accuracy=0.10, key="v"
+    )
+    variant["key"] = [f"v{i}" for i in range(len(variant))]
+    runs = pd.concat([base, variant], ignore_index=True)
+    row = _paper(method="ftm-joint", setting="dp_gap=0.05", metric="accuracy")
+    out = compare_values(pd.DataFrame([row]), runs, DATASETS, statistics=_stats).iloc[0]
+    assert out["ours_mean"] == pytest.approx(0.71)
+
+
+def test_ftm_joint_label_weight_is_an_option_with_the_paper_default():
+    from otfair.experiments.methods import get_method
+
+    spec = get_method("ftm-joint")
+    assert spec.defaults["label_weight"] == 100.0
+    assert "label_weight" not in spec.fixed and "label_weight" in spec.option_names()
+    assert spec.build(1.0, random_state=0).label_weight == 100.0
+    est = spec.build(1.0, random_state=0, label_weight=5.0)
+    assert (est.label_weight, est.matching) == (5.0, "joint")

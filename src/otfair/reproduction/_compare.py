@@ -314,6 +314,10 @@ def _compare_one(
         runs = runs[runs["method_name"] == method]
         if runs.empty:
             return _not_run(f"method `{method}` not in this profile's runs on {dataset}")
+        if "method" in runs and runs["method"].nunique() > 1 and (runs["method"] == method).any():
+            # several entries of one method (e.g. FTM Fig. 6's label-weight variants of
+            # ftm-joint): the entry labeled by the method's name has the registry settings
+            runs = runs[runs["method"] == method]
     source_metric = "accuracy" if metric == "accuracy_cv" else metric
     if source_metric not in runs or runs[source_metric].isna().all():
         return _not_run(f"metric `{metric}` not recorded by these runs (not in their audits)")

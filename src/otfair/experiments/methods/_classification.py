@@ -59,7 +59,7 @@ FTM_DEFAULTS: dict[str, Any] = {
 }
 
 
-def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
+def _family(penalty: str, default: float, ftm: bool, settings: dict[str, Any], **fixed: Any):
     @builder
     def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> FairClassifier:
         params = dict(FTM_DEFAULTS if ftm else OTF_DEFAULTS)
@@ -68,7 +68,7 @@ def _family(penalty: str, default: float, ftm: bool, **fixed: Any):
             params.update(batch_size=batch, group_batch_size=batch)
         if run.epochs is not None:
             params["epochs"] = int(run.epochs)
-        params.update(notion=run.notion or "dp", **fixed)
+        params.update(notion=run.notion or "dp", **settings, **fixed)
         params.update(options)
         return FairClassifier(
             penalty,
@@ -91,14 +91,20 @@ def _build_reduction(
 def _fair(
     name: str, penalty: str, default: float, grid: tuple[float, ...], **kw: Any
 ) -> MethodSpec:
-    """Describe a FairClassifier method: the OTF family, or the FTM family with ``ftm=True``."""
+    """Describe a FairClassifier method: the OTF family, or the FTM family with ``ftm=True``.
+
+    ``fixed`` are FairClassifier parameters the method sets (not ``-o`` options);
+    ``settings`` are parameters it sets by default that ``-o`` may change (ftm-joint's
+    ``label_weight``, FTM Fig. 6's alpha).
+    """
     ftm = kw.pop("ftm", False)
     fixed = kw.pop("fixed", {})
+    settings = kw.pop("settings", {})
     no_strength = penalty == "none"
     return MethodSpec(
         name=name,
         task="classification",
-        build=_family(penalty, default, ftm, **fixed),
+        build=_family(penalty, default, ftm, settings, **fixed),
         strength_name=None if no_strength else kw.pop("strength_name"),
         default_strengths=grid,
         default_strength=None if no_strength else default,
@@ -106,7 +112,7 @@ def _fair(
         paper=_FTM_PAPER if ftm else _OTF_PAPER,
         estimator=FairClassifier,
         fixed=("penalty", *fixed),
-        defaults={**(FTM_DEFAULTS if ftm else OTF_DEFAULTS), **fixed},
+        defaults={**(FTM_DEFAULTS if ftm else OTF_DEFAULTS), **settings, **fixed},
         **kw,
     )
 
@@ -172,9 +178,11 @@ _SPECS = (
         "ftm",
         1.0,
         FTM_LAMBDAS,
-        fixed={"matching": "joint", "label_weight": 100.0},
+        fixed={"matching": "joint"},
+        settings={"label_weight": 100.0},
         **_MATCHING,
-        description="CE + lambda MDP with the joint (X, Y) OT map, a = 100.",
+        description="CE + lambda MDP with the joint (X, Y) OT map, label weight a = 100 "
+        "(-o label_weight=...).",
     ),
     _fair(
         "gapreg",

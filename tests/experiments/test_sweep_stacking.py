@@ -81,3 +81,30 @@ def test_plan_says_when_stacking_makes_the_estimate_an_upper_bound(tmp_path):
     plans.clear()
     run_sweep(spec, tmp_path / "b", progress=False, on_plan=plans.append, stack=False)
     assert "stacked" not in plans[-1].basis
+
+
+def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
+    """A stacked group timed first stands for its K runs once, not K times."""
+    from otfair.experiments._spec import parse_spec
+
+    spec = parse_spec(
+        {
+            "name": "stack",
+            "epochs": 2,
+            "max_train_rows": 300,
+            "datasets": [{"name": "synthetic"}],
+            "methods": [
+                {"name": "gapreg", "strengths": [0.0, 1.0, 5.0], "options": {"batch_size": 100}}
+            ],
+        }
+    )
+    plans = []
+    run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append)
+    with open_store(tmp_path / "out") as store:
+        rows = store.rows()
+    assert len(rows) == 3
+    first = min(rows, key=lambda r: r["started_at"])
+    group_seconds = first["finished_at"] - first["started_at"]
+    estimated = [p.estimate_s for p in plans if p.estimate_s is not None]
+    # 3 runs x (the group's time / 3) on one worker; before the fix: 3 x the group's time
+    assert estimated and estimated[-1] == pytest.approx(group_seconds, rel=1e-6)

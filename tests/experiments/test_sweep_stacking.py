@@ -108,3 +108,32 @@ def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
     estimated = [p.estimate_s for p in plans if p.estimate_s is not None]
     # 3 runs x (the group's time / 3) on one worker; before the fix: 3 x the group's time
     assert estimated and estimated[-1] == pytest.approx(group_seconds, rel=1e-6)
+
+
+def test_adapfair_runs_share_one_base_classifier_with_equal_rows(tmp_path):
+    from otfair.experiments._spec import parse_spec
+
+    spec = parse_spec(
+        {
+            "name": "af",
+            "epochs": 1,
+            "max_train_rows": 300,
+            "datasets": [{"name": "synthetic"}],
+            "methods": [
+                {
+                    "name": "adapfair",
+                    "strengths": [0.9, 0.5, 0.1],
+                    "options": {"base_epochs": 2, "batch_size": 100},
+                }
+            ],
+        }
+    )
+    assert [len(configs_of(i)) for i in stack_groups(spec.runs())] == [3]
+    run_sweep(spec, tmp_path / "plain", progress=False, stack=False)
+    run_sweep(spec, tmp_path / "stacked", progress=False)
+    a, b = _rows(tmp_path / "plain"), _rows(tmp_path / "stacked")
+    assert a.keys() == b.keys()
+    for key, row in a.items():
+        for metric in ("accuracy", "dp_gap", "auc"):
+            assert b[key][metric] == row[metric], (key, metric)  # the same computation
+        assert b[key]["metrics"]["stacked_runs"] == 3

@@ -119,11 +119,13 @@ def fit_from_shared(
     *,
     param: str,
     fit_curve: Callable[[Any, Any, Any, Any], Any],
+    extra: Sequence[Any] | None = None,
 ) -> bool:
     """Fit ``est`` from the active :func:`shared_curve`, if it applies; return whether.
 
     ``param`` names the strength parameter, ``fit_curve(curve, X, y, s)`` fits a clone
-    whose ``param`` is the curve's list.
+    whose ``param`` is the curve's list. ``extra``: more arrays the fit depends on
+    (AdapFair's ``source_data``), part of the key that decides which fits share.
     """
     ctx = _SHARED.get()
     seed = est.random_state
@@ -135,7 +137,8 @@ def fit_from_shared(
     if not any(np.isclose(value, a, rtol=0, atol=_ATOL) for a in ctx.strengths):
         return False
     params = {k: v for k, v in est.get_params().items() if k != param}
-    key = (type(est).__name__, repr(sorted(params.items())), _digest(X, y, sensitive_features))
+    data = (X, y, sensitive_features, *(extra or ()))
+    key = (type(est).__name__, repr(sorted(params.items())), _digest(*data))
     curve = ctx.fitted.get(key)
     if curve is None:
         curve = clone(est).set_params(**{param: list(ctx.strengths)})

@@ -27,11 +27,11 @@ WorkItem = RunConfig | tuple[RunConfig, ...]
 
 def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
     """Whether ``config``'s method builds an estimator that fits curves (stacked)."""
-    if config.strength is None or config.source_domain is not None:
+    if config.strength is None:
         return False
     key = (config.method, repr(sorted(config.method_options.items())))
     if key not in cache:
-        from otfair.estimators import CENet, FairClassifier, WassersteinNet
+        from otfair.estimators import AdapFairClassifier, CENet, FairClassifier, WassersteinNet
         from otfair.experiments.methods import get_method
 
         try:
@@ -45,8 +45,15 @@ def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
             )
         except Exception:  # noqa: BLE001 - the run itself will report the error
             est = None
-        cache[key] = isinstance(est, (FairClassifier, CENet, WassersteinNet))
-    return cache[key]
+        cache[key] = isinstance(est, (FairClassifier, CENet, WassersteinNet, AdapFairClassifier))
+    # a domain pair's runs fit on two domains: only AdapFair's curve takes them
+    return cache[key] and (config.source_domain is None or _takes_domains(config.method))
+
+
+def _takes_domains(method: str) -> bool:
+    from otfair.experiments.methods import get_method
+
+    return get_method(method).takes_domains
 
 
 def stack_groups(configs: Sequence[RunConfig]) -> list[WorkItem]:

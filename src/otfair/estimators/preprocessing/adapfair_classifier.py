@@ -22,9 +22,16 @@ from typing import Any
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, clone
 from sklearn.utils.validation import check_is_fitted
 
+from otfair.estimators._curve import (
+    check_fitted_value,
+    check_strengths,
+    fit_from_shared,
+    is_curve,
+    select_model,
+)
 from otfair.estimators._training import predict_from_proba, run_epochs
 from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, stratified_batches
 from otfair.models.mlp import MLP
@@ -145,7 +152,11 @@ class AdapFairClassifier(BaseEstimator):
     output : {"logits", "probability"}, default="logits"
         What a torch ``base_classifier`` returns.
     mode, notion, lam, distance, sinkhorn_eps, n_blocks, hidden, epochs, batch_size, lr
-        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`.
+        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`. ``lam`` may be a
+        list: the trade-off curve, whose models share one frozen base classifier
+        (trained once) and each have their own flows (``estimators_``, ``lams_``;
+        choose one with ``predict_proba(X, lam=...)``). Each model equals the separate
+        fit with the same seed and ``lam``.
     base_epochs, base_batch_size : int, default=50, 256
         Epochs and batch size of the base classifier (Adam, learning rate 1e-3).
     base_penalty : {"none", "gap"}, default="none"
@@ -171,7 +182,11 @@ class AdapFairClassifier(BaseEstimator):
     base_classifier_ : torch.nn.Module or object
         The frozen classifier.
     preprocessor_ : AdapFairPreprocessor
-        The fitted flows.
+        The fitted flows (single ``lam``).
+    estimators_ : list of AdapFairClassifier
+        The curve's models, one per value of ``lams_`` (``lam`` a list).
+    lams_ : list of float
+        The curve's values (``lam`` a list).
     """
 
     def __init__(
@@ -235,39 +250,62 @@ class AdapFairClassifier(BaseEstimator):
         -------
         self
         """
+        if is_curve(self.lam):  # lam=[...]: one base classifier, one set of flows per lam
+            return self._fit_curve(X, y, sensitive_features, source_data)
+        if fit_from_shared(
+            self,
+            X,
+            y,
+            sensitive_features,
+            param="lam",
+            fit_curve=lambda curve, X_, y_, s_: curve.fit(
+                X_, y_, sensitive_features=s_, source_data=source_data
+            ),
+            extra=source_data,
+        ):  # inside shared_curve(...): a sweep group's runs share one curve fit
+            return self
         X_np, s = self._split_sensitive(X, sensitive_features)
+        base = self._base(X_np, y, s, source_data)
+        return self._fit_flows(base, X, X_np, y, s)
+
+    def _base(self, X_np: np.ndarray, y: Any, s: Any, source_data: Any) -> Any:
+        """Return the given base classifier, or train one on ``source_data`` (else on ``X``)."""
         if self.base_classifier is not None:
             if source_data is not None:
                 raise ValueError("Pass either `base_classifier` or `source_data`, not both.")
-            base = self.base_classifier
+            return self.base_classifier
+        if source_data is not None:
+            if len(source_data) != 3:
+                raise ValueError("`source_data` must be a tuple (X_src, y_src, s_src).")
+            X_src, s_src = self._split_sensitive(source_data[0], source_data[2])
+            y_src = source_data[1]
+            if X_src.shape[1] != X_np.shape[1]:
+                raise ValueError(
+                    f"`source_data` has {X_src.shape[1]} features but X has "
+                    f"{X_np.shape[1]}; both domains must share one feature space."
+                )
         else:
-            if source_data is not None:
-                if len(source_data) != 3:
-                    raise ValueError("`source_data` must be a tuple (X_src, y_src, s_src).")
-                X_src, s_src = self._split_sensitive(source_data[0], source_data[2])
-                y_src = source_data[1]
-                if X_src.shape[1] != X_np.shape[1]:
-                    raise ValueError(
-                        f"`source_data` has {X_src.shape[1]} features but X has "
-                        f"{X_np.shape[1]}; both domains must share one feature space."
-                    )
-            else:
-                X_src, y_src, s_src = X_np, y, s
-            base = train_base_classifier(
-                X_src,
-                y_src,
-                sensitive_features=s_src,
-                penalty=self.base_penalty,
-                penalty_notion=self.base_notion,
-                penalty_strength=float(self.base_strength),
-                hidden=(20, 20),
-                epochs=int(self.base_epochs),
-                batch_size=int(self.base_batch_size),
-                lr=1e-3,
-                random_state=self.random_state,
-                device=self.device,
-                verbose=self.verbose,
-            )
+            X_src, y_src, s_src = X_np, y, s
+        return train_base_classifier(
+            X_src,
+            y_src,
+            sensitive_features=s_src,
+            penalty=self.base_penalty,
+            penalty_notion=self.base_notion,
+            penalty_strength=float(self.base_strength),
+            hidden=(20, 20),
+            epochs=int(self.base_epochs),
+            batch_size=int(self.base_batch_size),
+            lr=1e-3,
+            random_state=self.random_state,
+            device=self.device,
+            verbose=self.verbose,
+        )
+
+    def _fit_flows(
+        self, base: Any, X: Any, X_np: np.ndarray, y: Any, s: Any
+    ) -> AdapFairClassifier:
+        """Freeze ``base`` and fit the flows of this (single) ``lam`` in front of it."""
         self.base_classifier_ = base
         self.preprocessor_ = AdapFairPreprocessor(
             base,
@@ -289,19 +327,52 @@ class AdapFairClassifier(BaseEstimator):
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 
-    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Probabilities of the frozen classifier on the preprocessed features, (n, 2)."""
-        check_is_fitted(self, "preprocessor_")
-        X_np, s = self._split_sensitive(X, sensitive_features)
-        return self.preprocessor_.predict_proba(X_np, sensitive_features=s)
+    def _fit_curve(self, X: Any, y: Any, sensitive_features: Any, source_data: Any) -> Any:
+        """Fit the curve: the base classifier once, then the flows of every ``lam``.
 
-    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Predicted labels (threshold 0.5)."""
-        proba = self.predict_proba(X, sensitive_features=sensitive_features)
+        The base classifier and each set of flows are seeded from ``random_state`` alone,
+        so model k is the separate fit with ``lam = lams_[k]`` (tested bitwise).
+        """
+        lams = check_strengths(self.lam, "lam")
+        X_np, s = self._split_sensitive(X, sensitive_features)
+        base = self._base(X_np, y, s, source_data)
+        self.estimators_ = [
+            clone(self).set_params(lam=lam)._fit_flows(base, X, X_np, y, s) for lam in lams
+        ]
+        self.lams_ = lams
+        self.base_classifier_ = base
+        self.n_features_in_ = self.estimators_[0].n_features_in_
+        return self
+
+    def _model(self, lam: float | None) -> AdapFairClassifier:
+        """Return the model that predicts: the curve's model of ``lam``, or ``self``."""
+        if hasattr(self, "estimators_"):
+            return select_model(self, lam, "lam")
+        check_is_fitted(self, "preprocessor_")
+        check_fitted_value(self, lam, "lam")
+        return self
+
+    def predict_proba(
+        self, X: Any, *, sensitive_features: Any = None, lam: float | None = None
+    ) -> np.ndarray:
+        """Probabilities of the frozen classifier on the preprocessed features, (n, 2).
+
+        ``lam`` chooses the model of a curve fit (``lam`` a list at fit time).
+        """
+        model = self._model(lam)
+        X_np, s = model._split_sensitive(X, sensitive_features)
+        return model.preprocessor_.predict_proba(X_np, sensitive_features=s)
+
+    def predict(
+        self, X: Any, *, sensitive_features: Any = None, lam: float | None = None
+    ) -> np.ndarray:
+        """Predicted labels (threshold 0.5); ``lam`` as in :meth:`predict_proba`."""
+        proba = self.predict_proba(X, sensitive_features=sensitive_features, lam=lam)
         return predict_from_proba(proba[:, 1])
 
     def baseline_proba(self, X: Any) -> np.ndarray:
         """Positive-class probability of the untouched base classifier, shape (n,)."""
-        check_is_fitted(self, "preprocessor_")
-        X_np, _ = self._split_sensitive(X, None)
-        return self.preprocessor_.classifier_proba(X_np)
+        model = self.estimators_[0] if hasattr(self, "estimators_") else self
+        check_is_fitted(model, "preprocessor_")
+        X_np, _ = model._split_sensitive(X, None)
+        return model.preprocessor_.classifier_proba(X_np)

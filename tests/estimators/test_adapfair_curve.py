@@ -1,0 +1,82 @@
+"""AdapFairClassifier(lam=[...]): one base classifier, flows per lam, equal to separate fits."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from otfair.estimators._curve import shared_curve
+from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
+
+LAMS = [0.9, 0.5, 0.1]
+
+
+def _data(n=500, d=4, seed=0, shift=0.0):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, d)).astype(np.float32)
+    X[:, 0] += 1.5 * s
+    X[:, 2] += shift
+    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.7, size=n) > 0.75).astype(int)
+    return X, y, s
+
+
+def _est(lam, **kw):
+    return AdapFairClassifier(lam=lam, epochs=3, base_epochs=4, random_state=0, **kw)
+
+
+@pytest.mark.parametrize("mode", ["aware", "blind"])
+def test_curve_models_equal_separate_fits(mode):
+    X, y, s = _data()
+    curve = _est(LAMS, mode=mode).fit(X, y, sensitive_features=s)
+    assert curve.lams_ == LAMS and len(curve.estimators_) == 3
+    for lam, model in zip(LAMS, curve.estimators_, strict=True):
+        alone = _est(lam, mode=mode).fit(X, y, sensitive_features=s)
+        np.testing.assert_array_equal(
+            curve.predict_proba(X, sensitive_features=s, lam=lam),
+            alone.predict_proba(X, sensitive_features=s),
+        )
+        # one frozen base classifier for the whole curve
+        assert model.base_classifier_ is curve.base_classifier_
+    np.testing.assert_array_equal(curve.baseline_proba(X), alone.baseline_proba(X))
+
+
+def test_curve_with_source_data_trains_the_base_on_the_source():
+    Xs, ys, ss = _data(seed=1)
+    X, y, s = _data(seed=2, shift=1.0)
+    curve = _est(LAMS[:2]).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
+    alone = _est(LAMS[1]).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
+    np.testing.assert_array_equal(
+        curve.predict(X, sensitive_features=s, lam=LAMS[1]),
+        alone.predict(X, sensitive_features=s),
+    )
+
+
+def test_choosing_a_model_of_the_curve_is_checked():
+    X, y, s = _data()
+    curve = _est(LAMS[:2]).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match="lam="):
+        curve.predict_proba(X, sensitive_features=s)
+    with pytest.raises(ValueError, match="not on the fitted curve"):
+        curve.predict_proba(X, sensitive_features=s, lam=0.3)
+    single = _est(0.5).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match="fitted at"):
+        single.predict_proba(X, sensitive_features=s, lam=0.9)
+    with pytest.raises(ValueError, match="distinct"):
+        _est([0.5, 0.5]).fit(X, y, sensitive_features=s)
+
+
+def test_shared_curve_fits_once_and_keys_on_the_source_data():
+    X, y, s = _data()
+    Xs, ys, ss = _data(seed=4)
+    with shared_curve(LAMS):
+        a = _est(0.9).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
+        b = _est(0.5).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
+        # another source domain is another curve: its base classifier differs
+        c = _est(0.5).fit(X, y, sensitive_features=s, source_data=(Xs + 1.0, ys, ss))
+    assert a.base_classifier_ is b.base_classifier_
+    assert c.base_classifier_ is not b.base_classifier_
+    alone = _est(0.5).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
+    np.testing.assert_array_equal(
+        b.predict_proba(X, sensitive_features=s), alone.predict_proba(X, sensitive_features=s)
+    )

@@ -170,7 +170,8 @@ def test_gmm_sample_follows_the_fitted_mixture():
     rng = np.random.default_rng(0)
     X = np.concatenate([rng.normal(-3, 0.5, (300, 2)), rng.normal(2, 1.0, (700, 2))])
     gmm = GaussianMixture(2, covariance_type="diag", random_state=0).fit(X)
-    draws = _GMM(gmm).sample(40_000, torch.Generator().manual_seed(0)).numpy()
+    draws = _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
+    draws = draws.sample(40_000, torch.Generator().manual_seed(0)).numpy()
     mean = gmm.weights_ @ gmm.means_
     var = gmm.weights_ @ (gmm.covariances_ + gmm.means_**2) - mean**2
     np.testing.assert_allclose(draws.mean(axis=0), mean, atol=0.05)

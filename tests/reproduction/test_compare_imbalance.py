@@ -81,3 +81,11 @@ def test_accuracy_cv_needs_two_seeds():
     out = _compare("accuracy_cv", SETTING, frame)
     assert out["verdict"] == "not run"
     assert ">= 2 repetitions" in out["reason"]
+
+
+def test_balanced_rows_without_balanced_runs_are_not_run():
+    frame = _runs()
+    frame = frame[frame["dataset"] == "adult-imbalance"]
+    out = _compare("accuracy", "dp_gap=0.064", frame)
+    assert out["verdict"] == "not run"
+    assert "imbalanced training part" in out["reason"]

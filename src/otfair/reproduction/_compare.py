@@ -302,6 +302,8 @@ def _compare_one(
     share = imbalance_share(row["setting"])
     runs = _runs_with_share(runs, share)
     if runs.empty:
+        if share is None:
+            return _not_run(f"only runs of {dataset} with an imbalanced training part here")
         return _not_run(
             f"no run of {dataset} with a training group-0 share of {share:g} "
             "(`train_group_share` of a dataset entry; FTM Table 3's imbalance protocol)"

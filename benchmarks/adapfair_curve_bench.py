@@ -37,9 +37,8 @@ def _scenarios(quick: bool) -> dict[str, tuple[Any, Any]]:
     )
     out: dict[str, tuple[Any, Any]] = {"law_school": (law, None)}
     if not quick:
-        shift = load_domain_shift("diabetes", source="female", target="male")
-        src = shift.source.split(random_state=0, sensitive_as_input=True)
-        tgt = shift.target.split(random_state=0, sensitive_as_input=True)
+        pair = load_domain_shift("diabetes", source="female", target="male")
+        src, tgt = pair.split(random_state=0, sensitive_as_input=True)  # one feature space
         out["diabetes (female -> male)"] = (tgt, (src.X_train, src.y_train, src.s_train))
     return out
 

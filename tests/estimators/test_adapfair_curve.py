@@ -4,21 +4,17 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from _classif_data import drift_data
 
 from otfair.estimators._curve import shared_curve
 from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
 
+
+def _data(seed=0, shift=0.0):
+    return drift_data(n=500, seed=seed, shift=shift)
+
+
 LAMS = [0.9, 0.5, 0.1]
-
-
-def _data(n=500, d=4, seed=0, shift=0.0):
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, 2, n)
-    X = rng.normal(size=(n, d)).astype(np.float32)
-    X[:, 0] += 1.5 * s
-    X[:, 2] += shift
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.7, size=n) > 0.75).astype(int)
-    return X, y, s
 
 
 def _est(lam, **kw):

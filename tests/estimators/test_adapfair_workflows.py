@@ -5,6 +5,7 @@ import io
 import numpy as np
 import pytest
 import torch
+from _classif_data import drift_data as _data
 from fairlearn.metrics import equalized_odds_difference
 
 from otfair.estimators.preprocessing.adapfair_classifier import (
@@ -12,16 +13,6 @@ from otfair.estimators.preprocessing.adapfair_classifier import (
     train_base_classifier,
 )
 from otfair.experiments.methods import get_method
-
-
-def _data(n=600, d=4, seed=0, shift=0.0):
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, 2, n)
-    X = rng.normal(size=(n, d)).astype(np.float32)
-    X[:, 0] += 1.5 * s
-    X[:, 2] += shift
-    y = (X[:, 0] + 0.5 * X[:, 1] + rng.normal(scale=0.7, size=n) > 0.75).astype(int)
-    return X, y, s
 
 
 def _state_bytes(module):

@@ -83,21 +83,25 @@ def test_plan_says_when_stacking_makes_the_estimate_an_upper_bound(tmp_path):
     assert "stacked" not in plans[-1].basis
 
 
-def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
-    """A stacked group timed first stands for its K runs once, not K times."""
+def _synthetic_spec(name: str, epochs: int, method: dict):
+    """A sweep of one method entry on 300 synthetic training rows."""
     from otfair.experiments._spec import parse_spec
 
-    spec = parse_spec(
+    return parse_spec(
         {
-            "name": "stack",
-            "epochs": 2,
+            "name": name,
+            "epochs": epochs,
             "max_train_rows": 300,
             "datasets": [{"name": "synthetic"}],
-            "methods": [
-                {"name": "gapreg", "strengths": [0.0, 1.0, 5.0], "options": {"batch_size": 100}}
-            ],
+            "methods": [method],
         }
     )
+
+
+def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
+    """A stacked group timed first stands for its K runs once, not K times."""
+    method = {"name": "gapreg", "strengths": [0.0, 1.0, 5.0], "options": {"batch_size": 100}}
+    spec = _synthetic_spec("stack", 2, method)
     plans = []
     run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append)
     with open_store(tmp_path / "out") as store:
@@ -111,23 +115,12 @@ def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
 
 
 def test_adapfair_runs_share_one_base_classifier_with_equal_rows(tmp_path):
-    from otfair.experiments._spec import parse_spec
-
-    spec = parse_spec(
-        {
-            "name": "af",
-            "epochs": 1,
-            "max_train_rows": 300,
-            "datasets": [{"name": "synthetic"}],
-            "methods": [
-                {
-                    "name": "adapfair",
-                    "strengths": [0.9, 0.5, 0.1],
-                    "options": {"base_epochs": 2, "batch_size": 100},
-                }
-            ],
-        }
-    )
+    method = {
+        "name": "adapfair",
+        "strengths": [0.9, 0.5, 0.1],
+        "options": {"base_epochs": 2, "batch_size": 100},
+    }
+    spec = _synthetic_spec("af", 1, method)
     assert [len(configs_of(i)) for i in stack_groups(spec.runs())] == [3]
     run_sweep(spec, tmp_path / "plain", progress=False, stack=False)
     run_sweep(spec, tmp_path / "stacked", progress=False)

@@ -25,8 +25,11 @@ from otfair.experiments._spec import RunConfig
 WorkItem = RunConfig | tuple[RunConfig, ...]
 
 
-def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
-    """Whether ``config``'s method builds an estimator that fits curves (stacked)."""
+def _stackable(config: RunConfig, cache: dict[tuple[str, str], tuple[bool, bool]]) -> bool:
+    """Whether ``config``'s method builds an estimator that fits curves (stacked).
+
+    ``cache`` holds, per method and options, (fits curves, takes domains).
+    """
     if config.strength is None:
         return False
     key = (config.method, repr(sorted(config.method_options.items())))
@@ -45,15 +48,11 @@ def _stackable(config: RunConfig, cache: dict[tuple[str, str], bool]) -> bool:
             )
         except Exception:  # noqa: BLE001 - the run itself will report the error
             est = None
-        cache[key] = isinstance(est, (FairClassifier, CENet, WassersteinNet, AdapFairClassifier))
-    # a domain pair's runs fit on two domains: only AdapFair's curve takes them
-    return cache[key] and (config.source_domain is None or _takes_domains(config.method))
-
-
-def _takes_domains(method: str) -> bool:
-    from otfair.experiments.methods import get_method
-
-    return get_method(method).takes_domains
+        curves = isinstance(est, (FairClassifier, CENet, WassersteinNet, AdapFairClassifier))
+        cache[key] = (curves, get_method(config.method).takes_domains)
+    curves, takes_domains = cache[key]
+    # a domain pair's runs fit on two domains: only a method that takes them (AdapFair)
+    return curves and (config.source_domain is None or takes_domains)
 
 
 def stack_groups(configs: Sequence[RunConfig]) -> list[WorkItem]:
@@ -62,7 +61,7 @@ def stack_groups(configs: Sequence[RunConfig]) -> list[WorkItem]:
     A group takes the position of its first run; runs that cannot be stacked, and
     groups of one, stay single runs.
     """
-    cache: dict[tuple[str, str], bool] = {}
+    cache: dict[tuple[str, str], tuple[bool, bool]] = {}
     groups: dict[str, list[RunConfig]] = {}
     order: list[str | RunConfig] = []
     for config in configs:

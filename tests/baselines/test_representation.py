@@ -11,6 +11,7 @@ from sklearn.base import clone
 
 from otfair.estimators.representation import (
     CFairClassifier,
+    DiscreteFairNFClassifier,
     FairNormalizingFlowClassifier,
     LAFTRClassifier,
     SIPMClassifier,
@@ -33,8 +34,9 @@ ESTIMATORS = [
     SIPMClassifier(1.0, **FAST),
     CFairClassifier(1.0, **FAST),
     FairNormalizingFlowClassifier(0.5, n_blocks=1, **FAST),
+    DiscreteFairNFClassifier(0.5, density_epochs=2, **FAST),
 ]
-IDS = ["laftr-dp", "laftr-eo", "sipm-lfr", "cfair", "fair-nf"]
+IDS = ["laftr-dp", "laftr-eo", "sipm-lfr", "cfair", "fair-nf", "fair-nf-discrete"]
 
 
 def _data(n: int = 240, seed: int = 0):
@@ -124,8 +126,9 @@ def _dp(est, X, s):
         (LAFTRClassifier, 2.0, 0.85),  # the L1 adversary is slow on 240 steps
         (SIPMClassifier, 2.0, 0.7),
         (FairNormalizingFlowClassifier, 0.9, 0.7),
+        (DiscreteFairNFClassifier, 1.0, 0.5),
     ],
-    ids=["laftr", "sipm-lfr", "fair-nf"],
+    ids=["laftr", "sipm-lfr", "fair-nf", "fair-nf-discrete"],
 )
 def test_strength_lowers_the_dp_gap_on_a_biased_toy(cls, strength, factor):
     X, y, s = _data(800, seed=3)
@@ -140,7 +143,13 @@ def test_strength_lowers_the_dp_gap_on_a_biased_toy(cls, strength, factor):
 def test_constructor_defaults_are_the_declared_fields_and_documented():
     # The constructors are generated from dataclass fields (representation/_base.py): a
     # subclass that forgot the decorator would keep its parent's defaults.
-    for cls in (LAFTRClassifier, SIPMClassifier, CFairClassifier, FairNormalizingFlowClassifier):
+    for cls in (
+        LAFTRClassifier,
+        SIPMClassifier,
+        CFairClassifier,
+        FairNormalizingFlowClassifier,
+        DiscreteFairNFClassifier,
+    ):
         params = inspect.signature(cls).parameters
         assert list(params)[0] == "strength"
         for name, param in params.items():

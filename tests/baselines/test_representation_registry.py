@@ -7,6 +7,7 @@ import pytest
 
 from otfair.estimators.representation import (
     CFairClassifier,
+    DiscreteFairNFClassifier,
     FairNormalizingFlowClassifier,
     LAFTRClassifier,
     SIPMClassifier,
@@ -18,6 +19,7 @@ CASES = {
     "sipm-lfr": SIPMClassifier,
     "cfair": CFairClassifier,
     "fair-nf": FairNormalizingFlowClassifier,
+    "fair-nf-discrete": DiscreteFairNFClassifier,
 }
 
 

@@ -27,6 +27,9 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
   paper's estimator; the old one on the data points was no KL). Re-recorded with
   ``_golden_cases.py german/cfair/dp`` and ``... german/fair-nf/dp``; docs/baselines.md
   has the Adult numbers.
+- ``adult/fair-nf-discrete/dp`` (issue 15): Fair NF's exact encoder of a finite space,
+  added with its registry entry and recorded on its own (on Adult with 3,000 training
+  rows: German's one-hot blocks and bins make ~10^10 cells, above its ``max_cells``).
 
 Tolerance: ``rel=1e-4, abs=1e-6``. The runs are seeded, so the predictions are the
 same; but float32 reductions (torch's intra-op threads, BLAS kernels) may sum in another

@@ -21,7 +21,8 @@ Preprocessing
 Fair representations
     :class:`LAFTRClassifier` (Madras et al. 2018), :class:`SIPMClassifier` (sIPM-LFR,
     Kim et al. 2022), :class:`CFairClassifier` (Zhao et al. 2020) and
-    :class:`FairNormalizingFlowClassifier` (Balunovic et al. 2022, simplified).
+    :class:`FairNormalizingFlowClassifier` (Balunovic et al. 2022, simplified) and
+    :class:`DiscreteFairNFClassifier` (its exact encoder of a finite input space).
 Post-processing
     :class:`WassersteinBarycenterClassifier` (Xian, Yin and Zhao 2023) and
     :class:`WassersteinBarycenterRegressor` (Chzhen et al. 2020).
@@ -64,6 +65,7 @@ from otfair.estimators.regression import (
 )
 from otfair.estimators.representation import (
     CFairClassifier,
+    DiscreteFairNFClassifier,
     FairNormalizingFlowClassifier,
     LAFTRClassifier,
     SIPMClassifier,
@@ -77,6 +79,7 @@ __all__ = [
     "CFairClassifier",
     "CODRFFRegressor",
     "CODRegressor",
+    "DiscreteFairNFClassifier",
     "FTMMatchingCache",
     "FairClassifier",
     "FairNormalizingFlowClassifier",

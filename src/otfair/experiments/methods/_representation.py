@@ -1,4 +1,4 @@
-"""Registers the fair-representation baselines (laftr, sipm-lfr, cfair, fair-nf).
+"""Registers the fair-representation baselines (laftr, sipm-lfr, cfair, fair-nf, fair-nf-discrete).
 
 laftr and sipm-lfr are the FTM paper's Table 5 baselines, cfair and fair-nf the AdapFair
 paper's (§IV, App. D).
@@ -18,6 +18,7 @@ from typing import Any
 
 from otfair.estimators.representation import (
     CFairClassifier,
+    DiscreteFairNFClassifier,
     FairNormalizingFlowClassifier,
     LAFTRClassifier,
     SIPMClassifier,
@@ -34,6 +35,9 @@ LAFTR_GAMMAS = (0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
 SIPM_LAMBDAS = (0.5, 1.0, 2.0, 5.0, 10.0)
 CFAIR_MUS = (0.1, 1.0, 10.0, 30.0, 100.0)
 FNF_GAMMAS = (0.02, 0.1, 0.5, 0.9)
+#: The authors' Adult grid (0.02, 0.1, 0.2, 0.9) with 0.3-0.5 added: there the mapped
+#: rows' expected prediction crosses the threshold (docs/baselines.md, Adult).
+FNF_DISCRETE_GAMMAS = (0.02, 0.1, 0.2, 0.3, 0.35, 0.4, 0.5, 0.9)
 
 #: Shared training settings (``otfair methods describe`` shows them).
 REPR_DEFAULTS: dict[str, Any] = {"epochs": 20, "lr": 1e-3}
@@ -123,6 +127,17 @@ _SPECS = (
         "Group-wise coupling flows to a shared latent, (1-gamma) CE + gamma symmetric KL "
         "under GMM densities (Balunovic et al. 2022, simplified).",
         f"Balunovic et al. 2022, §4; {_ADAPFAIR_BASELINE}",
+        notions=("dp",),
+        fixed={"sensitive_column": -1},
+    ),
+    _representation(
+        "fair-nf-discrete",
+        DiscreteFairNFClassifier,
+        ("gamma", FNF_DISCRETE_GAMMAS, 0.35),
+        "Fair NF's exact encoder of a finite input space (one-hot blocks, quantile bins): "
+        "per-group MADE densities, the mapped group's cells rank-matched onto the "
+        "other's, label-preserving with prob 1-gamma (Balunovic et al. 2022, §5).",
+        f"Balunovic et al. 2022, §5 (categorical data); {_ADAPFAIR_BASELINE}",
         notions=("dp",),
         fixed={"sensitive_column": -1},
     ),

@@ -186,7 +186,8 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
             raise ValueError(
                 f"The finite input space has {coding.n_cells_:,} cells "
                 f"(levels {coding.cardinalities_}), above `max_cells`={max_cells:,}: "
-                "lower `n_bins` or `max_levels`."
+                "lower `n_bins` (None drops the non-one-hot columns) or `max_levels`, or use "
+                "the coupling flows of FairNormalizingFlowClassifier (`fair-nf`)."
             )
         cells = coding.cell_index(coding.codes(X))
         sizes = np.bincount(codes, minlength=2)

@@ -23,13 +23,18 @@ from sklearn.utils.validation import check_is_fitted
 
 from otfair.utils import set_params_from_init
 
-__all__ = ["RepairedClassifier", "SensitiveColumnEstimator"]
+__all__ = ["RepairedClassifier", "SensitiveColumnEstimator", "split_sensitive_column"]
 
 
-def _split_sensitive(
+def split_sensitive_column(
     X: Any, sensitive_features: Any, column: int | None, *, required: bool = True
 ) -> tuple[np.ndarray, Any]:
-    """Return ``X`` without the sensitive column and the sensitive attribute."""
+    """Return ``X`` without the sensitive column and the sensitive attribute.
+
+    With ``column`` None, ``X`` is returned as is with ``sensitive_features`` (required
+    unless ``required=False``); otherwise the column (negative indices count from the
+    end) is dropped and, when ``sensitive_features`` is None, read as the attribute.
+    """
     X = np.asarray(X)
     if X.ndim != 2:
         raise ValueError(f"`X` must be 2-D; got shape {X.shape}.")
@@ -65,7 +70,7 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> RepairedClassifier:
         """Fit the transformer with the groups, then the classifier on its output."""
-        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         # ``y`` too: a transformer may fit on labels (FairPCA's notion="eopp": Y = 1 rows)
         self.repair_ = clone(self.repair).fit(X, y, sensitive_features=s)
         Z = self.repair_.transform(X, sensitive_features=s)
@@ -75,7 +80,7 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
 
     def _transform(self, X: Any, sensitive_features: Any) -> np.ndarray:
         check_is_fitted(self, "estimator_")
-        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column, required=False)
+        X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column, required=False)
         if s is None:  # a group-blind transformer (FairPCA) without a sensitive column
             return self.repair_.transform(X)
         return self.repair_.transform(X, sensitive_features=s)
@@ -107,7 +112,7 @@ class SensitiveColumnEstimator(BaseEstimator):
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> SensitiveColumnEstimator:
         """Fit the wrapped estimator on ``X`` without the sensitive column."""
-        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         self.estimator_ = clone(self.estimator).fit(X, y, sensitive_features=s)
         if hasattr(self.estimator_, "classes_"):
             self.classes_ = self.estimator_.classes_
@@ -116,13 +121,13 @@ class SensitiveColumnEstimator(BaseEstimator):
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Predictions of the wrapped estimator."""
         check_is_fitted(self, "estimator_")
-        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         return self.estimator_.predict(X, sensitive_features=s)
 
     def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """(1 - p, p), p the wrapped classifier's acceptance probability, shape (n, 2)."""
         check_is_fitted(self, "estimator_")
-        X, s = _split_sensitive(X, sensitive_features, self.sensitive_column)
+        X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         if hasattr(self.estimator_, "predict_acceptance"):
             p = np.asarray(self.estimator_.predict_acceptance(X, sensitive_features=s), float)
             return np.column_stack([1.0 - p, p])

@@ -58,6 +58,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
 from otfair.estimators._quantile_barycenter import encode_fitted_groups
+from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
     RepresentationEstimator,
     cell_batches,
@@ -207,7 +208,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         n_blocks = check_positive_int(self.n_blocks, "n_blocks")
         epochs, batch_size, lr = self._training_budget()
         X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
-        X = self._drop_column(X)
+        X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
         densities = torch.nn.ModuleList(
             fit_density(
@@ -249,12 +250,6 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         self.device_ = device
         return self
 
-    def _drop_column(self, X: np.ndarray) -> np.ndarray:
-        if self.sensitive_column is None:
-            return X
-        col = int(self.sensitive_column) % X.shape[1]
-        return np.delete(X, col, axis=1)
-
     @staticmethod
     def _latent_kl(flows, densities, n_draw, generator) -> torch.Tensor:
         """Symmetric KL between the latent laws, Monte Carlo on draws of the densities."""
@@ -272,10 +267,10 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "flows_")
         X = check_features(X, "X", n_features=self.n_features_in_)
-        if sensitive_features is None and self.sensitive_column is not None:
-            sensitive_features = X[:, self.sensitive_column]
+        X, sensitive_features = split_sensitive_column(
+            X, sensitive_features, self.sensitive_column, required=False
+        )
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
-        X = self._drop_column(X)
         Xt = torch.as_tensor(X, device=self.device_)
         st = torch.as_tensor(codes, device=self.device_)
         z, _ = self.flows_(Xt, st)

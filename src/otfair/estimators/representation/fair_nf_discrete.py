@@ -56,6 +56,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
 from otfair.estimators._quantile_barycenter import encode_fitted_groups
+from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
     RepresentationEstimator,
     cell_batches,
@@ -179,7 +180,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         density_lr = check_scalar(self.density_lr, "density_lr", minimum=0.0, strict=True)
         epochs, batch_size, lr = self._training_budget()
         X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
-        X = self._drop_column(X)
+        X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
         coding = DiscreteCoding(self.n_bins, int(self.max_levels)).fit(X)
         if coding.n_cells_ > max_cells:
@@ -242,20 +243,16 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         self.head_, self.device_ = head.eval(), device
         return self
 
-    def _drop_column(self, X: np.ndarray) -> np.ndarray:
-        if self.sensitive_column is None:
-            return X
-        return np.delete(X, int(self.sensitive_column) % X.shape[1], axis=1)
-
     @torch.no_grad()
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "head_")
         X = check_features(X, "X", n_features=self.n_features_in_)
-        if sensitive_features is None and self.sensitive_column is not None:
-            sensitive_features = X[:, self.sensitive_column]
+        X, sensitive_features = split_sensitive_column(
+            X, sensitive_features, self.sensitive_column, required=False
+        )
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
         coding = self.coding_
-        cells = coding.cell_index(coding.codes(self._drop_column(X)))
+        cells = coding.cell_index(coding.codes(X))
         is_mapped = codes == self.mapped_group_
         gamma = float(self.strength)
         label_cells = np.where(is_mapped, self.map_label_[cells], cells)

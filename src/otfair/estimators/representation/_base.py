@@ -38,6 +38,7 @@ from otfair.estimators._training import (
     run_epochs,
     stratified_batches,
 )
+from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.models.adversarial import grad_reverse
 from otfair.models.representation import EncoderClassifier
 from otfair.penalties import FairnessPenalty
@@ -92,6 +93,20 @@ def start_fit(
     seed = seeded(est.random_state)
     seed_everything(seed)
     return X, y, codes, np.random.default_rng(seed), resolve_device(est.device), seed
+
+
+def groupwise_inputs(est: Any, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(X, codes)`` at predict time for a group-wise encoder (fair-nf's two).
+
+    Checks ``X`` against the fit, reads the group from ``est.sensitive_column`` when
+    ``sensitive_features`` is None (and drops that column), and maps the groups onto the
+    fitted codes (a group unseen at fit is a ``ValueError`` naming it).
+    """
+    X = check_features(X, "X", n_features=est.n_features_in_)
+    X, sensitive_features = split_sensitive_column(
+        X, sensitive_features, est.sensitive_column, required=False
+    )
+    return X, encode_fitted_groups(sensitive_features, est.groups_, len(X))
 
 
 def cell_batches(

@@ -57,17 +57,17 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
-from otfair.estimators._quantile_barycenter import encode_fitted_groups
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
     RepresentationEstimator,
     cell_batches,
+    groupwise_inputs,
     start_fit,
 )
 from otfair.models.mlp import MLP
 from otfair.models.representation import GroupFlows
 from otfair.penalties._representation_losses import diagonal_gmm_log_prob, symmetric_kl
-from otfair.utils import check_features, check_positive_int, check_scalar
+from otfair.utils import check_positive_int, check_scalar
 
 __all__ = ["FairNormalizingFlowClassifier"]
 
@@ -266,11 +266,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     @torch.no_grad()
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "flows_")
-        X = check_features(X, "X", n_features=self.n_features_in_)
-        X, sensitive_features = split_sensitive_column(
-            X, sensitive_features, self.sensitive_column, required=False
-        )
-        codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
+        X, codes = groupwise_inputs(self, X, sensitive_features)
         Xt = torch.as_tensor(X, device=self.device_)
         st = torch.as_tensor(codes, device=self.device_)
         z, _ = self.flows_(Xt, st)

@@ -55,17 +55,17 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
-from otfair.estimators._quantile_barycenter import encode_fitted_groups
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
     RepresentationEstimator,
     cell_batches,
+    groupwise_inputs,
     start_fit,
 )
 from otfair.estimators.representation._discrete_coding import DiscreteCoding
 from otfair.models.made import CategoricalMADE
 from otfair.models.mlp import MLP
-from otfair.utils import check_features, check_positive_int, check_scalar
+from otfair.utils import check_positive_int, check_scalar
 
 __all__ = ["DiscreteFairNFClassifier", "encoded_distance", "rank_matching"]
 
@@ -190,7 +190,8 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
                 "lower `n_bins` (None drops the non-one-hot columns) or `max_levels`, or use "
                 "the coupling flows of FairNormalizingFlowClassifier (`fair-nf`)."
             )
-        cells = coding.cell_index(coding.codes(X))
+        levels = coding.codes(X)
+        cells = coding.cell_index(levels)
         sizes = np.bincount(codes, minlength=2)
         mapped, reference = (0, 1) if sizes[0] >= sizes[1] else (1, 0)
 
@@ -198,14 +199,14 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         log_p, densities = {}, torch.nn.ModuleList()
         for g in (0, 1):
             made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden)).to(device)
-            rows = torch.as_tensor(coding.one_hot(coding.codes(X[codes == g])), device=device)
+            rows = torch.as_tensor(coding.one_hot(levels[codes == g]), device=device)
             _fit_density(made, rows, density_epochs, batch_size, density_lr, rng)
             log_p[g] = _log_prob_all(made, space)
             densities.append(made)
 
         predictor = LogisticRegression(max_iter=1000)
         share = sizes / sizes.sum()
-        predictor.fit(coding.one_hot(coding.codes(X)), y, sample_weight=share[1 - codes])
+        predictor.fit(coding.one_hot(levels), y, sample_weight=share[1 - codes])
         label_class = predictor.predict(space.cpu().numpy()).astype(np.int64)
 
         map_all = rank_matching(log_p[mapped], log_p[reference])
@@ -246,13 +247,10 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     @torch.no_grad()
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "head_")
-        X = check_features(X, "X", n_features=self.n_features_in_)
-        X, sensitive_features = split_sensitive_column(
-            X, sensitive_features, self.sensitive_column, required=False
-        )
-        codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
+        X, codes = groupwise_inputs(self, X, sensitive_features)
         coding = self.coding_
-        cells = coding.cell_index(coding.codes(X))
+        levels = coding.codes(X)
+        cells = coding.cell_index(levels)
         is_mapped = codes == self.mapped_group_
         gamma = float(self.strength)
         label_cells = np.where(is_mapped, self.map_label_[cells], cells)

@@ -111,10 +111,13 @@ def test_german_run_matches_independent_computation(plugin_path, data_dir):
         assert res[f"subset_var_{side}_n"] == mask.sum()
         dp = demographic_parity_difference(y[mask], p[mask] >= 0.5, sensitive_features=s[mask])
         assert res[f"subset_var_{side}_dp_gap"] == pytest.approx(dp)
+        # two lbfgs fits of the same problem (the run's and this one) agree to lbfgs's
+        # tolerance, not to the last bit: with scikit-learn 1.9.1 this gap (a difference
+        # of two group means of ~0.3) differed by 4.7e-8, so compare at abs=1e-6
         gap = abs(p[mask & (s == 0)].mean() - p[mask & (s == 1)].mean())
-        assert res[f"subset_var_{side}_mean_score_gap"] == pytest.approx(gap)
+        assert res[f"subset_var_{side}_mean_score_gap"] == pytest.approx(gap, abs=1e-6)
         w1 = wasserstein_distance(p[mask & (s == 0)], p[mask & (s == 1)])
-        assert res[f"subset_var_{side}_wdp"] == pytest.approx(w1)
+        assert res[f"subset_var_{side}_wdp"] == pytest.approx(w1, abs=1e-6)
     # random subsets: the std of the same 200 subsets as mean / max / q95
     from otfair.metrics import subset_fairness
 

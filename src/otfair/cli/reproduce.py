@@ -56,6 +56,17 @@ def reproduce_command(
         True, "--run/--no-run", help="--no-run: write the report from the stored runs only."
     ),
     progress: ProgressOption = True,
+    runs: Annotated[
+        Path | None,
+        typer.Option(
+            "--runs",
+            help=(
+                "Archive of finished runs (seed-N.jsonl files, e.g. "
+                "docs/reproduction/PAPER/runs): resume from it and write the finished "
+                "runs back to it."
+            ),
+        ),
+    ] = None,
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.experiments import ConfigError, load_spec
@@ -75,6 +86,7 @@ def reproduce_command(
             config=config,
             run=run,
             command=command,
+            runs=runs,
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError) as exc:

@@ -337,6 +337,30 @@ class ResultStore:
             records.append(merged)
         return pd.DataFrame.from_records(records)
 
+    def import_rows(self, rows: Collection[Mapping[str, Any]]) -> int:
+        """Insert rows written by :meth:`rows` elsewhere; keys already stored are kept.
+
+        ``config`` and ``metrics`` may be decoded (dicts) or JSON text; columns this
+        store does not have are ignored. Used to resume a sweep from an archive of its
+        runs (:mod:`otfair.experiments._archive`). Returns the number of rows added.
+        """
+        columns = [row[1] for row in self._conn.execute("PRAGMA table_info(runs)")]
+        added = 0
+        with self._conn:
+            for row in rows:
+                values = {c: row.get(c) for c in columns if c in row}
+                for name in ("config", "metrics"):
+                    if isinstance(values.get(name), Mapping):
+                        values[name] = json.dumps(to_jsonable(values[name]), sort_keys=True)
+                cols = ", ".join(values)
+                marks = ", ".join("?" for _ in values)
+                cur = self._conn.execute(
+                    f"INSERT INTO runs ({cols}) VALUES ({marks}) ON CONFLICT(key) DO NOTHING",
+                    tuple(values.values()),
+                )
+                added += cur.rowcount
+        return added
+
     def export_csv(self, path: str | Path, status: str | None = None) -> Path:
         """Write :meth:`to_frame` to ``path`` as CSV and return the path."""
         path = Path(path)

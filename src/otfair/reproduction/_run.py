@@ -126,6 +126,18 @@ def write_from_store(
     return index, pending
 
 
+def archive_runs(spec: SweepSpec, profile: str, out_dir: str | Path, runs: str | Path) -> int:
+    """Write the finished runs of ``spec``'s ``profile`` in ``out_dir`` to the archive ``runs``.
+
+    Returns the number of the profile's runs in the archive afterwards.
+    """
+    from otfair.experiments._archive import export_runs, read_archive
+
+    keys = {c.key() for c in spec.runs(profile)}
+    export_runs(out_dir, runs, keys)
+    return sum(row["key"] in keys for row in read_archive(runs))
+
+
 def reproduce(
     paper: str,
     out_dir: str | Path,
@@ -138,6 +150,7 @@ def reproduce(
     progress: bool = False,
     on_plan: Callable[[SweepPlan], None] | None = None,
     command: str | None = None,
+    runs: str | Path | None = None,
 ) -> Reproduction:
     """Run ``paper``'s config (one profile) and write the paper-vs-otfair report.
 
@@ -167,6 +180,14 @@ def reproduce(
         Passed to :func:`~otfair.experiments.run_sweep` (print the plan, refuse a long one).
     command : str, optional
         The command line to cite in the report.
+    runs : str or Path, optional
+        An archive of finished runs (a folder of ``seed-N.jsonl`` files, see
+        :mod:`otfair.experiments._archive`), e.g. the committed
+        ``docs/reproduction/PAPER/runs``: its runs are loaded into the store first (the
+        sweep skips them), and the profile's finished runs are written back to it at the
+        end, so a long protocol can be finished in pieces, on any machine, from what is
+        committed. With ``run=False`` the report is written from the archive (and the
+        store) alone.
 
     Returns
     -------
@@ -186,11 +207,24 @@ def reproduce(
             f"`profile` must be one of {sorted(spec.profile_names())} for {paper}; "
             f"got {profile!r}."
         )
+    if runs is not None:
+        from otfair.experiments._archive import import_runs
+
+        import_runs(runs, out_dir)
     summary = None
     if run:
-        summary = run_sweep(
-            spec, out_dir, profile=profile, workers=workers, progress=progress, on_plan=on_plan
-        )
+        try:
+            summary = run_sweep(
+                spec,
+                out_dir,
+                profile=profile,
+                workers=workers,
+                progress=progress,
+                on_plan=on_plan,
+            )
+        finally:  # an interrupted sweep's finished runs reach the archive too
+            if runs is not None:
+                archive_runs(spec, profile, out_dir, runs)
     index, pending = write_from_store(
         paper,
         spec,

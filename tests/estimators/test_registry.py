@@ -1,7 +1,6 @@
 """The method registry (otfair.experiments.methods) and its deprecated old home."""
 
 import inspect
-import warnings
 
 import pytest
 
@@ -57,22 +56,14 @@ def test_every_builtin_spec_is_self_consistent():
             assert not {"random_state", "device", "notion"} & set(spec.option_names())
 
 
-def test_deprecated_paths_warn_and_forward():
-    import otfair.estimators.registry as old
+def test_moved_names_point_to_their_new_home():
+    import otfair.estimators
 
-    with pytest.warns(DeprecationWarning, match="otfair.experiments.methods"):
-        assert old.get_method("otf") is get_method("otf")
-    with pytest.warns(DeprecationWarning, match="otfair.experiments.methods"):
-        assert old.list_methods("regression") == list_methods("regression")
-    assert old.MethodSpec is MethodSpec
-    from otfair.estimators import _regression_defaults
-
-    with pytest.warns(DeprecationWarning, match="paper_settings"):
-        legacy = _regression_defaults.paper_settings("law_school")
-    assert legacy == {k: v for k, v in paper_settings("law_school").items() if k != "bgl_eps"}
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        import otfair.estimators  # noqa: F401  importing the package itself does not warn
+    for name in ("get_method", "list_methods", "MethodSpec", "paper_settings"):
+        with pytest.raises(AttributeError, match=f"import {name} from otfair.experiments.methods"):
+            getattr(otfair.estimators, name)
+    with pytest.raises(ModuleNotFoundError):
+        import otfair.estimators.registry  # noqa: F401
 
 
 def test_paper_settings_one_table():

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from otfair.datasets._cache import default_cache_dir
 from otfair.datasets._errors import ChecksumError, DataDirError, DataFileError, one_line
 from otfair.datasets._verify import VERIFY_ENV_VAR, file_sha256, sha256_stream, should_verify
 
@@ -104,12 +105,6 @@ def dataset_of(relpath: str) -> str:
         if any(relpath in group for group in groups):
             return name
     return relpath.split("/", 1)[0]
-
-
-def default_cache_dir() -> Path:
-    """``$XDG_CACHE_HOME/otfair``, or ``~/.cache/otfair`` when XDG is unset."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "otfair"
 
 
 def search_dirs(data_home: str | os.PathLike[str] | None = None) -> list[DataDir]:

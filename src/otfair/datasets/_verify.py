@@ -27,6 +27,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
+from otfair.datasets._cache import default_cache_dir
+
 VERIFY_ENV_VAR = "OTFAIR_VERIFY"
 _OFF = {"0", "false", "no", "off"}
 _CHUNK = 1 << 20
@@ -69,8 +71,6 @@ def verification(verify: bool | None) -> Iterator[None]:
 
 def record_path() -> Path:
     """``<user cache>/verified.json``, where digests of checked files are remembered."""
-    from otfair.datasets._fetch import default_cache_dir
-
     return default_cache_dir() / "verified.json"
 
 

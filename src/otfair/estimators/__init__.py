@@ -34,7 +34,6 @@ The estimators live in subpackages by kind (``classification/``, ``regression/``
 (``otfair methods``).
 """
 
-import warnings
 from typing import Any
 
 from otfair.estimators.classification import (
@@ -97,24 +96,14 @@ __all__ = [
     "train_base_classifier",
 ]
 
-#: Names that moved to :mod:`otfair.experiments.methods` (estimators must not import
-#: experiments); still reachable here with a ``DeprecationWarning``.
-_MOVED_TO_METHODS = ("MethodSpec", "get_method", "list_methods")
+#: Names that moved to :mod:`otfair.experiments.methods` in issue 14 (deprecated then,
+#: removed in issue 25: estimators never import experiments).
+_MOVED_TO_METHODS = ("MethodSpec", "get_method", "list_methods", "paper_settings")
 
 
 def __getattr__(name: str) -> Any:
-    if name == "paper_settings":  # the old estimator-kwargs-only view (warns when called)
-        from otfair.estimators._regression_defaults import paper_settings
-
-        return paper_settings
     if name in _MOVED_TO_METHODS:
-        from otfair.experiments import methods
-
-        warnings.warn(
-            f"otfair.estimators.{name} is deprecated; import {name} from "
-            "otfair.experiments.methods.",
-            DeprecationWarning,
-            stacklevel=2,
+        raise AttributeError(
+            f"otfair.estimators.{name} was removed; import {name} from otfair.experiments.methods."
         )
-        return getattr(methods, name)
     raise AttributeError(f"module 'otfair.estimators' has no attribute {name!r}")

@@ -16,12 +16,10 @@ class StoreConflictError(ValueError):
 
 def git_revision() -> str | None:
     """Git revision of the otfair source tree (``+dirty`` if modified), if available."""
-    import otfair
-
     try:
         out = subprocess.run(
             ["git", "describe", "--always", "--dirty", "--abbrev=12"],
-            cwd=Path(otfair.__file__).resolve().parent,
+            cwd=Path(__file__).resolve().parents[1],  # the otfair package
             capture_output=True,
             text=True,
             timeout=10,
@@ -35,7 +33,7 @@ def git_revision() -> str | None:
 
 
 def source_versions() -> dict[str, Any]:
-    from otfair import __version__
+    from otfair._version import __version__
 
     return {"otfair_version": __version__, "git_revision": git_revision()}
 

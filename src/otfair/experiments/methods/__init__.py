@@ -7,10 +7,9 @@ built-in families register themselves on first lookup. :data:`PAPER_SETTINGS` is
 table of per-dataset paper settings.
 """
 
-from otfair.experiments.methods._options import check_options, describe_option
+from otfair.experiments.methods._options import RUN_ARGUMENTS, check_options, describe_option
 from otfair.experiments.methods._settings import PAPER_SETTINGS, paper_settings
 from otfair.experiments.methods._spec import (
-    RUN_ARGUMENTS,
     MethodSpec,
     RunArgs,
     builder,

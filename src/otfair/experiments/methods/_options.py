@@ -20,6 +20,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from otfair.experiments.methods._spec import MethodSpec
 
+#: Builder arguments that ``run_single`` sets itself (never a ``-o`` option).
+RUN_ARGUMENTS = ("strength", "notion", "random_state", "epochs", "device", "dataset")
+
 
 def _signature_params(func: Any) -> tuple[dict[str, inspect.Parameter], bool]:
     """Keyword-capable parameters of ``func`` and whether it takes ``**kwargs``."""
@@ -34,8 +37,6 @@ def _signature_params(func: Any) -> tuple[dict[str, inspect.Parameter], bool]:
 
 def accepted_options(spec: MethodSpec) -> dict[str, inspect.Parameter]:
     """Options accepted by ``spec`` (name -> constructor parameter); ``{}`` when unknown."""
-    from otfair.experiments.methods._spec import RUN_ARGUMENTS
-
     skip = set(RUN_ARGUMENTS) | set(spec.fixed)
     if spec.estimator is not None:
         named, _ = _signature_params(spec.estimator.__init__)

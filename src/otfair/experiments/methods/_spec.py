@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from otfair.experiments.methods._options import accepted_options
+
 Task = Literal["classification", "regression"]
 
 #: Modules that register the built-in methods when imported.
@@ -25,9 +27,6 @@ _FAMILY_MODULES = (
     "otfair.experiments.methods._representation",
     "otfair.experiments.methods._ot_baselines",
 )
-
-#: Builder arguments that ``run_single`` sets itself (never a ``-o`` option).
-RUN_ARGUMENTS = ("strength", "notion", "random_state", "epochs", "device", "dataset")
 
 
 @dataclass(frozen=True)
@@ -115,8 +114,6 @@ class MethodSpec:
 
     def option_names(self) -> tuple[str, ...]:
         """Names accepted by ``-o`` (empty when unknown: the builder checks them)."""
-        from otfair.experiments.methods._options import accepted_options
-
         return tuple(accepted_options(self))
 
 

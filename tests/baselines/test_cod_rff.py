@@ -79,3 +79,40 @@ def test_bad_inputs():
     model.fit(X, y, sensitive_features=s)
     with pytest.raises(ValueError, match="not seen during fit"):
         model.predict(X[:2], sensitive_features=[0, 3])
+
+
+def test_minmax_rescale_is_the_raw_features_unit_cube():
+    """rescale="minmax" = RFF on [0, 1] features, whatever per-column scaling came before."""
+    X, y, s = _toy(200)
+    unit = (X - X.min(axis=0)) / (X.max(axis=0) - X.min(axis=0))
+    ref = CODRFFRegressor(0.5, gamma=1.0, n_components=30, random_state=4)
+    ref.fit(unit, y, sensitive_features=s)
+    standardized = (X - X.mean(axis=0)) / X.std(axis=0)  # as otfair's splits
+    model = CODRFFRegressor(0.5, gamma=1.0, rescale="minmax", n_components=30, random_state=4)
+    model.fit(standardized, y, sensitive_features=s)
+    np.testing.assert_allclose(model.predict(standardized), ref.predict(unit), atol=1e-6)
+    assert model.scaler_.transform(standardized).min() == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="rescale"):
+        CODRFFRegressor(rescale="unit").fit(X, y, sensitive_features=s)
+
+
+def test_gamma_grid_keeps_the_lowest_training_mse():
+    """The paper's protocol (App. B): one fit per gamma, the least training MSE kept."""
+    X, y, s = _toy(200)
+    grid = [0.01, 1.0, 100.0]
+    model = CODRFFRegressor(0.1, gamma=grid, n_components=30, random_state=2)
+    model.fit(X, y, sensitive_features=s)
+    singles = {
+        g: CODRFFRegressor(0.1, gamma=g, n_components=30, random_state=2).fit(
+            X, y, sensitive_features=s
+        )
+        for g in grid
+    }
+    mse = {g: float(np.mean((m.predict(X) - y) ** 2)) for g, m in singles.items()}
+    best = min(mse, key=mse.get)
+    assert model.gamma_ == best and len(set(mse.values())) == 3
+    assert model.gamma_mse_ == pytest.approx(mse, rel=1e-6)
+    np.testing.assert_allclose(model.predict(X), singles[best].predict(X), atol=1e-8)
+    for bad in ([], [1.0, -2.0], ["scale", "auto"], True):
+        with pytest.raises(ValueError, match="gamma"):
+            CODRFFRegressor(gamma=bad).fit(X, y, sensitive_features=s)

@@ -8,7 +8,7 @@ from otfair.estimators import FairClassifier, ReductionClassifier
 from otfair.experiments.methods import get_method, list_methods
 
 METHODS = ["unfair", "unfair-mlp", "otf", "norm", "barycenter", "ftm", "ftm-joint", "gapreg",
-           "adv", "reduction"]  # fmt: skip
+           "adv", "fairtorch-reduction", "reduction"]  # fmt: skip
 
 
 def test_reduction_reproducible_and_fairer_than_plain_lr():
@@ -38,11 +38,10 @@ def test_all_methods_registered_with_paper_defaults():
     assert list(alphas) == sorted(alphas) and alphas[0] > 0 and alphas[-1] <= 1  # convex
     for name, m in (("ftm", "marginal"), ("ftm-joint", "joint")):
         spec = get_method(name)
-        # Table 7 of the FTM paper, cut at 1.3 (larger lambdas collapse on Adult).
-        assert spec.sensitive_as_input and spec.default_strengths[-1] == 1.3
-        table7 = {0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0,
-                  3.0, 5.0, 10.0}  # fmt: skip
-        assert set(spec.default_strengths) < table7
+        # Table 7 of the FTM paper, the FTM row (the whole grid, issue 27)
+        table7 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0,
+                  3.0, 5.0, 10.0]  # fmt: skip
+        assert spec.sensitive_as_input and list(spec.default_strengths) == table7
         est = spec.build(2.0, notion=None, random_state=0, epochs=5, device="cpu",
                          dataset="german")  # fmt: skip
         p = est.get_params()
@@ -72,6 +71,33 @@ def test_every_method_fits_on_small_data(name):
     )
     est.fit(X, y, sensitive_features=s)
     assert est.predict_proba(X).shape == (300, 2)
+
+
+def test_fairtorch_reduction_is_the_ftm_papers_reduction():
+    """FTM App. D.2 / Table 7: FairTorch's DP loss on the FTM family's MLP, its lambda grid."""
+    spec = get_method("fairtorch-reduction")
+    table7 = [0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 20.0, 30.0, 40.0, 50.0, 60.0,
+              80.0, 100.0, 150.0, 200.0, 300.0, 500.0]  # fmt: skip
+    assert list(spec.default_strengths) == table7 and spec.sensitive_as_input
+    assert spec.notions == ("dp",) and "FairTorch" in spec.paper
+    p = spec.build(50.0, notion=None, random_state=0, epochs=None, device="cpu",
+                   dataset="dutch").get_params()  # fmt: skip
+    ref = get_method("gapreg").build(1.0, notion=None, random_state=0, epochs=None,
+                                     device="cpu", dataset="dutch").get_params()  # fmt: skip
+    assert (p["penalty"], p["strength"]) == ("fairtorch-dp", 50.0)
+    same = ("model", "hidden", "lr", "lr_decay", "epochs", "batch_size", "mixing")
+    assert {k: p[k] for k in same} == {k: ref[k] for k in same}
+    # a large lambda lowers the training DP gap of the scores well below lambda = 0's
+    X, y, s = two_group_data(600)
+
+    def gap(lam):
+        est = spec.build(lam, notion="dp", random_state=0, epochs=30, device="cpu",
+                         dataset=None, batch_size=100, lr=1e-2)  # fmt: skip
+        proba = est.fit(X, y, sensitive_features=s).predict_proba(X)[:, 1]
+        return abs(proba[s == 0].mean() - proba[s == 1].mean())
+
+    free, fair = gap(0.0), gap(500.0)
+    assert fair < 0.25 * free, (free, fair)
 
 
 def test_reduction_proba_is_clipped_mixture():

@@ -37,6 +37,7 @@ _CLASSIFICATION = (
     "adv",
     "barycenter",
     "cfair",
+    "fairtorch-reduction",
     "fair-nf",
     "ftm",
     "fair-pca",

@@ -62,7 +62,12 @@ def test_matched_level_picks_best_accuracy_under_the_level():
     assert row["ours_std"] == pytest.approx(pd.Series([0.70, 0.72]).std())
     assert row["seeds"] == 2 and row["paper_seeds"] == 5
     assert row["ours_strength"].startswith("1 ")
-    assert row["verdict"] == verdict(0.74, 0.71, row["ours_std"]) == "close"
+    # SE: our per-seed std over 2 seeds, the paper's mean of 5 splits with our spread;
+    # t = 2 SE = 0.0237 < |d| = 0.03 <= 2t: close
+    se = pd.Series([0.70, 0.72]).std() * math.sqrt(1 / 2 + 1 / 5)
+    assert row["se"] == pytest.approx(se) and row["tolerance"] == pytest.approx(2 * se)
+    assert row["kind"] == "accuracy" and row["claim"] == "equal"
+    assert row["verdict"] == verdict(0.74, 0.71, row["ours_std"], n_ours=2, n_paper=5) == "close"
     # dp <= 0.03: only strength 2 (mean 0.02)
     out = _compare(_paper(setting="dp_gap=0.03", metric="consistency", value=0.99))
     assert out.iloc[0]["ours_mean"] == pytest.approx(0.99)
@@ -124,21 +129,27 @@ def test_printed_strength_selects_those_runs_and_one_split_uses_the_first_seed()
     assert "not recoverable" in out.iloc[3]["reason"]
 
 
-def test_sizes_use_a_relative_tolerance():
+def test_sizes_are_exact():
     out = _compare(
         _paper(metric="n_train", metric_source="paper", setting="dataset", value=800),
         _paper(metric="n_rows", metric_source="paper", setting="dataset", value=1100),
         _paper(metric="n_test", metric_source="paper", setting="dataset", value=180),
     )
     assert list(out["ours_mean"]) == [800, 1000, 200]
-    # t = 5 % of the paper's value: 1000 vs 1100 is 100 <= 2t = 110 (close);
-    # 200 vs 180 is 20 > 2t = 18 (differs)
-    assert list(out["verdict"]) == ["reproduced", "close", "differs"]
+    # counts are exact (the rule before issue 27 called 1000 vs 1100 close)
+    assert list(out["kind"]) == ["count"] * 3
+    assert list(out["verdict"]) == ["reproduced", "differs", "differs"]
 
 
-def test_se_divides_our_std_by_sqrt_seeds():
-    out = _compare(_paper(strength="lam=1", metric="accuracy", std_kind="se", value=0.71))
-    assert out.iloc[0]["ours_std"] == pytest.approx(pd.Series([0.70, 0.72]).std() / math.sqrt(2))
+def test_a_paper_standard_error_is_the_spread_of_its_mean():
+    paper = _paper(strength="lam=1", metric="accuracy", std_kind="se", value=0.75, std=0.004)
+    row = _compare(paper).iloc[0]
+    std = pd.Series([0.70, 0.72]).std()
+    assert row["ours_std"] == pytest.approx(std)  # per-seed, whatever the paper prints
+    assert row["paper_std_kind"] == "se"
+    assert row["se"] == pytest.approx(math.sqrt(std**2 / 2 + 0.004**2))
+    # t = 2 SE = 0.0215 < |d| = 0.04 <= 2t = 0.0431: close
+    assert row["verdict"] == "close"
 
 
 def test_dataset_sensitive_uses_the_loader_default():

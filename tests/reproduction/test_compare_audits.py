@@ -99,8 +99,10 @@ def test_random_subset_std_is_compared_with_the_subset_count_noted():
         value=0.0151,
     )
     out = compare_values(pd.DataFrame([row]), _runs(), DATASETS).iloc[0]
-    # dp <= 0.03: strength 2 (std 0.005 on both seeds); d = 0.0101 > 0.01: close
-    assert out["ours_mean"] == pytest.approx(0.005) and out["verdict"] == "close"
+    # dp <= 0.03: strength 2 (std 0.005 on both seeds, so SE 0); a gap: floor
+    # max(0.002, 10 % of 0.0151) = 0.002; d = 0.0101 > 2 x 0.002: differs
+    assert out["ours_mean"] == pytest.approx(0.005) and out["kind"] == "gap"
+    assert out["se"] == pytest.approx(0.0) and out["verdict"] == "differs"
     assert "200 random subsets" in out["notes"]
 
 

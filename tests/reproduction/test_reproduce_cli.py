@@ -24,9 +24,9 @@ def _error_line(res):
 
 @pytest.mark.slow
 def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
-    # configs/ftm.toml's quick profile without Reduction, whose exponentiated gradient
-    # alone takes ~35 s here (its rows then read "not run: method ... not in this
-    # profile's runs", which this test also wants to see)
+    # configs/ftm.toml's quick profile without the two reductions (fairlearn's exponentiated
+    # gradient alone takes ~35 s here; the paper's Reduction, fairtorch-reduction, rows then
+    # read "not run: method ... not in this profile's runs", which this test also wants)
     text = (CONFIGS / "ftm.toml").read_text(encoding="utf-8")
     quick = 'datasets = ["german"]\n'
     assert quick in text
@@ -54,20 +54,22 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     assert (judged.loc[~from_runs, "ref"] == "Table 6").all() and (~from_runs).sum() == 12
     assert table.loc[table["verdict"] == "not run", "reason"].str.startswith("not run: ").all()
     # every paper value of German's Table 4 appears beside otfair's value and a verdict
-    t4 = paper.query("ref == 'Table 4' and dataset == 'german' and method != 'reduction'")
+    t4 = paper.query(
+        "ref == 'Table 4' and dataset == 'german' and method != 'fairtorch-reduction'"
+    )
     assert len(t4) == 6
     for value in t4["value_text"]:
         assert re.search(rf"\| {re.escape(f'{float(value):.4f}')} \| [0-9.]+ ", index), value
     # every method FTM compares is registered now (laftr, sipm-lfr landed): none may be
     # reported as unregistered
     assert "is not a registered otfair method" not in index
-    assert "not run: method `reduction` not in this profile's runs on german" in index
+    assert "not run: method `fairtorch-reduction` not in this profile's runs on german" in index
     # the audit rows (Tables 1, 8: subsets by age; Table 11: 2x2 cells; Figure 4's std)
     # are compared for German, none is an unimplemented audit any more
     audits = table[
         (table["dataset"] == "german")
         & table["ref"].isin(["Table 1", "Table 8", "Table 11", "Figure 4"])
-        & ~table["method"].isin(["reduction", "all"])
+        & ~table["method"].isin(["fairtorch-reduction", "all"])
     ]
     assert len(audits) == 18 + 18 + 24 + 1  # 3 methods x 6 / x 6 / x 8, FTM's std
     assert (audits["verdict"] != "not run").all(), audits.loc[audits["verdict"] == "not run"]

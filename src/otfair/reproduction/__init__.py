@@ -2,13 +2,17 @@
 
 ``load_paper_values(paper)`` returns every number of the paper's tables (and the numbers
 its text states for figures) with its table/figure reference; ``verdict`` compares one
-of them with otfair's mean over seeds. ``reproduce(paper, out_dir, profile=...)`` (the
+of them with otfair's mean over seeds (:func:`judge`: the difference against its standard
+error, with small floors). ``reproduce(paper, out_dir, profile=...)`` (the
 ``otfair reproduce PAPER`` command) runs the paper's config through the sweep runner and
 ``write_comparison`` writes the report that puts the published value beside otfair's for
 every number (``compare_values`` the table behind it; ``docs/reproduction/``).
+``rejudge_report`` re-judges a committed report from its ``comparison.csv`` alone
+(``python -m otfair.reproduction`` for every report and the counts quoted in the docs).
 """
 
-from otfair.reproduction._compare import COMPARISON_COLUMNS, compare_values
+from otfair.reproduction._compare import COMPARISON_COLUMNS, compare_values, judge_table
+from otfair.reproduction._rejudge import counts_markdown, rejudge_report
 from otfair.reproduction._run import Reproduction, find_config, reproduce
 from otfair.reproduction._values import (
     COLUMNS,
@@ -16,7 +20,7 @@ from otfair.reproduction._values import (
     UNAVAILABLE_DATASETS,
     load_paper_values,
 )
-from otfair.reproduction._verdict import Verdict, verdict
+from otfair.reproduction._verdict import Judgement, Verdict, judge, metric_kind, verdict
 from otfair.reproduction._write import FIGURES, write_comparison
 
 __all__ = [
@@ -24,12 +28,18 @@ __all__ = [
     "COMPARISON_COLUMNS",
     "FIGURES",
     "PAPERS",
+    "Judgement",
     "Reproduction",
     "UNAVAILABLE_DATASETS",
     "Verdict",
     "compare_values",
+    "counts_markdown",
     "find_config",
+    "judge",
+    "judge_table",
     "load_paper_values",
+    "metric_kind",
+    "rejudge_report",
     "reproduce",
     "verdict",
     "write_comparison",

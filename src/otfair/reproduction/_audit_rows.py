@@ -91,10 +91,12 @@ def sfp_cell_values(
 
     With :math:`n_g` the group's size (the sum of its four cells) in the paper and in
     each of otfair's runs: when every run has the paper's :math:`n_g`, the counts
-    :math:`N_{g,a,b}` are compared (``unit = count``, relative tolerance); otherwise the
-    shares :math:`N_{g,a,b} / n_g` (the audit's ``_share`` key against the paper's count
-    over its group size, the default tolerances of a rate). Returns the values and the
-    changes to the comparison row (``paper_value``, ``metric``, ``count``, ``note``), or the reason
+    :math:`N_{g,a,b}` are compared (random counts: the ``gap`` kind of
+    :func:`otfair.reproduction.judge`); otherwise the shares :math:`N_{g,a,b} / n_g`
+    (the audit's ``_share`` key against the paper's count over its group size, an
+    accuracy-like rate). Returns the values and the changes to the comparison row
+    (``paper_value``, ``metric``, ``resolution_scale``: the
+    factor from the printed count to the compared value, ``note``), or the reason
     the cell cannot be compared.
     """
     cell = SFP_CELL.match(str(row["metric"]))
@@ -110,7 +112,7 @@ def sfp_cell_values(
         return f"the paper's group S={g} has no rows in this table"
     if (ours_n == paper_n).all():
         note = f"counts: otfair's S={g} has the paper's {paper_n:,.0f} test rows"
-        return runs[sfp_cell_key(g, a, b)].astype(float), {"count": True, "note": note}
+        return runs[sfp_cell_key(g, a, b)].astype(float), {"note": note}
     sizes_text = ", ".join(f"{n:,.0f}" for n in sorted(set(ours_n.astype(int))))
     note = (
         f"shares of group S={g}: the paper's {row['value']:,.0f} of {paper_n:,.0f} rows; "
@@ -118,4 +120,4 @@ def sfp_cell_values(
     )
     share = sfp_cell_key(g, a, b, share=True)
     changes = {"paper_value": float(row["value"]) / paper_n, "metric": share}
-    return runs[share].astype(float), {**changes, "count": False, "note": note}
+    return runs[share].astype(float), {**changes, "resolution_scale": 1 / paper_n, "note": note}

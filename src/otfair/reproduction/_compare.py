@@ -13,9 +13,12 @@ number cannot be produced here (``"not run: ..."``). The matching rules are thos
   whose mean ``dp_gap`` is at most 0.045 ("not run: ... not reached" when none is);
 - where the paper's std is printed as 0 (one split, e.g. accuracy parity's BGL), only
   otfair's seed 0 is compared (like with like);
-- counts and sizes (``unit == "count"``, ``n_train``...) use ``rel_tol = 0.05`` and no
-  absolute tolerance; sizes, the input dimension and positive rates by group come from
-  the loader and otfair's split of the profile's first seed (no training needed);
+- ``ours_std`` is otfair's per-seed std (ddof=1) and ``seeds`` their count; the verdict
+  (:func:`otfair.reproduction.judge`, applied by :func:`judge_table`) compares the
+  difference with its standard error, with the paper's printed std or standard error
+  (``paper_std_kind``) over its ``paper_seeds`` splits; sizes and input dimensions are
+  exact; sizes, the input dimension and positive rates by group come from the loader
+  and otfair's split of the profile's first seed (no training needed);
 - rows of an audit key (FTM Tables 1, 8, 9: ``subset_var_*``; Table 11:
   ``sfp_s{g}_unfair{a}_fair{b}``; Figure 4: ``subset_dp_std``) are matched by level like
   the others; their setting's subset / group / cell parts must describe the key
@@ -41,7 +44,7 @@ from otfair.reproduction._audit_rows import (
     subset_note,
 )
 from otfair.reproduction._values import UNAVAILABLE_DATASETS
-from otfair.reproduction._verdict import verdict
+from otfair.reproduction._verdict import judge, metric_kind, print_resolution
 
 #: Columns of the comparison table (:func:`compare_values`).
 COMPARISON_COLUMNS: tuple[str, ...] = (
@@ -63,6 +66,13 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
     "reason",
     "notes",
     "protocol",
+    "kind",
+    "claim",
+    "paper_std_kind",
+    "paper_resolution",
+    "se",
+    "tolerance",
+    "repeats",
 )
 
 #: Row outcomes: the three verdicts, a value shown without a verdict, a value not produced.
@@ -398,17 +408,16 @@ def _compare_one(
             "seeds": n,
             "ours_strength": chosen,
             "notes_extra": (
-                "CV = std / mean of the accuracy over the seeds; a CV of 5 draws is "
-                "itself uncertain by ~35 %, so the verdict's tolerance is relative (50 %)"
+                "CV = std / mean of the accuracy over the seeds; compared on the log scale, "
+                "where an estimate from n draws has the standard error 1 / sqrt(2 (n - 1)) "
+                "(0.35 for 5)"
             ),
-            "tolerance": {"abs_tol": 0.0, "close_tol": 0.0, "rel_tol": 0.5},
         }
     mean = float(values.mean())
     std = float(values.std(ddof=1)) if n > 1 else 0.0
-    spread = std / math.sqrt(n) if row["std_kind"] == "se" and n > 1 else std
     return {
         "ours_mean": mean,
-        "ours_std": spread,
+        "ours_std": std,
         "seeds": n,
         "ours_strength": chosen,
         "notes_extra": note,
@@ -446,7 +455,7 @@ def compare_values(
     -------
     pandas.DataFrame
         ``verdict`` is ``reproduced`` / ``close`` / ``differs`` (rule of
-        :func:`otfair.reproduction.verdict`; counts with ``rel_tol=0.05``) or
+        :func:`otfair.reproduction.judge`, see :func:`judge_table`) or
         ``not run`` with the reason in ``reason`` (``no verdict``: otfair's value is
         shown but the paper's is not trusted, see :data:`UNRELIABLE`).
     """
@@ -472,27 +481,129 @@ def compare_values(
         else:
             result = _compare_one(row, frame, datasets, statistics, sizes)
         extra = result.pop("notes_extra", "")
-        count = result.pop("count", row["unit"] == "count" or row["metric"] in _STATISTICS)
-        tolerance = result.pop("tolerance", None)
+        scale = float(result.pop("resolution_scale", 1.0))
         rec.update(result)
         if extra:
             rec["notes"] = f"{extra}; {rec['notes']}" if rec["notes"] else extra
+        rec["kind"] = metric_kind(str(rec["metric"]))
+        rec["claim"] = "at_least" if "lowest level reached" in str(row["setting"]) else "equal"
+        has_std = math.isfinite(float(row["std"]))
+        rec["paper_std_kind"] = ("se" if row["std_kind"] == "se" else "std") if has_std else ""
+        rec["paper_resolution"] = print_resolution(row["value_text"], row["unit"]) * scale
         if "ours_mean" in rec:
-            tol = {"abs_tol": 0.0, "close_tol": 0.0, "rel_tol": 0.05} if count else {}
-            tol = tolerance or tol
-            rec["verdict"] = verdict(
-                rec["paper_value"], rec["ours_mean"], rec["ours_std"], paper_std=row["std"], **tol
-            )
-            rec["reason"] = ""
+            rec["verdict"], rec["reason"] = "", ""
             doubt = UNRELIABLE.get((row["paper"], row["ref"], row["dataset"], row["method"]))
             if doubt is not None:
                 rec["verdict"], rec["reason"] = "no verdict", f"no verdict: {doubt}"
         out.append(rec)
-    return pd.DataFrame.from_records(out, columns=list(COMPARISON_COLUMNS))
+    return judge_table(pd.DataFrame.from_records(out, columns=list(COMPARISON_COLUMNS)))
+
+
+#: Notes that :func:`judge_table` adds (and recognizes on a second pass).
+_REPEAT_NOTE = "the same published number as {ref} (counted there)"
+_REPEAT_SE_NOTE = "judged with the standard error {ref} prints for the same number"
+_NUMBER = re.compile(r"\d+\.\d+|\d+")
+
+
+def _norm_setting(text: Any) -> str:
+    """Normalize the numbers of a setting (``dp_gap=0.120`` and ``dp_gap=0.12`` agree)."""
+    text = text if isinstance(text, str) else ""
+    return _NUMBER.sub(lambda m: f"{float(m.group()):g}", text)
+
+
+def _blank(value: Any) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value)) or value == ""
+
+
+def _judge_row(row: pd.Series) -> tuple[str, float, float]:
+    """Apply :func:`otfair.reproduction.judge` to one comparison row."""
+    paper_n = row["paper_seeds"]
+    kind_of_std = row["paper_std_kind"] if row["paper_std_kind"] in ("std", "se") else "std"
+    result = judge(
+        float(row["paper_value"]),
+        float(row["ours_mean"]),
+        None if _blank(row["ours_std"]) else float(row["ours_std"]),
+        n_ours=int(row["seeds"]) if not _blank(row["seeds"]) else 1,
+        paper_std=None if _blank(row["paper_std"]) else float(row["paper_std"]),
+        n_paper=int(paper_n) if not _blank(paper_n) else 1,
+        paper_std_kind=kind_of_std,
+        kind=row["kind"],
+        claim=row["claim"] if not _blank(row["claim"]) else "equal",
+        resolution=0.0 if _blank(row["paper_resolution"]) else float(row["paper_resolution"]),
+    )
+    return result.verdict, result.se, result.tolerance
+
+
+def _add_note(notes: Any, text: str) -> str:
+    notes = notes if isinstance(notes, str) else ""
+    if text in notes:
+        return notes
+    return f"{text}; {notes}" if notes else text
+
+
+def judge_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Judge every comparison row that has otfair's value, and mark repeated paper numbers.
+
+    A row is judged (``verdict``, ``se``, ``tolerance``; :func:`otfair.reproduction.judge`
+    with the row's ``kind``, ``claim``, ``paper_std_kind``, ``paper_resolution``, the
+    paper's ``paper_seeds`` and otfair's ``seeds``) unless it is ``not run`` or ``no
+    verdict``. Rows that print the same number of the same comparison (dataset,
+    sensitive, method, strength, metric, setting up to number formatting, value) in a
+    later table (FTM Tables 8 and 9 repeat Table 1 with standard errors) are the same
+    published number: ``repeats`` names the first table, they are counted there only
+    (:func:`verdict_counts`), and all copies take the verdict judged with the copy that
+    prints a spread. Idempotent: judging a judged table changes nothing.
+    """
+    table = table.copy()
+    for column in ("se", "tolerance"):
+        table[column] = table[column].astype(float)
+    table["repeats"] = table["repeats"].astype(object).where(table["repeats"].notna(), "")
+    table["notes"] = table["notes"].astype(object).where(table["notes"].notna(), "")
+    judged = (
+        ~table["verdict"].isin(["not run", "no verdict"])
+        & pd.to_numeric(table["ours_mean"], errors="coerce").notna()
+    )
+    for i in table.index[judged]:
+        verdict_, se, tol = _judge_row(table.loc[i])
+        table.loc[i, ["verdict", "se", "tolerance"]] = [verdict_, se, tol]
+    key = pd.Series(
+        [
+            (r.dataset, r.sensitive, r.method, r.strength, r.metric, _norm_setting(r.setting))
+            + (round(float(r.paper_value), 9),)
+            for r in table.itertuples()
+        ],
+        index=table.index,
+    )
+    for _, rows in table.groupby(key, sort=False):
+        if rows["ref"].nunique() < 2:
+            continue
+        first = rows["ref"].iloc[0]
+        spread = rows[pd.to_numeric(rows["paper_std"], errors="coerce").notna()]
+        source = spread.index[0] if len(spread) else rows.index[0]
+        for i in rows.index:
+            if rows.loc[i, "ref"] != first:
+                table.loc[i, "repeats"] = first
+                table.loc[i, "notes"] = _add_note(
+                    table.loc[i, "notes"], _REPEAT_NOTE.format(ref=first)
+                )
+            if i != source and judged[i] and judged[source]:
+                table.loc[i, ["verdict", "se", "tolerance"]] = table.loc[
+                    source, ["verdict", "se", "tolerance"]
+                ].to_numpy()
+                if rows.loc[source, "ref"] != rows.loc[i, "ref"] and len(spread):
+                    note = _REPEAT_SE_NOTE.format(ref=rows.loc[source, "ref"])
+                    table.loc[i, "notes"] = _add_note(table.loc[i, "notes"], note)
+    return table
 
 
 def verdict_counts(table: pd.DataFrame, refs: Sequence[str] | None = None) -> dict[str, int]:
-    """Count ``reproduced``, ``close``, ``differs`` and ``not run`` (optionally per refs)."""
+    """Count each outcome of :data:`VERDICTS` (optionally per refs), repeated numbers once.
+
+    Rows whose ``repeats`` names another table (the same published number) are not
+    counted; see :func:`judge_table`.
+    """
     sub = table if refs is None else table[table["ref"].isin(refs)]
+    if "repeats" in sub:
+        sub = sub[sub["repeats"].fillna("") == ""]
     counts = sub["verdict"].value_counts()
     return {v: int(counts.get(v, 0)) for v in VERDICTS}

@@ -29,21 +29,37 @@ FIGURES: dict[str, tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...]
 }
 
 VERDICT_RULE = (
-    "**Verdict rule** (`otfair.reproduction.verdict`): with d = |otfair mean - paper value| "
-    "and t = max(0.01, paper std, otfair std) (a missing std counts as 0): **reproduced** "
-    "if d <= t, **close** if d <= max(0.03, 2t), else **differs**. Counts and dataset "
-    "sizes: t = 5 % of the paper's value (close: within 10 %), no absolute tolerance; a "
-    "cell of a 2x2 table (FTM Table 11) is compared as a share of its group (metric "
-    "`..._share`, the rule of rates) when otfair's group size differs from the paper's. "
+    '**Verdict rule** (`otfair.reproduction.judge`; docs/reproduction/README.md, "The '
+    'verdict rule", has worked cases): d = otfair mean - paper value, SE = '
+    "sqrt(s_ours^2 / n_ours + s_paper^2 / n_paper) from otfair's per-seed std over its seeds "
+    "and the paper's std over its splits (a printed standard error is used as is; a side "
+    "without a spread, e.g. one split or a paper value printed without std, takes the "
+    "other side's per-seed std; no spread on either side: no SE). Tolerance t = max(2 SE, "
+    "floor), floor = max(0.005, print) for accuracy-like values (accuracy, AUC, R^2, "
+    "consistency, Spearman, rates, shares), max(0.002, 10 % of the paper's value, print) "
+    "for gaps and other small quantities, where print is half a unit of the paper's last "
+    "printed digit. **reproduced** if |d| <= t, **close** if |d| <= 2t, else **differs**; "
+    'dataset sizes and input dimensions must be equal; a claimed floor ("cannot go below '
+    "X\") is reproduced only if otfair's value is not below X (close: below, within t). "
     "Where the paper prints a std of 0 (one split), only otfair's first seed is compared. "
-    "Where the paper reports a standard error, otfair's std is divided by sqrt(seeds). "
-    "Matched levels "
-    "(`dp_gap=0.045`): per method, the strength with the best mean accuracy (R^2 for "
-    "regression) among those whose mean dp_gap is at most the level, as in the sweep "
-    "report. **not run**: the reason otfair's runs cannot produce the number. **no "
-    "verdict**: otfair's value is shown, but the paper's value is not trusted (the reason "
-    "is given)."
+    "A number a later table repeats (same comparison, same value) is counted once, under "
+    "the first table. A cell of a 2x2 table (FTM Table 11) is compared as a share of its "
+    "group (metric `..._share`) when otfair's group size differs from the paper's. Matched "
+    "levels (`dp_gap=0.045`): per method, the strength with the best mean accuracy (R^2 for "
+    "regression) among those whose mean dp_gap is at most the level (no interpolation), as "
+    "in the sweep report. **not run**: the reason otfair's runs cannot produce the number. "
+    "**no verdict**: otfair's value is shown, but the paper's value is not trusted (the "
+    "reason is given)."
 )
+
+#: Report folders under ``docs/reproduction/`` and their paper.
+REPORTS: dict[str, str] = {
+    "otf": "otf",
+    "ftm": "ftm",
+    "ftm/imbalance": "ftm",
+    "adapfair": "adapfair",
+    "accuracy_parity": "accuracy_parity",
+}
 
 
 def _fmt(value: Any, std: Any = None) -> str:
@@ -65,6 +81,23 @@ def _point(row: pd.Series) -> str:
     return "; ".join(parts) or "-"
 
 
+def _verdict_cell(r: pd.Series) -> str:
+    """``**close** (d = +0.0121, t = 0.0080)``, and the table a repeated number is counted in."""
+    text = f"**{r['verdict']}**"
+    d = float(r["ours_mean"]) - float(r["paper_value"])
+    tol = pd.to_numeric(r.get("tolerance"), errors="coerce")
+    if r.get("kind") == "cv" and float(r["ours_mean"]) > 0 < float(r["paper_value"]):
+        d = math.log(float(r["ours_mean"]) / float(r["paper_value"]))
+        if pd.notna(tol):
+            text += f" (log(otfair / paper) = {d:+.2f}, t = {float(tol):.2f})"
+    elif math.isfinite(d) and pd.notna(tol) and r.get("kind") != "count":
+        text += f" (d = {d:+.4f}, t = {float(tol):.4f})"
+    repeats = r.get("repeats")
+    if isinstance(repeats, str) and repeats:
+        text += f", counted under {repeats}"
+    return text
+
+
 def _ref_table(rows: pd.DataFrame) -> list[str]:
     header = ["dataset", "method", "comparison point", "metric", "paper", "otfair", "seeds"]
     header += ["otfair strength", "verdict", "notes"]
@@ -75,10 +108,11 @@ def _ref_table(rows: pd.DataFrame) -> list[str]:
         seeds = "-" if r["verdict"] == "not run" else f"{int(r['seeds'])}"
         if pd.notna(r["paper_seeds"]) and r["verdict"] != "not run":
             seeds += f" (paper {int(r['paper_seeds'])})"
-        verdict = r["reason"] if r["reason"] else f"**{r['verdict']}**"
+        verdict = r["reason"] if r["reason"] else _verdict_cell(r)
         cells = [dataset, r["method"] or "-", _point(r), r["metric"]]
         cells += [_fmt(r["paper_value"], r["paper_std"]), ours, seeds]
-        cells += [r["ours_strength"] if isinstance(r["ours_strength"], str) else "-", verdict]
+        strength = r["ours_strength"]
+        cells += [strength if isinstance(strength, str) and strength else "-", verdict]
         notes = r["notes"] if isinstance(r["notes"], str) and r["verdict"] != "not run" else ""
         cells.append(notes)
         lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
@@ -86,16 +120,30 @@ def _ref_table(rows: pd.DataFrame) -> list[str]:
 
 
 def _summary_table(table: pd.DataFrame) -> list[str]:
-    lines = ["| table / figure | numbers | " + " | ".join(VERDICTS) + " |"]
-    lines.append("|---|---|" + "---|" * len(VERDICTS))
+    repeats = table["repeats"].fillna("") if "repeats" in table else pd.Series("", table.index)
+    extra = " repeated (counted once) |" if (repeats != "").any() else ""
+    lines = ["| table / figure | numbers | " + " | ".join(VERDICTS) + " |" + extra]
+    lines.append("|---|---|" + "---|" * (len(VERDICTS) + bool(extra)))
     refs = list(dict.fromkeys(table["ref"]))
     for ref in [*refs, None]:
         counts = verdict_counts(table, None if ref is None else [ref])
         total = sum(counts.values())
         name = "**all**" if ref is None else ref
-        lines.append(
-            f"| {name} | {total} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
-        )
+        line = f"| {name} | {total} | " + " | ".join(str(counts[v]) for v in VERDICTS) + " |"
+        if extra:
+            mine = repeats if ref is None else repeats[table["ref"] == ref]
+            line += f" {int((mine != '').sum())} |"
+        lines.append(line)
+    if extra:
+        for ref, rows in table[repeats != ""].groupby("ref", sort=False):
+            firsts = ", ".join(dict.fromkeys(rows["repeats"]))
+            spread = pd.to_numeric(rows["paper_std"], errors="coerce").notna().all()
+            adds = f"; {ref} prints their spread, used for both" if spread else ""
+            lines += [
+                "",
+                f"{ref}: {len(rows)} of its numbers are the same published numbers as "
+                f"{firsts} (same comparison, same value{adds}): counted once, under {firsts}.",
+            ]
     return lines
 
 
@@ -118,6 +166,18 @@ def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[st
         if images:
             md += [f"### {ref}: {caption}, otfair's points on the paper's axes{note}", ""]
             md += images
+    return md
+
+
+def _body(table: pd.DataFrame) -> list[str]:
+    """Render the rule, the summary and one table per paper table / figure."""
+    md = [VERDICT_RULE, "", "## Summary", "", *_summary_table(table), ""]
+    md += ["All rows: [comparison.csv](comparison.csv).", ""]
+    for ref, rows in table.groupby("ref", sort=False):
+        protocols = "; ".join(p for p in dict.fromkeys(rows["protocol"].fillna("")) if p)
+        md += [f"## {ref}", ""]
+        md += [f"The paper's protocol: {protocols}.", ""] if protocols else []
+        md += [*_ref_table(rows), ""]
     return md
 
 
@@ -215,13 +275,7 @@ def write_comparison(
     md.append(f"- Written {datetime.now().astimezone():%Y-%m-%d %H:%M %Z}.")
     if unfinished:
         md.append(f"- **Not finished**: {unfinished}")
-    md += ["", VERDICT_RULE, "", "## Summary", "", *_summary_table(table), ""]
-    md += ["All rows: [comparison.csv](comparison.csv).", ""]
-    for ref, rows in table.groupby("ref", sort=False):
-        protocols = "; ".join(p for p in dict.fromkeys(rows["protocol"].fillna("")) if p)
-        md += [f"## {ref}", ""]
-        md += [f"The paper's protocol: {protocols}.", ""] if protocols else []
-        md += [*_ref_table(rows), ""]
+    md += ["", *_body(table)]
     figures = _figures(paper, frame, out, smoke) if not frame.empty else []
     if figures:
         md += ["## Figures without numbers", "", *figures]

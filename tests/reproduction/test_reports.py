@@ -1,0 +1,123 @@
+"""The committed reports under docs/reproduction/: verdicts, counts and quoted counts agree.
+
+Every committed ``comparison.csv`` must hold the verdicts of the current rule (re-judging
+it changes nothing), every ``index.md`` summary must count its CSV, and the counts quoted
+in README.md and docs/reproduction/README.md must be the generated block of the CSVs, with
+no other verdict count in their prose.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from otfair.reproduction._compare import VERDICTS, judge_table, verdict_counts
+from otfair.reproduction._rejudge import (
+    BEGIN,
+    END,
+    counts_block,
+    counts_markdown,
+    read_comparison,
+    rejudge_report,
+)
+from otfair.reproduction._write import REPORTS
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs" / "reproduction"
+QUOTING = [ROOT / "README.md", DOCS / "README.md"]
+COUNT = re.compile(r"\b\d[\d,]* (?:reproduced|close|differs?|not run)\b")
+
+
+@pytest.mark.parametrize("folder", sorted(REPORTS))
+def test_committed_verdicts_are_the_rule(folder):
+    table = read_comparison(DOCS / folder / "comparison.csv")
+    again = judge_table(table)
+    assert again["verdict"].tolist() == table["verdict"].tolist()
+    assert again["repeats"].tolist() == table["repeats"].tolist()
+    for column in ("se", "tolerance"):
+        assert (again[column] - table[column]).abs().fillna(0).max() < 1e-5, column
+
+
+@pytest.mark.parametrize("folder", sorted(REPORTS))
+def test_index_summary_counts_the_csv(folder):
+    table = read_comparison(DOCS / folder / "comparison.csv")
+    index = (DOCS / folder / "index.md").read_text(encoding="utf-8")
+    line = next(x for x in index.splitlines() if x.startswith("| **all** |"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    counts = verdict_counts(table)
+    assert int(cells[1]) == sum(counts.values())
+    assert [int(c) for c in cells[2 : 2 + len(VERDICTS)]] == [counts[v] for v in VERDICTS]
+    # the notes of the rule before issue 27 are gone
+    assert "t = max(0.01" not in index and "tolerance is relative (50 %)" not in index
+
+
+def test_repeated_ftm_numbers_count_once():
+    table = read_comparison(DOCS / "ftm" / "comparison.csv")
+    repeats = table[table["repeats"] != ""]
+    # FTM Tables 8 and 9 print Table 1's 48 numbers again, with standard errors
+    assert set(repeats["ref"]) == {"Table 8", "Table 9"} and len(repeats) == 48
+    assert set(repeats["repeats"]) == {"Table 1"}
+    assert sum(verdict_counts(table).values()) == len(table) - 48
+    # each copy has its original's verdict
+    key = ["dataset", "method", "metric", "paper_value"]
+    first = table[table["ref"] == "Table 1"].set_index(key)["verdict"]
+    assert (repeats.set_index(key)["verdict"] == first.reindex(repeats.set_index(key).index)).all()
+
+
+def test_ftm_figure_3_floor_is_judged_as_a_floor():
+    table = read_comparison(DOCS / "ftm" / "comparison.csv")
+    row = table[table["ref"] == "Figure 3"].iloc[0]
+    assert row["claim"] == "at_least" and row["ours_mean"] < row["paper_value"]
+    assert row["verdict"] != "reproduced"
+    # the figure's axis is WDP; the committed row compares dp_gap and says so
+    assert row["metric"] == "dp_gap" and row["notes"].startswith("proxy: ")
+
+
+def test_counts_are_exact_in_the_reports():
+    for folder in REPORTS:
+        table = read_comparison(DOCS / folder / "comparison.csv")
+        counts = table[(table["kind"] == "count") & table["verdict"].isin(VERDICTS[:3])]
+        same = counts["ours_mean"] == counts["paper_value"]
+        assert (counts.loc[same, "verdict"] == "reproduced").all()
+        assert (counts.loc[~same, "verdict"] == "differs").all(), folder
+    table = read_comparison(DOCS / "ftm" / "comparison.csv")
+    german = table[(table["dataset"] == "german") & (table["metric"] == "n_features")]
+    assert german["verdict"].tolist() == ["differs"]  # 57 vs 60
+
+
+@pytest.mark.parametrize("path", QUOTING, ids=lambda p: str(p.relative_to(ROOT)))
+def test_quoted_counts_are_the_generated_block(path):
+    text = path.read_text(encoding="utf-8")
+    assert text.count(BEGIN) == 1 and text.count(END) == 1
+    prefix = os.path.relpath(DOCS, path.parent).replace(os.sep, "/")
+    prefix = "" if prefix == "." else f"{prefix}/"
+    assert counts_block(text) == counts_markdown(DOCS, prefix)
+    # no other verdict count in the prose (a count outside the block goes stale)
+    outside = text.split(BEGIN)[0] + text.split(END)[1]
+    assert COUNT.findall(outside) == []
+
+
+def test_rejudge_is_idempotent_and_keeps_the_header_and_figures(tmp_path):
+    report = tmp_path / "otf"
+    report.mkdir()
+    for name in ("comparison.csv", "index.md"):
+        (report / name).write_bytes((DOCS / "otf" / name).read_bytes())
+    rejudge_report("otf", report, when="WHEN")
+    index = (report / "index.md").read_text(encoding="utf-8")
+    committed = (DOCS / "otf" / "index.md").read_text(encoding="utf-8")
+    assert index.split("- Verdicts re-judged")[0] == committed.split("- Verdicts re-judged")[0]
+    assert (
+        index.split("## Figures without numbers")[1]
+        == committed.split("## Figures without numbers")[1]
+    )
+    assert index.count("- Verdicts re-judged") == 1 and "on WHEN" in index
+    assert (report / "comparison.csv").read_bytes() == (
+        DOCS / "otf" / "comparison.csv"
+    ).read_bytes()
+    with pytest.raises(ValueError, match="paper"):
+        rejudge_report("nope", report)
+    with pytest.raises(FileNotFoundError):
+        rejudge_report("otf", tmp_path / "missing")

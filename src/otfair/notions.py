@@ -29,6 +29,29 @@ import torch
 from otfair.utils import check_binary_labels, check_sensitive_features
 
 
+def stratum_codes(groups: Any, labels: Any | None = None) -> np.ndarray:
+    r"""Return the one stratum code of otfair: :math:`2\,g + y` (group ``g``, label ``y``).
+
+    Parameters
+    ----------
+    groups : array-like of int, shape (n,)
+        Group codes ``0, 1, ...`` (intersectional codes of several attributes included).
+    labels : array-like of shape (n,) with values in {0, 1}, optional
+        Label codes; ``None`` gives the groups themselves.
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+        Codes whose order is the lexicographic order of ``(g, y)``: one code per (group,
+        label) cell, so a batcher that visits the codes in sorted order visits the
+        cells as ``np.unique`` of the ``(g, y)`` rows does.
+    """
+    groups = np.asarray(groups, dtype=np.int64)
+    if labels is None:
+        return groups
+    return 2 * groups + np.asarray(labels, dtype=np.int64)
+
+
 @dataclass(frozen=True)
 class Notion:
     """A group fairness notion: equal group score distributions within label cells.
@@ -58,11 +81,12 @@ class Notion:
         return [labels == lab for lab in self.label_cells]
 
     def strata(self, groups: np.ndarray, labels: np.ndarray | None) -> np.ndarray:
-        """Codes of the (group x label cell) strata, for stratified batches."""
-        groups = np.asarray(groups, dtype=np.int64)
-        if not self.requires_labels:
-            return groups
-        return 2 * groups + np.asarray(labels, dtype=np.int64)
+        """Codes of the (group x label cell) strata, for stratified batches.
+
+        :func:`stratum_codes` of the groups and, for a notion conditioned on the label,
+        the labels (the groups alone for demographic parity).
+        """
+        return stratum_codes(groups, labels if self.requires_labels else None)
 
     def __str__(self) -> str:
         return self.name

@@ -5,9 +5,10 @@
 describes an epoch by its *batches* and one optimizer *step* on a batch, and the engine
 runs them with the shared conventions:
 
-* one seeding rule: an estimator draws ``seed = check_random_state(random_state)
-  .randint(2**31 - 1)`` or uses :func:`otfair.utils.seed_everything` once per fit, and
-  every batch order comes from generators derived from it (never from global state);
+* one seeding rule: an estimator draws ``seed = otfair.utils.draw_seed(random_state)``
+  once per fit (seeding the global generators only inside the forked random state of
+  :class:`otfair.estimators._torch_base.TorchEstimatorMixin`), and every batch order
+  comes from generators derived from it (never from global state);
 * one batcher: :func:`stratified_batches` spreads the strata (sensitive group x label
   cell of the notion) evenly over the batches (``every_stratum=True``: every stratum in
   every batch, exactly);

@@ -57,12 +57,11 @@ class AdversaryPenalty(FairnessPenalty):
 
     def __init__(self, hidden: int = 32, notion: str | Notion = "dp") -> None:
         super().__init__()
-        notion = as_notion(notion, allowed=("dp", "eo")).name
+        self.notion = as_notion(notion, allowed=("dp", "eo"))
         if int(hidden) < 1:
             raise ValueError(f"`hidden` must be >= 1; got {hidden}.")
-        self.notion = notion
-        self.requires_labels = notion == "eo"
-        n_in = 2 if notion == "eo" else 1
+        self.requires_labels = self.notion.requires_labels
+        n_in = 2 if self.requires_labels else 1
         self.adversary = nn.Sequential(
             nn.Linear(n_in, int(hidden)), nn.ReLU(), nn.Linear(int(hidden), 1)
         )
@@ -74,7 +73,7 @@ class AdversaryPenalty(FairnessPenalty):
         n = scores.shape[0]
         _, in1 = check_binary_groups(sensitive, n)
         logit = torch.logit(scores.clamp(_LOGIT_CLAMP, 1 - _LOGIT_CLAMP))[:, None]
-        if self.notion == "eo":
+        if self.requires_labels:
             logit = torch.cat([logit, check_labels(labels, n)[:, None].to(logit)], dim=1)
         target = in1.to(scores.dtype)
         ce = F.binary_cross_entropy_with_logits(self.adversary(logit)[:, 0], target)

@@ -31,13 +31,7 @@ from otfair.penalties._base import FairnessPenalty
 
 Distance = Literal["w2", "sharp_sinkhorn"]
 
-NOTIONS: tuple[str, ...] = ("dp", "eopp", "eo")  # the names of otfair.notions.NOTIONS
 DISTANCES: tuple[str, ...] = ("w2", "sharp_sinkhorn")
-
-
-def notion_cells(notion: str | Notion) -> tuple[int | None, ...]:
-    """Return the label values a notion conditions on (``None`` = no conditioning)."""
-    return as_notion(notion).label_cells
 
 
 def score_distance(
@@ -109,7 +103,7 @@ def fairness_loss(
     """
     notion = as_notion(notion)
     total = scores.new_zeros(())
-    for label in notion_cells(notion):
+    for label in notion.label_cells:
         cell = torch.ones_like(groups, dtype=torch.bool) if label is None else y == label
         u = scores[cell & (groups == 0)]
         v = scores[cell & (groups == 1)]

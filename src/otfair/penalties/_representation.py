@@ -28,6 +28,7 @@ import torch
 from otfair.models.adversarial import JointAdversary
 from otfair.models.mlp import MLP
 from otfair.models.representation import PerLabelAdversaries, SigmoidCritic
+from otfair.notions import Notion, as_notion
 from otfair.penalties._base import FairnessPenalty
 from otfair.penalties._representation_losses import (
     conditional_adversary_loss,
@@ -53,7 +54,7 @@ class LAFTRAdversary(FairnessPenalty):
     Parameters
     ----------
     latent_dim : int
-    notion : {"dp", "eo"}, default="dp"
+    notion : {"dp", "eo"} or Notion, default="dp"
     hidden : sequence of int, default=(64,)
         Hidden widths of the adversary (ReLU MLP).
     """
@@ -61,21 +62,21 @@ class LAFTRAdversary(FairnessPenalty):
     requires_features = True
     has_adversary = True
 
-    def __init__(self, latent_dim: int, notion: str = "dp", hidden: Sequence[int] = (64,)):
+    def __init__(
+        self, latent_dim: int, notion: str | Notion = "dp", hidden: Sequence[int] = (64,)
+    ):
         super().__init__()
-        if notion not in ("dp", "eo"):
-            raise ValueError(f"LAFTR supports notion 'dp' or 'eo'; got {notion!r}.")
-        self.notion = notion
+        self.notion = as_notion(notion, allowed=("dp", "eo"))
         self.latent_dim = int(latent_dim)
-        self.requires_labels = notion == "eo"
+        self.requires_labels = self.notion.requires_labels
         self.adversary = (
             JointAdversary(latent_dim, hidden=hidden)
-            if notion == "eo"
+            if self.requires_labels
             else MLP(latent_dim, hidden=hidden)
         )
 
     def _prob(self, z: torch.Tensor, y: torch.Tensor | None) -> torch.Tensor:
-        if self.notion == "eo":
+        if self.requires_labels:
             return torch.sigmoid(self.adversary(z, y))
         return torch.sigmoid(self.adversary(z)[:, 0])
 

@@ -24,6 +24,8 @@ import math
 import torch
 from torch.nn import functional as F
 
+from otfair.notions import Notion, as_notion
+
 __all__ = [
     "balanced_cross_entropy",
     "conditional_adversary_loss",
@@ -45,7 +47,7 @@ def laftr_adversary_objective(
     s: torch.Tensor,
     y: torch.Tensor | None = None,
     *,
-    notion: str = "dp",
+    notion: str | Notion = "dp",
 ) -> torch.Tensor:
     r"""LAFTR's adversary objective (Madras et al. 2018, §3, Eqs. 4-5).
 
@@ -73,24 +75,23 @@ def laftr_adversary_objective(
         Group codes 0/1.
     y : tensor of shape (n,), optional
         Labels 0/1 (required for ``notion="eo"``).
-    notion : {"dp", "eo"}, default="dp"
+    notion : {"dp", "eo"} or Notion, default="dp"
 
     Returns
     -------
     torch.Tensor
         0-dim objective.
     """
+    notion = as_notion(notion, allowed=("dp", "eo"))
     s = s.to(adv_prob.dtype)
     err = torch.abs(adv_prob - s)
-    if notion == "dp":
+    if not notion.requires_labels:
         cells = [s == 0, s == 1]
         return 1.0 - sum(_cell_mean(err, c) for c in cells)
-    if notion != "eo":
-        raise ValueError(f"`notion` must be 'dp' or 'eo'; got {notion!r}.")
     if y is None:
-        raise ValueError("`y` is required for notion='eo'.")
+        raise ValueError(f"`y` is required for notion={notion.name!r}.")
     total = adv_prob.new_zeros(())
-    for label in (0, 1):
+    for label in notion.label_cells:
         in_y = y == label
         a0, a1 = in_y & (s == 0), in_y & (s == 1)
         if bool(a0.any()) and bool(a1.any()):  # a label cell pair with both groups

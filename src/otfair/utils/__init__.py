@@ -2,7 +2,14 @@
 
 from otfair.utils._init_params import set_params_from_init
 from otfair.utils._params import check_features, check_positive_int, check_scalar
-from otfair.utils._torch import as_float_tensor, resolve_device, seed_everything
+from otfair.utils._sensitive import SensitiveColumns, split_sensitive
+from otfair.utils._torch import (
+    as_float_tensor,
+    draw_seed,
+    local_random_state,
+    resolve_device,
+    seed_everything,
+)
 from otfair.utils._validation import (
     check_binary_labels,
     check_consistent_length,
@@ -22,8 +29,12 @@ __all__ = [
     "check_scalar",
     "check_probabilities",
     "check_sensitive_features",
+    "draw_seed",
     "encode_groups",
+    "local_random_state",
     "resolve_device",
     "seed_everything",
     "set_params_from_init",
+    "SensitiveColumns",
+    "split_sensitive",
 ]

@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from sklearn.utils import check_random_state
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
@@ -44,11 +45,36 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
     return dev
 
 
+def local_random_state(random_state: Any) -> np.random.RandomState:
+    """Return a ``RandomState`` for ``random_state`` that is never numpy's global one.
+
+    As :func:`sklearn.utils.check_random_state`, except for ``None``: a fresh generator
+    seeded from OS entropy instead of the global singleton, so drawing from it leaves
+    the caller's ``np.random`` stream untouched. An int gives ``RandomState(int)``; a
+    ``RandomState`` instance is returned as is (the caller's own generator).
+    """
+    if random_state is None:
+        return np.random.RandomState()
+    return check_random_state(random_state)
+
+
+def draw_seed(random_state: Any) -> int:
+    """Draw the one seed of a fit from ``random_state``: an int in [0, 2**31 - 1).
+
+    ``local_random_state(random_state).randint(2**31 - 1)``: for an int this is what
+    ``check_random_state(random_state).randint(2**31 - 1)`` gives, and ``None`` draws
+    fresh entropy without touching numpy's global generator.
+    """
+    return int(local_random_state(random_state).randint(2**31 - 1))
+
+
 def seed_everything(seed: int | None) -> torch.Generator:
     """Seed python, numpy and torch and return a dedicated CPU ``torch.Generator``.
 
-    Prefer passing the returned generator to samplers over relying on global state.
-    ``None`` draws a fresh seed.
+    This sets the *global* generators: estimators call it only inside
+    :func:`otfair.estimators._torch_base.global_rng_preserved`, which restores the
+    caller's streams afterwards. Prefer passing the returned generator to samplers over
+    relying on global state. ``None`` draws a fresh seed.
     """
     if seed is None:
         seed = int(np.random.SeedSequence().entropy % (2**31))

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import torch
 from sklearn.base import clone
-from sklearn.utils import check_random_state
 
 from otfair.estimators._curve import (
     check_fitted_value,
@@ -31,7 +30,7 @@ from otfair.estimators._curve import (
 from otfair.estimators._curve import fit_from_shared as _fit_from_shared
 from otfair.estimators._stacked_training import train_ftm_stacked, train_plain_stacked
 from otfair.models.stacked import StackedMLP
-from otfair.utils import resolve_device
+from otfair.utils import draw_seed, resolve_device
 
 if TYPE_CHECKING:
     from otfair.estimators.classification.fair_classifier import FairClassifier
@@ -63,7 +62,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
     # the most penalized model decides what the data must provide (sensitive features)
     ref = singles[int(np.argmax(strengths))]
     penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features)
-    seed = int(check_random_state(est.random_state).randint(2**31 - 1))
+    seed = draw_seed(est.random_state)
     rng = np.random.default_rng(seed)
     device = resolve_device(est.device)
     with torch.random.fork_rng(devices=[]):

@@ -10,9 +10,9 @@ from typing import Any
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.estimators._training import (
     TrainData,
     TrainLoop,
@@ -33,16 +33,17 @@ from otfair.models import MLP
 from otfair.notions import Notion, as_notion
 from otfair.penalties import FairnessPenalty, list_penalties, make_penalty
 from otfair.utils import (
-    check_binary_labels,
     check_positive_int,
     check_scalar,
     check_sensitive_features,
+    draw_seed,
     resolve_device,
     set_params_from_init,
 )
+from otfair.utils._sensitive import SensitiveColumns, split_sensitive
 
 
-class FairClassifier(ClassifierMixin, BaseEstimator):
+class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     r"""Binary classifier (logistic regression or MLP) trained with a fairness penalty.
 
     The objective on a batch is, with :math:`\mathcal L_Y` the cross-entropy and
@@ -130,11 +131,19 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
     penalty_options : dict, optional
         Extra keyword options of the penalty factory (e.g. ``{"hidden": 64}`` for
         ``adv``); ``eps`` is passed to ``otf``.
+    sensitive_type : {"categorical", "continuous"}, sequence of them, or None
+        How ``sensitive_features`` is read (otfair's one rule,
+        :func:`otfair.utils.split_sensitive`): by default every column is categorical
+        (strings and codes such as 0/1/2 name groups) unless numeric with more than 10
+        distinct values; declare ``"continuous"`` (or one kind per column) otherwise.
+        Group penalties (``gapreg``, ``adv``, ``ftm``, ``barycenter``) compare two
+        groups; ``otf`` and ``norm`` take several groups (one-hot) and continuous
+        columns.
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
-        ``[0, 1]``.
+        The two labels of ``y`` (sorted); predictions return them.
     model_ : torch.nn.Module
         Trained model (returns logits).
     penalty_ : torch.nn.Module or None
@@ -184,6 +193,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         verbose: bool = False,
         penalty_options: dict | None = None,
         fixed_batches: bool = False,
+        sensitive_type: str | Sequence[str] | None = None,
     ) -> None:
         set_params_from_init(self, locals())
 
@@ -250,7 +260,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             Features (with the sensitive columns appended when the split was made with
             ``sensitive_as_input=True``).
         y : array-like of shape (n,)
-            Binary labels in {0, 1}.
+            Labels of two classes (any two values: 0/1, ``"<=50K"``/``">50K"``...);
+            ``classes_[1]``, the larger one, is the positive class.
         sensitive_features : array-like of shape (n,) or (n, k)
             Sensitive attributes. Required unless ``penalty="none"`` or
             ``strength=0``. Binary 0/1 for the group penalties; numeric (binary,
@@ -268,7 +279,7 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             return fit_single_stacked(self, X, y, sensitive_features)
         penalty = self._check_params()
         penalty, X, y, s, groups, pairs = self._prepare(X, y, sensitive_features, penalty)
-        seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        seed = draw_seed(self.random_state)
         rng = np.random.default_rng(seed)
         device = resolve_device(self.device)
         with torch.random.fork_rng(devices=[]):
@@ -297,12 +308,14 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             penalty = self._make_penalty()
         pairs = penalty is not None and penalty.requires_pairs
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
-        y = check_binary_labels(y, "y")
-        self.classes_ = np.array([0, 1])
+        y = self._encode_labels(y)
         n = X.shape[0]
-        s = None
+        s = sens = None
         if sensitive_features is not None:
-            s = check_sensitive_features(sensitive_features, n, name="sensitive_features")
+            # otfair's one rule (otfair.utils.split_sensitive): categorical groups (strings
+            # too) unless declared continuous; `s` = 0/1 indicators / continuous columns
+            sens = split_sensitive(sensitive_features, sensitive_type=self.sensitive_type)
+            s = check_sensitive_features(sens.linear, n, name="sensitive_features")
         elif self._active() or pairs:
             raise ValueError(
                 f"`sensitive_features` is required for penalty={self.penalty!r} with "
@@ -310,20 +323,26 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
             )
         binary = penalty is not None and penalty.requires_binary_groups
         needs_groups = pairs or (self._active() and binary)
-        groups = self._binary_groups(s) if needs_groups else None
+        groups = self._binary_groups(sens) if needs_groups else None
         return penalty, X, y, s, groups, pairs
 
-    def _binary_groups(self, s: np.ndarray) -> np.ndarray:
-        if s.shape[1] != 1 or not np.all(np.isin(s, (0.0, 1.0))):
+    def _binary_groups(self, sens: SensitiveColumns) -> np.ndarray:
+        """Codes 0/1 of the two groups a group penalty compares (else a clear error)."""
+        if sens.continuous:
             raise ValueError(
-                f"penalty={self.penalty!r} needs one binary sensitive attribute coded 0/1 "
-                f"in `sensitive_features`; got shape {s.shape} with values "
-                f"{np.unique(s)[:5].tolist()}."
+                f"penalty={self.penalty!r} compares two groups, but `sensitive_features` "
+                f"column(s) {sens.continuous} are continuous; use otf or norm for continuous "
+                "attributes (or declare sensitive_type='categorical')."
             )
-        groups = s[:, 0].astype(np.int64)
-        if len(np.unique(groups)) < 2:
-            raise ValueError("`sensitive_features` contains only one group.")
-        return groups
+        if len(sens.groups) != 2:
+            shown = ", ".join(map(str, sens.groups[:6])) + (
+                ", ..." if len(sens.groups) > 6 else ""
+            )
+            raise ValueError(
+                f"{self.penalty} supports two groups; `sensitive_features` has "
+                f"{len(sens.groups)} ({shown}); use otf or norm for several groups."
+            )
+        return sens.codes.astype(np.int64)
 
     def _train_data(self, s, y, groups, Xt, yt, penalty) -> tuple[TrainData, Any]:
         """Training tensors of the plain scheme and the group codes of batch checks."""
@@ -331,11 +350,10 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         group_codes = None
         if s is not None:
             discrete = [c for c in range(s.shape[1]) if len(np.unique(s[:, c])) <= 2]
-            by_label = as_notion(self.notion).requires_labels
-            cols = [s[:, c] for c in discrete] + ([y] if by_label else [])
-            if discrete:
-                strata = np.unique(np.column_stack(cols), axis=0, return_inverse=True)[1]
-                strata = strata.reshape(-1)
+            if discrete:  # intersectional groups of the discrete columns x label cells
+                cols = np.column_stack([s[:, c] for c in discrete])
+                codes = np.unique(cols, axis=0, return_inverse=True)[1].reshape(-1)
+                strata = as_notion(self.notion).strata(codes, y)
         if groups is not None:
             group_codes = groups
         data = TrainData(X=Xt, y=yt, s=None, strata=strata)
@@ -430,12 +448,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         check_fitted_value(self, strength, "strength")
         X = validate_data(self, X, dtype=np.float32, reset=False)
         device = next(self.model_.parameters()).device
-        with torch.no_grad():
-            out = [
-                self.model_(torch.from_numpy(X[i : i + 65536]).to(device))[:, 0].cpu()
-                for i in range(0, X.shape[0], 65536)
-            ]
-        return torch.cat(out).double().numpy()
+        (logits,) = predict_in_chunks(lambda x: self.model_(x)[:, 0], X, device, 65536)
+        return logits.astype(np.float64)
 
     def predict_proba(self, X: Any, strength: float | None = None) -> np.ndarray:
         """Class probabilities, shape (n, 2): columns P(y=0), P(y=1).
@@ -446,8 +460,8 @@ class FairClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: Any, strength: float | None = None) -> np.ndarray:
-        """Predicted labels (threshold 0.5 on P(y=1)), shape (n,).
+        """Predicted labels of ``classes_`` (threshold 0.5 on P(y=1)), shape (n,).
 
         ``strength`` chooses the model of a curve fit, as in :meth:`decision_function`.
         """
-        return predict_from_proba(self.predict_proba(X, strength)[:, 1])
+        return self._decode_labels(predict_from_proba(self.predict_proba(X, strength)[:, 1]))

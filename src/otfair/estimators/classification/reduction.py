@@ -7,10 +7,11 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils import check_random_state
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.utils import check_binary_labels, encode_groups, set_params_from_init
+from otfair.estimators._torch_base import encode_binary_labels
+from otfair.notions import as_notion
+from otfair.utils import draw_seed, encode_groups, local_random_state, set_params_from_init
 
 #: the prediction rules of :class:`ReductionClassifier`
 PREDICTIONS = ("randomized", "deterministic")
@@ -81,8 +82,7 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
             ExponentiatedGradient,
         )
 
-        if self.notion not in ("dp", "eo"):
-            raise ValueError(f"`notion` must be 'dp' or 'eo'; got {self.notion!r}.")
+        notion = as_notion(self.notion, allowed=("dp", "eo"))
         if not self.eps > 0:
             raise ValueError(f"`eps` must be > 0; got {self.eps!r}.")
         if self.prediction not in PREDICTIONS:
@@ -90,7 +90,7 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
                 f"`prediction` must be one of {PREDICTIONS}; got {self.prediction!r}."
             )
         X, y = validate_data(self, X, y, dtype=np.float64)
-        y = check_binary_labels(y, "y")
+        classes, y = encode_binary_labels(y, "y")
         if sensitive_features is None:
             raise ValueError("`sensitive_features` is required.")
         codes, _ = encode_groups(sensitive_features, "sensitive_features")
@@ -98,20 +98,25 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`sensitive_features` has {codes.shape[0]} rows but X has {X.shape[0]}."
             )
-        seed = int(check_random_state(self.random_state).randint(2**31 - 1))
+        seed = draw_seed(self.random_state)
         # fairlearn >= 0.5: the allowed violation is the moment's `difference_bound`;
         # ExponentiatedGradient's `eps` only bounds the multipliers' L1 norm (1 / eps).
         # Without it every eps targets a zero violation (one model for the whole grid).
-        moment_cls = DemographicParity if self.notion == "dp" else EqualizedOdds
+        moment_cls = EqualizedOdds if notion.requires_labels else DemographicParity
         moment = moment_cls(difference_bound=self.eps)
         base = LogisticRegression(C=self.C, max_iter=1000, random_state=seed)
         self.mitigator_ = ExponentiatedGradient(
             base, constraints=moment, eps=self.eps, max_iter=self.max_iter
         )
         self.mitigator_.fit(X, y, sensitive_features=codes)
-        self.classes_ = np.array([0, 1])
+        self.classes_ = classes
         self.prediction_ = self.prediction
         return self
+
+    def __sklearn_tags__(self):  # a binary classifier (the fairness notions' label cells)
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Return the randomized classifier's expected class probabilities, shape (n, 2)."""
@@ -123,13 +128,14 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: Any) -> np.ndarray:
-        """Return labels: randomized (``p >= u``, seeded) or deterministic (``p >= 0.5``)."""
+        """Return labels of ``classes_``: randomized (``p >= u``, seeded) or ``p >= 0.5``."""
+        check_is_fitted(self, "mitigator_")
         if self.prediction_ == "deterministic":
-            return (self.predict_proba(X)[:, 1] >= 0.5).astype(np.int64)
+            return self.classes_[(self.predict_proba(X)[:, 1] >= 0.5).astype(np.int64)]
         # fairlearn's ExponentiatedGradient.predict: one uniform draw per row, compared
         # with the (unclipped) mixture probability
         check_is_fitted(self, "mitigator_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         p1 = np.asarray(self.mitigator_._pmf_predict(X), dtype=np.float64)[:, 1]
-        u = check_random_state(self.random_state).rand(p1.shape[0])
-        return (p1 >= u).astype(np.int64)
+        u = local_random_state(self.random_state).rand(p1.shape[0])
+        return self.classes_[(p1 >= u).astype(np.int64)]

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
-from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
@@ -20,7 +20,8 @@ from otfair.estimators._quantile_barycenter import (
     encode_fitted_groups,
     fit_or_calibration_split,
 )
-from otfair.utils import check_binary_labels, set_params_from_init
+from otfair.estimators._torch_base import encode_binary_labels
+from otfair.utils import draw_seed, set_params_from_init
 
 __all__ = ["WassersteinBarycenterClassifier"]
 
@@ -88,16 +89,21 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     ) -> None:
         set_params_from_init(self, locals())
 
+    def __sklearn_tags__(self):  # a binary classifier (the fairness notions' label cells)
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> WassersteinBarycenterClassifier:
         """Fit the base classifier (unless ``prefit``) and the group thresholds."""
         strength = check_strength(self.strength)
         X = check_array(X, dtype=None, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         self.n_features_in_ = X.shape[1]
-        self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
-        y = None if self.prefit else check_binary_labels(y, "y")
+        self._seed = draw_seed(self.random_state)
+        classes, y = (None, None) if self.prefit else encode_binary_labels(y, "y")
         calib = fit_or_calibration_split(self, X, y, codes, self._seed)
-        self.classes_ = np.array([0, 1])
+        self.classes_ = np.asarray(self.estimator_.classes_) if self.prefit else classes
         scores = self._scores(X[calib])
         codes = codes[calib]
         k = len(self.groups_)
@@ -128,10 +134,10 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         return (scores > t).astype(np.float64) + gamma * (scores == t)
 
     def predict(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
-        """Seeded randomized predictions in {0, 1}, shape (n,)."""
+        """Seeded randomized predictions (labels of ``classes_``), shape (n,)."""
         accept = self.predict_acceptance(X, sensitive_features=sensitive_features)
         rng = np.random.default_rng([self._seed, 1])
-        return (rng.uniform(size=len(accept)) < accept).astype(np.int64)
+        return self.classes_[(rng.uniform(size=len(accept)) < accept).astype(np.int64)]
 
 
 def _error_curve(q: np.ndarray, rates: np.ndarray) -> np.ndarray:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin
-from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
@@ -22,7 +22,7 @@ from otfair.estimators._quantile_barycenter import (
     encode_fitted_groups,
     fit_or_calibration_split,
 )
-from otfair.utils import check_finite_1d, encode_groups, set_params_from_init
+from otfair.utils import check_finite_1d, draw_seed, encode_groups, set_params_from_init
 from otfair.utils._validation import _to_numpy
 
 __all__ = ["WassersteinBarycenterRegressor"]
@@ -130,7 +130,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
             codes.append(c)
         codes_arr = np.stack(codes, axis=1)
         self._strengths(sens.shape[1])
-        self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        self._seed = draw_seed(self.random_state)
         y = None if (self.prefit or y is None) else check_finite_1d(y, "y")
         calib = fit_or_calibration_split(self, X, y, codes_arr[:, 0], self._seed)
         self.n_features_in_ = X.shape[1]

@@ -22,10 +22,11 @@ from typing import Any
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
+from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
 from otfair.estimators.preprocessing.adapfair_scorer import (
     TorchScorer,
@@ -34,9 +35,9 @@ from otfair.estimators.preprocessing.adapfair_scorer import (
     state_fingerprint,
 )
 from otfair.models.flows import CouplingFlow
-from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss, notion_cells
+from otfair.notions import as_notion, stratum_codes
+from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss
 from otfair.utils import (
-    check_binary_labels,
     check_consistent_length,
     check_features,
     check_positive_int,
@@ -50,7 +51,7 @@ from otfair.utils import (
 _MODES = ("aware", "blind")
 
 
-class AdapFairPreprocessor(BaseEstimator):
+class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
     r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
 
     Parameters
@@ -147,7 +148,7 @@ class AdapFairPreprocessor(BaseEstimator):
     def _check_params(self) -> None:
         if self.mode not in _MODES:
             raise ValueError(f"`mode` must be one of {_MODES}; got {self.mode!r}.")
-        notion_cells(self.notion)
+        as_notion(self.notion)
         if not callable(self.distance) and self.distance not in DISTANCES:
             raise ValueError(f"`distance` must be one of {DISTANCES}; got {self.distance!r}.")
         check_scalar(self.lam, "lam", minimum=0.0, maximum=1.0)
@@ -205,7 +206,8 @@ class AdapFairPreprocessor(BaseEstimator):
         X : array-like of shape (n, d)
             Features (the classifier's inputs, without the sensitive attribute).
         y : array-like of shape (n,)
-            Binary labels.
+            Labels of two classes (any two values; ``classes_[1]``, the larger, is the
+            positive class of the notion's label cells).
         sensitive_features : array-like of shape (n,)
             Binary sensitive attribute (any two values); needed for the fairness term in
             both modes.
@@ -217,7 +219,7 @@ class AdapFairPreprocessor(BaseEstimator):
         self._check_params()
         scorer = as_torch_classifier(self.classifier, self.output)
         X_np = check_features(X, "X", scorer.n_features)
-        y_np = check_binary_labels(y, "y")
+        y_np = self._encode_labels(y)
         check_consistent_length(X=X_np, y=y_np, sensitive_features=sensitive_features)
         codes, groups = encode_groups(sensitive_features, "sensitive_features")
         if len(groups) != 2:
@@ -225,7 +227,7 @@ class AdapFairPreprocessor(BaseEstimator):
                 f"`sensitive_features` must be binary; found {len(groups)} groups "
                 f"({groups.tolist()[:5]})."
             )
-        for label in notion_cells(self.notion):
+        for label in as_notion(self.notion).label_cells:
             for g in (0, 1):
                 mask = codes == g if label is None else (codes == g) & (y_np == label)
                 if not mask.any():
@@ -260,7 +262,7 @@ class AdapFairPreprocessor(BaseEstimator):
         fingerprint = state_fingerprint(scorer)
         optimizer = torch.optim.Adam(flows.parameters(), lr=float(self.lr))
         lam = float(self.lam)
-        cells = 2 * codes + y_np
+        cells = stratum_codes(codes, y_np)
         with frozen(scorer):
             self._check_scores(scorer, X_t)
             penalty = GroupWassersteinLoss(
@@ -339,14 +341,14 @@ class AdapFairPreprocessor(BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Predicted labels (threshold 0.5 on the positive-class probability)."""
+        """Predicted labels of ``classes_`` (threshold 0.5 on the positive-class probability)."""
         proba = self.predict_proba(X, sensitive_features=sensitive_features)
-        return predict_from_proba(proba[:, 1])
+        return self._decode_labels(predict_from_proba(proba[:, 1]))
 
     def score(self, X: Any, y: Any, *, sensitive_features: Any = None) -> float:
         """Accuracy of :meth:`predict`."""
-        y_np = check_binary_labels(y, "y")
-        return float(np.mean(self.predict(X, sensitive_features=sensitive_features) == y_np))
+        pred = self.predict(X, sensitive_features=sensitive_features)
+        return float(np.mean(pred == np.asarray(y).reshape(-1)))
 
     def classifier_proba(self, X: Any) -> np.ndarray:
         """Positive-class probability of the *untouched* classifier, shape (n,)."""

@@ -22,8 +22,8 @@ from typing import Any
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._curve import (
     check_fitted_value,
@@ -32,9 +32,11 @@ from otfair.estimators._curve import (
     is_curve,
     select_model,
 )
+from otfair.estimators._torch_base import TorchEstimatorMixin, keeps_global_rng
 from otfair.estimators._training import predict_from_proba, run_epochs
 from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, stratified_batches
 from otfair.models.mlp import MLP
+from otfair.notions import as_notion, stratum_codes
 from otfair.penalties import make_penalty
 from otfair.utils import (
     check_binary_labels,
@@ -47,9 +49,9 @@ from otfair.utils import (
 )
 
 _BASE_PENALTIES = ("none", "gap")
-_BASE_NOTIONS = ("dp", "eo")
 
 
+@keeps_global_rng
 def train_base_classifier(
     X: Any,
     y: Any,
@@ -95,14 +97,21 @@ def train_base_classifier(
     -------
     otfair.models.MLP
         The trained model, in eval mode, returning logits.
+
+    Notes
+    -----
+    Seeds the global generators from ``random_state`` in a forked random state: the
+    caller's python, numpy and torch streams are unchanged afterwards.
     """
     X_np = check_features(X, "X")
     y_np = check_binary_labels(y, "y")
     check_consistent_length(X=X_np, y=y_np)
     if penalty not in _BASE_PENALTIES:
         raise ValueError(f"`base_penalty` must be one of {_BASE_PENALTIES}; got {penalty!r}.")
-    if penalty_notion not in _BASE_NOTIONS:
-        raise ValueError(f"`base_notion` must be one of {_BASE_NOTIONS}; got {penalty_notion!r}.")
+    try:
+        notion = as_notion(penalty_notion, allowed=("dp", "eo"))
+    except ValueError as exc:
+        raise ValueError(f"`base_notion`: {exc}") from None
     device = resolve_device(device)
     gen = seed_everything(random_state)
     rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
@@ -110,11 +119,10 @@ def train_base_classifier(
     if penalty == "gap":
         check_consistent_length(X=X_np, sensitive_features=sensitive_features)
         codes, _ = encode_groups(sensitive_features, "sensitive_features")
-        gap = make_penalty("gapreg", penalty_notion)  # summed over the notion's label cells
-        cells = 2 * codes + y_np
+        gap = make_penalty("gapreg", notion)  # summed over the notion's label cells
     else:
-        codes = np.zeros_like(y_np)
-        cells = y_np
+        codes = np.zeros_like(y_np)  # one group: the strata are the labels
+    cells = stratum_codes(codes, y_np)
     model = MLP(X_np.shape[1], hidden=hidden).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     X_t = torch.as_tensor(X_np, device=device)
@@ -141,7 +149,7 @@ def train_base_classifier(
     return model.eval()
 
 
-class AdapFairClassifier(BaseEstimator):
+class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     r"""Frozen base classifier + AdapFair flows: the paper's full pipeline (§IV).
 
     Parameters
@@ -264,9 +272,19 @@ class AdapFairClassifier(BaseEstimator):
             extra=source_data,
         ):  # inside shared_curve(...): a sweep group's runs share one curve fit
             return self
+        X = self._check_input(X, reset=True)
         X_np, s = self._split_sensitive(X, sensitive_features)
+        y = self._encode_labels(y)
         base = self._base(X_np, y, s, source_data)
         return self._fit_flows(base, X, X_np, y, s)
+
+    def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
+        """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""
+        if reset:
+            return validate_data(
+                self, X, dtype=np.float32, ensure_min_samples=2, ensure_all_finite=False
+            )
+        return validate_data(self, X, dtype=np.float32, reset=False, ensure_all_finite=False)
 
     def _base(self, X_np: np.ndarray, y: Any, s: Any, source_data: Any) -> Any:
         """Return the given base classifier, or train one on ``source_data`` (else on ``X``)."""
@@ -278,7 +296,7 @@ class AdapFairClassifier(BaseEstimator):
             if len(source_data) != 3:
                 raise ValueError("`source_data` must be a tuple (X_src, y_src, s_src).")
             X_src, s_src = self._split_sensitive(source_data[0], source_data[2])
-            y_src = source_data[1]
+            y_src = self._codes_of(source_data[1], "source_data[1]")
             if X_src.shape[1] != X_np.shape[1]:
                 raise ValueError(
                     f"`source_data` has {X_src.shape[1]} features but X has "
@@ -334,11 +352,15 @@ class AdapFairClassifier(BaseEstimator):
         so model k is the separate fit with ``lam = lams_[k]`` (tested bitwise).
         """
         lams = check_strengths(self.lam, "lam")
+        X = self._check_input(X, reset=True)
         X_np, s = self._split_sensitive(X, sensitive_features)
+        y = self._encode_labels(y)
         base = self._base(X_np, y, s, source_data)
         self.estimators_ = [
             clone(self).set_params(lam=lam)._fit_flows(base, X, X_np, y, s) for lam in lams
         ]
+        for est in self.estimators_:
+            est.classes_ = self.classes_
         self.lams_ = lams
         self.base_classifier_ = base
         self.n_features_in_ = self.estimators_[0].n_features_in_
@@ -360,15 +382,16 @@ class AdapFairClassifier(BaseEstimator):
         ``lam`` chooses the model of a curve fit (``lam`` a list at fit time).
         """
         model = self._model(lam)
+        X = self._check_input(X, reset=False)
         X_np, s = model._split_sensitive(X, sensitive_features)
         return model.preprocessor_.predict_proba(X_np, sensitive_features=s)
 
     def predict(
         self, X: Any, *, sensitive_features: Any = None, lam: float | None = None
     ) -> np.ndarray:
-        """Predicted labels (threshold 0.5); ``lam`` as in :meth:`predict_proba`."""
+        """Labels of ``classes_`` (threshold 0.5); ``lam`` as in :meth:`predict_proba`."""
         proba = self.predict_proba(X, sensitive_features=sensitive_features, lam=lam)
-        return predict_from_proba(proba[:, 1])
+        return self._decode_labels(predict_from_proba(proba[:, 1]))
 
     def baseline_proba(self, X: Any) -> np.ndarray:
         """Positive-class probability of the untouched base classifier, shape (n,)."""

@@ -20,6 +20,7 @@ from otfair.estimators._quantile_barycenter import (
     check_strength,
     encode_fitted_groups,
 )
+from otfair.notions import as_notion
 from otfair.utils import check_binary_labels, set_params_from_init
 
 __all__ = ["FairPCA"]
@@ -92,17 +93,17 @@ class FairPCA(TransformerMixin, BaseEstimator):
         check_strength(self.strength)
         X = check_array(X, dtype=np.float64, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
-        if self.notion not in ("dp", "eopp"):
-            raise ValueError(f"`notion` must be 'dp' or 'eopp'; got {self.notion!r}.")
-        if self.notion == "eopp":
+        notion = as_notion(self.notion, allowed=("dp", "eopp"))
+        if notion.requires_labels:  # eopp: the rows of its label cell, Y = 1
             if y is None:
-                raise ValueError("`y` is required when notion='eopp'.")
-            positive = check_binary_labels(y, "y") == 1
-            if len(positive) != len(X):
-                raise ValueError(f"`y` has {len(positive)} rows but `X` has {len(X)}.")
-            X, codes = X[positive], codes[positive]
+                raise ValueError(f"`y` is required when notion={notion.name!r}.")
+            labels = check_binary_labels(y, "y")
+            if len(labels) != len(X):
+                raise ValueError(f"`y` has {len(labels)} rows but `X` has {len(X)}.")
+            rows = np.isin(labels, notion.label_cells)
+            X, codes = X[rows], codes[rows]
             if len(np.unique(codes)) < len(self.groups_):
-                raise ValueError("notion='eopp' needs rows with y = 1 in every group.")
+                raise ValueError(f"notion={notion.name!r} needs rows with y = 1 in every group.")
         n, d = X.shape
         k_groups = len(self.groups_)
         k = self.n_components

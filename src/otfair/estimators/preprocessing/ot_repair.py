@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
+from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
@@ -23,7 +23,7 @@ from otfair.estimators._quantile_barycenter import (
     check_strength,
     encode_fitted_groups,
 )
-from otfair.utils import set_params_from_init
+from otfair.utils import draw_seed, set_params_from_init
 
 __all__ = ["OTRepair"]
 
@@ -106,7 +106,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
         self.columns_ = self._check_columns(X.shape[1])
         k = len(self.groups_)
         self.weights_ = np.bincount(codes, minlength=k) / len(codes)
-        self._seed = int(check_random_state(self.random_state).randint(0, 2**31 - 1))
+        self._seed = draw_seed(self.random_state)
         Xc = X[:, self.columns_]
         if self.method == "quantile":
             self.maps_ = [

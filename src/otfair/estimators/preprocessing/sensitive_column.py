@@ -19,11 +19,23 @@ from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from otfair.utils import set_params_from_init
 
 __all__ = ["RepairedClassifier", "SensitiveColumnEstimator", "split_sensitive_column"]
+
+
+def _check_input(est: Any, X: Any, *, reset: bool) -> np.ndarray:
+    """Return ``X`` checked by scikit-learn's ``validate_data`` (numeric, 2-D, finite).
+
+    Sets (``reset``; a fit needs two samples) or checks ``n_features_in_``, so the
+    adapters give scikit-learn's errors for sparse, empty, 1-D or NaN input.
+    """
+    if reset:
+        return validate_data(est, X, ensure_min_samples=2)
+    return validate_data(est, X, reset=False)
 
 
 def split_sensitive_column(
@@ -70,6 +82,7 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> RepairedClassifier:
         """Fit the transformer with the groups, then the classifier on its output."""
+        X = _check_input(self, X, reset=True)
         X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         # ``y`` too: a transformer may fit on labels (FairPCA's notion="eopp": Y = 1 rows)
         self.repair_ = clone(self.repair).fit(X, y, sensitive_features=s)
@@ -80,6 +93,7 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
 
     def _transform(self, X: Any, sensitive_features: Any) -> np.ndarray:
         check_is_fitted(self, "estimator_")
+        X = _check_input(self, X, reset=False)
         X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column, required=False)
         if s is None:  # a group-blind transformer (FairPCA) without a sensitive column
             return self.repair_.transform(X)
@@ -87,11 +101,13 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Class probabilities of the classifier on the transformed features."""
-        return self.estimator_.predict_proba(self._transform(X, sensitive_features))
+        Z = self._transform(X, sensitive_features)  # checks the fit first
+        return self.estimator_.predict_proba(Z)
 
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Predictions of the classifier on the transformed features."""
-        return self.estimator_.predict(self._transform(X, sensitive_features))
+        Z = self._transform(X, sensitive_features)  # checks the fit first
+        return self.estimator_.predict(Z)
 
 
 class SensitiveColumnEstimator(BaseEstimator):
@@ -112,6 +128,9 @@ class SensitiveColumnEstimator(BaseEstimator):
 
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> SensitiveColumnEstimator:
         """Fit the wrapped estimator on ``X`` without the sensitive column."""
+        X = _check_input(self, X, reset=True)
+        if y is not None:
+            y = column_or_1d(y, warn=True)  # a column vector warns, as in scikit-learn
         X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         self.estimator_ = clone(self.estimator).fit(X, y, sensitive_features=s)
         if hasattr(self.estimator_, "classes_"):
@@ -121,20 +140,37 @@ class SensitiveColumnEstimator(BaseEstimator):
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Predictions of the wrapped estimator."""
         check_is_fitted(self, "estimator_")
+        X = _check_input(self, X, reset=False)
         X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         return self.estimator_.predict(X, sensitive_features=s)
 
+    @available_if(
+        lambda self: any(
+            hasattr(self.estimator, name) for name in ("predict_proba", "predict_acceptance")
+        )
+    )
     def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """(1 - p, p), p the wrapped classifier's acceptance probability, shape (n, 2)."""
         check_is_fitted(self, "estimator_")
+        X = _check_input(self, X, reset=False)
         X, s = split_sensitive_column(X, sensitive_features, self.sensitive_column)
         if hasattr(self.estimator_, "predict_acceptance"):
             p = np.asarray(self.estimator_.predict_acceptance(X, sensitive_features=s), float)
             return np.column_stack([1.0 - p, p])
         return self.estimator_.predict_proba(X, sensitive_features=s)
 
+    def score(self, X: Any, y: Any, *, sensitive_features: Any = None) -> float:
+        """Accuracy (classifier) or R^2 (regressor) of :meth:`predict`."""
+        from sklearn.base import is_regressor
+        from sklearn.metrics import accuracy_score, r2_score
+
+        pred = self.predict(X, sensitive_features=sensitive_features)
+        return float((r2_score if is_regressor(self.estimator) else accuracy_score)(y, pred))
+
     def __sklearn_tags__(self):  # classifier or regressor as the wrapped estimator
         tags = super().__sklearn_tags__()
         inner = self.estimator.__sklearn_tags__()
         tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = inner.classifier_tags
+        tags.regressor_tags = inner.regressor_tags
         return tags

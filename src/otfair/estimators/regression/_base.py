@@ -13,11 +13,12 @@ from typing import Any
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, RegressorMixin
-from sklearn.utils.validation import check_array, check_is_fitted, check_random_state
+from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
 from otfair.estimators._curve import check_fitted_value, fit_from_shared, is_curve, select_model
+from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.estimators._training import run_epochs
 from otfair.models.adversarial import grad_reverse
 from otfair.penalties import FairnessPenalty
@@ -26,6 +27,7 @@ from otfair.utils import (
     check_finite_1d,
     check_positive_int,
     check_scalar,
+    draw_seed,
     encode_groups,
     resolve_device,
     seed_everything,
@@ -57,15 +59,13 @@ class FairRegressorMixin(RegressorMixin):
     """
 
     def _check_X(self, X: Any, *, reset: bool) -> np.ndarray:
-        X = check_array(X, dtype=np.float32, input_name="X")
+        """Return ``X`` as float32, checked by scikit-learn's ``validate_data``.
+
+        Sets (``reset``) or checks ``n_features_in_``; a fit needs two samples.
+        """
         if reset:
-            self.n_features_in_ = X.shape[1]
-        elif X.shape[1] != self.n_features_in_:
-            raise ValueError(
-                f"`X` has {X.shape[1]} features, but {type(self).__name__} was fitted with "
-                f"{self.n_features_in_}."
-            )
-        return X
+            return validate_data(self, X, dtype=np.float32, ensure_min_samples=2)
+        return validate_data(self, X, dtype=np.float32, reset=False)
 
     def _check_fit_inputs(
         self, X: Any, y: Any, sensitive_features: Any
@@ -109,20 +109,25 @@ class FairRegressorMixin(RegressorMixin):
 
 
 def _check_target(y: Any) -> np.ndarray:
-    arr = np.asarray(y)
+    if y is None:
+        raise ValueError("This estimator requires y to be passed, but the target y is None.")
+    arr = column_or_1d(y, warn=True)
     if arr.dtype.kind not in "biuf":
         raise TypeError(
-            f"`y` must hold numeric regression targets; got dtype {arr.dtype}. "
-            "Encode the target as numbers first."
+            f"`y` must hold numeric regression targets (Unknown label type: dtype "
+            f"{arr.dtype}). Encode the target as numbers first."
         )
     return check_finite_1d(arr, "y")
 
 
 def _seed_from(random_state: Any) -> int:
-    return int(check_random_state(random_state).randint(0, 2**31 - 1))
+    """Return the fit's one seed (:func:`otfair.utils.draw_seed`; no global state)."""
+    return draw_seed(random_state)
 
 
-class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
+class NeuralFairRegressor(
+    TorchEstimatorMixin, TransformerMixin, FairRegressorMixin, BaseEstimator
+):
     r"""Base of the neural regressors: the sigmoid regression net and its training loop.
 
     Minimizes, by mini-batch Adadelta over all parameters (App. B),
@@ -309,20 +314,18 @@ class NeuralFairRegressor(FairRegressorMixin, BaseEstimator):
         """
         model = self._fitted_model(lam)
         X = model._check_X(X, reset=False)
-        Xt = torch.as_tensor(X, device=model.device_)
-        out = [
-            torch.sigmoid(model.head_(model.encoder_(Xt[i : i + 8192]))).squeeze(1)
-            for i in range(0, len(Xt), 8192)
-        ]
-        pred = torch.cat(out).cpu().numpy().astype(np.float64)
-        return model._unscale(pred)
+        (pred,) = predict_in_chunks(
+            lambda x: torch.sigmoid(model.head_(model.encoder_(x))).squeeze(1), X, model.device_
+        )
+        return model._unscale(pred.astype(np.float64))
 
     @torch.no_grad()
     def transform(self, X: Any, lam: float | None = None) -> np.ndarray:
-        """Representation :math:`Z = g(X)`, shape (n, encoder_hidden[-1]).
+        """Representation :math:`Z = g(X)`, shape (n, encoder_hidden[-1]), float64.
 
         ``lam`` chooses the model of a curve fit, as in :meth:`predict`.
         """
         model = self._fitted_model(lam)
         X = model._check_X(X, reset=False)
-        return model.encoder_(torch.as_tensor(X, device=model.device_)).cpu().numpy()
+        (z,) = predict_in_chunks(model.encoder_, X, model.device_)
+        return z.astype(np.float64)

@@ -19,13 +19,13 @@ import numpy as np
 import torch
 from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LinearRegression
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators.regression._base import (
     FairRegressorMixin,
     NeuralFairRegressor,
 )
-from otfair.utils import check_positive_int, check_scalar, set_params_from_init
+from otfair.utils import check_positive_int, check_scalar, local_random_state, set_params_from_init
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
@@ -128,7 +128,7 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         if self.max_samples is not None:
             cap = check_positive_int(self.max_samples, "max_samples")
             if cap < len(y_scaled):
-                rng = check_random_state(self.random_state)
+                rng = local_random_state(self.random_state)
                 keep = np.sort(rng.choice(len(y_scaled), size=cap, replace=False))
                 X, y_scaled, codes = X[keep], y_scaled[keep], codes[keep]
         base = LinearRegression() if self.estimator is None else clone(self.estimator)

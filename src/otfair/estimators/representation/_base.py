@@ -29,10 +29,15 @@ from typing import Any
 import numpy as np
 import torch
 from scipy.special import expit
-from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.validation import check_is_fitted, check_random_state
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._quantile_barycenter import check_fit_groups, encode_fitted_groups
+from otfair.estimators._torch_base import (
+    TorchEstimatorMixin,
+    encode_binary_labels,
+    predict_in_chunks,
+)
 from otfair.estimators._training import (
     predict_from_proba,
     run_epochs,
@@ -41,12 +46,13 @@ from otfair.estimators._training import (
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.models.adversarial import grad_reverse
 from otfair.models.representation import EncoderClassifier
+from otfair.notions import stratum_codes
 from otfair.penalties import FairnessPenalty
 from otfair.utils import (
-    check_binary_labels,
     check_features,
     check_positive_int,
     check_scalar,
+    draw_seed,
     resolve_device,
     seed_everything,
 )
@@ -54,16 +60,32 @@ from otfair.utils import (
 _PREDICT_CHUNK = 8192
 
 
+def check_input(est: Any, X: Any, *, reset: bool) -> np.ndarray:
+    """Return ``X`` as float32: scikit-learn's ``validate_data``, then the finite check.
+
+    ``validate_data`` gives scikit-learn's errors for sparse, empty, 1-D or complex input
+    and sets (``reset``; a fit needs two samples) or checks ``n_features_in_``; NaN and
+    infinite values are a ``ValueError`` naming ``X``.
+    """
+    if reset:
+        X = validate_data(est, X, dtype=np.float32, ensure_min_samples=2, ensure_all_finite=False)
+    else:
+        X = validate_data(est, X, dtype=np.float32, reset=False, ensure_all_finite=False)
+    return check_features(X, "X")
+
+
 def check_fit_inputs(
     X: Any, y: Any, sensitive_features: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Return ``(X, y, codes, groups)`` for a binary task with exactly two groups.
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return ``(X, y, codes, groups, classes)`` for a binary task with exactly two groups.
 
-    Raises a ``ValueError`` naming the argument for NaN / infinite features, non-binary
-    labels, a length mismatch, one group only, or more than two groups.
+    ``y`` holds any two labels (``classes``, sorted); it is returned as 0/1 codes
+    (float32, 1 for ``classes[1]``). Raises a ``ValueError`` naming the argument for NaN
+    / infinite features, a ``y`` without exactly two classes, a length mismatch, one
+    group only, or more than two groups.
     """
     X = check_features(X, "X")
-    y = check_binary_labels(y, "y")
+    classes, y = encode_binary_labels(y, "y")
     if len(y) != len(X):
         raise ValueError(f"`y` has {len(y)} rows but `X` has {len(X)} samples.")
     codes, groups = check_fit_groups(X, sensitive_features)
@@ -72,12 +94,7 @@ def check_fit_inputs(
             f"`sensitive_features` must have exactly two groups; got {len(groups)} "
             f"({list(groups)[:5]})."
         )
-    return X, y.astype(np.float32), codes.astype(np.int64), groups
-
-
-def seeded(random_state: Any) -> int:
-    """Draw the fit's one seed from ``random_state`` (the engine's seeding rule)."""
-    return int(check_random_state(random_state).randint(2**31 - 1))
+    return X, y.astype(np.float32), codes.astype(np.int64), groups, classes
 
 
 def start_fit(
@@ -85,12 +102,14 @@ def start_fit(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.random.Generator, torch.device, int]:
     """Validate the data, set ``classes_``/``n_features_in_``/``groups_`` and seed the fit.
 
-    Returns ``(X, y, codes, rng, device, seed)``; every batch order comes from ``rng``.
+    Returns ``(X, y, codes, rng, device, seed)`` (``y`` as 0/1 codes); every batch order
+    comes from ``rng``. The global generators are seeded too (model initialization), in
+    the fit's forked random state (:class:`~otfair.estimators._torch_base.
+    TorchEstimatorMixin`): the caller's streams are restored after the fit.
     """
-    X, y, codes, est.groups_ = check_fit_inputs(X, y, sensitive_features)
-    est.classes_ = np.array([0, 1])
-    est.n_features_in_ = X.shape[1]
-    seed = seeded(est.random_state)
+    X = check_input(est, X, reset=True)
+    X, y, codes, est.groups_, est.classes_ = check_fit_inputs(X, y, sensitive_features)
+    seed = draw_seed(est.random_state)
     seed_everything(seed)
     return X, y, codes, np.random.default_rng(seed), resolve_device(est.device), seed
 
@@ -102,7 +121,7 @@ def groupwise_inputs(est: Any, X: Any, sensitive_features: Any) -> tuple[np.ndar
     ``sensitive_features`` is None (and drops that column), and maps the groups onto the
     fitted codes (a group unseen at fit is a ``ValueError`` naming it).
     """
-    X = check_features(X, "X", n_features=est.n_features_in_)
+    X = check_input(est, X, reset=False)
     X, sensitive_features = split_sensitive_column(
         X, sensitive_features, est.sensitive_column, required=False
     )
@@ -112,8 +131,8 @@ def groupwise_inputs(est: Any, X: Any, sensitive_features: Any) -> tuple[np.ndar
 def cell_batches(
     codes: np.ndarray, y: np.ndarray, batch_size: int, rng: np.random.Generator, device: Any
 ) -> Callable[[int], list[torch.Tensor]]:
-    """``batches(epoch)`` for the engine: every (group, label) cell in every batch."""
-    strata = codes * 2 + y.astype(np.int64)
+    """``batches(epoch)`` for the engine, stratified by (group, label) cell."""
+    strata = stratum_codes(codes, y)
 
     def epoch_batches(epoch: int) -> list[torch.Tensor]:
         parts = stratified_batches(strata, batch_size, rng)
@@ -123,7 +142,9 @@ def cell_batches(
 
 
 @dataclass(eq=False, repr=False)
-class RepresentationEstimator(ClassifierMixin, BaseEstimator):
+class RepresentationEstimator(
+    TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator
+):
     """Parameters and prediction plumbing of the four representation classifiers.
 
     A dataclass, so the constructor (the explicit signature scikit-learn's
@@ -190,10 +211,9 @@ class RepresentationEstimator(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
-        """Return labels in {0, 1} (1 iff ``P(y=1) >= 0.5``)."""
-        return predict_from_proba(
-            self.predict_proba(X, sensitive_features=sensitive_features)[:, 1]
-        )
+        """Return labels of ``classes_`` (``classes_[1]`` iff ``P(y=1) >= 0.5``)."""
+        proba = self.predict_proba(X, sensitive_features=sensitive_features)
+        return self._decode_labels(predict_from_proba(proba[:, 1]))
 
 
 @dataclass(eq=False, repr=False)
@@ -292,13 +312,8 @@ class RepresentationClassifier(RepresentationEstimator):
     @torch.no_grad()
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         check_is_fitted(self, "model_")
-        X = check_features(X, "X", n_features=self.n_features_in_)
+        X = check_input(self, X, reset=False)
         if sensitive_features is not None:  # optional: checked when given
             encode_fitted_groups(sensitive_features, self.groups_, len(X))
-        Xt = torch.as_tensor(X, device=self.device_)
-        zs, logits = [], []
-        for start in range(0, len(X), _PREDICT_CHUNK):
-            z, logit = self.model_(Xt[start : start + _PREDICT_CHUNK])
-            zs.append(z.cpu().numpy())
-            logits.append(logit.cpu().numpy())
-        return np.concatenate(zs).astype(np.float64), np.concatenate(logits).astype(np.float64)
+        z, logits = predict_in_chunks(self.model_, X, self.device_, _PREDICT_CHUNK)
+        return z.astype(np.float64), logits.astype(np.float64)

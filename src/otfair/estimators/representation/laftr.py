@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from otfair.estimators.representation._base import RepresentationClassifier
+from otfair.notions import as_notion
 from otfair.penalties._representation import LAFTRAdversary
 
 __all__ = ["LAFTRClassifier"]
@@ -73,6 +74,5 @@ class LAFTRClassifier(RepresentationClassifier):
     batch_size: int = 64
 
     def _make_adversary(self, latent_dim: int) -> LAFTRAdversary:
-        if self.notion not in ("dp", "eo"):
-            raise ValueError(f"`notion` must be 'dp' or 'eo'; got {self.notion!r}.")
-        return LAFTRAdversary(latent_dim, self.notion, tuple(self.adversary_hidden))
+        notion = as_notion(self.notion, allowed=("dp", "eo"))
+        return LAFTRAdversary(latent_dim, notion, tuple(self.adversary_hidden))

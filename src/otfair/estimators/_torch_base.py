@@ -1,0 +1,230 @@
+"""The one base of otfair's torch estimators: random state, device, chunks, labels, tags.
+
+Every torch estimator (:class:`~otfair.estimators.FairClassifier`, the regression nets,
+the representation classifiers, AdapFair) derives from :class:`TorchEstimatorMixin`,
+placed first in its bases (``class X(TorchEstimatorMixin, ClassifierMixin,
+BaseEstimator)``), which owns:
+
+* **random state**: ``fit`` and every prediction method run inside
+  :func:`global_rng_preserved`, so fitting a model never changes the caller's python,
+  numpy or torch random streams. The fit still seeds torch's generator from its one
+  seed (``random_state``), inside a forked state, which keeps every number bit-identical
+  to the seeding it replaced;
+* **device**: :meth:`TorchEstimatorMixin._device` (``device`` parameter,
+  :func:`otfair.utils.resolve_device`);
+* **chunked prediction**: :func:`predict_in_chunks` (bounded memory on large inputs);
+* **label encoding** (classifiers): :func:`encode_binary_labels` learns ``classes_``
+  (any two labels, sorted as :func:`numpy.unique` sorts them; ``classes_[1]`` is the
+  positive class of the fairness notions' label cells) and predictions return the
+  original labels; a single-class ``y`` is a ``ValueError`` naming ``y``;
+* **tags**: ``__sklearn_tags__`` (binary classifiers only, no NaN, ``y`` required,
+  transform output in float64).
+"""
+
+from __future__ import annotations
+
+import functools
+import random
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+import torch
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+from otfair.utils import resolve_device
+
+__all__ = [
+    "TorchEstimatorMixin",
+    "encode_binary_labels",
+    "global_rng_preserved",
+    "keeps_global_rng",
+    "predict_in_chunks",
+]
+
+#: Methods that :class:`TorchEstimatorMixin` runs inside :func:`global_rng_preserved`.
+RNG_ISOLATED_METHODS = (
+    "fit",
+    "fit_transform",
+    "predict",
+    "predict_proba",
+    "decision_function",
+    "transform",
+    "inverse_transform",
+)
+
+
+def _cuda_devices(device: Any) -> list[int]:
+    """CUDA devices whose generators a fit on ``device`` may touch (none on a CPU fit).
+
+    ``torch.manual_seed`` seeds every CUDA device, so all of them are forked when CUDA is
+    initialized already or the fit asks for it; a CPU-only fit never initializes CUDA.
+    """
+    if not torch.cuda.is_available():
+        return []
+    wants_cuda = str(device).startswith("cuda") or device == "auto"
+    if torch.cuda.is_initialized() or wants_cuda:
+        return list(range(torch.cuda.device_count()))
+    return []
+
+
+@contextmanager
+def global_rng_preserved(device: Any = None) -> Iterator[None]:
+    """Run a block with the global python, numpy and torch generators restored afterwards.
+
+    The states of :mod:`random`, the legacy :func:`numpy.random.get_state` and torch's
+    CPU generator (and the CUDA generators a fit on ``device`` may use, see
+    :func:`torch.random.fork_rng`) are saved on entry and restored on exit, also when
+    the block raises. Code inside may seed and draw from them freely: the caller's
+    streams continue as if the block had never run.
+
+    Parameters
+    ----------
+    device : str, torch.device or None
+        The device of the computation (its CUDA generators are forked too).
+    """
+    py_state = random.getstate()
+    np_state = np.random.get_state()  # noqa: NPY002 - saving the caller's legacy stream
+    with torch.random.fork_rng(devices=_cuda_devices(device)):
+        try:
+            yield
+        finally:
+            random.setstate(py_state)
+            np.random.set_state(np_state)  # noqa: NPY002 - restoring it
+
+
+def keeps_global_rng(method: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorate a method (or function) so that it runs in :func:`global_rng_preserved`.
+
+    A method reads the device from ``self.device`` when there is one.
+    """
+    if getattr(method, "_keeps_global_rng", False):
+        return method
+
+    @functools.wraps(method)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        device = getattr(args[0], "device", None) if args else None
+        if not isinstance(device, str | torch.device):
+            device = None
+        with global_rng_preserved(device):
+            return method(*args, **kwargs)
+
+    wrapper._keeps_global_rng = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def encode_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
+    """Return ``(classes, codes)``: the two labels of ``y`` and each sample's code in {0, 1}.
+
+    Any two labels are accepted (numbers, strings such as ``"<=50K"`` / ``">50K"``,
+    booleans); ``classes`` is :func:`numpy.unique` of ``y``, so ``classes[1]`` (the larger
+    label, ``1`` for 0/1 labels) is the positive class.
+
+    Raises
+    ------
+    ValueError
+        Naming ``name``: ``y`` is None, continuous (``Unknown label type``), holds one
+        class only, or more than two.
+    """
+    if y is None:
+        raise ValueError(
+            f"This estimator requires y to be passed, but the target y is None (`{name}`)."
+        )
+    y = column_or_1d(y, warn=True)
+    check_classification_targets(y)
+    classes, codes = np.unique(y, return_inverse=True)
+    if len(classes) < 2:
+        raise ValueError(
+            f"`{name}` contains only one class ({classes.tolist()}); a binary classifier "
+            "needs samples of two classes."
+        )
+    if len(classes) > 2:
+        raise ValueError(
+            f"Only binary classification is supported. `{name}` must contain two classes; "
+            f"got {len(classes)}: {classes.tolist()[:5]}."
+        )
+    return classes, codes.astype(np.int64).reshape(-1)
+
+
+def predict_in_chunks(
+    fn: Callable[[torch.Tensor], torch.Tensor | tuple[torch.Tensor, ...]],
+    X: np.ndarray,
+    device: torch.device,
+    chunk_size: int = 8192,
+) -> list[np.ndarray]:
+    """Apply ``fn`` to ``X`` in row chunks under ``torch.no_grad``; return its outputs.
+
+    ``fn`` maps a (b, d) tensor on ``device`` to one tensor or a tuple of tensors with
+    b rows; the result is one (CPU) array per output, the chunks concatenated. Memory is
+    bounded by ``chunk_size`` rows whatever the size of ``X``.
+    """
+    parts: list[list[np.ndarray]] = []
+    with torch.no_grad():
+        for start in range(0, X.shape[0], chunk_size):
+            out = fn(torch.as_tensor(X[start : start + chunk_size], device=device))
+            outs = out if isinstance(out, tuple) else (out,)
+            if not parts:
+                parts = [[] for _ in outs]
+            for acc, tensor in zip(parts, outs, strict=True):
+                acc.append(tensor.cpu().numpy())
+    return [np.concatenate(acc) for acc in parts]
+
+
+class TorchEstimatorMixin:
+    """The base of every torch estimator of otfair (put it first among the bases).
+
+    Subclasses get ``fit``, ``fit_transform``, ``predict``, ``predict_proba``,
+    ``decision_function``, ``transform`` and ``inverse_transform`` wrapped by
+    :func:`keeps_global_rng` where they define them (``__init_subclass__``), so no
+    estimator can forget it; the label, device and chunk helpers below; and the tags.
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        for name in RNG_ISOLATED_METHODS:
+            method = cls.__dict__.get(name)
+            if callable(method):
+                setattr(cls, name, keeps_global_rng(method))
+
+    # -- device --------------------------------------------------------------------------
+    def _device(self) -> torch.device:
+        """Return the checked torch device of ``self.device``."""
+        return resolve_device(getattr(self, "device", None))
+
+    # -- labels --------------------------------------------------------------------------
+    def _encode_labels(self, y: Any) -> np.ndarray:
+        """Learn ``classes_`` from ``y``; return the 0/1 codes (:func:`encode_binary_labels`)."""
+        self.classes_, codes = encode_binary_labels(y, "y")
+        return codes
+
+    def _codes_of(self, y: Any, name: str = "y") -> np.ndarray:
+        """Return the 0/1 codes of labels ``y`` under the learned ``classes_``.
+
+        A label outside ``classes_`` is a ``ValueError`` naming ``name``.
+        """
+        y = column_or_1d(y)
+        codes = np.clip(np.searchsorted(self.classes_, y), 0, len(self.classes_) - 1)
+        unknown = self.classes_[codes] != y
+        if np.any(unknown):
+            raise ValueError(
+                f"`{name}` holds labels outside the fitted classes {self.classes_.tolist()}: "
+                f"{np.unique(y[unknown])[:5].tolist()}."
+            )
+        return codes.astype(np.int64)
+
+    def _decode_labels(self, codes: np.ndarray) -> np.ndarray:
+        """Map 0/1 codes back to the labels of ``classes_``."""
+        return self.classes_[np.asarray(codes, dtype=np.int64)]
+
+    # -- tags ----------------------------------------------------------------------------
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()  # type: ignore[misc]
+        tags.input_tags.allow_nan = False
+        tags.target_tags.required = True
+        if tags.classifier_tags is not None:
+            tags.classifier_tags.multi_class = False  # binary fairness notions
+        if tags.transformer_tags is not None:
+            tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags

@@ -215,3 +215,86 @@ def test_regression_audit_skipped_with_three_groups(tmp_path):
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["accuracy_disparity"] is None
     assert "needs exactly two sensitive groups, found 3" in res.stderr
+
+
+def _small_group_csv(tmp_path):
+    # COMPAS-like: two large groups and two of 2 and 6 people with extreme rates
+    race = np.array(["Black"] * 200 + ["White"] * 200 + ["Asian"] * 2 + ["Native"] * 6)
+    rng = np.random.default_rng(3)
+    score = np.r_[rng.uniform(0.3, 0.8, 400), [0.9, 0.9], [0.1] * 6]
+    frame = pd.DataFrame({"y": rng.integers(0, 2, len(race)), "p": score, "race": race})
+    path = tmp_path / "small.csv"
+    frame.to_csv(path, index=False)
+    return path, frame
+
+
+def test_small_groups_flagged_left_out_and_named_on_stderr(tmp_path):
+    path, frame = _small_group_csv(tmp_path)
+    res = _run(path, "--label", "y", "--score", "p", "--sensitive", "race", "--json")
+    assert res.exit_code == 0, res.output
+    warning = [line for line in res.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warning) == 1 and "Asian (n=2)" in warning[0] and "Native (n=6)" in warning[0]
+    out = json.loads(res.stdout)
+    big = frame["race"].isin(["Black", "White"])
+    yhat = (frame["p"] >= 0.5).astype(int)
+    assert out["dp_gap"] == pytest.approx(
+        demographic_parity_difference(
+            frame["y"][big], yhat[big], sensitive_features=frame["race"][big]
+        )
+    )
+    flags = {r["group"]: r["small"] for r in out["by_group"]}
+    assert flags == {"Asian": True, "Black": False, "Native": True, "White": False}
+    everyone = _run(path, "--label", "y", "--score", "p", "--sensitive", "race", "--json",
+                    "--min-group-size", "0")  # fmt: skip
+    assert "warning:" not in everyone.stderr
+    assert json.loads(everyone.stdout)["dp_gap"] == pytest.approx(1.0)  # Asian 1 vs Native 0
+
+
+def test_continuous_declared_and_matches_the_library(predictions):
+    path, frame = predictions
+    frame = frame.assign(level=np.arange(len(frame)) % 3)
+    frame.to_csv(path, index=False)
+    groups = _run(path, "--label", "label", "--score", "score", "--sensitive", "level", "--json")
+    assert json.loads(groups.stdout)["n_groups"] == 3  # 0/1/2 are groups by default
+    cont = _run(path, "--label", "label", "--score", "score", "--sensitive", "level",
+                "--continuous", "level", "--json")  # fmt: skip
+    out = json.loads(cont.stdout)
+    assert out["n_groups"] == 0
+    assert out["pdp_violation"] == pytest.approx(
+        abs(np.corrcoef(frame["score"], frame["level"])[0, 1])
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--sensitive", "sex", "--sensitive", "sex"], "--sensitive names 'sex' more than once"),
+        (["--sensitive", "sex", "--continuous", "age"], "--continuous 'age' is not a --sensitive"),
+        (["--sensitive", "sex", "--min-group-size", "-1"], "--min-group-size must be >= 0"),
+    ],
+)
+def test_audit_request_errors_are_one_line(predictions, args, needle):
+    path, _ = predictions
+    res = _run(path, "--label", "label", "--score", "score", *args)
+    assert res.exit_code == 2 and "Traceback" not in res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and needle in lines[0], res.stderr
+
+
+def test_header_only_and_empty_csv_are_one_line(tmp_path):
+    header = tmp_path / "header.csv"
+    header.write_text("y,p,s\n")
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    for path, needle in ((header, "has a header but no rows"), (empty, "is empty")):
+        res = _run(path, "--label", "y", "--score", "p", "--sensitive", "s")
+        assert res.exit_code == 2, res.output
+        lines = res.stderr.strip().splitlines()
+        assert len(lines) == 1 and needle in lines[0], res.stderr
+
+
+def test_cli_default_min_group_size_is_the_library_default():
+    from otfair.cli.audit import MIN_GROUP_SIZE as CLI
+    from otfair.metrics._report import MIN_GROUP_SIZE as LIB
+
+    assert CLI == LIB

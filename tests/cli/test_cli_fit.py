@@ -73,7 +73,7 @@ def _one_line_error(res, *needles):
         (["--method", "otf", "-o", "lr=abc"], ["option 'lr'", "expects a number", "'abc'"]),
         (["--method", "otf", "-o", "nonsense=1"], ["'nonsense'", "valid options:", "lr"]),
         (["--method", "ftm-joint", "--notion", "eo"], ["supports the notion(s) dp", "'eo'"]),
-        (["--method", "otf", "--notion", "eopp"], ["dp, eo", "'eopp'"]),
+        (["--method", "barycenter", "--notion", "eopp"], ["notion(s) dp;", "'eopp'"]),
         (["--method", "cenet", "--notion", "dp"], ["no choice of fairness notion"]),
         (
             ["--method", "ftm", "--source-domain", "us", "--target-domain", "non_us"],

@@ -111,7 +111,8 @@ def test_intersectional_groups_and_mixed_continuous(adult_panel):
     y, p = adult_panel.y, adult_panel.score
     s = adult_panel.sensitive
     yhat = (p >= 0.5).astype(int)
-    rep = fairness_report(y, p, sensitive_features=s)  # sex, race (categorical), age (continuous)
+    # sex, race (categorical), age (continuous); every group kept, as fairlearn does
+    rep = fairness_report(y, p, sensitive_features=s, min_group_size=0)
     assert rep.sensitive.categorical == ["sex", "race"] and rep.sensitive.continuous == ["age"]
     cats = s[["sex", "race"]]
     assert rep.summary["n_groups"] == len(cats.drop_duplicates())

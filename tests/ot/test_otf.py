@@ -292,3 +292,44 @@ def test_coupled_rows_converge_fast_at_small_eps(seed, monkeypatch):
     slow = otf_dual(h, C, G, 1e-3, tol=1e-6, max_iter=5000)
     assert slow.converged
     assert float(fast.value) == pytest.approx(float(slow.value), rel=1e-6)
+
+
+@pytest.mark.parametrize("kind", ["dp", "eo", "two_attributes", "continuous"])
+@pytest.mark.parametrize("eps", [0.5, 0.05, 1e-3])
+def test_batched_torch_solver_equals_the_numpy_reference(kind, eps):
+    """The batched torch solve (issue 26) gives the pre-issue-26 numpy solver's answers."""
+    from _semidual_reference import ReferenceSemiDualSolver
+
+    X, s, y, h = _batch(n=60, seed=21)
+    rng = np.random.default_rng(21)
+    if kind == "dp":
+        G = _dp_rows(s)
+    elif kind == "eo":
+        G = np.stack([y * (s / (s * y).mean() - 1), (1 - y) * (s / (s * (1 - y)).mean() - 1)])
+    elif kind == "two_attributes":
+        s2 = (rng.uniform(size=60) < 0.6) * 1.0
+        G = np.concatenate([_dp_rows(s), _dp_rows(s2)])
+    else:  # continuous: the dense n x n solve
+        G = rng.normal(size=(1, 60))
+    C = euclidean_cost(torch.tensor(X), torch.tensor(X))
+    kw = {"tol": 1e-11, "max_iter": 500, "warn": False}
+    for solve in (otf_dual, otfr_dual):
+        ours = solve(torch.tensor(h), C, torch.tensor(G), eps, **kw)
+        ref = solve(torch.tensor(h), C, torch.tensor(G), eps, solver=ReferenceSemiDualSolver, **kw)
+        assert bool(ours.converged) and ref.converged
+        assert float(ours.value) == pytest.approx(float(ref.value), rel=1e-8, abs=1e-10)
+        torch.testing.assert_close(ours.lam, ref.lam, rtol=1e-8, atol=1e-8)
+        # mu is unique up to the null space of G^T (dependent rows): compare G^T mu
+        Gt = torch.tensor(G)
+        torch.testing.assert_close(ours.mu @ Gt, ref.mu @ Gt, rtol=1e-6, atol=1e-6)
+
+
+def test_fixed_schedule_without_host_reads_reaches_the_same_values():
+    """``check=False`` (no convergence read, as on an accelerator) runs every sweep."""
+    X, s, _, h = _batch(n=50, seed=22)
+    C = euclidean_cost(torch.tensor(X), torch.tensor(X))
+    G = torch.tensor(_dp_rows(s))
+    H = torch.tensor(np.stack([h, h**2, 1 - h]))
+    checked = otf0(H, C, G, 0.05, tol=1e-10, max_iter=10)
+    fixed = otf0(H, C, G, 0.05, tol=1e-10, max_iter=10, check=False)
+    torch.testing.assert_close(fixed, checked, rtol=1e-9, atol=1e-12)

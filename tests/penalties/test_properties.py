@@ -7,6 +7,7 @@ import torch
 from otfair.penalties import (
     AdversaryPenalty,
     BarycenterPenalty,
+    FairTorchDemographicParity,
     GapPenalty,
     LinearConstraints,
     MatchedDemographicParity,
@@ -38,6 +39,7 @@ def _mdp_call(pen, scores, s, y):
 
 PENALTIES = {
     "gap": (GapPenalty, lambda pen, h, s, y: pen(h, s)),
+    "fairtorch": (FairTorchDemographicParity, lambda pen, h, s, y: pen(h, s)),
     "barycenter": (BarycenterPenalty, lambda pen, h, s, y: pen(h, s)),
     "norm-dp": (lambda: NormPenalty(_constraints("dp")), lambda pen, h, s, y: pen(h, s, y)),
     "norm-eo": (lambda: NormPenalty(_constraints("eo")), lambda pen, h, s, y: pen(h, s, y)),
@@ -100,7 +102,7 @@ def test_zero_when_fair(penalty):
     assert float(value.detach()) < 1e-6
 
 
-@pytest.mark.parametrize("name", ["gap", "barycenter", "adv"])
+@pytest.mark.parametrize("name", ["gap", "barycenter", "adv", "fairtorch"])
 def test_empty_group_raises(name):
     pen, call = _make(name)
     scores, _, y = _data(20)
@@ -132,7 +134,7 @@ def test_eo_needs_labels():
 def test_penalty_decreases_toward_fair_scores():
     """Interpolating unfair scores toward a constant lowers every group penalty."""
     scores, s, y = _data(400)
-    for name in ("gap", "barycenter", "norm-dp", "otf-dp"):
+    for name in ("gap", "fairtorch", "barycenter", "norm-dp", "otf-dp"):
         pen, call = _make(name)
         values = [
             float(call(pen, (1 - t) * scores + t * 0.5, s, y).detach()) for t in (0, 0.5, 0.9)

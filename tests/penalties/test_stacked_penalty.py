@@ -29,6 +29,7 @@ def _batch(n=60, seed=0):
         ("barycenter", "dp"),
         ("adv", "dp"),
         ("ftm", "dp"),
+        ("fairtorch-dp", "dp"),
     ],
 )
 def test_values_equal_single_penalties(name, notion):

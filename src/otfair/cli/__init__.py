@@ -6,9 +6,79 @@ imports (torch, datasets) happen inside the commands so that ``otfair --help`` i
 
 from __future__ import annotations
 
+import typing
+from pathlib import Path
+from typing import Any
+
 import typer
+from typer.core import TyperGroup
 
 from otfair import __version__
+
+
+def plain_metavars(command: Any) -> None:
+    """Give every parameter of ``command`` (and its subcommands) a plain metavar.
+
+    Typer 0.2x renders a parameter without a metavar as ``<str>``, ``<list[str]>``,
+    ``<bool>`` (even for flags) and an argument as ``{file}`` in the usage line. Here:
+    arguments show their name (``FILE``), options their type (``TEXT``, ``INTEGER``,
+    ``FLOAT``, ``PATH``, ``[a|b]`` for choices) and flags nothing. An explicit
+    ``metavar=`` is kept.
+    """
+    for param in command.params:
+        if param.param_type_name == "argument":
+            _plain_argument(param)
+        elif param.metavar is not None:
+            continue
+        elif getattr(param, "is_flag", False) or getattr(param, "count", False):
+            param.metavar = ""
+        else:
+            param.metavar = _type_metavar(getattr(param, "type_descriptor", None))
+    get_help_option = command.get_help_option
+
+    def help_option(ctx: Any) -> Any:  # --help is a flag too (built on first use)
+        option = get_help_option(ctx)
+        if option is not None and option.metavar is None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = help_option
+    for sub in getattr(command, "commands", {}).values():
+        plain_metavars(sub)
+
+
+def _plain_argument(param: Any) -> None:
+    """``FILE`` in the usage line (not ``{file}``) and no ``<path>`` type column."""
+    if param.metavar is None:
+        param.metavar = (param.name or "arg").upper()
+    name = param.metavar + ("..." if param.nargs != 1 else "")
+    if hasattr(param, "_usage_display_name"):  # typer 0.2x braces required arguments
+        param._usage_display_name = lambda: name if param.required else f"[{name}]"
+    param.display_type_rich = lambda ctx=None: None
+
+
+def _type_metavar(desc: Any) -> str:
+    """``TEXT`` / ``INTEGER`` / ``FLOAT`` / ``PATH`` / ``[a|b]`` for a typer type."""
+    if desc is None:
+        return "VALUE"
+    if getattr(desc, "is_choice", False) and desc.choices:
+        return "[" + "|".join(str(getattr(c, "value", c)) for c in desc.choices) + "]"
+    if getattr(desc, "is_path", False):
+        return "PATH"
+    annotation = desc.annotation
+    if typing.get_origin(annotation) in (list, tuple):
+        annotation = (typing.get_args(annotation) or (str,))[0]
+    names = {int: "INTEGER", float: "FLOAT", str: "TEXT", bool: "BOOLEAN", Path: "PATH"}
+    return names.get(annotation, "VALUE")
+
+
+class _PlainGroup(TyperGroup):
+    """The root group: plain metavars everywhere (:func:`plain_metavars`)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        plain_metavars(self)
+
 
 app = typer.Typer(
     name="otfair",
@@ -16,6 +86,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    cls=_PlainGroup,
 )
 
 

@@ -10,12 +10,17 @@ checks the CSV columns; every measure comes from :func:`otfair.metrics.fairness_
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from otfair.cli._common import echo_json, fail, note, print_panel, print_table
+
+#: ``fairness_report``'s default ``min_group_size`` (otfair.metrics._report.MIN_GROUP_SIZE;
+#: a test keeps them equal), written here so that ``--help`` imports no library code.
+MIN_GROUP_SIZE = 30
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -31,8 +36,12 @@ def _read_csv(path: Path, columns: dict[str, list[str]]) -> pd.DataFrame:
         fail(f"file not found: {path}")
     try:
         frame = pd.read_csv(path, skipinitialspace=True)
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as exc:
+    except pd.errors.EmptyDataError:
+        fail(f"{path} is empty: expected a header line and one row per individual")
+    except (pd.errors.ParserError, UnicodeDecodeError) as exc:
         fail(f"cannot read {path} as CSV: {str(exc).strip().splitlines()[0]}")
+    if frame.empty:
+        fail(f"{path} has a header but no rows: nothing to audit")
     available = [str(c) for c in frame.columns]
     for option, names in columns.items():
         unknown = [c for c in names if c not in frame.columns]
@@ -47,6 +56,23 @@ def _read_csv(path: Path, columns: dict[str, list[str]]) -> pd.DataFrame:
             if missing:
                 fail(f"{option}: column {name!r} has {missing} missing value(s)")
     return frame
+
+
+def _check_distinct(label: str, score: str, sensitive: list[str], continuous: list[str]) -> None:
+    """One error line for a column named twice or a --continuous that is not --sensitive."""
+    repeated = sorted({c for c in sensitive if sensitive.count(c) > 1})
+    if repeated:
+        fail(f"--sensitive names {', '.join(map(repr, repeated))} more than once; give each "
+             "column once")  # fmt: skip
+    for option, column in (("--label", label), ("--score", score)):
+        if column in sensitive:
+            fail(f"{option} column {column!r} is also a --sensitive column; give it once")
+    stray = [c for c in continuous if c not in sensitive]
+    if stray:
+        fail(
+            f"--continuous {', '.join(map(repr, stray))} is not a --sensitive column "
+            f"(--sensitive: {', '.join(sensitive)})"
+        )
 
 
 def _labels(frame: pd.DataFrame, label: str, pos_label: str | None, task: str) -> Any:
@@ -150,6 +176,23 @@ def audit_command(
             "--pos-label", help="Positive class of a string --label column (e.g. '>50K')."
         ),
     ] = None,
+    continuous: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--continuous",
+            help="A --sensitive column that is a quantity (age, income), not groups; repeat "
+            "for several. Other columns are groups unless numeric with more than "
+            "--max-categories values.",
+        ),
+    ] = None,
+    min_group_size: Annotated[
+        int,
+        typer.Option(
+            "--min-group-size",
+            help="Groups with fewer rows are flagged (by_group 'small') and left out of the "
+            "max gaps, with a warning; 0 keeps every group.",
+        ),
+    ] = MIN_GROUP_SIZE,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON with stable keys.")] = False,
 ) -> None:
     """Audit predictions in a CSV: performance and fairness, overall and by group.
@@ -163,23 +206,34 @@ def audit_command(
         fail(f"--task must be 'classification' or 'regression', got {task!r}")
     if max_categories < 1:
         fail(f"--max-categories must be >= 1, got {max_categories}")
+    if min_group_size < 0:
+        fail(f"--min-group-size must be >= 0, got {min_group_size}")
+    _check_distinct(label, score, list(sensitive), list(continuous or []))
     columns = {"--label": [label], "--score": [score], "--sensitive": list(sensitive)}
     frame = _read_csv(file, columns)
     y_true = _labels(frame, label, pos_label, task)
     _check_scores(frame, score, task)
     try:
-        report = fairness_report(
-            y_true,
-            frame[score],
-            sensitive_features=frame[list(sensitive)],
-            task=task,  # type: ignore[arg-type]
-            threshold=threshold,
-            max_categories=max_categories,
-        )
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", UserWarning)
+            report = fairness_report(
+                y_true,
+                frame[score],
+                sensitive_features=frame[list(sensitive)],
+                task=task,  # type: ignore[arg-type]
+                threshold=threshold,
+                max_categories=max_categories,
+                sensitive_type=dict.fromkeys(continuous or [], "continuous"),
+                min_group_size=min_group_size,
+            )
     except (ValueError, TypeError) as exc:
         fail(f"{file.name}: {str(exc).strip().splitlines()[0]}")
+    small = [str(w.message) for w in caught if issubclass(w.category, UserWarning)]
+    for message in small:  # the small groups left out of the gaps: one line
+        typer.secho(f"warning: {message}", err=True, fg=typer.colors.YELLOW)
     for message in report.notes:
-        note(message)
+        if message not in small:
+            note(message)
     if as_json:
         echo_json(report.to_dict())
     else:

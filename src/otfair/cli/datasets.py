@@ -6,6 +6,7 @@ is answered by one ``error:`` line naming the fix, exit code 2.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -146,10 +147,14 @@ def where_command(
     except DataFileError as exc:
         fail(str(exc))
         return
+    relative = [d for d in dirs if not d.path.is_absolute()]
     if as_json:
         echo_json(
             {
-                "search_order": [{"source": d.label, "path": str(d.path)} for d in dirs],
+                "search_order": [
+                    {"source": d.label, "path": str(d.path), "resolved": str(d.path.resolve())}
+                    for d in dirs
+                ],
                 "files": [
                     {
                         "dataset": r.dataset,
@@ -165,15 +170,21 @@ def where_command(
     lines = ["Search order (the first directory holding a file wins; downloads go to the first):"]
     if data_home is None:
         lines.append("  -  --data-home        (not given)")
-    lines += [f"  {i}. {d.label:<17} {d.path}" for i, d in enumerate(dirs, 1)]
+    lines += [f"  {i}. {d.label:<17} {d.path.resolve()}" for i, d in enumerate(dirs, 1)]
     lines.append(f"  {len(dirs) + 1}. download          registry address, sha256-verified")
     width = max(len(r.relpath) for r in rows)
     for r in rows:
         if r.directory is None:
             where = f"-> otfair datasets fetch {r.dataset}"
         else:
-            where = f"{r.directory.path} ({r.directory.label})"
+            where = f"{r.directory.path.resolve()} ({r.directory.label})"
         lines.append(f"{r.relpath:<{width}}  {r.state:<9}  {where}")
+    for d in relative:  # resolved against the working directory at every use
+        lines.append(
+            f"note: {d.label} = {str(d.path)!r} is a relative path: it is resolved against "
+            f"the current directory ({Path.cwd()}), so it names another directory when a "
+            "command runs elsewhere; give an absolute path to avoid that."
+        )
     typer.echo("\n".join(lines))
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -24,8 +25,20 @@ def _summary(spec: MethodSpec) -> dict[str, Any]:
         "task": spec.task,
         "notions": list(spec.notions),
         "strength": spec.strength_name if spec.has_strength else None,
+        "paper": spec.paper,
         "description": spec.description,
     }
+
+
+def short_paper(paper: str) -> str:
+    """Return the authors (and year) of a registry ``paper`` string (the list's paper column).
+
+    ``"Kim et al., fairness through matching (FTM paper), §5.1"`` -> ``"Kim et al."``:
+    the text before the first parenthesis, semicolon, or comma followed by anything but
+    another author name (a lowercase word, a section sign, "Algorithm", "App.", "Fig.", "Table").
+    """
+    head = re.split(r" \(|;|, (?=[a-z§]|Alg|App|Fig|Table)", paper, maxsplit=1)[0].strip()
+    return head or "-"
 
 
 def describe_method(spec: MethodSpec) -> dict[str, Any]:
@@ -72,7 +85,7 @@ def list_command(
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """One line per method: task, notions, strength, description."""
+    """One line per method: task, notions, strength, paper, description."""
     from otfair.experiments.methods import get_method, list_methods
 
     if task not in (None, "classification", "regression"):
@@ -87,13 +100,14 @@ def list_command(
             s.task,
             ", ".join(s.notions) or "fixed",
             s.strength_name if s.has_strength else "-",
+            short_paper(s.paper),
             s.description,
         ]
         for s in specs
     ]
     print_table(
         "otfair methods",
-        ["method", "task", "notions", "strength", "description"],
+        ["method", "task", "notions", "strength", "paper", "description"],
         rows,
         align="left",
     )

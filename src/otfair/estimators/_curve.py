@@ -57,12 +57,12 @@ def select_model(est: Any, value: float | None, param: str) -> Any:
     values: Sequence[float] = getattr(est, f"{param}s_")
     if value is None:
         raise ValueError(
-            f"this {type(est).__name__} was fitted on the curve {param}={list(values)}; pass "
+            f"this {type(est).__name__} was fitted on the curve {param}={_plain(values)}; pass "
             f"`{param}=` to choose a model (or use `estimators_`)."
         )
     hits = np.flatnonzero(np.isclose(values, float(value), rtol=0, atol=_ATOL))
     if hits.size == 0:
-        raise ValueError(f"`{param}`={value!r} is not on the fitted curve {list(values)}.")
+        raise ValueError(f"`{param}`={_plain(value)} is not on the fitted curve {_plain(values)}.")
     return est.estimators_[int(hits[0])]
 
 
@@ -70,7 +70,16 @@ def check_fitted_value(est: Any, value: float | None, param: str) -> None:
     """On a single-strength fit, ``value`` must be None or the fitted value of ``param``."""
     fitted = getattr(est, param, None)  # None: the estimator has no such parameter
     if value is not None and (fitted is None or not np.isclose(value, fitted, rtol=0, atol=_ATOL)):
-        raise ValueError(f"`{param}`={value!r}: this model was fitted at {fitted}.")
+        raise ValueError(f"`{param}`={_plain(value)}: this model was fitted at {_plain(fitted)}.")
+
+
+def _plain(value: Any) -> Any:
+    """Numbers as plain Python floats for messages (``0.5``, not ``np.float64(0.5)``)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        return float(value)
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_plain(v) for v in value]
+    return value
 
 
 # ---------------------------------------------------------------------- shared curves

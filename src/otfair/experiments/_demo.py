@@ -16,9 +16,14 @@ def packaged_config(name: str) -> SweepSpec:
 
 def _grid_phrase(spec: SweepSpec) -> str:
     seeds = len(spec.seeds)
-    rows = f", up to {spec.max_train_rows:,} training rows" if spec.max_train_rows else ""
+    test = f"{round(spec.test_size * 100)}% test split"
+    if spec.max_train_rows:  # the training part is subsampled: not "80/20"
+        return (
+            f"{seeds} seed{'s' if seeds != 1 else ''}, {test}, training on at most "
+            f"{spec.max_train_rows:,} rows of the rest"
+        )
     split = f"{round((1 - spec.test_size) * 100)}/{round(spec.test_size * 100)}"
-    return f"{seeds} seed{'s' if seeds != 1 else ''}, {split} splits{rows}"
+    return f"{seeds} seed{'s' if seeds != 1 else ''}, {split} splits"
 
 
 def demo_spec(dataset: str | None = None) -> SweepSpec:

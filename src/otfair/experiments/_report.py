@@ -252,6 +252,25 @@ def _strength_table(agg: pd.DataFrame, dataset: str, cols: Sequence[str]) -> _Ta
     return _Table(f"{dataset}: every method and strength (mean ± std over seeds)", header, rows)
 
 
+def _timing_note(rows: pd.DataFrame) -> str:
+    """Say what the ``fit_time_s`` column means for this dataset's runs (stacked or not)."""
+    k = pd.to_numeric(rows.get("stacked_k", pd.Series(dtype=float)), errors="coerce")
+    old = pd.to_numeric(rows.get("stacked_runs", pd.Series(dtype=float)), errors="coerce")
+    text = "`fit_time_s`: wall seconds of training per run."
+    if (k > 1).any():
+        text += (
+            f" {int((k > 1).sum())} of {len(rows)} runs were fitted stacked (K strengths of "
+            "one model in one training run, `stacked_k` = K in results.csv): each of them "
+            "is given the stacked fit's time / K."
+        )
+    elif (old > 1).any():  # a store written before runs got their share of the fit
+        text += (
+            " Stacked runs of this store (`stacked_runs` > 1) hold the whole stacked fit "
+            "on their first strength and ~0 on the others."
+        )
+    return text
+
+
 def _auto_levels(values: np.ndarray) -> list[float]:
     values = values[np.isfinite(values)]
     if values.size == 0:
@@ -324,13 +343,39 @@ def profile_banner(profile: Any) -> list[str]:
     )
     detail = f": {description.rstrip('.')}" if description else ""
     if smoke:
-        return [
-            f"> **Smoke test** (profile `{name}`{detail}). These runs only check that the "
-            "pipeline works (few epochs, rows or seeds); their numbers are not results and "
-            "must not be compared with the papers.",
-            "",
-        ]
+        # the description usually says "Smoke test: ... checks that the pipeline runs":
+        # say each thing once
+        text = re.sub(r"^\s*smoke[ -]test\s*[:.,-]?\s*", "", description, flags=re.I).strip()
+        says_why = "pipeline" in text.lower()
+        parts = [f"> **Smoke test** (profile `{name}`)."]
+        if text:
+            parts.append(text[0].upper() + text[1:] + ("" if text.endswith(".") else "."))
+        if not says_why:
+            parts.append(
+                "These runs only check that the pipeline works (few epochs, rows or seeds)."
+            )
+        parts.append(
+            "Do not compare them with the papers."
+            if says_why
+            else "Their numbers are not results and must not be compared with the papers."
+        )
+        return [" ".join(parts), ""]
     return [f"Profile: `{name}`{detail}.", ""]
+
+
+def _budget_lines(frame: pd.DataFrame) -> list[str]:
+    """Say how the runs were trained when the sweep capped rows or epochs (the demo)."""
+    parts = []
+    for column, text in (
+        ("max_train_rows", "training rows per split at most"),
+        ("epochs", "epochs"),
+    ):
+        values = pd.to_numeric(frame.get(column, pd.Series(dtype=float)), errors="coerce")
+        values = sorted({int(v) for v in values.dropna()})
+        if values:
+            shown = ", ".join(f"{v:,}" for v in values)
+            parts.append(f"{shown} {text}")
+    return [f"Training budget of these runs: {'; '.join(parts)}.", ""] if parts else []
 
 
 def _store_profile(store: ResultStore) -> Any:
@@ -378,6 +423,7 @@ def _dataset_section(
         rel_png, rel_svg = png.relative_to(out).as_posix(), svg.relative_to(out).as_posix()
         md += [f"![{dataset} {measure}]({rel_png})", "", f"[SVG]({rel_svg})", ""]
     tables = [_strength_table(agg, dataset, [*perf, *fair, *extras, "fit_time_s"])]
+    tables[0].note = _timing_note(rows)
     levels_cfg = options.get("matched_levels", {})
     for measure in fair[:2] if perf else []:
         levels = levels_cfg.get(measure) or _auto_levels(agg[f"{measure}_mean"].to_numpy())
@@ -431,7 +477,7 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
         store.export_csv(out / "results.csv", status=None)
     options = meta.get("report", {}) or {}
     title = f"Sweep report: {meta.get('name', db.parent.name)}"
-    md: list[str] = [f"# {title}", "", *profile_banner(profile)]
+    md: list[str] = [f"# {title}", "", *profile_banner(profile), *_budget_lines(frame)]
     if meta.get("description"):
         md += [str(meta["description"]), ""]
     seeds = frame.groupby(["dataset", "method", "notion", "strength"], dropna=False).size()

@@ -251,15 +251,29 @@ def _check_against_spec(
 
 
 def _configure(
-    estimator: Any, spec: Any, *, verbose: bool, announce: Callable[[str], None] | None
+    estimator: Any,
+    spec: Any,
+    *,
+    verbose: bool,
+    announce: Callable[[str], None] | None,
+    n_rows: int | None = None,
 ) -> None:
-    """Pass ``verbose`` where the estimator takes it; announce the declared budgets."""
+    """Pass ``verbose`` where the estimator takes it; announce the declared budgets.
+
+    Without a progress bar (``verbose=False``), a training of several epochs is announced
+    in one line (epochs and rows), so that a long fit is never silent.
+    """
     params = estimator.get_params() if hasattr(estimator, "get_params") else {}
     if "verbose" in params:
         estimator.set_params(verbose=verbose)
     shown = [f"{k}={params[k]} ({what})" for k, what in spec.announce.items() if k in params]
     if announce is not None and shown:
         announce(f"{spec.name}: " + "; ".join(shown))
+    epochs = params.get("epochs")
+    if announce is not None and not verbose and isinstance(epochs, int) and epochs > 1:
+        rows = f" on {n_rows:,} training rows" if n_rows else ""
+        bar = " (--progress shows a progress bar)" if "verbose" in params else ""
+        announce(f"{spec.name}: training {epochs} epochs{rows}{bar}")
 
 
 def run_single(
@@ -440,7 +454,7 @@ def run_single(
         dataset=name,
         **method_options,
     )
-    _configure(estimator, spec, verbose=verbose, announce=announce)
+    _configure(estimator, spec, verbose=verbose, announce=announce, n_rows=len(split.y_train))
     fit_kwargs: dict[str, Any] = {"sensitive_features": split.s_train}
     if source is not None:
         fit_kwargs["source_data"] = (source.X_train, source.y_train, source.s_train)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import warnings
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 import numpy as np
@@ -61,6 +62,22 @@ REGRESSION_KEYS: tuple[str, ...] = (
 )
 """Stable keys of :attr:`FairnessReport.summary` for ``task="regression"``."""
 
+#: Default of ``fairness_report(min_group_size=)`` and ``otfair audit --min-group-size``.
+MIN_GROUP_SIZE = 30
+
+#: The max-gap measures, computed without the small groups (see ``min_group_size``).
+_CLASSIFICATION_GAPS = (
+    "dp_gap",
+    "mean_score_gap",
+    "wdp",
+    "ksdp",
+    "tvdp",
+    "tpr_gap",
+    "fpr_gap",
+    "eo_gap",
+    "max_eo_gap",
+)
+_REGRESSION_GAPS = ("error_gap", "mean_score_gap", "wdp", "ksdp")
 _TVDP_BINS = np.linspace(0.0, 1.0, 101)
 _CLASSIFICATION_COLUMNS = (
     "n",
@@ -126,6 +143,8 @@ def fairness_report(
     task: Literal["classification", "regression"] = "classification",
     threshold: float = 0.5,
     max_categories: int = 10,
+    sensitive_type: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> FairnessReport:
     r"""Compute the standard performance and fairness panel.
 
@@ -140,11 +159,22 @@ def fairness_report(
     gap. See ``docs/metrics.md`` and the individual metric functions for the formulas.
 
     Sensitive attributes: one binary column, several columns (one-hot or binary; group
-    measures use their intersectional groups) or continuous columns. A column is
-    categorical when non-numeric or when it has at most ``max_categories`` distinct
-    values, otherwise continuous. Group measures and ``by_group`` use the categorical
+    measures use their intersectional groups) or continuous columns, read by the one
+    rule of otfair (:func:`otfair.utils.split_sensitive`): a column is categorical (its
+    values are groups, strings included) unless declared continuous with
+    ``sensitive_type``, or numeric with more than ``max_categories`` distinct values and
+    not declared categorical. Group measures and ``by_group`` use the categorical
     columns only and are NaN (``by_group`` empty) when there is none; PDP/PEO use every
     column (categorical ones as 0/1 indicators, continuous ones as they are).
+
+    Small groups: a group with fewer than ``min_group_size`` samples is flagged in
+    ``by_group["small"]``. When at least two groups reach the size, the small ones are
+    left out of the max-gap measures (DP, mean score, WDP, KSDP, TVDP, TPR, FPR, EO
+    gaps; regression: error and mean prediction gaps), a ``UserWarning`` names them and
+    ``notes`` says so: a rate of 2 or 6 people moves by 17-50 points per person, so the
+    largest pairwise gap would be theirs. When fewer than two groups reach it, every
+    group is kept (there is nothing else to compare) and ``notes`` says the gaps rest on
+    small groups. PDP/PEO (correlations over all samples) are not affected.
 
     A value that is undefined on this sample is NaN rather than an error: AUC with one
     class, TPR/FPR gaps when a group has no positives/negatives.
@@ -161,8 +191,17 @@ def fairness_report(
     threshold : float, default=0.5
         Decision threshold for the hard-prediction measures (classification).
     max_categories : int, default=10
-        Largest number of distinct values for which a numeric column counts as
-        categorical.
+        Largest number of distinct values for which an undeclared numeric column counts
+        as categorical.
+    sensitive_type : {"categorical", "continuous"}, mapping, sequence or None
+        Declared kind of every column, of named columns (``{"age": "continuous"}``) or
+        of each column in order; ``None`` follows the rule above.
+    min_group_size : int, default=30
+        Groups with fewer samples are flagged and left out of the max gaps (see above);
+        0 keeps every group. Default 30: one person then moves a group's rate by at
+        most 3.3 points and the standard error of a rate is at most
+        0.5 / sqrt(30) = 0.09, the usual floor for a normal approximation of a
+        proportion.
 
     Returns
     -------
@@ -177,18 +216,37 @@ def fairness_report(
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
+    if (
+        isinstance(min_group_size, bool)
+        or not isinstance(min_group_size, (int, np.integer))
+        or min_group_size < 0
+    ):
+        raise ValueError(f"`min_group_size` must be an integer >= 0; got {min_group_size!r}.")
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
-    sens = split_sensitive(sensitive_features, max_categories=max_categories)
+    sens = split_sensitive(
+        sensitive_features, max_categories=max_categories, sensitive_type=sensitive_type
+    )
+    small, (size_notes, exclude) = _small_groups(sens, int(min_group_size))
     if task == "classification":
         y = check_binary_labels(y_true, "y_true")
         score = prepare_scores(y_score, probabilities=True)
         tau = check_threshold(threshold)
         summary, by_group = _classification(y, score, sens, tau)
+        if exclude:
+            rows, kept = _without_groups(sens, small)
+            gaps = _classification(y[rows], score[rows], kept, tau)[0]
+            summary.update({k: gaps[k] for k in _CLASSIFICATION_GAPS})
     else:
         y = check_finite_1d(y_true, "y_true")
         score = check_finite_1d(y_score, "y_score")
         tau = float(threshold)
         summary, by_group = _regression(y, score, sens)
+        if exclude:
+            rows, kept = _without_groups(sens, small)
+            gaps = _regression(y[rows], score[rows], kept)[0]
+            summary.update({k: gaps[k] for k in _REGRESSION_GAPS})
+    if sens.groups is not None:
+        by_group["small"] = small
     summary["n"] = int(n)
     summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
     keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
@@ -196,7 +254,58 @@ def fairness_report(
     audit, notes = None, ()
     if task == "regression":
         audit, notes = _accuracy_disparity(y, score, sens)
+    notes = (*size_notes, *notes)
+    if exclude:
+        warnings.warn(size_notes[0], UserWarning, stacklevel=2)
     return FairnessReport(summary, by_group, task, tau, sens, audit, notes)
+
+
+def _small_groups(
+    sens: SensitiveColumns, min_size: int
+) -> tuple[np.ndarray, tuple[tuple[str, ...], bool]]:
+    """Flag the groups under ``min_size``: ``(flags, (notes, excluded))``.
+
+    ``excluded`` is True when at least two groups reach the size, so that the small
+    ones are left out of the gaps (and a warning is due).
+    """
+    if sens.groups is None:
+        return np.zeros(0, dtype=bool), ((), False)
+    counts = np.bincount(sens.codes, minlength=len(sens.groups))
+    small = counts < min_size
+    if not small.any():
+        return small, ((), False)
+    named = ", ".join(f"{sens.groups[g]!s} (n={counts[g]})" for g in np.flatnonzero(small))
+    if (~small).sum() >= 2:
+        return small, (
+            (
+                f"group(s) {named} have fewer than min_group_size={min_size} samples: left "
+                "out of the max gaps (flagged in by_group['small']; min_group_size=0 "
+                "keeps them)",
+            ),
+            True,
+        )
+    return small, (
+        (
+            f"group(s) {named} have fewer than min_group_size={min_size} samples; fewer "
+            "than two groups reach it, so the gaps compare all groups and rest on small "
+            "samples",
+        ),
+        False,
+    )
+
+
+def _without_groups(
+    sens: SensitiveColumns, drop: np.ndarray
+) -> tuple[np.ndarray, SensitiveColumns]:
+    """Rows of the kept groups and ``sens`` restricted to them (codes renumbered)."""
+    keep = np.flatnonzero(~drop)
+    remap = np.full(len(sens.groups), -1, dtype=np.int64)
+    remap[keep] = np.arange(len(keep))
+    rows = ~drop[sens.codes]
+    kept = replace(
+        sens, codes=remap[sens.codes[rows]], groups=sens.groups[keep], linear=sens.linear[rows]
+    )
+    return rows, kept
 
 
 def _accuracy_disparity(

@@ -147,10 +147,11 @@ def lse_rows_by_class(
     torch.Tensor of shape (n0, n_classes)
     """
     n0, n1 = C.shape
-    order = None
-    if classes.numel() > 1 and not bool((classes[1:] >= classes[:-1]).all()):
-        order = torch.argsort(classes, stable=True)
-    counts = torch.bincount(classes, minlength=n_classes).tolist()
+    # one host read: the class sizes and whether the columns are sorted by class
+    unsorted = (classes[1:] < classes[:-1]).any() if classes.numel() > 1 else classes.sum() < 0
+    info = torch.cat([torch.bincount(classes, minlength=n_classes), unsorted[None]]).tolist()
+    counts = info[:-1]
+    order = torch.argsort(classes, stable=True) if info[-1] else None
     # small chunks: one cache-sized buffer reused (a matrix-sized temporary costs more in
     # page faults than the arithmetic at n = 1024)
     size = chunk_rows or max(1, min(n0, SMALL_CHUNK_ELEMENTS // max(n1, 1)))

@@ -162,6 +162,7 @@ def otf0(
     return_details: bool = False,
     method: str = "semidual",
     solver: Any = None,
+    check: bool = True,
 ) -> torch.Tensor | tuple[torch.Tensor, OTF0Details]:
     r"""Compute the adjusted OTF cost, differentiable in the masses ``h``.
 
@@ -220,6 +221,10 @@ def otf0(
         Solver of both problems (see :func:`otf_dual`).
     solver : class, optional
         Solver class of both problems (see :func:`otf_dual`).
+    check : bool, default=True
+        Stop the sweeps once both solves are within ``tol`` (one host read per sweep);
+        ``False`` runs all ``max_iter`` sweeps with no host read (a fixed schedule for
+        accelerators; problems already converged stay put).
 
     Returns
     -------
@@ -230,5 +235,5 @@ def otf0(
     return _problem(h, C, G, chunk_rows).otf0(
         h, eps, tol=tol, max_iter=max_iter, min_score=min_score, warm_start=warm_start,
         eps_start=eps_start, warn=warn, return_details=return_details, method=method,
-        solver=solver,
+        solver=solver, check=check,
     )  # fmt: skip

@@ -23,7 +23,8 @@ import torch
 
 from otfair.ot._checks import check_matrix, check_vector
 from otfair.ot._lse import lse_rows_by_class
-from otfair.ot._otf_solver import OTF0Details, OTFResult, solve_dual, solve_otf0
+from otfair.ot._otf_semidual import row_basis
+from otfair.ot._otf_solver import SMALL_COLUMNS, OTF0Details, OTFResult, solve_dual, solve_otf0
 
 #: the class reduction is used when the columns of G take at most this fraction of n values
 MAX_CLASS_FRACTION = 0.25
@@ -53,8 +54,8 @@ def column_classes(G: torch.Tensor, max_classes: int) -> tuple[torch.Tensor, tor
         if values.numel() > max_classes:
             return None
         codes = codes * values.numel() + inv
-        codes = torch.unique(codes, return_inverse=True)[1]  # keep the codes < n
-    n_classes = int(codes.max()) + 1
+        values, codes = torch.unique(codes, return_inverse=True)  # keep the codes < n
+    n_classes = values.numel()  # known on the host: no read of codes.max()
     if n_classes > max_classes:
         return None
     first = torch.full((n_classes,), G.shape[1], dtype=torch.long, device=G.device)
@@ -124,16 +125,30 @@ class OTFProblem:
             raise ValueError(
                 f"`G` must have shape (d, {n}) (one column per row of `C`); got {tuple(Gt.shape)}."
             )
-        for c in range(Gt.shape[0]):
-            if not (bool((Gt[c] > 0).any()) and bool((Gt[c] < 0).any())):
-                raise ValueError(
-                    f"`G` row {c} must have both positive and negative entries (no positive "
-                    "mass vector f has G f = 0 otherwise); is a group empty in this batch?"
-                )
+        both = (Gt > 0).any(dim=1) & (Gt < 0).any(dim=1)
+        if not bool(both.all()):  # one host read for all rows
+            c = int(torch.nonzero(~both)[0, 0])
+            raise ValueError(
+                f"`G` row {c} must have both positive and negative entries (no positive "
+                "mass vector f has G f = 0 otherwise); is a group empty in this batch?"
+            )
         self.C, self.G, self.chunk_rows = Ct, Gt, chunk_rows
         with torch.no_grad():
             self.classes = column_classes(Gt, max_classes=_max_classes(n))
         self._cache: dict[float, torch.Tensor] = {}
+        self._basis: tuple[torch.Tensor, torch.Tensor] | None = None
+
+    def row_basis(self, G: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor] | None:
+        """Row-space basis of the solved constraint matrix ``G``, kept (small problems).
+
+        Only for problems with at most ``SMALL_COLUMNS`` solved columns and several rows
+        (the ones that take joint Newton steps); None otherwise.
+        """
+        if G.shape[0] < 2 or G.shape[1] > SMALL_COLUMNS:
+            return None
+        if self._basis is None:
+            self._basis = row_basis(G)
+        return self._basis
 
     @property
     def n(self) -> int:
@@ -194,6 +209,7 @@ class OTFProblem:
         new = object.__new__(OTFProblem)
         new.C, new.G, new.chunk_rows, new.classes = None, self.G, self.chunk_rows, self.classes
         new._cache = {eps: self._cache[eps]}
+        new._basis = self._basis
         return new
 
     def check_masses(self, h: object, name: str = "h") -> torch.Tensor:

@@ -14,6 +14,7 @@ into the adjusted cost OTF0 with its envelope-theorem gradient
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -22,7 +23,8 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from otfair.ot._checks import as_tensor, check_eps, check_positive_int, check_vector
-from otfair.ot._otf_semidual import SemiDual
+from otfair.ot._otf_semidual import BatchedSemiDual, solve_semidual
+from otfair.ot._otf_semidual_host import SemiDual as HostSemiDual
 from otfair.ot._sinkhorn import ConvergenceWarning
 
 if TYPE_CHECKING:
@@ -87,15 +89,44 @@ class OTF0Details:
 
 
 class SemiDualSolver:
-    """Gauss-Seidel on the semi-dual (:mod:`otfair.ot._otf_semidual`); the default.
+    """Gauss-Seidel on the semi-dual (:mod:`otfair.ot._otf_semidual`), one problem.
 
-    The solver interface of :func:`solve_dual`: ``Solver(h, C, G, eps, gamma=,
-    chunk_rows=)`` on the (possibly class-reduced) matrices of one ``eps``, then
-    ``solve(tol=, max_iter=, y0=, warn=, name=) -> OTFResult`` with ``y0 = mu / eps``.
+    The solver interface of :func:`solve_dual` for plug-in solvers: ``Solver(h, C, G,
+    eps, gamma=, chunk_rows=)`` on the (possibly class-reduced) matrices of one ``eps``,
+    then ``solve(tol=, max_iter=, y0=, warn=, name=) -> OTFResult`` with ``y0 = mu / eps``.
+    The package's own solves call the batched :func:`_solve_batch` directly (this class
+    is that with one problem).
     """
 
     def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
-        self.sd = SemiDual(h, C, G, eps, gamma=gamma, chunk_rows=chunk_rows)
+        self.args = (h, C, G, eps, gamma, chunk_rows)
+
+    def solve(self, *, tol, max_iter, y0=None, warn=False, name="otf") -> OTFResult:
+        """Sweep until the constraint violation is at most ``tol`` (or ``max_iter``)."""
+        h, C, G, eps, gamma, chunk_rows = self.args
+        relaxed = gamma is not None
+        gam = None if gamma is None else torch.as_tensor(gamma)[None]
+        out = _solve_batch(
+            h[None], C, G, eps, gam, [relaxed], tol=tol, max_iter=max_iter,
+            y0=None if y0 is None else y0[None], chunk_rows=chunk_rows,
+        )  # fmt: skip
+        res = _result(out, 0)
+        if warn:
+            _warn_unconverged([res], tol, eps, name)
+        return res
+
+
+class HostSemiDualSolver:
+    """Gauss-Seidel on the semi-dual with numpy root finding (:mod:`._otf_semidual_host`).
+
+    The default for CPU tensors (see :func:`solver_backend`): one problem at a time, each
+    constraint dual's Newton iteration stopped as soon as its root is found; the same
+    plug-in interface as :class:`SemiDualSolver`, and the same answers (float64, 1e-8 in
+    ``tests/ot/test_otf.py``).
+    """
+
+    def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
+        self.sd = HostSemiDual(h, C, G, eps, gamma=gamma, chunk_rows=chunk_rows)
         self.gamma = gamma
 
     def solve(self, *, tol, max_iter, y0=None, warn=False, name="otf") -> OTFResult:
@@ -148,6 +179,100 @@ class SemiDualSolver:
         )
 
 
+#: Environment variable that chooses the built-in OTF solver (see :func:`solver_backend`).
+BACKEND_ENV_VAR = "OTFAIR_OTF_SOLVER"
+BACKENDS = ("auto", "batched", "host")
+
+
+def solver_backend(device: torch.device) -> str:
+    """Return the built-in solver for tensors on ``device``: ``"batched"`` or ``"host"``.
+
+    ``$OTFAIR_OTF_SOLVER`` = ``auto`` (the default) picks the host (numpy) solver for CPU
+    tensors, where reading a value is free and it is ~10x cheaper per solve, and the
+    batched torch solver elsewhere (no host round-trip inside its loop: issue 26);
+    ``batched`` or ``host`` force one (e.g. ``batched`` to check the device path on a CPU).
+    """
+    choice = os.environ.get(BACKEND_ENV_VAR, "auto").strip().lower() or "auto"
+    if choice not in BACKENDS:
+        raise ValueError(f"${BACKEND_ENV_VAR} must be one of {BACKENDS}; got {choice!r}.")
+    if choice == "auto":
+        return "host" if torch.device(device).type == "cpu" else "batched"
+    return choice
+
+
+#: reduced problems with at most this many columns take joint Newton steps (OTF, d > 1)
+SMALL_COLUMNS = 64
+
+
+def _solve_batch(
+    H: torch.Tensor,
+    C: torch.Tensor,
+    G: torch.Tensor,
+    eps: float,
+    gamma: torch.Tensor | None,
+    relaxed: Sequence[bool],
+    *,
+    tol: float,
+    max_iter: int,
+    y0: torch.Tensor | None = None,
+    chunk_rows: int | None = None,
+    check: bool = True,
+    basis: tuple[torch.Tensor, torch.Tensor] | None = None,
+) -> dict[str, Any]:
+    """Solve ``B`` problems sharing ``(C, G)`` at one ``eps``; return batched tensors.
+
+    ``H`` (B, n) masses; ``gamma`` (B, d) OTFR bounds (ignored where ``relaxed`` is
+    False; None when no problem is relaxed); ``y0`` (B, d) warm starts ``mu / eps``.
+    Everything stays on ``C``'s device; see :func:`otfair.ot._otf_semidual.solve_semidual`.
+    """
+    B = H.shape[0]
+    device = C.device
+    rel = torch.tensor(list(relaxed), dtype=torch.bool).to(device)
+    gam = torch.zeros(B, G.shape[0], dtype=torch.float64, device=device)
+    if gamma is not None:
+        gam = torch.where(rel[:, None], gamma.to(device=device, dtype=torch.float64), gam)
+    sd = BatchedSemiDual(H, C, G, eps, gam, chunk_rows=chunk_rows, basis=basis)
+    joint = None
+    if sd.m <= SMALL_COLUMNS and sd.d > 1 and not all(relaxed):
+        joint = ~rel
+    y, w, err, sweeps = solve_semidual(
+        sd, tol=tol, max_iter=max_iter, y0=y0, joint=joint, check=check
+    )
+    lam = sd.lam(w)
+    h64 = sd.H.to(torch.float64)
+    value = (lam.to(torch.float64) * h64).sum(dim=1) - sd.eps * h64.sum(dim=1)
+    value = value - sd.eps * (gam * y.abs()).sum(dim=1)
+    return {"value": value, "lam": lam, "mu": sd.eps * y, "mass": h64.sum(dim=1),
+            "n_iter": sweeps, "err": err, "tol": tol}  # fmt: skip
+
+
+def _result(out: dict[str, Any], b: int) -> OTFResult:
+    """Problem ``b`` of a :func:`_solve_batch` output (device tensors, no host read)."""
+    return OTFResult(
+        value=out["value"][b],
+        lam=out["lam"][b],
+        mu=out["mu"][b],
+        mass=out["mass"][b],
+        n_iter=out["n_iter"],
+        marginal_error=0.0,
+        constraint_error=out["err"][b],
+        converged=out["err"][b] <= out["tol"],
+    )
+
+
+def _warn_unconverged(results: Sequence[OTFResult], tol: float, eps: float, name: str) -> None:
+    """Issue a :class:`ConvergenceWarning` for the first result above ``tol`` (a host read)."""
+    for res in results:
+        if not bool(res.converged):
+            warnings.warn(
+                f"{name} did not converge: constraint error {float(res.constraint_error):.3g}"
+                f" > tol={tol:g} after {res.n_iter} sweeps (eps={eps:g}).",
+                ConvergenceWarning,
+                stacklevel=5,
+            )
+            return
+
+
 METHODS = ("semidual",)
 
 
@@ -183,6 +308,51 @@ def _schedule(eps: float, eps_start: float | None) -> list[float]:
     return schedule
 
 
+def _solve_stages(
+    problem: OTFProblem,
+    H: torch.Tensor,
+    eps: float,
+    relaxed: Sequence[bool],
+    *,
+    tol: float,
+    max_iter: int,
+    y0: torch.Tensor | None,
+    eps_start: float | None,
+    check: bool = True,
+) -> dict[str, Any]:
+    """Batched solves of ``problem`` for masses ``H`` (B, n) through the eps schedule."""
+    schedule = _schedule(eps, eps_start)
+    with torch.no_grad():
+        H = H.detach()
+        gamma = None
+        if any(relaxed):  # OTFR's bounds |G h|
+            gamma = _abs_constraint(H.to(torch.float64), problem.G.to(torch.float64))
+        total = 0
+        for k, eps_k in enumerate(schedule):
+            last = k == len(schedule) - 1
+            C_k, G_k = problem.matrices(eps_k)
+            out = _solve_batch(
+                H.to(C_k.dtype), C_k, G_k, eps_k, gamma, relaxed,
+                tol=tol if last else max(tol, 1e-2), max_iter=max_iter, y0=y0,
+                chunk_rows=problem.chunk_rows, check=check, basis=problem.row_basis(G_k),
+            )  # fmt: skip
+            total += out["n_iter"]
+            if not last:  # mu is in cost units: carry it over, rescaled to the next eps
+                y0 = out["mu"] / schedule[k + 1]
+    out["n_iter"] = total
+    return out
+
+
+def _abs_constraint(H: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
+    """``|G h|`` for each row ``h`` of ``H`` (K, d), each row summed as for K = 1.
+
+    Elementwise product and a sum over ``n`` (not a matrix product, whose blocking
+    depends on K): at a fair ``h`` the signs of the ~1e-17 entries of ``G h`` choose
+    the gradient of OTFR's bound, so a row of a batch must round as it does alone.
+    """
+    return (H[:, None, :] * G[None]).sum(dim=-1).abs()
+
+
 def solve_dual(
     problem: OTFProblem,
     h: torch.Tensor,
@@ -208,14 +378,39 @@ def solve_dual(
     max_iter = check_positive_int(max_iter, "max_iter")
     solver_cls = _solver_class(method, solver)
     name = name or ("otfr_dual" if relaxed else "otf_dual")
-    schedule = _schedule(eps, eps_start)
     dtype = problem.G.dtype
+    y0 = _y0(mu0, problem.d, _schedule(eps, eps_start)[0], problem.G)
+    if solver is None and solver_cls is SemiDualSolver and solver_backend(h.device) == "host":
+        solver_cls = HostSemiDualSolver
+    if solver_cls is SemiDualSolver:  # the built-in solver, batched with B = 1
+        out = _solve_stages(
+            problem, h[None], eps, [relaxed], tol=tol, max_iter=max_iter,
+            y0=None if y0 is None else y0[None], eps_start=eps_start,
+        )  # fmt: skip
+        res = _result(out, 0)
+        if warn:
+            _warn_unconverged([res], tol, eps, name)
+    else:
+        res = _solve_plugin(problem, h, eps, relaxed, solver_cls, tol, max_iter, y0,
+                            eps_start, warn, name)  # fmt: skip
+    return replace(
+        res,
+        value=res.value.to(dtype),
+        lam=res.lam.to(dtype),
+        mu=res.mu.to(dtype),
+        mass=res.mass.to(dtype),
+    )
+
+
+def _solve_plugin(problem, h, eps, relaxed, solver_cls, tol, max_iter, y0, eps_start, warn, name):
+    """One problem through a plug-in solver class and the eps schedule."""
+    schedule = _schedule(eps, eps_start)
     with torch.no_grad():
         h = h.detach()
         gamma = None
         if relaxed:  # OTFR's bounds |G h|
             gamma = (problem.G.to(torch.float64) @ h.to(torch.float64)).abs()
-        y0, total = _y0(mu0, problem.d, schedule[0], problem.G), 0
+        total = 0
         for k, eps_k in enumerate(schedule):
             last = k == len(schedule) - 1
             C_k, G_k = problem.matrices(eps_k)
@@ -229,16 +424,9 @@ def solve_dual(
                 name=name,
             )
             total += res.n_iter
-            if not last:  # mu is in cost units: carry it over, rescaled to the next eps
+            if not last:
                 y0 = res.mu.to(torch.float64) / schedule[k + 1]
-    return replace(
-        res,
-        n_iter=total,
-        value=res.value.to(dtype),
-        lam=res.lam.to(dtype),
-        mu=res.mu.to(dtype),
-        mass=res.mass.to(dtype),
-    )
+    return replace(res, n_iter=total)
 
 
 def _check_otf0_masses(problem: OTFProblem, h: object, min_score: float) -> torch.Tensor:
@@ -274,6 +462,8 @@ def solve_otf0(
     warn: bool = False,
     method: str = "semidual",
     solver: Any = None,
+    check: bool = True,
+    trusted: bool = False,
 ) -> tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:
     r"""OTF0 of ``h`` on ``problem`` and both solves (see :func:`otfair.ot.otf0`).
 
@@ -282,19 +472,86 @@ def solve_otf0(
     envelope-theorem gradient. ``h`` of shape ``(K, n)`` (the scores of ``K`` models on
     one batch) gives ``K`` values, each exactly the single-vector one, solved against the
     one cached class-reduced cost; ``warm_start`` is then a sequence of ``K`` details.
+    ``check=False`` runs the fixed ``max_iter`` sweeps with no host read (see
+    :func:`otfair.ot._otf_semidual.solve_semidual`); ``trusted=True`` (callers that
+    clipped ``h`` themselves, e.g. the OTF penalty) skips the value checks of ``h``
+    (a host read), not the shape checks.
     """
-    ht = _check_otf0_masses(problem, h, min_score)
-    kw = {"tol": tol, "max_iter": max_iter, "eps_start": eps_start, "warn": warn,
-          "method": method, "solver": solver}  # fmt: skip
-    if ht.dim() == 1:
-        return _otf0_one(problem, ht.clamp(min=float(min_score)), eps, warm_start, kw)
-    K = ht.shape[0]
-    starts = [None] * K if warm_start is None else list(warm_start)
+    if trusted:
+        ht = torch.as_tensor(h)
+        if ht.dim() not in (1, 2) or ht.shape[-1] != problem.n:
+            ht = _check_otf0_masses(problem, h, min_score)
+        ht = ht.to(problem.G.dtype)
+    else:
+        ht = _check_otf0_masses(problem, h, min_score)
+    single = ht.dim() == 1
+    H = ht[None] if single else ht
+    K = H.shape[0]
+    if warm_start is None:
+        starts = [None] * K
+    elif single:
+        starts = [warm_start]
+    else:
+        starts = list(warm_start)
     if len(starts) != K:
         raise ValueError(f"`warm_start` must hold {K} details (one per row of `h`).")
-    h_eff = ht.clamp(min=float(min_score))
-    out = [_otf0_one(problem, h_eff[k], eps, starts[k], kw) for k in range(K)]
-    return torch.stack([v for v, _ in out]), tuple(d for _, d in out)
+    H_eff = H.clamp(min=float(min_score))
+    if solver is None and method == "semidual" and solver_backend(H.device) == "host":
+        solver = HostSemiDualSolver
+    if solver is not None or method != "semidual":
+        _solver_class(method, solver)  # a clear error for an unknown method
+        kw = {"tol": tol, "max_iter": max_iter, "eps_start": eps_start, "warn": warn,
+              "method": method, "solver": solver}  # fmt: skip
+        out = [_otf0_one(problem, H_eff[k], eps, starts[k], kw) for k in range(K)]
+        values, details = torch.stack([v for v, _ in out]), tuple(d for _, d in out)
+    else:
+        values, details = _otf0_batched(
+            problem, H_eff, eps, starts, tol=tol, max_iter=max_iter, eps_start=eps_start,
+            warn=warn, check=check,
+        )  # fmt: skip
+    return (values[0], details[0]) if single else (values, details)
+
+
+def _otf0_batched(
+    problem: OTFProblem,
+    H_eff: torch.Tensor,
+    eps: float,
+    starts: Sequence[OTF0Details | None],
+    *,
+    tol: float,
+    max_iter: int,
+    eps_start: float | None,
+    warn: bool,
+    check: bool,
+) -> tuple[torch.Tensor, tuple[OTF0Details, ...]]:
+    """OTF0 of the K rows of ``H_eff``: the 2K OTF and OTFR solves in one batch."""
+    eps = check_eps(eps)
+    max_iter = check_positive_int(max_iter, "max_iter")
+    K, d = H_eff.shape[0], problem.d
+    dtype = problem.G.dtype
+    y0 = None
+    if any(w is not None for w in starts):
+        eps0 = _schedule(eps, eps_start)[0]
+        zero = torch.zeros(d, dtype=torch.float64, device=H_eff.device)
+        mus = [zero if w is None else w.otf.mu.to(torch.float64) for w in starts]
+        nus = [zero if w is None else w.otfr.mu.to(torch.float64) for w in starts]
+        y0 = torch.stack(mus + nus) / eps0
+    H2 = torch.cat([H_eff, H_eff]).detach()
+    out = _solve_stages(
+        problem, H2, eps, [False] * K + [True] * K, tol=tol, max_iter=max_iter, y0=y0,
+        eps_start=eps_start, check=check,
+    )  # fmt: skip
+    for key in ("value", "lam", "mu", "mass"):
+        out[key] = out[key].to(dtype)
+    lam, mu, mass = out["lam"], out["mu"], out["mass"]
+    gamma = _abs_constraint(H_eff, problem.G)  # attached: OTFR's bounds move with h
+    value_otf = (lam[:K] * H_eff).sum(dim=1) - eps * mass[:K]
+    value_otfr = (lam[K:] * H_eff).sum(dim=1) - (gamma * mu[K:].abs()).sum(dim=1)
+    value_otfr = value_otfr - eps * mass[K:]
+    details = tuple(OTF0Details(_result(out, k), _result(out, K + k)) for k in range(K))
+    if warn:
+        _warn_unconverged([r for dd in details for r in (dd.otf, dd.otfr)], tol, eps, "otf0")
+    return value_otf - value_otfr, details
 
 
 def _otf0_one(

@@ -8,6 +8,8 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
 * :class:`BarycenterPenalty` - W1 of each group to the groups' barycenter (Jiang et al.);
 * :class:`MatchedDemographicParity` - FTM's matched score gap (FTM paper §3-4);
 * :class:`GapPenalty` - squared mean score gap (Gap Reg);
+* :class:`FairTorchDemographicParity` - FairTorch's DP constraint penalty (the FTM
+  paper's "Reduction", App. D.2);
 * :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018);
 * :class:`JointDiscriminatorPenalty`, :class:`JointCriticPenalty` - CENet's discriminator
   and WassersteinNet's critic on (representation, target) (accuracy-disparity §3.2);
@@ -17,7 +19,8 @@ All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensiti
 labels, features)`` that validates the batch and calls the penalty's ``evaluate(batch)``
 on a :class:`PenaltyBatch`, and declared traits; :class:`LinearPenalty` is the base of
 the linear-notion penalties). :func:`make_penalty` is the only name table
-(``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``);
+(``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``,
+``"fairtorch-dp"``, ``"group-w2"``);
 :func:`register_penalty` adds a penalty from outside the package. Linear notions (PDP,
 PEO; several and continuous attributes) are described by
 :class:`otfair.notions.LinearConstraints`, fitted on the training set.
@@ -28,6 +31,7 @@ from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch
 from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
+from otfair.penalties._fairtorch import FairTorchDemographicParity
 from otfair.penalties._gap import GapPenalty
 from otfair.penalties._group_wasserstein import GroupWassersteinLoss
 from otfair.penalties._linear import LinearPenalty
@@ -39,6 +43,7 @@ from otfair.penalties._registry import list_penalties, make_penalty, register_pe
 __all__ = [
     "AdversaryPenalty",
     "BarycenterPenalty",
+    "FairTorchDemographicParity",
     "FairnessPenalty",
     "GapPenalty",
     "GroupWassersteinLoss",

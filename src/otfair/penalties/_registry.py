@@ -74,10 +74,38 @@ def make_penalty(name: str, notion: str | Notion = "dp", **options: Any) -> Fair
     return penalty
 
 
+def penalty_notions(name: str, **options: Any) -> tuple[str, ...]:
+    """Names of the notions penalty ``name`` supports, in :data:`otfair.notions.NOTIONS` order.
+
+    Derived from the penalty itself: a notion is supported when its factory builds a
+    penalty for it (``make_penalty(name, notion, **options)``) and unsupported when the
+    factory raises ``ValueError``. The method registry reads its notions from here, so
+    ``otfair fit --notion`` and ``FairClassifier(notion=...)`` cannot disagree.
+
+    Examples
+    --------
+    >>> penalty_notions("gapreg"), penalty_notions("ftm")
+    (('dp', 'eopp', 'eo'), ('dp',))
+    """
+    from otfair.notions import NOTIONS
+
+    supported = []
+    for notion in NOTIONS:
+        try:
+            make_penalty(name, notion, **options)
+        except ValueError as exc:
+            if str(exc).startswith("Unknown penalty"):
+                raise
+            continue
+        supported.append(notion)
+    return tuple(supported)
+
+
 def _register_builtins() -> None:
     from otfair.notions import LinearConstraints
     from otfair.penalties._adversary import AdversaryPenalty
     from otfair.penalties._barycenter import BarycenterPenalty
+    from otfair.penalties._fairtorch import FairTorchDemographicParity
     from otfair.penalties._gap import GapPenalty
     from otfair.penalties._group_wasserstein import GroupWassersteinLoss
     from otfair.penalties._mdp import MatchedDemographicParity
@@ -106,6 +134,7 @@ def _register_builtins() -> None:
     register_penalty(
         "ftm", dp_only(MatchedDemographicParity, "; use matching='joint' to target EO")
     )
+    register_penalty("fairtorch-dp", dp_only(FairTorchDemographicParity))
 
 
 _register_builtins()

@@ -11,6 +11,7 @@ evaluates K penalties of one kind on scores of shape (K, n) and returns the K va
 * ``norm``: :math:`\lVert G h_k\rVert_1 / n` for all k as one product ``H G^T``;
 * ``gapreg``: the contrast :math:`(h_k^\top c)^2` for all k as one product;
 * ``ftm`` (matched DP): :math:`\frac1m\sum_i |h_{k,i} - h_{k,m+i}|` row-wise;
+* ``fairtorch-dp``: its contrasts :math:`h_k^\top c_a` for all k as one product;
 * any other penalty (``adv``, ``barycenter``, outside penalties): a loop over the K
   instances, each with its own state (an adversary's parameters).
 
@@ -26,6 +27,7 @@ from typing import Any
 import torch
 
 from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._fairtorch import FairTorchDemographicParity
 from otfair.penalties._gap import GapPenalty
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
@@ -97,6 +99,8 @@ class StackedPenalty:
             s = sensitive.to(scores.dtype)
             gap = scores @ ((1 - s) / (1 - s).sum() - s / s.sum())
             return gap * gap
+        if self.kind is FairTorchDemographicParity and len({p.rows for p in self.penalties}) == 1:
+            return first.value(scores, sensitive)
         if self.kind is MatchedDemographicParity:
             m = scores.shape[1] // 2
             return (scores[:, :m] - scores[:, m:]).abs().mean(dim=1)
@@ -165,6 +169,7 @@ class StackedPenalty:
             max_iter=first.max_iter,
             warm_start=warm,
             return_details=True,
+            trusted=True,
         )
         for p, d in zip(self.penalties, details, strict=True):
             p._details = d

@@ -1,0 +1,81 @@
+"""One OTF logistic fit on Adult against one unpenalized logistic fit (issue 26's target).
+
+Usage: ``python benchmarks/otf_ratio_bench.py [--quick] [--json] [--epochs N]``. Public
+API only; one torch thread and one BLAS thread; CPU seconds of this process
+(``time.process_time``), the two fits alternating ``repeats`` times in one run and the
+minimum of each kept (the first fit of a process pays one-time costs). Both fits use the
+registered method defaults (``otfair methods describe otf`` / ``unfair``: logistic
+regression, batch 1000, Adam; OTF at its default strength, ``eps = 1e-3``) on Adult's
+seed-0 split, at equal epochs (30 by default, the issue's setting; ``--quick``: 5).
+
+The printed ``ratio`` = OTF fit / unpenalized fit; issue 26's target is ``<= 5``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+import torch
+
+from otfair.datasets import load_dataset
+from otfair.experiments.methods import get_method
+
+
+def _cpu(fn) -> float:
+    t0 = time.process_time()
+    fn()
+    return time.process_time() - t0
+
+
+def run(epochs: int = 30, repeats: int = 2) -> dict[str, Any]:
+    """Time the two fits alternating; return the minima and their ratio."""
+    from threadpoolctl import threadpool_limits
+
+    torch.set_num_threads(1)
+    split = load_dataset("adult").split(random_state=0)
+    fit = {"sensitive_features": split.s_train}
+    unfair = get_method("unfair").build(None, random_state=0, epochs=epochs, dataset="adult")
+    otf = get_method("otf").build(None, random_state=0, epochs=epochs, dataset="adult")
+    times: dict[str, list[float]] = {"unfair": [], "otf": []}
+    with threadpool_limits(1):
+        unfair.fit(split.X_train, split.y_train, **fit)  # warm-up: imports, first-call costs
+        for _ in range(repeats):
+            times["unfair"].append(_cpu(lambda: unfair.fit(split.X_train, split.y_train, **fit)))
+            times["otf"].append(_cpu(lambda: otf.fit(split.X_train, split.y_train, **fit)))
+    t_unfair, t_otf = min(times["unfair"]), min(times["otf"])
+    return {
+        "epochs": epochs,
+        "repeats": repeats,
+        "otf_strength": float(otf.strength),
+        "unfair_s": t_unfair,
+        "otf_s": t_otf,
+        "ratio": t_otf / t_unfair,
+        "target": 5.0,
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="5 epochs, one repeat")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+    parser.add_argument("--epochs", type=int, default=None, help="epochs of both fits")
+    args = parser.parse_args(argv)
+    epochs = args.epochs or (5 if args.quick else 30)
+    result = run(epochs=epochs, repeats=1 if args.quick else 2)
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return
+    print(
+        f"Adult, {result['epochs']} epochs, CPU s (min of {result['repeats']}): "
+        f"unpenalized logistic {result['unfair_s']:.2f} s, OTF (strength "
+        f"{result['otf_strength']:g}) {result['otf_s']:.2f} s -> ratio "
+        f"{result['ratio']:.2f}x (target <= {result['target']:g}x)"
+    )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -29,7 +29,7 @@ from otfair.reproduction._compare import (
 )
 from otfair.reproduction._values import PAPERS, load_paper_values
 from otfair.reproduction._verdict import metric_kind, print_resolution
-from otfair.reproduction._write import REPORTS, _body
+from otfair.reproduction._write import REPORTS, _body, write_index
 
 #: Text columns of ``comparison.csv`` (read as ``""`` when empty).
 _TEXT = (
@@ -196,8 +196,7 @@ def rejudge_report(paper: str, report_dir: str | Path, *, when: str | None = Non
         "committed, the values are the CSV's)."
     )
     md = [*head, "", *_body(table), *figures]
-    index = out / "index.md"
-    index.write_text("\n".join(md).rstrip("\n") + "\n", encoding="utf-8")
+    index = write_index(out, "\n".join(md).rstrip("\n") + "\n", f"otfair reproduction: {out.name}")
     return index
 
 

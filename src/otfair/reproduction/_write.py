@@ -279,6 +279,14 @@ def write_comparison(
     figures = _figures(paper, frame, out, smoke) if not frame.empty else []
     if figures:
         md += ["## Figures without numbers", "", *figures]
+    return write_index(out, "\n".join(md), f"otfair reproduction: {paper}")
+
+
+def write_index(out: Path, markdown: str, title: str) -> Path:
+    """Write ``out/index.md`` and ``out/index.html`` (the same page rendered); return the md."""
+    from otfair.experiments._report import render_html
+
     index = out / "index.md"
-    index.write_text("\n".join(md), encoding="utf-8")
+    index.write_text(markdown, encoding="utf-8")
+    (out / "index.html").write_text(render_html(markdown, title), encoding="utf-8")
     return index

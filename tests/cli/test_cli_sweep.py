@@ -75,13 +75,14 @@ def test_long_sweep_needs_yes(plugin_env, tmp_path):
     out = tmp_path / "o"
     res = _sweep(config, out, "--profile", "ok", "--confirm-above", "0")
     assert res.exit_code == 2
-    assert "3 runs, 0 already stored, 3 to run on 1 worker; timing the first run" in res.stderr
-    assert "estimated" in res.stderr and "pass --yes" in res.stderr and "quick" in res.stderr
+    assert "3 runs, 0 already stored, 3 to run on 1 worker; timing a pilot" in res.stderr
+    assert "estimated at least" in res.stderr and "pass --yes" in res.stderr
+    assert "quick" in res.stderr
     with open_store(out) as store:
-        assert store.count() == 1  # only the timed run, which is kept
+        assert store.count() == 1  # only the pilot (dummy-lr has no epochs: a real run)
     res = _sweep(config, out, "--profile", "ok", "--confirm-above", "0", "--yes")
     assert res.exit_code == 0, res.output
-    assert "from the mean times of 1 stored runs" in res.stderr  # no new timing run
+    assert "2 runs from the mean times of stored runs" in res.stderr  # no new pilot
     assert "3 runs (profile ok): 1 already done, 2 ok, 0 failed" in res.stdout
 
 

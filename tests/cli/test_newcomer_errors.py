@@ -140,3 +140,153 @@ def test_bad_input_gives_one_error_line(argv, data, tmp_path):
     assert "Traceback" not in proc.stdout + proc.stderr
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+
+
+# ---------------------------------------------------------------- issue 28: whole request
+#: (id, spec TOML, extra argv, data): every value a run would reject is one error line,
+#: exit code 2, before anything is stored or trained.
+_SYNTHETIC = '[[datasets]]\nname = "synthetic"\n'
+_GERMAN = '[[datasets]]\nname = "german"\n'
+SPEC_CASES = [
+    (
+        "negative-strength",
+        _SYNTHETIC + '[[methods]]\nname = "otf"\nstrengths = [-1.0, 1.0]\n',
+        [],
+        "strength -1",
+        True,
+    ),
+    (
+        "otf-alpha-3",
+        _SYNTHETIC + '[[methods]]\nname = "otf"\nstrengths = [0.5, 3.0]\n',
+        [],
+        "alpha in [0, 1]",
+        True,
+    ),
+    (
+        "sensitive-height",
+        '[[datasets]]\nname = "german"\noptions = { sensitive = "height" }\n'
+        '[[methods]]\nname = "unfair"\n',
+        [],
+        "`sensitive` must be one of",
+        True,
+    ),
+    (
+        "option-lr-abc",
+        _SYNTHETIC + '[[methods]]\nname = "ftm"\noptions = { lr = "abc" }\n',
+        [],
+        "option 'lr' of method 'ftm' expects a number",
+        True,
+    ),
+    (
+        "device-tpu",
+        _SYNTHETIC + '[[methods]]\nname = "unfair"\n',
+        ["--device", "tpu"],
+        "not a valid torch device",
+        True,
+    ),
+    (
+        "missing-data",
+        _GERMAN + '[[methods]]\nname = "unfair"\n',
+        [],
+        "otfair datasets fetch german",
+        "empty",
+    ),
+]
+
+
+def _run(argv, tmp_path, data=True):
+    env = dict(os.environ)
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    if data == "empty":
+        (tmp_path / "empty").mkdir(exist_ok=True)
+        env["OTFAIR_DATA_DIR"] = str(tmp_path / "empty")
+    else:
+        env["OTFAIR_DATA_DIR"] = REAL_DATA
+    proc = subprocess.run(
+        [OTFAIR, *argv],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert proc.returncode == 2, (proc.returncode, proc.stderr)
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("spec", "extra", "expected", "data"),
+    [c[1:] for c in SPEC_CASES],
+    ids=[c[0] for c in SPEC_CASES],
+)
+def test_bad_sweep_request_is_one_line_and_stores_nothing(spec, extra, expected, data, tmp_path):
+    config = tmp_path / "s.toml"
+    config.write_text(spec)
+    out = tmp_path / "o"
+    line = _run(["sweep", str(config), "--out", str(out), "--no-progress", *extra], tmp_path, data)
+    assert expected in line
+    assert not out.exists()  # nothing stored (not even an empty store)
+
+
+def test_cuda_without_cuda_is_one_line(tmp_path):
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available():
+        pytest.skip("CUDA is available here")
+    config = tmp_path / "s.toml"
+    config.write_text(_SYNTHETIC + '[[methods]]\nname = "unfair"\n')
+    line = _run(["sweep", str(config), "--out", str(tmp_path / "o"), "--device", "cuda"], tmp_path)
+    assert "CUDA" in line and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "configs/otf.toml", "--profile", "quick", "--out", "{out}"],
+        ["demo", "--out", "{out}"],
+        ["reproduce", "otf", "--out", "{out}"],
+    ],
+    ids=["sweep", "demo", "reproduce"],
+)
+def test_out_naming_an_existing_file_is_one_line(argv, tmp_path):
+    out = tmp_path / "taken.txt"
+    out.write_text("mine\n")
+    line = _run([a.format(out=out) for a in argv], tmp_path)
+    assert str(out) in line and "existing file" in line
+    assert out.read_text() == "mine\n"  # untouched
+
+
+def _truncated_store(directory: Path) -> bytes:
+    from otfair.experiments._store import ResultStore
+
+    directory.mkdir()
+    path = directory / "results.sqlite"
+    with ResultStore(path) as store:
+        for i in range(200):
+            store.set_meta(f"k{i}", "x" * 500)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])
+    return path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["report", "{out}"], ["sweep", "configs/otf.toml", "--profile", "quick", "--out", "{out}"]],
+    ids=["report", "sweep"],
+)
+def test_a_truncated_store_is_named_with_the_fix(argv, tmp_path):
+    out = tmp_path / "o"
+    before = _truncated_store(out)
+    line = _run([a.format(out=out) for a in argv], tmp_path)
+    assert str(out / "results.sqlite") in line and "Move it aside" in line
+    assert (out / "results.sqlite").read_bytes() == before  # nothing overwritten
+    assert sorted(p.name for p in out.iterdir()) == ["results.sqlite"]  # nothing added
+
+
+def test_a_binary_config_is_named(tmp_path):
+    garbage = tmp_path / "garbage.csv"
+    garbage.write_bytes(bytes(range(256)) * 4)
+    line = _run(["sweep", str(garbage), "--out", str(tmp_path / "o")], tmp_path)
+    assert str(garbage) in line and not (tmp_path / "o").exists()

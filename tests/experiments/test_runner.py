@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
-from otfair.experiments._plan import Progress, estimate, run_work
+from otfair.experiments import load_spec, open_store, run_sweep
+from otfair.experiments._plan import Progress
 
 
 def _ok_rows(out):
@@ -246,42 +246,16 @@ def test_plan_profile_and_config_are_recorded(plugin_path, tmp_path):
     spec = load_spec(write_spec(tmp_path / "s.toml", 'smoke = true\ndescription = "Smoke."\n'))
     plans = []
     run_sweep(spec, tmp_path / "out", profile="quick", progress=False, on_plan=plans.append)
-    assert [p.estimate_s is None for p in plans] == [True, False]  # timing run, then estimate
-    assert (plans[1].total, plans[1].todo, plans[1].smoke) == (3, 3, True)
-    assert plans[1].estimate_s > 0 and "first run" in plans[1].basis
-    assert "(smoke test)" in plans[1].describe()
+    final = [p for p in plans if not p.partial]
+    assert [p.estimate_s is None for p in final] == [True, False]  # pilots, then estimate
+    assert (final[1].total, final[1].todo, final[1].smoke) == (3, 3, True)
+    assert final[1].estimate_s >= 0 and "pilot fits of" in final[1].basis
+    assert "(smoke test)" in final[1].describe()
     with open_store(tmp_path / "out") as store:
         assert store.get_meta("profiles") == {"quick": {"smoke": True, "description": "Smoke."}}
         assert store.get_meta("last_profile") == "quick"
         assert store.get_meta("config") == spec.identity()
         assert {r["profile"] for r in store.rows()} == {"quick"}
-
-
-def test_estimate_uses_stored_times_then_the_first_run():
-    runs = [RunConfig(dataset="d", method=m, seed=s) for m in ("a", "b") for s in (0, 1)]
-    stored = {("d", "a", None, None): (10.0, 3)}
-    assert estimate(runs, stored, workers=2) == (None, "")
-    seconds, basis = estimate(runs, stored, workers=2, first=(runs[2], 4.0))
-    assert seconds == (10.0 + 10.0 + 4.0 + 4.0) / 2
-    assert "2 from the mean times of 3 stored runs" in basis
-    assert "2 scaled by training rows x epochs from the first run's" in basis
-
-
-def test_estimate_scales_the_first_run_by_rows_and_epochs():
-    """A sweep timed on German (1,000 rows) is not estimated at German's cost on Adult."""
-    german = RunConfig(dataset="german", method="a", seed=0, epochs=10)
-    adult = RunConfig(dataset="adult", method="a", seed=0, epochs=20)
-    capped = RunConfig(dataset="adult", method="a", seed=0, epochs=10, max_train_rows=400)
-    unknown = RunConfig(dataset="synthetic", method="a", seed=0, epochs=10)
-    seconds, _ = estimate([german, adult, capped, unknown], {}, workers=1, first=(german, 2.0))
-    adult_scale = 45_222 / 1_000 * 20 / 10  # rows x epochs (the same 80 % train fraction)
-    capped_scale = 400 / (1_000 * 0.8)
-    assert seconds == pytest.approx(2.0 * (1 + adult_scale + capped_scale + 1))
-    law = RunConfig(
-        dataset="law_school", method="a", seed=0, dataset_options={"task": "classification"}
-    )
-    assert run_work(law) == pytest.approx(20_798 * 0.8)
-    assert run_work(unknown) is None
 
 
 def test_progress_lines_without_a_terminal():

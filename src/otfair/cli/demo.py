@@ -59,7 +59,7 @@ def demo_command(
         summary = run_sweep(spec, out, workers=n_workers, progress=show)
         index = make_report(out)
     except (DataFileError, FileNotFoundError, ValueError) as exc:
-        fail(str(exc))
+        fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:
         _interrupted(stop.summary, out)
     typer.echo(

@@ -90,7 +90,7 @@ def reproduce_command(
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError) as exc:
-        fail(str(exc))
+        fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:
         spec = load_spec(find_config(paper, config))
         index, _ = write_from_store(

@@ -8,6 +8,7 @@ config, another sweep's ``--out``, unreachable scheduler, an unconfirmed long sw
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -43,28 +44,40 @@ ProgressOption = Annotated[
 
 
 def _confirm_plan(yes: bool, confirm_above: float) -> Callable[[SweepPlan], None]:
-    """Return the ``on_plan`` callback: print the plan, ask before a long sweep."""
+    """Return the ``on_plan`` callback: print the plan, ask before a long sweep.
+
+    A partial plan (a lower bound while the pilots run) is printed only when it is
+    already above ``confirm_above`` hours, and then asks (or stops) at once.
+    """
     from otfair.experiments._plan import format_duration
 
+    confirmed = [yes]
+
     def on_plan(plan: SweepPlan) -> None:
+        over = plan.estimate_s is not None and plan.estimate_s > confirm_above * 3600
+        if plan.partial and (confirmed[0] or not over):
+            return
         typer.echo(plan.describe(), err=True)
-        if plan.estimate_s is None or yes or plan.estimate_s <= confirm_above * 3600:
+        if confirmed[0] or not over or plan.estimate_s is None:
             return
         if sys.stdin.isatty() and sys.stderr.isatty():
             import signal
 
             old = signal.signal(signal.SIGINT, signal.default_int_handler)  # Ctrl-C aborts
             try:
-                confirmed = typer.confirm("Start it?", default=False, err=True)
+                answer = typer.confirm("Start it?", default=False, err=True)
             finally:
                 signal.signal(signal.SIGINT, old)
-            if confirmed:
+            if answer:
+                confirmed[0] = True
                 return
             fail("not confirmed; nothing more was run.")
         profiles = [p for p in plan.profiles if p != plan.profile]
         hint = f" or a smaller --profile ({', '.join(profiles)})" if profiles else ""
+        bound = "at least " if plan.partial else None
         fail(
-            f"this sweep is estimated at {format_duration(plan.estimate_s)}, above "
+            f"this sweep is estimated {'at ' if bound is None else bound}"
+            f"{format_duration(plan.estimate_s)}, above "
             f"{confirm_above:g} h; pass --yes to run it{hint}, or --confirm-above HOURS."
         )
 
@@ -86,6 +99,13 @@ def _print_errors(summary: SweepSummary) -> None:
     typer.echo(f"{n} distinct error{'s' if n != 1 else ''}{more}:", err=True)
     for message, count in shown:
         typer.echo(f"  {count} x {message}", err=True)
+    old = summary.stored_failed - summary.failed
+    if old > 0:
+        typer.echo(
+            f"{old} of the failed runs were stored by an earlier sweep and not rerun; "
+            "rerun them with --retry-failed.",
+            err=True,
+        )
     typer.echo(
         "Tracebacks: the `traceback` column of results.sqlite; rerun them with --retry-failed.",
         err=True,
@@ -93,10 +113,17 @@ def _print_errors(summary: SweepSummary) -> None:
 
 
 def _summary_line(summary: SweepSummary) -> str:
+    other = summary.other_ok + summary.other_failed
+    outside = (
+        f" (and {other} rows outside this selection: {summary.other_ok} ok, "
+        f"{summary.other_failed} failed)"
+        if other
+        else ""
+    )
     return (
         f"{summary.total} runs (profile {summary.profile}): {summary.skipped} already done, "
         f"{summary.ok} ok, {summary.failed} failed in {summary.wall_time_s:.1f}s; "
-        f"stored: {summary.stored_ok} ok, {summary.stored_failed} failed; "
+        f"stored: {summary.stored_ok} ok, {summary.stored_failed} failed{outside}; "
         f"results in {summary.store_path}"
     )
 
@@ -131,6 +158,13 @@ def sweep_command(
         "--stack/--no-stack",
         help="Fit runs that differ only in strength as one stacked training run.",
     ),
+    data_home: Annotated[
+        Path | None,
+        typer.Option(
+            "--data-home",
+            help="Directory of the dataset files for every run (sets OTFAIR_DATA_DIR for them).",
+        ),
+    ] = None,
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 
@@ -141,6 +175,10 @@ def sweep_command(
     from otfair.experiments import ConfigError, load_spec, make_report, run_sweep
     from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
 
+    if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR
+        if not data_home.expanduser().is_dir():
+            fail(f"--data-home {str(data_home)!r} is not an existing directory.")
+        os.environ["OTFAIR_DATA_DIR"] = str(data_home.expanduser().resolve())
     try:
         spec = load_spec(config)
         if device is not None:
@@ -156,7 +194,7 @@ def sweep_command(
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError, SchedulerUnreachableError) as exc:
-        fail(str(exc))
+        fail(_one_line(exc))
     except SweepInterrupted as stop:
         _interrupted(stop.summary)
     typer.echo(_summary_line(summary))
@@ -197,12 +235,19 @@ def report_command(
 ) -> None:
     """Write trade-off plots, tables and an index page for the sweep in RESULTS."""
     from otfair.experiments import STORE_FILENAME, ResultStore, make_report, open_store
+    from otfair.experiments._store import StoreError, check_store_file
 
     db = results / STORE_FILENAME if results.is_dir() else results
     if not db.is_file():
         fail(f"no sweep results at {db} (run `otfair sweep CONFIG --out {results}` first).")
-    with ResultStore(db) as store:
-        n_ok, n_failed = store.count("ok"), store.count("error")
+    try:
+        check_store_file(db)
+        if out is not None and out.exists() and not out.is_dir():
+            fail(f"--out {out} is an existing file, not a directory; choose another --out.")
+        with ResultStore(db) as store:
+            n_ok, n_failed = store.count("ok"), store.count("error")
+    except StoreError as exc:
+        fail(str(exc))
     if n_ok == 0:
         fail(
             f"{db} has no successful run ({n_failed} failed); nothing to report "
@@ -215,9 +260,15 @@ def report_command(
         if csv is not None:
             with open_store(db.parent) as store:
                 store.export_csv(csv)
-    except (FileNotFoundError, ValueError) as exc:
-        fail(str(exc))
+    except (FileNotFoundError, ValueError, OSError) as exc:
+        fail(_one_line(exc))
     typer.echo(f"report: {index} (and {index.with_suffix('.html')})")
+
+
+def _one_line(exc: BaseException) -> str:
+    """Return the first line of an error's message (its type when it has none)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def register(app: typer.Typer) -> None:

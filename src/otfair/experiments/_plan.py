@@ -1,12 +1,26 @@
 """A sweep's plan (runs, estimated time) and its progress display.
 
-The estimate of a run's wall time comes from the store when runs of the same group
-(dataset and method labels, epochs, subsample: :func:`timing_group`) finished there
-before, e.g. in a ``one_split`` profile; other runs are scaled from the first run of the
-sweep, which the runner times before it fills the other workers, by their training rows
-x epochs (:func:`run_work`; a sweep ordered smallest dataset first would otherwise be
-estimated at the smallest dataset's cost). Methods differ in cost per row and epoch, so
-this is a rough figure. The total is the sum divided by the number of workers.
+The estimate times each timing group of the plan (dataset and method labels, epochs,
+subsample: :func:`timing_group`), not one run for all: runs of a group that finished in
+the store before (e.g. in a ``one_split`` profile) give their mean wall time; for the
+others the runner fits one *pilot* of the group's first work item (a run, or a stacked
+group of runs fitted as one) in the parent process before the workers start
+(:func:`run_pilot`):
+
+- a method without an ``epochs`` budget (or one trained for a single epoch) is piloted
+  with the real item, whose records are stored (no work is lost);
+- otherwise the item is fitted for 2 epochs, then for 1 (when it trains more than 2): the
+  difference is the cost of an epoch, the rest of the 1-epoch fit the fixed cost
+  (a base classifier, a matching; measured second, after one-time caches are warm, so
+  the per-epoch cost errs high), and the non-fit part of the wall time (loading, split,
+  prediction, audits) is kept as measured. A run of ``E`` epochs is estimated at
+  ``other + fixed + E * per_epoch`` (:meth:`Pilot.estimate`), never below the pilot
+  and never above ``E`` times the 1-epoch fit.
+
+A stacked group counts as one fit (its K runs share it), scaled by K only when its size
+differs from the pilot's. The sum is spread over ``min(workers, cores, items)`` workers
+at :data:`PARALLEL_EFFICIENCY` each beyond the first (a worker pool does not scale
+perfectly on shared cores), and is never below the longest item.
 """
 
 from __future__ import annotations
@@ -27,7 +41,9 @@ class SweepPlan:
 
     ``estimate_s`` is ``None`` while the first run is being timed (``on_plan`` is then
     called a second time with the estimate); ``basis`` says where the estimate comes from;
-    ``profiles`` are the spec's profiles.
+    ``profiles`` are the spec's profiles. ``partial`` marks a lower bound given while
+    the pilots still run (``estimate_s`` is then "at least"), so that a caller can stop
+    a sweep that is already known to be too long.
     """
 
     name: str
@@ -40,6 +56,7 @@ class SweepPlan:
     estimate_s: float | None = None
     basis: str = ""
     profiles: tuple[str, ...] = ()
+    partial: bool = False
 
     def describe(self) -> str:
         """One line: ``sweep 'otf', profile full: 1400 runs, 0 stored, 1400 to run ...``."""
@@ -52,12 +69,17 @@ class SweepPlan:
         if self.todo == 0:
             return text
         if self.estimate_s is None:
-            return f"{text}; " + (self.basis or "timing the first run to estimate the total")
-        return f"{text}; estimated {format_duration(self.estimate_s)} ({self.basis})"
+            return f"{text}; " + (
+                self.basis or "timing a pilot of each method x dataset group to estimate the total"
+            )
+        bound = "at least " if self.partial else ""
+        return f"{text}; estimated {bound}{format_duration(self.estimate_s)} ({self.basis})"
 
 
 def format_duration(seconds: float) -> str:
-    """``42 s``, ``12.5 min`` or ``3.4 h``."""
+    """``under 1 s``, ``42 s``, ``12.5 min`` or ``3.4 h`` (never ``0 s``)."""
+    if seconds < 0.5:
+        return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 5400:
@@ -65,72 +87,140 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def estimate(
-    todo: Sequence[RunConfig],
-    stored: Mapping[tuple[Any, ...], tuple[float, int]],
-    workers: int,
-    first: tuple[RunConfig, float] | None = None,
-) -> tuple[float | None, str]:
-    """Estimated wall time of ``todo`` on ``workers`` and the basis of the estimate.
+#: Speed of each worker beyond the first, relative to one worker alone (process start-up,
+#: memory bandwidth and cores shared with other work: a pool never scales perfectly).
+PARALLEL_EFFICIENCY = 0.75
 
-    ``stored`` maps :func:`timing_group` to (mean seconds, count); ``first`` is a run
-    timed just now, whose time stands in for every group without stored timings.
-    Returns ``(None, "")`` when some run has neither.
+#: Epochs of the two pilot fits of a run that trains more.
+PILOT_EPOCHS = (2, 1)
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask where the platform has one)."""
+    import os
+
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def effective_workers(workers: int, items: int, cores: int | None = None) -> float:
+    """Throughput of ``workers`` on ``items`` work items, in units of one worker."""
+    n = max(1, min(workers, items, usable_cores() if cores is None else cores))
+    return 1.0 + PARALLEL_EFFICIENCY * (n - 1)
+
+
+def run_epochs_of(config: RunConfig) -> int | None:
+    """Epochs the run trains (its own or the method's default); ``None``: no epoch budget.
+
+    Read from the ``epochs`` parameter of the estimator the registry builds for the run
+    (not fitted); ``None`` also when it cannot be built (the run reports that).
     """
-    total = 0.0
-    n_stored = n_first = 0
-    first_work = run_work(first[0]) if first is not None else None
-    for config in todo:
-        group = timing_group(config)
-        if group in stored:
-            total += stored[group][0]
-            n_stored += 1
-        elif first is not None:
-            work = run_work(config)
-            scale = work / first_work if work is not None and first_work else 1.0
-            total += first[1] * scale
-            n_first += 1
+    from otfair.experiments.methods import get_method
+
+    try:
+        est = get_method(config.method).build(
+            config.strength,
+            notion=config.notion,
+            random_state=0,
+            epochs=config.epochs,
+            device="cpu",
+            dataset=config.dataset,
+            **dict(config.method_options),
+        )
+        epochs = est.get_params(deep=False).get("epochs")
+    except Exception:  # noqa: BLE001 - the run itself reports a broken setting
+        return None
+    if isinstance(epochs, bool) or not isinstance(epochs, int) or epochs < 1:
+        return None
+    return epochs
+
+
+@dataclass(frozen=True)
+class Pilot:
+    """The timing of one pilot of a timing group (see the module docstring).
+
+    ``runs`` is the pilot item's number of runs (K of a stacked group); ``wall_s`` and
+    ``fit_s`` are its wall and fit seconds (the 1-epoch fit for a scaled pilot);
+    ``epochs`` the epochs of the group's runs (``None``: the pilot was the real item);
+    ``epoch_s`` the cost of one epoch (from the 2- and 1-epoch fits); ``spent_s`` what the
+    pilots took.
+    """
+
+    runs: int
+    wall_s: float
+    fit_s: float = 0.0
+    epochs: int | None = None
+    epoch_s: float | None = None
+    spent_s: float = 0.0
+
+    def estimate(self, runs: int) -> float:
+        """Estimated wall seconds of an item of the group with ``runs`` runs."""
+        scale = runs / max(1, self.runs)
+        if self.epochs is None:
+            return self.wall_s * scale
+        other = max(0.0, self.wall_s - self.fit_s)
+        linear = self.fit_s * self.epochs  # every second of the 1-epoch fit per epoch
+        if self.epoch_s is None:
+            fit = linear
+        else:
+            fixed = max(0.0, self.fit_s - self.epoch_s)
+            fit = min(linear, max(self.fit_s, fixed + self.epoch_s * self.epochs))
+        return (other + fit) * scale
+
+
+def record_seconds(records: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
+    """Wall and fit seconds of a work item's records (the fit summed over its runs)."""
+    wall = sum(float(r["finished_at"]) - float(r["started_at"]) for r in records)
+    fit = sum(float((r.get("result") or {}).get("fit_time_s") or 0.0) for r in records)
+    return wall, fit
+
+
+def estimate_items(
+    items: Sequence[Sequence[RunConfig]],
+    stored: Mapping[tuple[Any, ...], tuple[float, int]],
+    pilots: Mapping[tuple[Any, ...], Pilot],
+    workers: int,
+    *,
+    cores: int | None = None,
+) -> tuple[float | None, str]:
+    """Estimated wall time of ``items`` (each the runs of one work item) and its basis.
+
+    ``stored`` maps :func:`timing_group` to (mean seconds per run, count); ``pilots``
+    maps a group to its :class:`Pilot`. Returns ``(None, "")`` when a group has neither.
+    """
+    costs = []
+    n_stored = n_piloted = 0
+    for runs in items:
+        group = timing_group(runs[0])
+        if group in pilots:
+            costs.append(pilots[group].estimate(len(runs)))
+            n_piloted += len(runs)
+        elif group in stored:
+            costs.append(stored[group][0] * len(runs))
+            n_stored += len(runs)
         else:
             return None, ""
+    if not costs:
+        return 0.0, "nothing to run"
+    eff = effective_workers(workers, len(costs), cores)
+    total = max(sum(costs) / eff, max(costs))
     parts = []
     if n_stored:
-        runs = sum(stored[g][1] for g in {timing_group(c) for c in todo} if g in stored)
-        parts.append(f"{n_stored} from the mean times of {runs} stored runs")
-    if n_first and first is not None:
-        cfg, seconds = first
+        parts.append(f"{n_stored} runs from the mean times of stored runs")
+    if n_piloted:
+        groups = {timing_group(r[0]) for r in items} & set(pilots)
+        spent = sum(pilots[g].spent_s for g in groups)
         parts.append(
-            f"{n_first} scaled by training rows x epochs from the first run's {seconds:.1f} s "
-            f"({cfg.method_label or cfg.method} on {cfg.dataset_label or cfg.dataset}); "
-            "methods differ in cost, so a rough figure"
+            f"{n_piloted} runs from pilot fits of {len(groups)} method x dataset group"
+            f"{'s' if len(groups) != 1 else ''} ({format_duration(spent)})"
         )
-    return total / max(1, min(workers, len(todo))), "; ".join(parts)
-
-
-def run_work(config: RunConfig) -> float | None:
-    """Training rows x epochs of a run (``None`` when the dataset's size is not known).
-
-    Rows come from the dataset registry (:meth:`otfair.datasets.DatasetEntry.approximate_rows`),
-    times the training fraction, capped by ``max_train_rows``; a run without ``epochs``
-    counts one (the method's default, the same for every run of that method).
-    """
-    from otfair.datasets._api import dataset_entries
-
-    entry = dataset_entries().get(config.dataset)
-    rows = entry.approximate_rows(config.dataset_options) if entry is not None else None
-    if rows is None:
-        return None
-    train = rows * (1.0 - float(config.test_size))
-    if config.max_train_rows is not None:
-        train = min(train, float(config.max_train_rows))
-    return train * float(config.epochs or 1)
-
-
-def needs_timing(todo: Sequence[RunConfig], stored: Mapping[tuple[Any, ...], Any]) -> int | None:
-    """Index of the first run of ``todo`` without a stored timing (``None``: all have one)."""
-    for i, config in enumerate(todo):
-        if timing_group(config) not in stored:
-            return i
-    return None
+    if len(items) < sum(len(r) for r in items):
+        parts.append(f"{len(items)} fits, stacked groups counted once")
+    if workers > 1:
+        parts.append(f"{eff:.2g} effective workers")
+    return total, "; ".join(parts)
 
 
 class Progress:

@@ -49,6 +49,7 @@ from otfair.experiments._backends import (
     StopRun,
     StopSignals,
     single_thread,
+    warm_up,
     warm_up_configs,
 )
 from otfair.experiments._claim import (
@@ -57,10 +58,34 @@ from otfair.experiments._claim import (
     record_profile,
     source_versions,
 )
-from otfair.experiments._plan import Progress, SweepPlan, estimate, needs_timing
+from otfair.experiments._plan import (
+    PILOT_EPOCHS,
+    Pilot,
+    Progress,
+    SweepPlan,
+    estimate_items,
+    record_seconds,
+    run_epochs_of,
+)
+from otfair.experiments._preflight import RequestError, check_request
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
-from otfair.experiments._stacking import WorkItem, configs_of, item_records, stack_groups
-from otfair.experiments._store import ResultStore, open_store
+from otfair.experiments._stacking import (
+    WorkItem,
+    configs_of,
+    execute_item,
+    item_records,
+    stack_groups,
+)
+from otfair.experiments._store import (
+    ResultStore,
+    StoreError,
+    check_out_dir,
+    open_store,
+    timing_group,
+)
+
+#: Runs of a stacked group that a scaled pilot fits (the estimate scales by K over this).
+PILOT_GROUP_RUNS = 2
 
 #: How many times a run whose worker died is queued again before it is stored as failed.
 WORKER_RETRIES = 2
@@ -69,7 +94,9 @@ Backend = Literal["local", "cluster"]
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "RequestError",
     "SchedulerUnreachableError",
+    "StoreError",
     "StoreConflictError",
     "SweepInterrupted",
     "SweepSummary",
@@ -87,6 +114,8 @@ class SweepSummary:
     lists the distinct first lines of the stored errors with their counts, most frequent
     first. After an interruption, ``interrupted`` is the signal's name, ``abandoned``
     names the runs that were running (not stored) and ``not_started`` counts the rest.
+    ``other_ok``/``other_failed`` count the store's rows outside the selection (another
+    profile, a grid edited since), which ``otfair report`` counts too.
     """
 
     total: int
@@ -102,6 +131,8 @@ class SweepSummary:
     interrupted: str | None = None
     abandoned: tuple[str, ...] = ()
     not_started: int = 0
+    other_ok: int = 0
+    other_failed: int = 0
 
 
 class SweepInterrupted(KeyboardInterrupt):
@@ -262,9 +293,11 @@ def run_sweep(
         Allow a store that holds another sweep's results (:func:`claim_store`).
     on_plan : callable, optional
         Called with the :class:`SweepPlan` before the work starts: first without an
-        estimate when the first run must be timed (it then runs alone), and with the
-        estimate before the others start. It may raise to stop the sweep (nothing but
-        the timed run is then done, and that one is stored).
+        estimate when pilots must time some method x dataset group (see
+        :mod:`._plan`), then with a lower bound (``partial=True``) after each pilot, and
+        with the estimate before the workers start. It may raise to stop the sweep
+        (only the pilots of methods without an epoch budget are then stored). Without
+        ``on_plan`` no pilot is fitted.
     progress_interval : float, default=60.0
         Seconds between two progress lines when stderr is not a terminal.
     connect_timeout : float, default=5.0
@@ -281,6 +314,12 @@ def run_sweep(
 
     Raises
     ------
+    RequestError
+        Before anything is stored or trained, for the first setting a run would reject
+        (device, method options and strengths, notions, dataset options, missing data
+        files; :func:`otfair.experiments._preflight.check_request`).
+    StoreError
+        If ``out_dir`` is an existing file or holds a damaged store (left untouched).
     SweepInterrupted
         After SIGINT or SIGTERM: running runs are abandoned (workers killed, nothing
         half written), finished ones are stored; ``.summary`` says which.
@@ -293,14 +332,13 @@ def run_sweep(
     start = time.perf_counter()
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
+    check_out_dir(out_dir)  # read only: a file or a damaged store is left as it is
+    check_request(configs)  # every value a run would reject, before anything is stored
     with open_store(out_dir) as store:
         claim_store(store, spec, merge=merge)
         info = record_profile(store, spec, profile)
         todo = pending_runs(configs, store, retry_failed=retry_failed)
         timings = store.mean_wall_times()
-        first = needs_timing(todo, timings)
-        if first is not None:  # time a run of a group without stored timings first
-            todo.insert(0, todo.pop(first))
         plan = SweepPlan(
             name=spec.name,
             profile=profile,
@@ -330,6 +368,7 @@ def run_sweep(
                 stack=stack,
             )
         ok, failed, errors = store.outcomes({c.key() for c in configs})
+        other_ok, other_failed = store.count("ok") - ok, store.count("error") - failed
         summary = SweepSummary(
             total=len(configs),
             skipped=len(configs) - len(todo),
@@ -344,10 +383,53 @@ def run_sweep(
             interrupted=stop.name,
             abandoned=tuple(run_label(c) for c in outcome.abandoned),
             not_started=outcome.not_started,
+            other_ok=other_ok,
+            other_failed=other_failed,
         )
     if summary.interrupted is not None:
         raise SweepInterrupted(summary)
     return summary
+
+
+def _with_epochs(item: WorkItem, epochs: int) -> WorkItem:
+    """Return the work item with every run's ``epochs`` set (a pilot of it)."""
+    runs = tuple(replace(c, epochs=epochs) for c in configs_of(item))
+    return runs if isinstance(item, tuple) else runs[0]
+
+
+def _run_item(item: WorkItem, plugins: Sequence[str], stop: StopSignals) -> list[dict[str, Any]]:
+    """Run a work item in this process (interruptible) and return one record per run."""
+    with stop.interruptible():
+        result = execute_item(item, plugins)
+    return result if isinstance(result, list) else [result]
+
+
+def _pilot(
+    item: WorkItem, plugins: Sequence[str], stop: StopSignals
+) -> tuple[Pilot, list[dict[str, Any]] | None]:
+    """Time one item of a group; return the pilot and the records when it was the item.
+
+    See :mod:`._plan`: the real item when its runs have no epoch budget or train one
+    epoch; else fits of :data:`PILOT_EPOCHS` (2 then 1; only 1 for a 2-epoch run) of at
+    most :data:`PILOT_GROUP_RUNS` runs of a stacked group, whose records are discarded.
+    """
+    began = time.perf_counter()
+    epochs = run_epochs_of(configs_of(item)[0])
+    if isinstance(item, tuple) and epochs not in (None, 1):
+        item = item[:PILOT_GROUP_RUNS]  # a scaled pilot: K runs estimated as K / 2 of these
+    runs = len(configs_of(item))
+    if epochs is None or epochs == 1:
+        records = _run_item(item, plugins, stop)
+        wall, fit = record_seconds(records)
+        return Pilot(runs, wall, fit, spent_s=time.perf_counter() - began), records
+    epoch_s = None
+    if epochs > PILOT_EPOCHS[0]:
+        _, fit2 = record_seconds(_run_item(_with_epochs(item, PILOT_EPOCHS[0]), plugins, stop))
+    wall, fit = record_seconds(_run_item(_with_epochs(item, PILOT_EPOCHS[1]), plugins, stop))
+    if epochs > PILOT_EPOCHS[0]:
+        epoch_s = max(0.0, fit2 - fit) / (PILOT_EPOCHS[0] - PILOT_EPOCHS[1])
+    pilot = Pilot(runs, wall, fit, epochs, epoch_s, spent_s=time.perf_counter() - began)
+    return pilot, None
 
 
 def _execute(
@@ -366,26 +448,18 @@ def _execute(
     profile: str,
     stack: bool = True,
 ) -> None:
-    """Run ``todo`` on the backend, writing each record; fills ``outcome``."""
+    """Run ``todo`` on the backend, writing each record; fills ``outcome``.
+
+    With ``on_plan``, pilots time the groups without stored timings first (in this
+    process) and ``on_plan`` gets the estimate before the backend starts. A stacked
+    group some of whose runs fail has those runs fitted again alone, so that one
+    strength's error never fails the others.
+    """
     kind, workers, scheduler, connect_timeout = backend_args
     queue: deque[WorkItem] = deque(stack_groups(todo) if stack else todo)
-    n_trainings = len(queue)
     inflight: dict[Any, WorkItem] = {}
     retried: Counter[str] = Counter()
     bar = Progress(progress[0], len(todo), spec.name, interval=progress[1])
-    planned = [False]
-
-    def make_plan(first: tuple[RunConfig, float] | None) -> None:
-        seconds, basis = estimate(todo, timings, workers, first)
-        if seconds is not None and n_trainings < len(todo):
-            basis += (
-                f"; the {len(todo)} runs train in {n_trainings} stacked fits, which the "
-                "estimate counts as separate runs"
-            )
-        if on_plan is not None:
-            on_plan(replace(plan, estimate_s=seconds, basis=basis or "not estimated"))
-        planned[0] = True
-        stack.enter_context(bar)
 
     def write(config: RunConfig, record: dict[str, Any]) -> None:
         store.write(config, record, sweep=spec.name, versions=versions, profile=profile)
@@ -393,28 +467,68 @@ def _execute(
         outcome.failed += failed
         outcome.ok += not failed
         bar.advance(failed)
-        if not planned[0]:
-            seconds = float(record["finished_at"]) - float(record["started_at"])
-            # the first run of a stacked group holds the whole group's fit: per run, a
-            # K-th of it (as the stored timings of stacked runs average it)
-            stacked = (record.get("result") or {}).get("stacked_runs") or 1
-            make_plan((config, seconds / max(1, int(stacked))))
 
-    with ExitStack() as stack:
+    def write_item(item: WorkItem, records: Sequence[dict[str, Any]]) -> None:
+        runs = configs_of(item)
+        failed = [c for c, r in zip(runs, records, strict=True) if r["status"] != "ok"]
+        alone = len(runs) > 1 and failed and len(failed) < len(runs)
+        for config, record in zip(runs, records, strict=True):
+            if not (alone and record["status"] != "ok"):
+                write(config, record)
+        if alone:  # fit the failed strengths alone: another's error must not fail them
+            queue.extendleft(reversed(failed))
+
+    def pilots_and_plan() -> bool:
+        """Run the pilots and call ``on_plan``; return whether this process is warm."""
+        if on_plan is None:
+            return False
+        pilots: dict[tuple[Any, ...], Pilot] = {}
+        groups: dict[tuple[Any, ...], WorkItem] = {}
+        for item in queue:
+            group = timing_group(configs_of(item)[0])
+            if group not in timings and group not in groups:
+                groups[group] = item
+        if not groups:
+            seconds, basis = estimate_items([configs_of(i) for i in queue], timings, {}, workers)
+            on_plan(replace(plan, estimate_s=seconds, basis=basis))
+            return False
+        on_plan(plan)  # "timing ..." before the pilots
+        single_thread()
+        with stop.interruptible():
+            warm_up(warm_up_configs(todo))
+        for group, item in groups.items():
+            pilot, records = _pilot(item, spec.plugins, stop)
+            pilots[group] = pilot
+            if records is not None:
+                queue.remove(item)
+                write_item(item, records)
+            timed = [configs_of(i) for i in queue if timing_group(configs_of(i)[0]) in pilots]
+            bound, basis = estimate_items(timed, {}, pilots, workers)
+            on_plan(replace(plan, estimate_s=bound, basis=basis, partial=True))
+        seconds, basis = estimate_items([configs_of(i) for i in queue], timings, pilots, workers)
+        on_plan(replace(plan, estimate_s=seconds, basis=basis))
+        return True
+
+    with ExitStack() as stack_:
         be = None
         try:
             if todo:
-                warmups = warm_up_configs(todo)
-                be = _open_backend(
-                    kind, workers, scheduler, spec.plugins, warmups, stop, connect_timeout
-                )
-                if needs_timing(todo, timings) is None or len(todo) <= workers:
-                    make_plan(None)
-                elif on_plan is not None:
-                    on_plan(plan)
+                if kind == "cluster":  # an unreachable scheduler fails before any pilot
+                    be = _open_backend(
+                        kind, workers, scheduler, spec.plugins, warm_up_configs(todo), stop,
+                        connect_timeout,
+                    )  # fmt: skip
+                warm = pilots_and_plan()
+                stack_.enter_context(bar)
+                if queue and be is None:
+                    warmups = warm_up_configs(todo)
+                    if warm and kind == "local" and workers == 1:
+                        warmups = []  # the pilots warmed this process up
+                    be = _open_backend(
+                        kind, workers, scheduler, spec.plugins, warmups, stop, connect_timeout
+                    )
             while be is not None and (queue or inflight) and stop.signum is None:
-                window = be.window if planned[0] else 1
-                while queue and len(inflight) < window and stop.signum is None:
+                while queue and len(inflight) < be.window and stop.signum is None:
                     item = queue.popleft()
                     try:
                         inflight[be.submit(item)] = item
@@ -428,8 +542,7 @@ def _execute(
                         retried[key] += 1  # a dead worker is not the runs' result
                         queue.appendleft(item)
                         continue
-                    for config, record in zip(configs_of(item), records, strict=True):
-                        write(config, record)
+                    write_item(item, records)
         except StopRun:
             pass
         except BaseException:
@@ -440,7 +553,6 @@ def _execute(
             if be is not None:
                 be.close(abandon=False)
             return
-        planned[0] = True
         for fut, item in inflight.items():  # keep what finished, abandon the rest
             records = item_records(fut.result, item, _future_record) if fut.done() else None
             for k, config in enumerate(configs_of(item)):

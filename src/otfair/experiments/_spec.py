@@ -408,4 +408,10 @@ def load_spec(path: str | Path) -> SweepSpec:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError("<toml>", f"{path} is not valid TOML: {exc}.") from None
+    except UnicodeDecodeError:
+        raise ConfigError(
+            "<toml>",
+            f"{path} is not a TOML sweep spec (not UTF-8 text; a binary file?); "
+            "see configs/*.toml for examples.",
+        ) from None
     return replace(parse_spec(raw, default_name=path.stem), source=str(path))

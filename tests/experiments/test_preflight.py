@@ -1,0 +1,140 @@
+"""Issue 28: a sweep request is checked as a whole before its first run (and timed by pilots)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import numpy as np
+import pytest
+
+from otfair.estimators import FairClassifier
+from otfair.experiments import load_spec, run_sweep
+from otfair.experiments._plan import Pilot, estimate_items, format_duration
+from otfair.experiments._preflight import RequestError, check_request, missing_data_files
+from otfair.experiments._spec import RunConfig, parse_spec
+from otfair.experiments._store import STORE_FILENAME, ResultStore, StoreError, check_store_file
+
+
+def _spec(method: str = "otf", strengths=(0.1,), options: str = "", dataset: str = "synthetic"):
+    text = {
+        "name": "t",
+        "datasets": [{"name": dataset, **({"options": {}} if not options else {})}],
+        "methods": [{"name": method, "strengths": list(strengths)}],
+        "epochs": 1,
+        "max_train_rows": 64,
+    }
+    return parse_spec(text)
+
+
+def _fit_error(**params) -> str:
+    """The error ``FairClassifier.fit`` itself raises (the independent reference)."""
+    rng = np.random.default_rng(0)
+    X, y, s = rng.normal(size=(40, 3)), np.arange(40) % 2, (np.arange(40) // 2) % 2
+    with pytest.raises(ValueError) as info:
+        FairClassifier(epochs=1, **params).fit(X, y, sensitive_features=s)
+    return str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("strength", "params"),
+    [(-1.0, {"penalty": "otf", "strength": -1.0}), (3.0, {"penalty": "otf", "strength": 3.0})],
+)
+def test_a_strength_out_of_range_is_the_estimators_own_error(strength, params):
+    spec = _spec(strengths=(0.1, strength))
+    with pytest.raises(RequestError) as info:
+        check_request(spec.runs())
+    message = str(info.value)
+    assert "method 'otf'" in message and f"strength {strength:g}" in message
+    assert _fit_error(**params) in message  # the same check as `otfair fit`
+
+
+def test_option_types_sensitive_names_and_devices_are_one_error_each():
+    lr = parse_spec(
+        {
+            "datasets": [{"name": "synthetic"}],
+            "methods": [{"name": "ftm", "strengths": [0.1], "options": {"lr": "abc"}}],
+        }
+    )
+    with pytest.raises(RequestError, match="option 'lr' of method 'ftm' expects a number"):
+        check_request(lr.runs())
+    height = parse_spec(
+        {
+            "datasets": [{"name": "german", "options": {"sensitive": "height"}}],
+            "methods": [{"name": "unfair"}],
+        }
+    )
+    with pytest.raises(RequestError, match=r"`sensitive` must be one of \['sex', 'age'\]"):
+        check_request(height.runs())
+    with pytest.raises(RequestError, match="not a valid torch device: 'tpu'"):
+        check_request(_spec().with_device("tpu").runs())
+
+
+def test_missing_data_files_are_named_with_the_fix(tmp_path, monkeypatch):
+    monkeypatch.setenv("OTFAIR_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert set(missing_data_files(["german", "synthetic"])) == {"german"}
+    spec = parse_spec({"datasets": [{"name": "german"}], "methods": [{"name": "unfair"}]})
+    with pytest.raises(RequestError) as info:
+        check_request(spec.runs())
+    message = str(info.value)
+    assert "missing data files (german:" in message and "otfair datasets fetch german" in message
+    assert "\n" not in message
+
+
+def test_a_bad_request_stores_nothing(tmp_path):
+    with pytest.raises(RequestError):
+        run_sweep(_spec(strengths=(-1.0, 1.0)), tmp_path / "out", progress=False)
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_shipped_configs_pass_the_check():
+    for name in ("otf", "ftm", "adapfair", "accuracy_parity"):
+        spec = load_spec(f"configs/{name}.toml")
+        assert check_request(spec.runs("quick"), probe=False) >= 0.0
+
+
+def test_a_damaged_store_is_named_and_left_untouched(tmp_path):
+    path = tmp_path / STORE_FILENAME
+    with ResultStore(path) as store:
+        for i in range(200):
+            store.set_meta(f"k{i}", "x" * 500)
+    data = path.read_bytes()
+    path.write_bytes(data[: len(data) // 2])  # truncated
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="not a readable result store"):
+        ResultStore(path)
+    assert path.read_bytes() == before
+    path.write_bytes(b"a,b\n1,2\n")
+    with pytest.raises(StoreError, match="not an SQLite database"):
+        check_store_file(path)
+    with sqlite3.connect(tmp_path / "ok.sqlite") as conn:
+        conn.execute("CREATE TABLE t (x)")
+    check_store_file(tmp_path / "ok.sqlite")  # a sound database passes
+
+
+def test_pilot_estimate_separates_fixed_and_per_epoch_cost():
+    # a 1-epoch fit of 3 s (2 s fixed + 1 s per epoch) and 0.5 s of loading and scoring
+    pilot = Pilot(runs=1, wall_s=3.5, fit_s=3.0, epochs=100, epoch_s=1.0)
+    assert pilot.estimate(1) == pytest.approx(0.5 + 2.0 + 100 * 1.0)
+    assert pilot.estimate(3) == pytest.approx(3 * 102.5)  # a stacked group of 3 vs 1
+    linear = Pilot(runs=1, wall_s=1.5, fit_s=1.0, epochs=2)  # no per-epoch split: E x fit
+    assert linear.estimate(1) == pytest.approx(0.5 + 2.0)
+    real = Pilot(runs=2, wall_s=4.0, fit_s=1.0)  # the pilot was the real item
+    assert real.estimate(2) == pytest.approx(4.0)
+
+
+def test_estimate_items_spreads_over_workers_but_not_below_the_longest_item():
+    runs = [RunConfig(dataset="d", method="m", seed=s) for s in range(4)]
+    pilots = {("d", "m", None, None): Pilot(runs=1, wall_s=10.0)}
+    one, _ = estimate_items([[r] for r in runs], {}, pilots, workers=1, cores=2)
+    two, basis = estimate_items([[r] for r in runs], {}, pilots, workers=2, cores=2)
+    assert one == pytest.approx(40.0)
+    assert two == pytest.approx(40.0 / 1.75) and "effective workers" in basis
+    single, _ = estimate_items([runs], {}, pilots, workers=2, cores=2)  # one stacked item
+    assert single == pytest.approx(40.0)
+    assert estimate_items([[runs[0]]], {}, {}, workers=1) == (None, "")
+
+
+def test_no_duration_prints_as_zero_seconds():
+    assert format_duration(0.0) == "under 1 s" and format_duration(0.4) == "under 1 s"
+    assert format_duration(42.0) == "42 s" and format_duration(7200.0) == "2.0 h"

@@ -35,8 +35,6 @@ KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({"otfair.experiments._backends", "otfair.experiments._preflight",
                "otfair.experiments._runner", "otfair.experiments._stacking"}),
     frozenset({"otfair.estimators.regression._base", "otfair.estimators.regression.curve"}),
-    frozenset({"otfair.estimators.classification.curve",
-               "otfair.estimators.classification.fair_classifier"}),
 }  # fmt: skip
 
 

@@ -67,6 +67,7 @@ _TINY: dict[str, dict[str, Any]] = {
         "batch_size": 64,
         "lr": 0.01,
     },
+    "fairtorch-reduction": {**_FAIR_CLASSIFIER, "hidden": (8,)},
     "ftm": {**_FAIR_CLASSIFIER, "hidden": (8,), "group_batch_size": 16},
     "ftm-joint": {**_FAIR_CLASSIFIER, "hidden": (8,), "group_batch_size": 16},
     "gapreg": {**_FAIR_CLASSIFIER, "hidden": (8,)},
@@ -136,6 +137,9 @@ def tiny(name: str, random_state: Any = 0, *, sensitive_column: bool = True) -> 
 
 def row_groups(X: Any) -> np.ndarray | None:
     """A 0/1 group per row, a function of the row alone (``None`` if X is not 2-D numeric)."""
+    dtype = getattr(X, "dtype", None)  # scikit-learn's check_complex_data: X is refused
+    if dtype is not None and np.issubdtype(dtype, np.complexfloating):
+        return None
     try:
         arr = np.asarray(X, dtype=np.float64)
     except (TypeError, ValueError):

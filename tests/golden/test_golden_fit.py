@@ -27,6 +27,13 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
   paper's estimator; the old one on the data points was no KL). Re-recorded with
   ``_golden_cases.py german/cfair/dp`` and ``... german/fair-nf/dp``; docs/baselines.md
   has the Adult numbers.
+- ``german/laftr/dp``, ``german/fair-nf/dp``, ``adult/fair-nf-discrete/dp`` (issue 28):
+  re-recorded with torch 2.13.0+cpu, the torch that CI installs in both of its
+  environments (today's packages and the oldest declared, which give the same panels to
+  the last digit). Against the earlier recording (an older torch), LAFTR's adversarial
+  training moved ``mean_score_gap`` by 5 % (0.0135 -> 0.0128) and Fair NF's ``tvdp`` by
+  0.02, far beyond float noise: a torch release may change these trainings, and then
+  they are re-recorded with the command above and listed here.
 - ``adult/fair-nf-discrete/dp`` (issue 15): Fair NF's exact encoder of a finite space,
   added with its registry entry and recorded on its own (on Adult with 3,000 training
   rows: German's one-hot blocks and bins make ~10^10 cells, above its ``max_cells``).
@@ -39,9 +46,13 @@ threads, BLAS kernels), which moves every score by ~1e-6 relative. What that doe
 metric depends on its kind:
 
 - **Continuous metrics** (log loss, mean score gap, WDP, PDP/PEO violations, MSE, R^2,
-  error gap): they move by the same ~1e-6 relative (measured up to ~1e-5 on a difference
-  of two nearly equal group means, e.g. ``mean_score_gap`` ~ 3e-5, i.e. ~3e-8 absolute).
-  Compared at ``rel=1e-4, abs=1e-6``.
+  error gap): within one set of packages they move by the same ~1e-6 relative (measured
+  up to ~1e-5 on a difference of two nearly equal group means, e.g. ``mean_score_gap`` ~
+  3e-5, i.e. ~3e-8 absolute). Across package versions three representation methods
+  moved more: with scikit-learn 1.9.1 / numpy 2.4.6 / torch 2.13 against the recording,
+  ``german/laftr`` log loss 1.3e-4 relative, ``german/fair-nf`` mean score gap 3.0e-4,
+  ``adult/fair-nf-discrete`` log loss 2.3e-4 (long float32 trainings whose reductions
+  changed order). Compared at ``rel=1e-3, abs=1e-6``: 3x the largest measured move.
 - **Discrete metrics** (accuracy, AUC, the DP/EO gaps of hard predictions, KSDP, TVDP):
   they move in steps, when a score crosses the 0.5 threshold or another score of a near
   tie. Measured with scikit-learn 1.9.1 / numpy 2.4.6 against the recording: AUC moved by
@@ -64,7 +75,7 @@ import pytest
 from _golden_cases import GOLDEN_PATH, cases, run_case
 
 GOLDEN = json.loads(GOLDEN_PATH.read_text())
-REL, ABS = 1e-4, 1e-6
+REL, ABS = 1e-3, 1e-6
 #: Metrics that move in steps of one prediction or one pair (compared at DISCRETE_STEPS / n).
 DISCRETE = frozenset(
     {"accuracy", "auc", "dp_gap", "tpr_gap", "fpr_gap", "eo_gap", "max_eo_gap", "ksdp", "tvdp"}

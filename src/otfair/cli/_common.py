@@ -59,7 +59,8 @@ def print_table(
 
     table = Table(title=title)
     for i, name in enumerate(header):
-        table.add_column(name, justify="left" if i == 0 else align)  # type: ignore[arg-type]
+        # the first column names the row (a method, a measure): never wrapped mid-name
+        table.add_column(name, justify="left" if i == 0 else align, no_wrap=i == 0)  # type: ignore[arg-type]
     for row in rows:
         table.add_row(*(format_value(v) for v in row))
     Console().print(table)

@@ -133,6 +133,9 @@ def encode_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarra
             f"This estimator requires y to be passed, but the target y is None (`{name}`)."
         )
     y = column_or_1d(y, warn=True)
+    if y.dtype.kind in "fc" and not np.all(np.isfinite(y)):
+        # before type_of_target, which casts NaN/inf to int (a RuntimeWarning in numpy 2)
+        raise ValueError(f"Input `{name}` contains NaN or infinity; labels must be finite.")
     check_classification_targets(y)
     classes, codes = np.unique(y, return_inverse=True)
     if len(classes) < 2:

@@ -138,3 +138,16 @@ def test_estimate_items_spreads_over_workers_but_not_below_the_longest_item():
 def test_no_duration_prints_as_zero_seconds():
     assert format_duration(0.0) == "under 1 s" and format_duration(0.4) == "under 1 s"
     assert format_duration(42.0) == "42 s" and format_duration(7200.0) == "2.0 h"
+
+
+def test_workers_share_an_accelerator_without_oversubscribing(monkeypatch):
+    import torch
+
+    from otfair.experiments._backends import ACCELERATOR_SHARE, accelerator_fraction
+
+    assert accelerator_fraction(2, ["cpu"]) is None
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    assert accelerator_fraction(2, ["cpu", "cpu"]) is None
+    assert accelerator_fraction(2, ["cuda"]) == pytest.approx(ACCELERATOR_SHARE / 2)
+    assert accelerator_fraction(3, ["auto"]) == pytest.approx(ACCELERATOR_SHARE / 3)
+    assert accelerator_fraction(4, ["cuda"]) * 4 <= 1.0

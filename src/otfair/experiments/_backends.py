@@ -147,13 +147,44 @@ def warm_up_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
     return list(out.values())
 
 
-def worker_init(plugins: Sequence[str], warmups: Sequence[RunConfig] = ()) -> None:
-    """Prepare a worker: one thread, plugins imported, signals ignored, warmed up."""
+#: Share of an accelerator's memory that the workers of one sweep may take together.
+ACCELERATOR_SHARE = 0.9
+
+
+def accelerator_fraction(workers: int, devices: Sequence[str]) -> float | None:
+    """Memory fraction of a CUDA device for each of ``workers`` workers, or None.
+
+    ``workers`` processes that train on one GPU (``--device cuda`` or ``auto`` on a CUDA
+    machine) each get ``ACCELERATOR_SHARE / workers`` of its memory
+    (``torch.cuda.set_per_process_memory_fraction``), so that together they never
+    oversubscribe it: a worker that needs more fails with an out-of-memory error that is
+    stored as its run's error instead of stalling the others. None when no run uses CUDA.
+    """
+    import torch
+
+    from otfair.utils import resolve_device
+
+    if workers < 1 or not torch.cuda.is_available():
+        return None
+    if not any(resolve_device(d).type == "cuda" for d in devices if d):
+        return None
+    return ACCELERATOR_SHARE / workers
+
+
+def worker_init(
+    plugins: Sequence[str], warmups: Sequence[RunConfig] = (), workers: int = 1
+) -> None:
+    """Prepare a worker: one thread, plugins imported, signals ignored, GPU share, warm-up."""
     if threading.current_thread() is threading.main_thread():
         for sig in StopSignals.SIGNALS:
             signal.signal(sig, signal.SIG_IGN)  # the parent stops the sweep and kills us
     single_thread()
     import_plugins(plugins)
+    fraction = accelerator_fraction(workers, [c.device for c in warmups])
+    if fraction is not None:
+        import torch
+
+        torch.cuda.set_per_process_memory_fraction(fraction)
     warm_up(warmups)
 
 
@@ -200,7 +231,7 @@ class PoolBackend:
             max_workers=self.window,
             mp_context=multiprocessing.get_context("spawn"),
             initializer=worker_init,
-            initargs=(self._plugins, self._warmups),
+            initargs=(self._plugins, self._warmups, self.window),
         )
 
     def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Future:

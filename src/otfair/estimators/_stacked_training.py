@@ -2,8 +2,9 @@ r"""FairClassifier's two batch schemes for K stacked models (one trade-off curve
 
 The K models differ only in the penalty strength :math:`a_k`; they share the seed, hence
 the batches, the constraint slices, the OTF costs and FTM's matchings. A step evaluates
-all K models on the batch (:class:`otfair.models.StackedMLP`), their penalties together
-(:class:`otfair.penalties.StackedPenalty`), and minimizes
+all K models on the batch (:class:`otfair.models.StackedMLP`), their penalties on the
+(K, n) block of scores (:func:`otfair.penalties.penalty_values`, the call of the single
+trainer: a ``batchable`` penalty computes the K values at once), and minimizes
 
 .. math::
 
@@ -38,7 +39,7 @@ from otfair.estimators._training import (
     stratified_batches,
 )
 from otfair.models.stacked import StackedMLP
-from otfair.penalties._stacked import StackedPenalty
+from otfair.penalties import penalty_values
 
 
 def _per_model_logs(losses: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -69,58 +70,58 @@ def train_plain_stacked(
     ``penalties`` holds one fitted penalty per model with a positive strength (in the
     order of those models), or None when no model is penalized. With ``fixed_batches``
     the first epoch's stratified batches are kept and every later epoch visits them in
-    a new random order, so the penalty can keep per-batch data work across epochs
-    (OTF's class-reduced cost); the default redraws the batches every epoch.
+    a new random order, each with a cache dict the penalty keeps its per-batch data
+    work in across epochs (OTF's class-reduced cost); the default redraws the batches
+    every epoch.
     """
     n = data.X.shape[0]
     K = model.n_models
     device = data.X.device
     a = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
     active = [k for k, v in enumerate(strengths) if v > 0]
-    stacked = StackedPenalty(penalties) if penalties and active else None
-    if stacked is not None and len(stacked) != len(active):
+    pens = list(penalties) if penalties and active else None
+    if pens is not None and len(pens) != len(active):
         raise ValueError("`penalties` must hold one penalty per model with strength > 0.")
     active_t = torch.tensor(active, dtype=torch.long, device=device)
     codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
     n_codes = 0 if codes is None else int(codes.max()) + 1
-    first = None if stacked is None else stacked.penalties[0]
+    first = None if pens is None else pens[0]
     needs_features = data.features is not None and getattr(first, "requires_features", False)
     adversary = first is not None and first.has_adversary and adversary_optimizers
 
-    fixed: list[tuple[torch.Tensor, bool, int | None]] = []
+    fixed: list[tuple[torch.Tensor, bool, dict | None]] = []
 
-    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, int | None]]:
+    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, dict | None]]:
         if fixed:
             return [fixed[i] for i in loop.rng.permutation(len(fixed))]
         parts = stratified_batches(data.strata, batch_size, loop.rng, n=n)
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
         split = torch.split(index, [len(p) for p in parts])
-        keys = range(len(parts)) if fixed_batches else [None] * len(parts)
-        out = list(zip(split, complete, keys, strict=True))
+        caches = [{} if fixed_batches else None for _ in parts]
+        out = list(zip(split, complete, caches, strict=True))
         if fixed_batches:
             fixed.extend(out)
         return out
 
     state: dict[str, Any] = {}
 
-    def step(batch: tuple[torch.Tensor, bool, int | None]) -> StepResult:
-        it, use_pen, key = batch
+    def step(batch: tuple[torch.Tensor, bool, dict | None]) -> StepResult:
+        it, use_pen, cache = batch
         logits = model(data.X[it])  # (K, b)
         yb = data.y[it]
         ce = F.binary_cross_entropy_with_logits(
             logits, yb.expand_as(logits), reduction="none"
         ).mean(dim=1)
         state.clear()
-        if not (use_pen and stacked is not None):
+        if not (use_pen and pens is not None):
             return ce.sum(), _per_model_logs(ce), float(len(it))
         scores = torch.sigmoid(logits[active_t])
         sb = None if data.s is None else data.s[it]
         G = None if data.G is None else data.G[:, it]
         feats = data.features[it] if needs_features else None
-        pen = ce.new_zeros(K).index_copy(
-            0, active_t, stacked.values(scores, sb, yb, feats, G, key)
-        )
+        values = penalty_values(pens, scores, sb, yb, feats, G=G, cache=cache)
+        pen = ce.new_zeros(K).index_copy(0, active_t, values)
         losses = (1 - a) * ce + a * pen if convex else ce + a * pen
         state.update(scores=scores, s=sb, y=yb)
         return losses.sum(), _per_model_logs(losses), float(len(it))
@@ -128,7 +129,7 @@ def train_plain_stacked(
     def adversary_step(batch: Any) -> None:
         if not state:
             return
-        for j, (p, opt) in enumerate(zip(stacked.penalties, adversary_optimizers, strict=True)):
+        for j, (p, opt) in enumerate(zip(pens, adversary_optimizers, strict=True)):
             adv_loss = p.adversary_loss(state["scores"][j], state["s"], state["y"])
             opt.zero_grad(set_to_none=True)
             adv_loss.backward()
@@ -158,7 +159,7 @@ def train_ftm_stacked(
     K = model.n_models
     if penalties is None:
         penalties = [MatchedDemographicParity() for _ in range(K)]
-    stacked = StackedPenalty(penalties)
+    pens = list(penalties)
     X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
         data, pool, loop.rng, group_weights, steps_per_epoch
     )
@@ -174,7 +175,7 @@ def train_ftm_stacked(
             )
         ).sum(dim=1)
         if any_active:
-            losses = losses + lam * stacked.values(torch.sigmoid(logits), codes, yb)
+            losses = losses + lam * penalty_values(pens, torch.sigmoid(logits), codes, yb)
         return losses.sum(), _per_model_logs(losses), 1.0
 
     return _run(loop, epoch_batches, step, None, "FTM ", K)

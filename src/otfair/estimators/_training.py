@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from torch.nn import functional as F
 
-from otfair.penalties import FairnessPenalty
+from otfair.penalties import FairnessPenalty, penalty_values
 
 Mix = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -319,7 +319,8 @@ def train_plain(
     A batch in which a sensitive group is missing (possible only for tiny data or
     batches) is trained on the cross-entropy alone; the penalties themselves raise on
     such batches. The inputs were validated once by the estimator, so the loop calls
-    the penalties' unchecked :meth:`~otfair.penalties.FairnessPenalty.value`, and all
+    the penalties unchecked (:func:`otfair.penalties.penalty_values`, the call the
+    stacked trainer makes on a block of scores), and all
     index bookkeeping (batch index tensors, group presence) is done once per epoch:
     a step is the model, the loss and the optimizer, with no host-device sync. A
     penalty with ``has_adversary`` gets one adversary step after each predictor step.
@@ -349,12 +350,10 @@ def train_plain(
             return ce, {}, float(len(it))
         scores = torch.sigmoid(logits)
         sb = None if data.s is None else data.s[it]
-        if data.G is not None:
-            # gather the (b, d) cost inputs only for penalties that use them (OTF)
-            feats = data.features[it] if needs_features else None
-            pen = penalty.from_matrix(scores, data.G[:, it], feats)
-        else:
-            pen = penalty.value(scores, sb, yb)
+        G = None if data.G is None else data.G[:, it]
+        # gather the (b, d) cost inputs only for penalties that use them (OTF)
+        feats = data.features[it] if needs_features else None
+        pen = penalty_values(penalty, scores, sb, yb, feats, G=G)
         state.update(scores=scores, s=sb, y=yb)
         return mix(ce, pen), {}, float(len(it))
 
@@ -451,7 +450,7 @@ def train_ftm(
             logits, y_pool[p], weight=ce_weight, reduction="sum"
         )
         if lam > 0:
-            loss = loss + lam * penalty.value(torch.sigmoid(logits), codes, y_pool[p])
+            loss = loss + lam * penalty_values(penalty, torch.sigmoid(logits), codes, y_pool[p])
         return loss
 
     return epoch_losses(loop.run(epoch_batches, step, tag=" (FTM)"))

@@ -18,18 +18,19 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
 All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
 labels, features)`` that validates the batch and calls the penalty's ``evaluate(batch)``
 on a :class:`PenaltyBatch`, and declared traits; :class:`LinearPenalty` is the base of
-the linear-notion penalties). :func:`make_penalty` is the only name table
-(``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``,
-``"fairtorch-dp"``, ``"group-w2"``);
-:func:`register_penalty` adds a penalty from outside the package. Linear notions (PDP,
-PEO; several and continuous attributes) are described by
-:class:`otfair.notions.LinearConstraints`, fitted on the training set.
+the linear-notion penalties). Scores are one model's (n,) or a (K, n) block of K
+models on the batch: :func:`penalty_values` is the call of both training loops, and a
+``batchable`` penalty computes the block at once. :func:`make_penalty` is the only name
+table (``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``,
+``"fairtorch-dp"``, ``"group-w2"``); :func:`register_penalty` adds a penalty from outside
+the package. Linear notions (PDP, PEO; several and continuous attributes) are described
+by :class:`otfair.notions.LinearConstraints`, fitted on the training set.
 """
 
 from otfair.notions import LinearConstraints
 from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, penalty_values
 from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
 from otfair.penalties._fairtorch import FairTorchDemographicParity
 from otfair.penalties._gap import GapPenalty
@@ -57,5 +58,6 @@ __all__ = [
     "PenaltyBatch",
     "list_penalties",
     "make_penalty",
+    "penalty_values",
     "register_penalty",
 ]

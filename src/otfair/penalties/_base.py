@@ -1,8 +1,23 @@
-"""Base class and input checks shared by all fairness penalties."""
+"""Base class, the score-penalty protocol and the input checks of all fairness penalties.
+
+The score-penalty protocol (one for the single fit and the stacked curve): a penalty
+maps the scores of one batch to its value. Scores are a vector of shape (n,) (one
+model: a 0-dim value) or a block of shape (K, n) (K models on the same batch, the
+stacked curve of :class:`otfair.models.StackedMLP`: K values). Both trainers call
+:func:`penalty_values`, which calls :meth:`FairnessPenalty.value` (or
+:meth:`LinearPenalty.from_matrix <otfair.penalties.LinearPenalty.from_matrix>` on the
+batch's constraint slice ``G``). A penalty that declares ``batchable = True`` (Norm,
+GapReg, MDP, OTF, FairTorch) evaluates the block in one call with the formula of one
+vector (``scores @ c`` is both) and keeps any per-model state per row (OTF's warm
+starts), so the K models of a curve share one instance; for any other penalty the
+default evaluates row by row (one instance per model when the curve has several: an
+adversary's parameters are per model). No formula exists twice.
+"""
 
 from __future__ import annotations
 
 import abc
+from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 import torch
@@ -52,7 +67,13 @@ class FairnessPenalty(nn.Module, abc.ABC):
         :meth:`adversary_loss` after each predictor step;
     ``default_mixing``
         ``"convex"`` (``(1 - alpha) CE + alpha R``, OTF paper Eq. 13) or ``"additive"``
-        (``CE + lambda R``, FTM paper Eq. 7), as in the penalty's paper.
+        (``CE + lambda R``, FTM paper Eq. 7), as in the penalty's paper;
+    ``batchable``
+        :meth:`value` (and ``from_matrix``) of a (K, n) block of K models' scores is one
+        batched evaluation of the single-vector formula, and per-model state is kept
+        per row: the K models of a curve share one instance (see the module docstring
+        and :func:`penalty_values`). Default ``False``: a (K, n) block is evaluated row
+        by row.
 
     Penalties built from training-set statistics (the linear notions' ``G``) compute
     them in :meth:`fit`, called once per estimator fit; the default does nothing.
@@ -77,6 +98,7 @@ class FairnessPenalty(nn.Module, abc.ABC):
     linear: bool = False
     has_adversary: bool = False
     default_mixing: str = "additive"
+    batchable: bool = False
 
     def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
         """Fit training-set statistics (default: nothing to fit); returns ``self``."""
@@ -122,11 +144,25 @@ class FairnessPenalty(nn.Module, abc.ABC):
         """Penalty value *without* the input checks of :meth:`forward`.
 
         For training loops that validated the whole training set once per fit and
-        guarantee well-formed batches (1-D probabilities, both groups present): at ~2 ms
+        guarantee well-formed batches (probabilities, both groups present): at ~2 ms
         steps the per-call checks (finite, range, group codes) cost several percent of a
-        step. Calls :meth:`evaluate_unchecked`.
+        step. ``scores`` of shape (n,) give a 0-dim value; a (K, n) block (K models on
+        this batch) gives K values: one :meth:`evaluate_unchecked` call on the block for
+        a ``batchable`` penalty, otherwise one per row (:meth:`evaluate_rows`).
         """
-        return self.evaluate_unchecked(PenaltyBatch(scores, sensitive, labels, features))
+        batch = PenaltyBatch(scores, sensitive, labels, features)
+        if scores.dim() == 2 and not self.batchable:
+            return self.evaluate_rows(batch)
+        return self.evaluate_unchecked(batch)
+
+    def evaluate_rows(self, batch: PenaltyBatch) -> torch.Tensor:
+        """K values of a (K, n) block, one :meth:`evaluate_unchecked` call per row.
+
+        The default for penalties that cannot batch (barycenter's per-group sorts, an
+        adversary, outside penalties).
+        """
+        rows = [self.evaluate_unchecked(batch._replace(scores=h)) for h in batch.scores]
+        return torch.stack(rows)
 
     def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
         """Bare formula on a well-formed batch; the default validates (calls ``forward``)."""
@@ -151,6 +187,84 @@ class FairnessPenalty(nn.Module, abc.ABC):
     def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
         """Adversary's loss on a batch with detached scores (penalties with an adversary)."""
         raise NotImplementedError(f"{type(self).__name__} has no adversary.")
+
+
+def penalty_values(
+    penalties: FairnessPenalty | Sequence[FairnessPenalty],
+    scores: torch.Tensor,
+    sensitive: torch.Tensor | None,
+    labels: torch.Tensor | None = None,
+    features: torch.Tensor | None = None,
+    *,
+    G: torch.Tensor | None = None,
+    cache: dict[Any, Any] | None = None,
+) -> torch.Tensor:
+    """Unchecked penalty value(s) of one batch: what both training loops call.
+
+    Parameters
+    ----------
+    penalties : FairnessPenalty or sequence of FairnessPenalty
+        The penalty, or one instance per model of a curve (all of one class, configured
+        alike). A ``batchable`` penalty evaluates the whole block on the first instance
+        (it keeps per-model state per row); otherwise instance ``k`` evaluates row ``k``
+        (its own state: an adversary's parameters).
+    scores : tensor of shape (n,) or (K, n)
+        Probabilities of one model (0-dim result) or of K models (result of shape (K,)).
+    sensitive, labels, features : tensors, optional
+        The batch, as in :meth:`FairnessPenalty.value`.
+    G : tensor of shape (d_F, n), optional
+        The batch slice of the constraint matrix of a linear penalty: then
+        ``from_matrix(scores, G, features)`` is called (``sensitive`` is unused).
+    cache : dict, optional
+        Kept by the caller for this batch across epochs (fixed batches): a linear
+        penalty may store the batch's data work in it (OTF: the class-reduced cost).
+
+    Returns
+    -------
+    torch.Tensor
+        0-dim for ``scores`` (n,), shape (K,) for (K, n).
+    """
+    if isinstance(penalties, FairnessPenalty):  # one instance: the single fit's call
+        first, own = penalties, None
+    else:
+        if not penalties:
+            raise ValueError("`penalties` must hold at least one penalty.")
+        kinds = {type(p) for p in penalties}
+        if len(kinds) != 1:
+            raise ValueError(
+                f"`penalties` must be of one class; got {sorted(k.__name__ for k in kinds)}."
+            )
+        first, own = penalties[0], (penalties if len(penalties) > 1 else None)
+    if scores.dim() not in (1, 2) or (
+        own is not None and (scores.dim() != 2 or scores.shape[0] != len(own))
+    ):
+        n_rows = 1 if own is None else len(own)
+        raise ValueError(
+            f"`scores` must have shape (n,) or (K, n) with K = {n_rows} (one row per penalty "
+            f"instance); got {tuple(scores.shape)}."
+        )
+    if scores.dim() == 2 and not first.batchable:
+        own = own or [first] * scores.shape[0]
+        pairs = zip(own, scores, strict=True)
+        return torch.stack([_value(p, h, sensitive, labels, features, G, cache) for p, h in pairs])
+    return _value(first, scores, sensitive, labels, features, G, cache)
+
+
+def _value(
+    penalty: FairnessPenalty,
+    scores: torch.Tensor,
+    sensitive: torch.Tensor | None,
+    labels: torch.Tensor | None,
+    features: torch.Tensor | None,
+    G: torch.Tensor | None,
+    cache: dict[Any, Any] | None,
+) -> torch.Tensor:
+    """One penalty's unchecked value: ``from_matrix`` on ``G`` (linear) or ``value``."""
+    if G is not None and penalty.linear:
+        if cache is None:
+            return penalty.from_matrix(scores, G, features)
+        return penalty.from_matrix(scores, G, features, cache=cache)
+    return penalty.value(scores, sensitive, labels, features)
 
 
 def check_scores(scores: torch.Tensor, name: str = "scores") -> torch.Tensor:

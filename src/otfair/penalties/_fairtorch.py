@@ -73,6 +73,8 @@ class FairTorchDemographicParity(FairnessPenalty):
     tensor(0.2000)
     """
 
+    batchable = True
+
     def __init__(self, notion: str | Notion = "dp", *, rows: FairTorchRows = "released") -> None:
         super().__init__()
         self.notion = as_notion(notion, allowed=("dp",))

@@ -26,9 +26,10 @@ class GapPenalty(FairnessPenalty):
     ----------
     notion : {"dp", "eopp", "eo"} or Notion, default="dp"
 
-    Shapes: ``scores`` (n,), ``sensitive`` (n,) binary 0/1, ``labels`` (n,) for EO/EOpp.
-    Both groups must be present in the batch (in each label cell) (``ValueError``
-    otherwise).
+    Shapes: ``scores`` (n,), ``sensitive`` (n,) binary 0/1, ``labels`` (n,) for EO/EOpp;
+    the unchecked :meth:`value` also takes a (K, n) block of K models (``batchable``:
+    the contrast ``H @ c`` gives the K gaps at once). Both groups must be present in the
+    batch (in each label cell) (``ValueError`` otherwise).
 
     Examples
     --------
@@ -36,6 +37,8 @@ class GapPenalty(FairnessPenalty):
     >>> GapPenalty()(torch.tensor([0.2, 0.4, 0.9, 0.7]), torch.tensor([0, 0, 1, 1]))
     tensor(0.2500)
     """
+
+    batchable = True
 
     def __init__(self, notion: str | Notion = "dp") -> None:
         super().__init__()
@@ -56,6 +59,7 @@ class GapPenalty(FairnessPenalty):
 
         ``c_i = (1 - s_i) / n_0 - s_i / n_1`` avoids boolean indexing (a device sync);
         a label-conditioned notion multiplies the contrast by each cell's indicator.
+        ``scores`` (n,) or (K, n): ``scores @ c`` is the one formula of both.
         """
         scores, sensitive, labels = batch.scores, batch.sensitive, batch.labels
         if not self.requires_labels:

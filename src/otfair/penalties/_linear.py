@@ -18,7 +18,9 @@ class LinearPenalty(FairnessPenalty):
     :math:`G \in \mathbb R^{d_F \times n}` with :math:`G\mathbf h = 0` for a fair score
     vector :math:`\mathbf h`. The training engine slices ``G`` of the whole training set
     once per batch and calls :meth:`from_matrix`; called directly, the penalty builds
-    ``G`` of the batch from the sensitive attributes (and labels for PEO).
+    ``G`` of the batch from the sensitive attributes (and labels for PEO). The built-in
+    linear penalties are ``batchable``: :meth:`from_matrix` takes scores of shape (n,)
+    or a (K, n) block of K models (one slice ``G`` serves all of them).
 
     Parameters
     ----------
@@ -61,6 +63,15 @@ class LinearPenalty(FairnessPenalty):
 
     @abc.abstractmethod
     def from_matrix(
-        self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None = None
+        self,
+        scores: torch.Tensor,
+        G: torch.Tensor,
+        features: torch.Tensor | None = None,
+        cache: dict[Any, Any] | None = None,
     ) -> torch.Tensor:
-        """Penalty for a precomputed constraint matrix ``G`` (d_F, n) of the batch."""
+        """Penalty for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
+
+        ``scores`` (n,) gives a 0-dim value, a (K, n) block (``batchable`` penalties)
+        K values. ``cache`` is a dict the caller keeps for this batch across epochs
+        (fixed batches), where the penalty may store the batch's data work.
+        """

@@ -27,7 +27,8 @@ class MatchedDemographicParity(FairnessPenalty):
 
     Shapes: ``scores`` (2m,) the scores of the group-0 batch followed by those of their
     partners in group 1, in matched order; ``sensitive`` (2m,) the group codes
-    (``m`` zeros then ``m`` ones). The old call ``mdp(scores, matched_scores)`` with two
+    (``m`` zeros then ``m`` ones); the unchecked :meth:`value` also takes a (K, 2m)
+    block of K models (``batchable``). The old call ``mdp(scores, matched_scores)`` with two
     (m,) float tensors still works (deprecated).
 
     Examples
@@ -39,6 +40,7 @@ class MatchedDemographicParity(FairnessPenalty):
     """
 
     requires_pairs = True
+    batchable = True
 
     def __init__(self, notion: str | Notion = "dp") -> None:
         super().__init__()
@@ -75,7 +77,10 @@ class MatchedDemographicParity(FairnessPenalty):
         return self.evaluate_unchecked(PenaltyBatch(scores, codes))
 
     def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Unchecked value on a matched batch laid out as ``[group 0; partners]``."""
+        """Unchecked value on a matched batch laid out as ``[group 0; partners]``.
+
+        ``scores`` (2m,) or a (K, 2m) block of K models (K values, row-wise).
+        """
         scores = batch.scores
-        m = scores.shape[0] // 2
-        return (scores[:m] - scores[m:]).abs().mean()
+        m = scores.shape[-1] // 2
+        return (scores[..., :m] - scores[..., m:]).abs().mean(dim=-1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
 from otfair.penalties._linear import LinearPenalty
@@ -25,17 +27,26 @@ class NormPenalty(LinearPenalty):
         A fitted constraint builder (PDP or PEO; binary, several or continuous
         attributes).
 
-    Shapes: ``scores`` (n,), ``sensitive`` (n,) or (n, k), ``labels`` (n,) for PEO.
-    A batch in which a group is empty is allowed: the rows use training-set
-    expectations, so they stay finite (the group's terms are simply absent).
+    Shapes: ``scores`` (n,) or a (K, n) block of K models (``batchable``: K values by
+    one product), ``sensitive`` (n,) or (n, k), ``labels`` (n,) for PEO. A batch in
+    which a group is empty is allowed: the rows use training-set expectations, so they
+    stay finite (the group's terms are simply absent).
     """
 
+    batchable = True
+
     def from_matrix(
-        self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None = None
+        self,
+        scores: torch.Tensor,
+        G: torch.Tensor,
+        features: torch.Tensor | None = None,
+        cache: dict[Any, Any] | None = None,
     ) -> torch.Tensor:
         """Penalty for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
 
         The estimator slices ``G`` of the whole training set once per batch instead of
-        rebuilding it from the sensitive attributes at every step.
+        rebuilding it from the sensitive attributes at every step. ``scores`` (n,) or
+        (K, n): ``G h`` is (d_F,) or (d_F, K), summed over the constraints.
         """
-        return (G @ scores).abs().sum() / scores.shape[0]
+        Gh = G @ (scores if scores.dim() == 1 else scores.T)
+        return Gh.abs().sum(dim=0) / scores.shape[-1]

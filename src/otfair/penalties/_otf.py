@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import torch
 
 from otfair.notions import LinearConstraints
 from otfair.penalties._linear import LinearPenalty
+
+if TYPE_CHECKING:
+    from otfair.ot import OTFProblem
 
 
 class OTFPenalty(LinearPenalty):
@@ -55,11 +60,13 @@ class OTFPenalty(LinearPenalty):
     groups, x2 for EO). Continuous attributes run the solves on the full ``n x n``
     cost (a few passes per Newton step). Measured step times: docs/classifiers.md.
 
-    Shapes: ``scores`` (n,), ``sensitive`` (n,) or (n, k), ``labels`` (n,) for PEO,
-    ``features`` (n, d). Memory O(n^2) per call.
+    Shapes: ``scores`` (n,) (or a (K, n) block of K models in :meth:`from_matrix`,
+    ``batchable``), ``sensitive`` (n,) or (n, k), ``labels`` (n,) for PEO, ``features``
+    (n, d). Memory O(n^2) per call.
     """
 
     requires_features = True
+    batchable = True
 
     def __init__(
         self,
@@ -82,24 +89,76 @@ class OTFPenalty(LinearPenalty):
         self.tol = float(tol)
         self._details = None
 
-    def from_matrix(
-        self, scores: torch.Tensor, G: torch.Tensor, features: torch.Tensor | None = None
-    ) -> torch.Tensor:
-        """OTF0 for a precomputed constraint matrix ``G`` (d_F, n) of the batch."""
-        from otfair.ot import OTFProblem, euclidean_cost
+    def fit(self, sensitive: Any, labels: Any = None) -> OTFPenalty:
+        """Fit the constraints (unless fitted) and forget the last fit's warm starts."""
+        super().fit(sensitive, labels)
+        self._details = None
+        return self
 
+    def from_matrix(
+        self,
+        scores: torch.Tensor,
+        G: torch.Tensor,
+        features: torch.Tensor | None = None,
+        cache: dict[Any, Any] | None = None,
+    ) -> torch.Tensor:
+        """OTF0 for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
+
+        ``scores`` (n,) gives a 0-dim value; a (K, n) block of K models gives K values
+        from one cost matrix and one class reduction, the dual solves batched over the
+        rows (``problem.otf0(H)``), each row warm-started from its own previous batch.
+        ``cache``: a dict the caller keeps for this batch across epochs (fixed batches);
+        the batch's class-reduced cost is stored there on the first visit
+        (:meth:`otfair.ot.OTFProblem.compact`) and later visits skip the cost matrix
+        and its pass.
+        """
         if features is None:
             raise ValueError("`features` are required by OTFPenalty (the transport cost).")
-        if features.ndim != 2 or features.shape[0] != scores.shape[0]:
-            raise ValueError(
-                f"`features` must have shape ({scores.shape[0]}, d); got {tuple(features.shape)}."
-            )
-        G = G.detach().to(scores.dtype)
-        features = features.detach().to(scores.dtype)
-        order = OTFProblem.class_order(G)
+        n = scores.shape[-1]
+        if features.ndim != 2 or features.shape[0] != n:
+            raise ValueError(f"`features` must have shape ({n}, d); got {tuple(features.shape)}.")
+        order, problem, scale = self._problem(G, features, scores.dtype, cache)
         if order is not None:  # sorted by class: the class reduction needs no gather
-            scores, G, features = scores[order], G[:, order], features[order]
+            scores = scores[..., order]
         h = scores.clamp(min=1e-6)
+        # per-row warm starts (a list for a block): row k's previous batch's duals
+        block = scores.dim() == 2
+        warm = self._details if self.warm_start else None
+        rows = warm if isinstance(warm, list) else [warm]
+        if block != isinstance(warm, list) or len(rows) != (scores.shape[0] if block else 1):
+            rows = [None] * (scores.shape[0] if block else 1)
+        rows = [w if w is None or w.otf.mu.shape[0] == problem.d else None for w in rows]
+        # cost C / scale at eps  ==  (1 / scale) x cost C at eps * scale: no division pass
+        value, details = problem.otf0(
+            h,
+            self.eps * scale,
+            tol=self.tol,
+            max_iter=self.max_iter,
+            warm_start=rows if block else rows[0],
+            return_details=True,
+            trusted=True,
+        )
+        self._details = list(details) if block else details
+        return (value / scale).clamp_min(0.0)
+
+    def _problem(
+        self,
+        G: torch.Tensor,
+        features: torch.Tensor,
+        dtype: torch.dtype,
+        cache: dict[Any, Any] | None,
+    ) -> tuple[torch.Tensor | None, OTFProblem, float]:
+        """Return the batch's class order, OTF problem and cost scale (kept in ``cache``)."""
+        from otfair.ot import OTFProblem, euclidean_cost
+
+        key = ("otf-problem", self.eps)
+        if cache is not None and key in cache:
+            return cache[key]
+        G = G.detach().to(dtype)
+        features = features.detach().to(dtype)
+        order = OTFProblem.class_order(G)
+        if order is not None:
+            G, features = G[:, order], features[order]
         with torch.no_grad():
             C = euclidean_cost(features, features, exact=False)  # checked finite inside
             C.fill_diagonal_(0.0)
@@ -115,17 +174,7 @@ class OTFPenalty(LinearPenalty):
                     "a group (or group x label for PEO) is empty in this batch; use larger "
                     "or stratified batches."
                 ) from err
-        warm = self._details
-        if not self.warm_start or (warm is not None and warm.otf.mu.shape[0] != G.shape[0]):
-            warm = None
-        # cost C / scale at eps  ==  (1 / scale) x cost C at eps * scale: no division pass
-        value, self._details = problem.otf0(
-            h,
-            self.eps * scale,
-            tol=self.tol,
-            max_iter=self.max_iter,
-            warm_start=warm,
-            return_details=True,
-            trusted=True,
-        )
-        return (value / scale).clamp_min(0.0)
+            if cache is not None and problem.classes is not None:
+                problem = problem.compact(self.eps * scale)
+                cache[key] = (order, problem, scale)
+        return order, problem, scale

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from _classif_data import drift_data
 
-from otfair.estimators._curve import shared_curve
+from otfair.estimators._curve import copy_fitted, stack_estimators
 from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
 
 
@@ -62,16 +62,18 @@ def test_choosing_a_model_of_the_curve_is_checked():
         _est([0.5, 0.5]).fit(X, y, sensitive_features=s)
 
 
-def test_shared_curve_fits_once_and_keys_on_the_source_data():
+def test_stacked_single_fits_share_one_base_classifier():
+    """What ``otfair sweep`` does with a group: K single-lam estimators, one curve fit."""
     X, y, s = _data()
     Xs, ys, ss = _data(seed=4)
-    with shared_curve(LAMS):
-        a = _est(0.9).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
-        b = _est(0.5).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
-        # another source domain is another curve: its base classifier differs
-        c = _est(0.5).fit(X, y, sensitive_features=s, source_data=(Xs + 1.0, ys, ss))
+    singles = [_est(lam) for lam in LAMS[:2]]
+    curve = stack_estimators(singles, "lam")
+    assert curve.lam == LAMS[:2]
+    curve.fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
+    for single, model in zip(singles, curve.estimators_, strict=True):
+        copy_fitted(model, single)
+    a, b = singles
     assert a.base_classifier_ is b.base_classifier_
-    assert c.base_classifier_ is not b.base_classifier_
     alone = _est(0.5).fit(X, y, sensitive_features=s, source_data=(Xs, ys, ss))
     np.testing.assert_array_equal(
         b.predict_proba(X, sensitive_features=s), alone.predict_proba(X, sensitive_features=s)

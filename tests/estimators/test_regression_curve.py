@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from otfair.estimators import CENet, WassersteinNet
-from otfair.estimators._curve import shared_curve
+from otfair.estimators._curve import copy_fitted, stack_estimators
 from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
 from otfair.experiments._stacking import configs_of, stack_groups
 
@@ -117,20 +117,34 @@ def test_invalid_curves(cls, lam, match):
         cls(lam=lam, **SMALL).fit(X, y, sensitive_features=s)
 
 
-def test_shared_curve_single_fits_reuse_one_stacked_run():
+def test_stack_estimators_fits_single_strength_nets_as_one_curve():
     X, y, s = _data()
     params = {**SMALL, "batch_size": 64}
-    with shared_curve([0.0, 1.0, 4.0]):
-        fits = {lam: CENet(lam=lam, **params) for lam in (4.0, 0.0)}
-        for est in fits.values():
-            est.fit(X, y, sensitive_features=s)
-        off_curve = CENet(lam=2.0, **params).fit(X, y, sensitive_features=s)
-    assert not hasattr(fits[4.0], "estimators_")
-    for lam, est in fits.items():
-        sep = CENet(lam=lam, **params).fit(X, y, sensitive_features=s)
-        np.testing.assert_allclose(est.predict(X), sep.predict(X), atol=TOL * np.ptp(y))
-    sep = CENet(lam=2.0, **params).fit(X, y, sensitive_features=s)
-    np.testing.assert_array_equal(off_curve.predict(X), sep.predict(X))
+    singles = [CENet(lam=lam, **params) for lam in (4.0, 0.0)]
+    curve = stack_estimators(singles, "lam")
+    assert curve.get_params()["lam"] == [4.0, 0.0]
+    assert curve.get_params()["batch_size"] == 64
+    curve.fit(X, y, sensitive_features=s)
+    for single, model in zip(singles, curve.estimators_, strict=True):
+        copy_fitted(model, single)
+        sep = CENet(lam=single.lam, **params).fit(X, y, sensitive_features=s)
+        np.testing.assert_allclose(single.predict(X), sep.predict(X), atol=TOL * np.ptp(y))
+    assert not hasattr(singles[0], "estimators_")  # each one is a single-strength model
+
+
+@pytest.mark.parametrize(
+    "singles",
+    [
+        [CENet(lam=1.0, **SMALL), CENet(lam=2.0, **{**SMALL, "epochs": 4})],  # other params
+        [CENet(lam=1.0, **SMALL), WassersteinNet(lam=2.0, **SMALL)],  # two classes
+        [CENet(lam=1.0, **SMALL), CENet(lam=1.0, **SMALL)],  # equal strengths
+        [CENet(lam=a, **{**SMALL, "random_state": None}) for a in (1.0, 2.0)],  # no seed
+        [CENet(lam=[1.0, 2.0], **SMALL)],  # already a curve
+        [],
+    ],
+)
+def test_stack_estimators_refuses_what_cannot_share_a_curve(singles):
+    assert stack_estimators(singles, "lam") is None
 
 
 # ------------------------------------------------------------------ otfair sweep

@@ -2,8 +2,12 @@
 
 import pytest
 
+from otfair.estimators import FairClassifier
 from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
-from otfair.experiments._stacking import configs_of, stack_groups
+from otfair.experiments._runner import execute_run
+from otfair.experiments._stacking import configs_of, execute_group, stack_groups
+from otfair.experiments.methods import MethodSpec, list_methods
+from otfair.experiments.methods import _spec as methods_spec
 
 SPEC = """
 name = "stack"
@@ -130,3 +134,81 @@ def test_adapfair_runs_share_one_base_classifier_with_equal_rows(tmp_path):
         for metric in ("accuracy", "dp_gap", "auc"):
             assert b[key][metric] == row[metric], (key, metric)  # the same computation
         assert b[key]["metrics"]["stacked_runs"] == 3
+
+
+# ------------------------------------------------------------ the explicit group path
+def _gapreg_method(monkeypatch, name: str, make) -> str:
+    """Register, for one test, a gapreg method built by ``make(strength, seed, epochs)``."""
+
+    def build(strength, *, notion=None, random_state=None, epochs=None, **options):
+        return make(strength, random_state, epochs or 2)
+
+    spec = MethodSpec(
+        name=name,
+        task="classification",
+        build=build,
+        strength_name="alpha",
+        default_strengths=(0.1, 0.5),
+        notions=("dp",),
+    )
+    list_methods()  # the registered families first
+    monkeypatch.setitem(methods_spec._REGISTRY, name, spec)
+    return name
+
+
+def _gapreg(strength, seed, epochs, **kw):
+    return FairClassifier(
+        "gapreg", strength, epochs=epochs, batch_size=100, random_state=seed, **kw
+    )
+
+
+def _group(method, strengths=(0.1, 0.5)):
+    base = {"dataset": "synthetic", "seed": 0, "epochs": 2, "max_train_rows": 300}
+    return tuple(RunConfig(method=method, strength=a, **base) for a in strengths)
+
+
+def _metrics(record):
+    return {k: record["result"][k] for k in ("strength", "accuracy", "dp_gap", "auc")}
+
+
+def test_group_stacks_the_built_values_when_the_registry_maps_the_strength(monkeypatch):
+    """A builder may map the run's strength (here x10): the curve holds the built values."""
+    method = _gapreg_method(
+        monkeypatch, "test-gapreg-x10", lambda a, seed, ep: _gapreg(10 * a, seed, ep)
+    )
+    group = _group(method)
+    records = execute_group(group)
+    assert [r["status"] for r in records] == ["ok", "ok"]
+    # one curve fit, carried by the first run (share_fit_time spreads it)
+    assert records[0]["result"]["fit_time_s"] > 0 and records[1]["result"]["fit_time_s"] == 0
+    assert records[1]["started_at"] == records[0]["finished_at"]  # spans tile the group
+    for config, record in zip(group, records, strict=True):
+        alone = execute_run(config)
+        assert record["result"]["strength"] == config.strength  # the run's, not the built one
+        assert _metrics(record) == pytest.approx(_metrics(alone), abs=1e-6)
+
+
+def test_group_fits_separately_when_other_parameters_differ(monkeypatch):
+    """Built estimators that differ beyond the strength are not stacked: K plain fits."""
+    method = _gapreg_method(
+        monkeypatch, "test-gapreg-lr", lambda a, seed, ep: _gapreg(a, seed, ep, lr=1e-3 * (1 + a))
+    )
+    group = _group(method)
+    records = execute_group(group)
+    assert all(r["result"]["fit_time_s"] > 0 for r in records)
+    for config, record in zip(group, records, strict=True):
+        assert _metrics(record) == _metrics(execute_run(config))  # the same computation
+
+
+def test_a_failing_run_of_a_group_fails_alone(monkeypatch):
+    def make(a, seed, ep):
+        if a == 0.5:
+            raise ValueError("no model at 0.5")
+        return _gapreg(a, seed, ep)
+
+    records = execute_group(
+        _group(_gapreg_method(monkeypatch, "test-gapreg-fail", make), (0.1, 0.5, 1.0))
+    )
+    assert [r["status"] for r in records] == ["ok", "error", "ok"]
+    assert records[1]["error"] == "ValueError: no model at 0.5" and records[1]["traceback"]
+    assert records[0]["result"]["fit_time_s"] > 0 and records[2]["result"]["fit_time_s"] == 0

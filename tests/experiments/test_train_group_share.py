@@ -8,7 +8,7 @@ import pytest
 from otfair.datasets import load_dataset
 from otfair.experiments import run_single
 from otfair.experiments._grid import RunConfig
-from otfair.experiments._single import _imbalance_train
+from otfair.experiments._run_data import _imbalance_train
 from otfair.experiments._spec import ConfigError, parse_spec
 
 

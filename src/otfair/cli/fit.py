@@ -16,20 +16,6 @@ _DATA_FIX = (
     "at a directory that holds it"
 )
 
-#: The options that are keywords of ``run_single`` under the same name, passed as given.
-_PASSED_AS_IS = (
-    "strength",
-    "seed",
-    "notion",
-    "epochs",
-    "device",
-    "test_size",
-    "source_domain",
-    "target_domain",
-    "max_train_rows",
-    "data_home",
-)
-
 
 class _FitCommand(TyperCommand):
     """``fit`` whose help lists the registered methods (loaded only when help is shown)."""
@@ -50,7 +36,6 @@ def _progress_default(progress: bool | None, as_json: bool) -> bool:
 
 
 def fit_command(
-    ctx: typer.Context,
     dataset: str = typer.Option(..., "--dataset", help="Dataset name (`otfair datasets list`)."),
     method: str = typer.Option(..., "--method", help="Method name (`otfair methods list`)."),
     strength: float | None = typer.Option(
@@ -100,20 +85,30 @@ def fit_command(
 ) -> None:
     """Train METHOD on the DATASET training split and print the test fairness panel."""
     from otfair.datasets import DataFileError
-    from otfair.experiments import run_single
+    from otfair.experiments._request import RunRequest
+    from otfair.experiments._single import run_request
 
     method_options = parse_key_values(option)
     dataset_options = parse_key_values(dataset_option, "--dataset-option")
     try:
-        result = run_single(
+        request = RunRequest.from_args(
             dataset,
             method,
-            **{name: ctx.params[name] for name in _PASSED_AS_IS},
+            strength=strength,
+            seed=seed,
+            notion=notion,
+            epochs=epochs,
+            device=device,
+            test_size=test_size,
             dataset_options=dataset_options,
             method_options=method_options,
+            source_domain=source_domain,
+            target_domain=target_domain,
+            max_train_rows=max_train_rows,
+            data_home=data_home,
             verbose=_progress_default(progress, as_json),
-            announce=note,
         )
+        result = run_request(request, announce=note)
     except DataFileError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "data file missing"
         fail(f"{first} ({_DATA_FIX.format(name=dataset)})")

@@ -6,18 +6,15 @@ An estimator fits a *curve* when its strength parameter (``strength`` of
 list: one stacked training run fits the K models, ``estimators_[k]`` is the fitted
 single-strength estimator and ``<param>s_`` (``strengths_``, ``lams_``) the values.
 This module holds the conventions they share: the list check, choosing a model of a
-fitted curve (``predict(X, <param>=a)``) and :func:`shared_curve`, through which
-``otfair sweep`` lets single-strength fits of one group share one stacked run.
+fitted curve (``predict(X, <param>=a)``) and :func:`stack_estimators`, with which
+``otfair sweep`` turns the single-strength estimators of one group into one curve
+estimator, fitted once (the path is explicit: ``fit`` itself never looks around).
 """
 
 from __future__ import annotations
 
-import hashlib
 import numbers
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -82,76 +79,35 @@ def _plain(value: Any) -> Any:
     return value
 
 
-# ---------------------------------------------------------------------- shared curves
-@dataclass
-class _SharedCurve:
-    strengths: tuple[float, ...]
-    fitted: dict[tuple[str, str, str], Any] = field(default_factory=dict)
+# ---------------------------------------------------------------------- explicit curves
+def stack_estimators(estimators: Sequence[Any], param: str) -> Any | None:
+    """Return one curve estimator that fits the single-strength ``estimators`` at once.
 
+    ``otfair sweep`` builds the runs of a group that differ only in strength one by one
+    (the method registry may map a strength to another value) and fits them as one curve
+    when they can share it: all of one class, an integer ``random_state`` (separate fits
+    with another seed would not share the initialization), a real, distinct ``param``
+    each, and every other parameter equal (``get_params()``, compared by ``repr``). The
+    curve is ``clone(estimators[0])`` with ``param`` set to the list of their values, in
+    their order: after ``curve.fit(...)``, ``curve.estimators_[k]`` is the model of
+    ``estimators[k]`` (:func:`copy_fitted` puts it on that estimator).
 
-_SHARED: ContextVar[_SharedCurve | None] = ContextVar("otfair_shared_curve", default=None)
-
-
-@contextmanager
-def shared_curve(strengths: Sequence[float]) -> Iterator[None]:
-    """Within the block, single-strength fits on one curve share one stacked run.
-
-    The first fit of a curve-capable estimator (``FairClassifier(strength=a)``,
-    ``CENet(lam=a)``...) with ``a`` in ``strengths`` fits the whole curve and keeps it;
-    a later fit of the same class with the same other parameters, the same data and
-    another strength of the curve copies its model instead of training. Used by
-    ``otfair sweep`` to stack the runs of a group that differ only in strength, each
-    still stored as its own row. Fits whose ``random_state`` is not an integer (their
-    separate fits would not share a seed) and strengths off the curve train as usual.
+    Returns ``None`` when they cannot share a curve (each is then fitted on its own).
     """
-    token = _SHARED.set(_SharedCurve(tuple(check_strengths(strengths))))
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _digest(*arrays: Any) -> str:
-    h = hashlib.blake2b(digest_size=16)
-    for a in arrays:
-        a = np.ascontiguousarray(np.asarray(a))
-        h.update(repr((a.shape, a.dtype.str)).encode())
-        h.update(a.tobytes())
-    return h.hexdigest()
-
-
-def fit_from_shared(
-    est: Any,
-    X: Any,
-    y: Any,
-    sensitive_features: Any,
-    *,
-    param: str,
-    fit_curve: Callable[[Any, Any, Any, Any], Any],
-    extra: Sequence[Any] | None = None,
-) -> bool:
-    """Fit ``est`` from the active :func:`shared_curve`, if it applies; return whether.
-
-    ``param`` names the strength parameter, ``fit_curve(curve, X, y, s)`` fits a clone
-    whose ``param`` is the curve's list. ``extra``: more arrays the fit depends on
-    (AdapFair's ``source_data``), part of the key that decides which fits share.
-    """
-    ctx = _SHARED.get()
-    seed = est.random_state
-    if ctx is None or isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        return False
-    value = getattr(est, param, None)
-    if not isinstance(value, numbers.Real):
-        return False
-    if not any(np.isclose(value, a, rtol=0, atol=_ATOL) for a in ctx.strengths):
-        return False
-    params = {k: v for k, v in est.get_params().items() if k != param}
-    data = (X, y, sensitive_features, *(extra or ()))
-    key = (type(est).__name__, repr(sorted(params.items())), _digest(*data))
-    curve = ctx.fitted.get(key)
-    if curve is None:
-        curve = clone(est).set_params(**{param: list(ctx.strengths)})
-        fit_curve(curve, X, y, sensitive_features)
-        ctx.fitted[key] = curve
-    copy_fitted(select_model(curve, value, param), est)
-    return True
+    if not estimators or len({type(est) for est in estimators}) != 1:
+        return None
+    values = [getattr(est, param, None) for est in estimators]
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
+        return None
+    if len(set(values)) != len(values):
+        return None
+    seed = estimators[0].get_params().get("random_state")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        return None
+    others = [
+        repr(sorted((k, v) for k, v in est.get_params().items() if k != param))
+        for est in estimators
+    ]
+    if any(other != others[0] for other in others[1:]):
+        return None
+    return clone(estimators[0]).set_params(**{param: [float(v) for v in values]})

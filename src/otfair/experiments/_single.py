@@ -1,21 +1,45 @@
 """One experiment run: load a dataset, split it by seed, fit a registered method, audit it.
 
 This is the unit of work shared by ``otfair fit`` (which prints the result) and the sweep
-runner (which stores it as one row of the result store).
+runner (which stores it as one row of the result store). A run is small stages over one
+validated :class:`~otfair.experiments._request.RunRequest`:
+
+1. :func:`~otfair.experiments._run_data.prepare_data` -> :class:`RunData` (load, split,
+   subsample or imbalance the training part);
+2. :func:`build_estimator` (the registry's estimator at :func:`run_strength`);
+3. :func:`fit_estimator` (wall seconds);
+4. :func:`evaluate` (test panel, audits, the method's extra report) -> the result dict.
+
+:func:`run_request` chains them and :func:`run_single` is ``run_request`` over
+``RunRequest.from_args(...)``; a stacked sweep group (:mod:`._stacking`) prepares the
+data once, fits one curve estimator and evaluates each strength.
 """
 
 from __future__ import annotations
 
-import copy
-import dataclasses
-import importlib
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from otfair.experiments._audits import check_audits, raw_test_features, run_audits
+from otfair.experiments._audits import raw_test_features, run_audits
+from otfair.experiments._request import RunRequest
+from otfair.experiments._request import check_against_spec as _check_against_spec  # noqa: F401
+from otfair.experiments._run_data import RunData, prepare_data
+
+__all__ = [
+    "RUN_INFO_KEYS",
+    "TIMING_KEYS",
+    "RunData",
+    "build_estimator",
+    "evaluate",
+    "fit_estimator",
+    "prepare_data",
+    "run_request",
+    "run_single",
+    "run_strength",
+]
 
 #: Keys that describe the run itself (everything else in a result is a measurement).
 RUN_INFO_KEYS = (
@@ -35,147 +59,12 @@ RUN_INFO_KEYS = (
 TIMING_KEYS = ("fit_time_s", "predict_time_s")
 
 
-def _subsample_train(split: Any, max_rows: int, seed: int) -> Any:
-    """Return a copy of ``split`` whose training part keeps at most ``max_rows`` rows.
-
-    The rows are drawn without replacement with ``seed``; the test part is untouched so
-    that a subsampled run is evaluated on the same test set as a full run.
-    """
-    n = len(split.y_train)
-    if max_rows >= n:
-        return split
-    rng = np.random.default_rng(seed)
-    return _take_train(split, np.sort(rng.choice(n, size=max_rows, replace=False)))
-
-
-def _imbalance_train(split: Any, share: float, seed: int) -> Any:
-    """Return a copy of ``split`` whose training part is imbalanced in the sensitive group.
-
-    FTM paper §5.4.1 (Table 3): after the train/test split, every training row of group
-    ``s = 1`` is kept and ``round(share / (1 - share) * n_1)`` rows of group ``s = 0``
-    are drawn without replacement with ``seed``, so that group 0 makes up ``share`` of
-    the training part (0.05: the paper's 5:95). The test part is untouched.
-
-    Raises
-    ------
-    ValueError
-        When the sensitive attribute is not binary {0, 1} or group 0 has fewer training
-        rows than the share asks for (the subsample cannot add rows).
-    """
-    s = np.asarray(split.s_train)
-    if s.ndim != 1 or not np.isin(s, (0, 1)).all() or len(np.unique(s)) != 2:
-        raise ValueError(
-            "`train_group_share` needs a binary sensitive attribute coded 0/1 with both "
-            "groups in the training part."
-        )
-    rows0, rows1 = np.flatnonzero(s == 0), np.flatnonzero(s == 1)
-    want = int(round(share / (1.0 - share) * len(rows1)))
-    if want < 1 or want > len(rows0):
-        raise ValueError(
-            f"`train_group_share`={share:g} asks for {want} training rows of group 0, "
-            f"which has {len(rows0)} (and group 1 {len(rows1)}); the subsample cannot "
-            "add rows."
-        )
-    rng = np.random.default_rng(seed)
-    keep = np.sort(np.concatenate([rng.choice(rows0, size=want, replace=False), rows1]))
-    return _take_train(split, keep)
-
-
-def _take_train(split: Any, idx: np.ndarray) -> Any:
-    """Return a copy of ``split`` whose training part keeps the rows ``idx``."""
-    changes = {
-        "X_train": np.asarray(split.X_train)[idx],
-        "y_train": np.asarray(split.y_train)[idx],
-        "s_train": np.asarray(split.s_train)[idx],
-    }
-    if getattr(split, "train_index", None) is not None:
-        changes["train_index"] = np.asarray(split.train_index)[idx]
-    if dataclasses.is_dataclass(split):
-        return dataclasses.replace(split, **changes)
-    out = copy.copy(split)
-    for name, value in changes.items():
-        setattr(out, name, value)
-    return out
-
-
-def _check_share(share: Any) -> float:
-    if isinstance(share, bool) or not isinstance(share, (int, float, np.number)):
-        raise TypeError(f"`train_group_share` must be a number in (0, 1); got {share!r}.")
-    if not 0.0 < float(share) < 1.0:
-        raise ValueError(f"`train_group_share` must lie in (0, 1); got {share}.")
-    return float(share)
-
-
-def _check_int(value: Any, name: str, *, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"`{name}` must be an integer; got {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"`{name}` must be >= {minimum}; got {value}.")
-    return int(value)
-
-
-def _check_test_size(test_size: Any) -> float:
-    if isinstance(test_size, bool) or not isinstance(test_size, (int, float)):
-        raise TypeError(f"`test_size` must be a number in (0, 1); got {test_size!r}.")
-    if not 0.0 < float(test_size) < 1.0:
-        raise ValueError(f"`test_size` must lie in (0, 1); got {test_size}.")
-    return float(test_size)
-
-
 def _positive_scores(estimator: Any, X: np.ndarray, task: str) -> np.ndarray:
     """Scores used by the audit: P(Y=1 | x) for classifiers, predictions for regressors."""
     if task == "classification":
         proba = np.asarray(estimator.predict_proba(X))
         return proba[:, 1] if proba.ndim == 2 else proba
     return np.asarray(estimator.predict(X), dtype=np.float64).ravel()
-
-
-def _load_by_name(name: str, options: Mapping[str, Any]) -> Any:
-    """Load a registered dataset, or call a user factory given as ``"module:function"``."""
-    if ":" in name:
-        module, _, attr = name.partition(":")
-        try:
-            factory = getattr(importlib.import_module(module), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"`dataset` factory {name!r} cannot be imported: {exc}.") from None
-        return factory(**dict(options))
-    from otfair.datasets import load_dataset
-
-    return load_dataset(name, **dict(options))
-
-
-def _load_splits(
-    dataset: Any,
-    domains: tuple[str, str] | None,
-    dataset_options: Mapping[str, Any],
-    split_args: Mapping[str, Any],
-) -> tuple[str, Any, Any, Any]:
-    """Return ``(name, source, split, dataset)``, each split made by ``.split(**split_args)``.
-
-    With ``domains = (source, target)``, the target and source splits of a domain-shift
-    pair, sharing one feature space (fit on the source train part), and ``dataset =
-    None``; else ``source = None``, the dataset's split and the loaded
-    :class:`~otfair.datasets.FairDataset` (its raw columns feed the subset audits).
-    """
-    if domains is not None:
-        if not isinstance(dataset, str):
-            raise TypeError("`dataset` must be a dataset name when domains are given.")
-        from otfair.datasets import load_domain_shift
-
-        source_domain, target_domain = domains
-        options = dict(dataset_options)
-        pair = load_domain_shift(dataset, source=source_domain, target=target_domain, **options)
-        source, split = pair.split(**split_args)
-        return dataset, source, split, None
-    if isinstance(dataset, str):
-        ds = _load_by_name(dataset, dataset_options)
-        name = dataset
-    else:
-        if dataset_options:
-            raise ValueError("`dataset_options` can only be used with a dataset name.")
-        ds = dataset
-        name = str(getattr(ds, "name", type(ds).__name__))
-    return name, None, ds.split(**split_args), ds
 
 
 #: Test scores of unfair reference models, per (dataset, options, seed, split, budget):
@@ -207,47 +96,6 @@ def _reference_scores(
         _REFERENCE_CACHE.pop(next(iter(_REFERENCE_CACHE)))
     _REFERENCE_CACHE[key] = scores
     return scores
-
-
-def _check_against_spec(
-    spec: Any,
-    *,
-    strength: float | None,
-    notion: str | None,
-    domains: bool,
-    method_options: Mapping[str, Any],
-) -> str | None:
-    """Check the run's arguments against what the method takes; return the notion used.
-
-    Raises ``ValueError`` for a strength given to a method without one, a notion the
-    method does not support, domains given to a method that does not take them, or an
-    unknown / ill-typed method option.
-    """
-    from otfair.experiments.methods import check_options, get_method, list_methods
-
-    if strength is not None and not spec.has_strength:
-        raise ValueError(
-            f"method {spec.name!r} has no trade-off strength (no fairness term to weigh); "
-            "drop `strength`."
-        )
-    if notion is not None:
-        if not spec.notions:
-            raise ValueError(
-                f"method {spec.name!r} has no choice of fairness notion; drop `notion`."
-            )
-        if notion not in spec.notions:
-            raise ValueError(
-                f"method {spec.name!r} supports the notion(s) {', '.join(spec.notions)}; "
-                f"got {notion!r}."
-            )
-    if domains and not spec.takes_domains:
-        takers = [n for n in list_methods() if get_method(n).takes_domains]
-        raise ValueError(
-            f"method {spec.name!r} does not take a source and a target domain; drop them "
-            f"(methods that do: {', '.join(takers) or 'none'})."
-        )
-    check_options(spec, dict(method_options))
-    return notion if notion is not None else (spec.notions[0] if spec.notions else None)
 
 
 def _configure(
@@ -388,120 +236,143 @@ def run_single(
     >>> sorted(result)[:3]  # doctest: +SKIP
     ['accuracy', 'auc', 'dataset']
     """
-    from otfair.experiments.methods import get_method
-    from otfair.metrics import fairness_report
-
-    seed = _check_int(seed, "seed", minimum=0)
-    test_size = _check_test_size(test_size)
-    if epochs is not None:
-        epochs = _check_int(epochs, "epochs", minimum=1)
-    if max_train_rows is not None:
-        max_train_rows = _check_int(max_train_rows, "max_train_rows", minimum=2)
-    if train_group_share is not None:
-        train_group_share = _check_share(train_group_share)
-    if strength is not None:
-        if isinstance(strength, bool) or not isinstance(strength, (int, float, np.number)):
-            raise TypeError(f"`strength` must be a number; got {strength!r}.")
-        strength = float(strength)
-    if (source_domain is None) != (target_domain is None):
-        raise ValueError("`source_domain` and `target_domain` must be given together.")
-    audits = check_audits(audits)
-    spec = get_method(method)
-    dataset_options = dict(dataset_options or {})
-    method_options = dict(method_options or {})
-    notion = _check_against_spec(
-        spec,
+    request = RunRequest.from_args(
+        dataset,
+        method,
         strength=strength,
+        seed=seed,
         notion=notion,
-        domains=source_domain is not None,
-        method_options=method_options,
-    )
-    if data_home is not None:
-        if not isinstance(dataset, str) or ":" in dataset:
-            raise ValueError("`data_home` can only be used with a registered dataset name.")
-        dataset_options["data_home"] = str(data_home)
-
-    domains = None if source_domain is None else (source_domain, str(target_domain))
-    split_args = {
-        "test_size": test_size,
-        "random_state": seed,
-        "sensitive_as_input": spec.sensitive_as_input,
-    }
-    name, source, split, loaded = _load_splits(dataset, domains, dataset_options, split_args)
-    task = split.task
-    if task != spec.task:
-        raise ValueError(
-            f"Method {method!r} solves {spec.task}, but dataset {name!r} is a {task} "
-            "task (check the dataset options, e.g. its target)."
-        )
-    if max_train_rows is not None:
-        split = _subsample_train(split, max_train_rows, seed)
-        if source is not None:
-            source = _subsample_train(source, max_train_rows, seed)
-    if train_group_share is not None:
-        if source is not None:
-            raise ValueError("`train_group_share` cannot be combined with domains.")
-        split = _imbalance_train(split, train_group_share, seed)
-
-    if strength is None:
-        strength = spec.strength_for(name)
-    estimator = spec.build(
-        strength,
-        notion=notion,
-        random_state=seed,
         epochs=epochs,
         device=device,
-        dataset=name,
-        **method_options,
+        test_size=test_size,
+        dataset_options=dataset_options,
+        method_options=method_options,
+        source_domain=source_domain,
+        target_domain=target_domain,
+        max_train_rows=max_train_rows,
+        train_group_share=train_group_share,
+        audits=audits,
+        data_home=data_home,
+        verbose=verbose,
     )
-    _configure(estimator, spec, verbose=verbose, announce=announce, n_rows=len(split.y_train))
-    fit_kwargs: dict[str, Any] = {"sensitive_features": split.s_train}
-    if source is not None:
-        fit_kwargs["source_data"] = (source.X_train, source.y_train, source.s_train)
-    start = time.perf_counter()
-    estimator.fit(split.X_train, split.y_train, **fit_kwargs)
-    fit_time = time.perf_counter() - start
+    return run_request(request, announce=announce)
 
+
+# ---------------------------------------------------------------------------- stages
+def run_strength(request: RunRequest, data: RunData) -> float | None:
+    """Return the run's strength: the requested one, else the method's for the dataset."""
+    if request.strength is not None:
+        return request.strength
+    return request.spec.strength_for(data.name)
+
+
+def build_estimator(
+    request: RunRequest,
+    data: RunData,
+    strength: float | None,
+    *,
+    announce: Callable[[str], None] | None = None,
+) -> Any:
+    """Stage 2: the registry's estimator for ``strength``, seeded with the run's seed."""
+    spec = request.spec
+    estimator = spec.build(
+        strength,
+        notion=request.notion,
+        random_state=request.seed,
+        epochs=request.epochs,
+        device=request.device,
+        dataset=data.name,
+        **request.method_options,
+    )
+    n_rows = len(data.split.y_train)
+    _configure(estimator, spec, verbose=request.verbose, announce=announce, n_rows=n_rows)
+    return estimator
+
+
+def fit_estimator(estimator: Any, data: RunData) -> float:
+    """Stage 3: fit on the training part (``source_data`` with domains); wall seconds."""
+    start = time.perf_counter()
+    estimator.fit(data.split.X_train, data.split.y_train, **data.fit_kwargs)
+    return time.perf_counter() - start
+
+
+def evaluate(
+    request: RunRequest,
+    data: RunData,
+    estimator: Any,
+    *,
+    strength: float | None,
+    fit_time: float,
+) -> dict[str, Any]:
+    """Stage 4: the result of a fitted run (see :func:`run_single`, Returns).
+
+    Scores the test part (:func:`otfair.metrics.fairness_report`), then runs the
+    requested audits and the method's ``extra_report``.
+    """
+    from otfair.metrics import fairness_report
+
+    spec, split, task = request.spec, data.split, data.split.task
     start = time.perf_counter()
     scores = _positive_scores(estimator, split.X_test, task)
     predict_time = time.perf_counter() - start
     panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test, task=task)
 
     result: dict[str, Any] = {
-        "dataset": name,
-        "method": method,
+        "dataset": data.name,
+        "method": request.method,
         "task": task,
         "strength": strength,
-        "notion": notion,
-        "seed": seed,
+        "notion": request.notion,
+        "seed": request.seed,
         "n_train": len(split.y_train),
         "n_test": len(split.y_test),
-        "source_domain": source_domain,
-        "target_domain": target_domain,
+        "source_domain": request.source_domain,
+        "target_domain": request.target_domain,
     }
     result.update(panel.summary)
     result["fit_time_s"] = fit_time
     result["predict_time_s"] = predict_time
     reference = None
-    if "sfp" in audits:
-        if source is not None or task != "classification":
+    if "sfp" in request.audits:
+        if data.source is not None or task != "classification":
             raise ValueError(
                 "The 'sfp' audit needs a classification run without domains "
-                f"(got task={task!r}, domains={source_domain!r}->{target_domain!r})."
+                f"(got task={task!r}, domains={request.source_domain!r}->"
+                f"{request.target_domain!r})."
             )
         key = (
-            name,
-            repr(sorted(dataset_options.items())),
-            seed,
-            test_size,
-            max_train_rows,
-            train_group_share,
-            epochs,
+            data.name,
+            repr(sorted(request.dataset_options.items())),
+            request.seed,
+            request.test_size,
+            request.max_train_rows,
+            request.train_group_share,
+            request.epochs,
             spec.sensitive_as_input,
         )
-        reference = _reference_scores(key, split, seed=seed, epochs=epochs, device=device)
-    raw = raw_test_features(loaded, split) if loaded is not None and "ftm" in audits else None
-    result.update(run_audits(audits, estimator, split, scores, seed, reference, raw))
+        reference = _reference_scores(
+            key, split, seed=request.seed, epochs=request.epochs, device=request.device
+        )
+    loaded = data.loaded
+    raw = (
+        raw_test_features(loaded, split)
+        if loaded is not None and "ftm" in request.audits
+        else None
+    )
+    result.update(
+        run_audits(request.audits, estimator, split, scores, request.seed, reference, raw)
+    )
     if spec.extra_report is not None:
         result.update(spec.extra_report(estimator, split))
     return result
+
+
+def run_request(
+    request: RunRequest, *, announce: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run the stages of one request: prepare data, build, fit, evaluate."""
+    data = prepare_data(request)
+    strength = run_strength(request, data)
+    estimator = build_estimator(request, data, strength, announce=announce)
+    fit_time = fit_estimator(estimator, data)
+    return evaluate(request, data, estimator, strength=strength, fit_time=fit_time)

@@ -3,26 +3,49 @@
 ``otfair sweep`` groups the pending runs of a sweep that share dataset, method, seed,
 notion, epochs, options and audits and differ only in strength, when the method builds an
 estimator that fits whole curves (:class:`otfair.estimators.FairClassifier`,
-:class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet`). A group
-is one unit of work for the backends: its runs execute one after the other in one
-process inside :func:`otfair.estimators._curve.shared_curve`, so the first run's fit
-trains the group's models together and the others reuse them. Every run is still
-stored as its own row with its share of the stacked fit (``fit_time_s`` = the group's
-fit time / K) and ``stacked_k`` = K (1 for a run fitted alone), and resuming works at
-run granularity: only the pending strengths of a group are grouped and fitted.
-``--no-stack`` (``run_sweep(stack=False)``) keeps one fit per run.
+:class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet`,
+:class:`~otfair.estimators.AdapFairClassifier`). A group is one unit of work for the
+backends, run by :func:`execute_group` in one process through the stages of
+:mod:`otfair.experiments._single`, explicitly: the data is prepared once, the registry
+builds the K single-strength estimators, :func:`otfair.estimators._curve.stack_estimators`
+makes ONE curve estimator of them (strength parameter = the list of the K built values;
+separate fits when their other parameters differ), it is fitted once, and each strength
+is evaluated as its own run. Every run is still stored as its own row with its share of
+the stacked fit (``fit_time_s`` = the group's fit time / K) and ``stacked_k`` = K (1 for
+a run fitted alone), and resuming works at run granularity: only the pending strengths
+of a group are grouped and fitted. ``--no-stack`` (``run_sweep(stack=False)``) keeps one
+fit per run.
 """
 
 from __future__ import annotations
 
+import socket
+import time
+import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from otfair.experiments._spec import RunConfig
+from otfair.experiments._spec import RunConfig, import_plugins
 
 #: a unit of work: one run, or the runs of a stacked group
 WorkItem = RunConfig | tuple[RunConfig, ...]
+
+
+def curve_param(estimator: Any) -> str | None:
+    """Return the strength parameter of an estimator that fits curves, else None.
+
+    ``strength`` of :class:`~otfair.estimators.FairClassifier`; ``lam`` of
+    :class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet` and
+    :class:`~otfair.estimators.AdapFairClassifier`.
+    """
+    from otfair.estimators import AdapFairClassifier, CENet, FairClassifier, WassersteinNet
+
+    if isinstance(estimator, FairClassifier):
+        return "strength"
+    if isinstance(estimator, (CENet, WassersteinNet, AdapFairClassifier)):
+        return "lam"
+    return None
 
 
 def _stackable(config: RunConfig, cache: dict[tuple[str, str], tuple[bool, bool]]) -> bool:
@@ -34,7 +57,6 @@ def _stackable(config: RunConfig, cache: dict[tuple[str, str], tuple[bool, bool]
         return False
     key = (config.method, repr(sorted(config.method_options.items())))
     if key not in cache:
-        from otfair.estimators import AdapFairClassifier, CENet, FairClassifier, WassersteinNet
         from otfair.experiments.methods import get_method
 
         try:
@@ -48,7 +70,7 @@ def _stackable(config: RunConfig, cache: dict[tuple[str, str], tuple[bool, bool]
             )
         except Exception:  # noqa: BLE001 - the run itself will report the error
             est = None
-        curves = isinstance(est, (FairClassifier, CENet, WassersteinNet, AdapFairClassifier))
+        curves = curve_param(est) is not None
         cache[key] = (curves, get_method(config.method).takes_domains)
     curves, takes_domains = cache[key]
     # a domain pair's runs fit on two domains: only a method that takes them (AdapFair)
@@ -97,11 +119,113 @@ def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
         if record.get("status") == "ok":
             record["result"]["stacked_k"] = 1
         return record
-    from otfair.estimators._curve import shared_curve
+    return share_fit_time(execute_group(item, plugins))
 
-    with shared_curve([c.strength for c in item]):
-        records = [execute_run(c, plugins) for c in item]
-    return share_fit_time(records)
+
+class _Records:
+    """The records of a group's runs; their wall spans tile the group's wall time.
+
+    A record's ``started_at`` is when the previous record of the group was finished (the
+    group's start for the first), so the first finished run carries the shared data
+    preparation and the stacked fit, as a single run would.
+    """
+
+    def __init__(self, k: int) -> None:
+        self.host = socket.gethostname()
+        self.mark = time.time()
+        self.records: list[dict[str, Any] | None] = [None] * k
+
+    def _close(self, i: int, **fields: Any) -> None:
+        now = time.time()
+        record = {"host": self.host, "started_at": self.mark, **fields, "finished_at": now}
+        self.records[i] = record
+        self.mark = now
+
+    def ok(self, i: int, result: dict[str, Any]) -> None:
+        self._close(i, status="ok", result=result)
+
+    def error(self, indices: Sequence[int], exc: BaseException) -> None:
+        """Record ``exc`` (the exception being handled) for the runs ``indices``."""
+        text, trace = f"{type(exc).__name__}: {exc}", traceback.format_exc()
+        for i in indices:
+            self._close(i, status="error", error=text, traceback=trace)
+
+
+def execute_group(
+    configs: Sequence[RunConfig], plugins: Sequence[str] = ()
+) -> list[dict[str, Any]]:
+    """Run a stacked group explicitly: one data preparation, one curve fit, K evaluations.
+
+    Each run's request is validated (:class:`~otfair.experiments._request.RunRequest`),
+    the data prepared once (the runs differ only in strength), the K estimators built by
+    the registry, and :func:`~otfair.estimators._curve.stack_estimators` makes the one
+    curve estimator that is fitted; its ``estimators_[k]`` is copied onto the k-th built
+    estimator, which is evaluated as a run of its own (so a row is what that run alone
+    computes from the shared curve). When the built estimators cannot share a curve, each
+    is fitted on its own. Never raises: a failing stage gives an ``error`` record to the
+    runs it concerns, as :func:`otfair.experiments._runner.execute_run` does for one run.
+    The first fitted run carries the fit time (:func:`share_fit_time` spreads it).
+    """
+    from otfair.estimators._curve import copy_fitted, stack_estimators
+    from otfair.experiments._backends import single_thread
+    from otfair.experiments._request import RunRequest
+    from otfair.experiments._single import (
+        build_estimator,
+        evaluate,
+        fit_estimator,
+        prepare_data,
+        run_strength,
+    )
+
+    out = _Records(len(configs))
+    live = list(range(len(configs)))
+    try:
+        single_thread()
+        import_plugins(plugins)
+        requests = {}
+        for i in live:
+            try:
+                requests[i] = RunRequest.from_args(**configs[i].run_kwargs())
+            except Exception as exc:  # noqa: BLE001 - any failure of a run is recorded
+                out.error([i], exc)
+        live = list(requests)
+        if not live:
+            return out.records  # type: ignore[return-value]
+        data = prepare_data(requests[live[0]])  # the same data for every run of the group
+        built: dict[int, tuple[Any, float | None]] = {}
+        for i in live:
+            try:
+                strength = run_strength(requests[i], data)
+                built[i] = (build_estimator(requests[i], data, strength), strength)
+            except Exception as exc:  # noqa: BLE001
+                out.error([i], exc)
+        live = list(built)
+        estimators = [built[i][0] for i in live]
+        param = curve_param(estimators[0]) if len(live) > 1 else None
+        curve = stack_estimators(estimators, param) if param is not None else None
+        fit_times: dict[int, float] = {}
+        if curve is not None:
+            total = fit_estimator(curve, data)
+            for k, (i, est) in enumerate(zip(live, estimators, strict=True)):
+                copy_fitted(curve.estimators_[k], est)
+                fit_times[i] = total if k == 0 else 0.0
+        else:
+            for i in live:
+                try:
+                    fit_times[i] = fit_estimator(built[i][0], data)
+                except Exception as exc:  # noqa: BLE001
+                    out.error([i], exc)
+        for i in fit_times:
+            try:
+                est, strength = built[i]
+                result = evaluate(requests[i], data, est, strength=strength, fit_time=fit_times[i])
+            except Exception as exc:  # noqa: BLE001
+                out.error([i], exc)
+            else:
+                out.ok(i, result)
+    except Exception as exc:  # noqa: BLE001 - a shared stage failed: every open run
+        out.error([i for i, r in enumerate(out.records) if r is None], exc)
+    return out.records  # type: ignore[return-value]
 
 
 def share_fit_time(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -25,9 +25,7 @@ from otfair.estimators._curve import (
     copy_fitted,
     is_curve,
     select_model,
-    shared_curve,
 )
-from otfair.estimators._curve import fit_from_shared as _fit_from_shared
 from otfair.estimators._stacked_training import train_ftm_stacked, train_plain_stacked
 from otfair.models.stacked import StackedMLP
 from otfair.utils import draw_seed, resolve_device
@@ -40,11 +38,9 @@ __all__ = [
     "check_fitted_value",
     "check_strengths",
     "fit_curve",
-    "fit_from_shared",
     "fit_single_stacked",
     "is_curve",
     "select",
-    "shared_curve",
 ]
 
 
@@ -138,8 +134,3 @@ def fit_single_stacked(
 def select(est: FairClassifier, strength: float | None) -> FairClassifier:
     """Return the fitted model of ``strength`` on a curve fit (``ValueError`` if absent)."""
     return select_model(est, strength, "strength")
-
-
-def fit_from_shared(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> bool:
-    """Fit ``est`` from the active :func:`shared_curve`, if it applies; return whether."""
-    return _fit_from_shared(est, X, y, sensitive_features, param="strength", fit_curve=fit_curve)

@@ -23,7 +23,6 @@ from otfair.estimators._training import (
 from otfair.estimators.classification.curve import (
     check_fitted_value,
     fit_curve,
-    fit_from_shared,
     fit_single_stacked,
     is_curve,
     select,
@@ -273,8 +272,6 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         if is_curve(self.strength):
             return fit_curve(self, X, y, sensitive_features)
-        if fit_from_shared(self, X, y, sensitive_features):  # inside shared_curve(...)
-            return self
         if self.fixed_batches:  # the stacked engine keeps per-batch work (a curve of one)
             return fit_single_stacked(self, X, y, sensitive_features)
         penalty = self._check_params()

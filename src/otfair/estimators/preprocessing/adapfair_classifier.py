@@ -28,7 +28,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from otfair.estimators._curve import (
     check_fitted_value,
     check_strengths,
-    fit_from_shared,
     is_curve,
     select_model,
 )
@@ -260,18 +259,6 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         if is_curve(self.lam):  # lam=[...]: one base classifier, one set of flows per lam
             return self._fit_curve(X, y, sensitive_features, source_data)
-        if fit_from_shared(
-            self,
-            X,
-            y,
-            sensitive_features,
-            param="lam",
-            fit_curve=lambda curve, X_, y_, s_: curve.fit(
-                X_, y_, sensitive_features=s_, source_data=source_data
-            ),
-            extra=source_data,
-        ):  # inside shared_curve(...): a sweep group's runs share one curve fit
-            return self
         X = self._check_input(X, reset=True)
         X_np, s = self._split_sensitive(X, sensitive_features)
         y = self._encode_labels(y)

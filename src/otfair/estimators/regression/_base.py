@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
-from otfair.estimators._curve import check_fitted_value, fit_from_shared, is_curve, select_model
+from otfair.estimators._curve import check_fitted_value, is_curve, select_model
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.estimators._training import run_epochs
 from otfair.models.adversarial import grad_reverse
@@ -213,13 +213,6 @@ class NeuralFairRegressor(
             self._after_step(adversary)
         return encoder, head, adversary
 
-    def _fit_from_shared(self, X: Any, y: Any, sensitive_features: Any) -> bool:
-        from otfair.estimators.regression.curve import fit_net_curve
-
-        return fit_from_shared(
-            self, X, y, sensitive_features, param="lam", fit_curve=fit_net_curve
-        )
-
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> NeuralFairRegressor:
         """Fit the regression net (and its adversary).
 
@@ -241,8 +234,6 @@ class NeuralFairRegressor(
             from otfair.estimators.regression.curve import fit_net_curve
 
             return fit_net_curve(self, X, y, sensitive_features)
-        if self._fit_from_shared(X, y, sensitive_features):  # inside shared_curve(...)
-            return self
         lam = check_scalar(lam_value, "lam", minimum=0.0)
         epochs, batch_size, lr, n_critic = self._check_training_params()
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)

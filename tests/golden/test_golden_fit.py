@@ -124,7 +124,7 @@ def test_fit_panel_matches_golden(case_id, argv):
 def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
     """The tolerances above still catch a small change of the model (issue 28)."""
     argv = list(GOLDEN[case_id]["argv"])
-    for flag, value in zip(change[::2], change[1::2]):
+    for flag, value in zip(change[::2], change[1::2], strict=True):
         if flag in argv and flag != "-o":
             argv[argv.index(flag) + 1] = value
         else:

@@ -5,7 +5,7 @@ a single run (``otfair fit``, :func:`otfair.experiments.run_single`) applies, in
 of their cost, and raises :class:`RequestError` with one line at the first problem:
 
 1. the device (:func:`otfair.utils.resolve_device`: ``tpu``, CUDA without CUDA);
-2. the method registry (:func:`otfair.experiments._single._check_against_spec`: a
+2. the method registry (:func:`otfair.experiments._request.check_against_spec`: a
    strength for a method without one, an unsupported notion, domains, the names and types
    of the ``options``);
 3. the dataset options (the loader's option names and fixed choices, e.g.
@@ -80,7 +80,7 @@ def check_devices(configs: Iterable[RunConfig]) -> None:
 
 def check_methods(configs: Iterable[RunConfig]) -> None:
     """Raise :class:`RequestError` for what the method registry rejects."""
-    from otfair.experiments._single import _check_against_spec
+    from otfair.experiments._request import check_against_spec
     from otfair.experiments.methods import get_method
 
     seen: set[tuple[Any, ...]] = set()
@@ -91,7 +91,7 @@ def check_methods(configs: Iterable[RunConfig]) -> None:
         seen.add(key)
         try:
             spec = get_method(c.method)
-            _check_against_spec(
+            check_against_spec(
                 spec,
                 strength=c.strength,
                 notion=c.notion,

@@ -25,7 +25,6 @@ import numpy as np
 
 from otfair.experiments._audits import raw_test_features, run_audits
 from otfair.experiments._request import RunRequest
-from otfair.experiments._request import check_against_spec as _check_against_spec  # noqa: F401
 from otfair.experiments._run_data import RunData, prepare_data
 
 __all__ = [

@@ -10,41 +10,8 @@ Newton steps pay torch's per-call overhead on tiny tensors (measured in
 vs 13 ms batched). On an accelerator the batched solver runs instead, with no host read
 inside the solve loop (issue 26); :func:`otfair.ot._otf_solver.solver_backend` chooses.
 
-The method (as in :mod:`otfair.ot._otf_semidual`):
-
-Semi-dual coordinate ascent for OTF / OTFR (the row duals eliminated in closed form).
-
-For fixed constraint duals :math:`y = \mu / \varepsilon` the optimal row duals of the OTF
-dual (:mod:`otfair.ot._otf`) are
-
-.. math::
-
-    \lambda_i(y) = \varepsilon \log h_i
-        - \varepsilon \operatorname{LSE}_j\!\big(-C_{ij}/\varepsilon + (G^\top y)_j\big),
-
-so the plan :math:`P_{ij} = h_i\, \pi_{ij}(y)` with :math:`\pi_i = \operatorname{softmax}_j
-(-C_{ij}/\varepsilon + (G^\top y)_j)` matches the rows ``h`` exactly, and the dual becomes
-the concave function of ``d`` variables
-
-.. math::
-
-    F(y) = \sum_i h_i \lambda_i(y) - \varepsilon \sum_i h_i
-        - \varepsilon \sum_c \gamma_c |y_c| ,\qquad
-    \partial F / \partial y_c = -\varepsilon \big(D_c(y) + \gamma_c \operatorname{sign} y_c\big),
-    \quad D_c(y) = \sum_{ij} h_i \pi_{ij} G_{cj} = (G P^\top 1)_c
-
-(:math:`\gamma = 0` for OTF, :math:`|G h|` for OTFR). Each :math:`y_c` is maximized
-exactly in turn (Gauss-Seidel): :math:`D_c` is increasing in :math:`y_c` with derivative
-:math:`\sum_i h_i \operatorname{Var}_{\pi_i}(G_{c\cdot}) \ge 0`, so a safeguarded Newton
-iteration finds :math:`D_c = 0` (OTF), or for OTFR keeps :math:`y_c = 0` when
-:math:`|D_c(0)| \le \gamma_c` and otherwise moves :math:`D_c` onto the nearest bound.
-
-Why not the alternating (Sinkhorn-like) updates of the paper (App. A): a constraint
-update that holds the column masses fixed moves :math:`\mu` by :math:`O(\varepsilon)` per
-iteration, so at the paper's :math:`\varepsilon = 10^{-3}` on unit-scale costs it needs
-thousands of n x n passes (measured: 2,566 iterations at n = 1024), and a truncated run
-returns a gradient ~100x too small. Here each update sees the row duals respond, and a
-two-group DP problem is solved in one sweep.
+The method, its formulas and why it is not the paper's alternating algorithm: see
+:mod:`otfair.ot._otf_semidual`.
 """
 
 from __future__ import annotations

@@ -107,6 +107,7 @@ def _write_atomic(path: Path, lines: Iterable[str]) -> None:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             for line in lines:
                 fh.write(line + "\n")
+        os.chmod(tmp, 0o644)  # mkstemp's 0600 would make a committed file private
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

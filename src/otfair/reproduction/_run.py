@@ -225,6 +225,8 @@ def reproduce(
         finally:  # an interrupted sweep's finished runs reach the archive too
             if runs is not None:
                 archive_runs(spec, profile, out_dir, runs)
+    elif runs is not None:  # the store's finished runs (e.g. another machine's) join it
+        archive_runs(spec, profile, out_dir, runs)
     index, pending = write_from_store(
         paper,
         spec,

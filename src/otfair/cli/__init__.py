@@ -33,7 +33,7 @@ def plain_metavars(command: Any) -> None:
         elif getattr(param, "is_flag", False) or getattr(param, "count", False):
             param.metavar = ""
         else:
-            param.metavar = _type_metavar(getattr(param, "type_descriptor", None))
+            param.metavar = _type_metavar(getattr(param, "type_descriptor", None), param)
     get_help_option = command.get_help_option
 
     def help_option(ctx: Any) -> Any:  # --help is a flag too (built on first use)
@@ -57,10 +57,20 @@ def _plain_argument(param: Any) -> None:
     param.display_type_rich = lambda ctx=None: None
 
 
-def _type_metavar(desc: Any) -> str:
-    """``TEXT`` / ``INTEGER`` / ``FLOAT`` / ``PATH`` / ``[a|b]`` for a typer type."""
+def _type_metavar(desc: Any, param: Any = None) -> str:
+    """``TEXT`` / ``INTEGER`` / ``FLOAT`` / ``PATH`` / ``[a|b]`` for a typer type.
+
+    ``desc`` is typer's type descriptor (typer >= 0.27); older typers have none, and the
+    click type of ``param`` names the metavar the way click does (``FLOAT``, ``TEXT``).
+    """
     if desc is None:
-        return "VALUE"
+        ptype = getattr(param, "type", None)
+        choices = getattr(ptype, "choices", None)
+        if choices:
+            return "[" + "|".join(str(getattr(c, "value", c)) for c in choices) + "]"
+        name = str(getattr(ptype, "name", "") or "").upper()
+        aliases = {"INT": "INTEGER", "BOOL": "BOOLEAN", "STRING": "TEXT"}
+        return aliases.get(name, name) if name.isidentifier() else "VALUE"
     if getattr(desc, "is_choice", False) and desc.choices:
         return "[" + "|".join(str(getattr(c, "value", c)) for c in desc.choices) + "]"
     if getattr(desc, "is_path", False):

@@ -25,6 +25,11 @@ SCRIPTS: dict[str, tuple[str, str]] = {
     "penalties": ("penalty_bench.py", "Training step of each penalty relative to plain ERM."),
     "adapfair": ("adapfair_bench.py", "AdapFair epoch with exact W2 vs Sinkhorn; targets."),
     "otf-batched": ("otf_batched_bench.py", "OTF step parts; K score vectors on one cost."),
+    "otf-ratio": ("otf_ratio_bench.py", "OTF logistic fit / unpenalized fit on Adult."),
+    "device": ("device_bench.py", "One fit and K = 8 / 32 curves on --device cpu|cuda."),
+    "k1-fit": ("k1_fit_bench.py", "Single-strength fit time, this tree vs HEAD."),
+    "estimate": ("estimate_bench.py", "Sweep estimates vs real wall time (quick profiles)."),
+    "curve-drift": ("curve_drift.py", "Stacked curve vs separate fits over a whole fit."),
 }
 
 ENV = "OTFAIR_BENCHMARKS_DIR"

@@ -34,7 +34,6 @@ LAYERS = {
 KNOWN_CIRCLES: set[frozenset[str]] = {
     frozenset({"otfair.experiments._backends", "otfair.experiments._preflight",
                "otfair.experiments._runner", "otfair.experiments._stacking"}),
-    frozenset({"otfair.estimators.regression._base", "otfair.estimators.regression.curve"}),
 }  # fmt: skip
 
 

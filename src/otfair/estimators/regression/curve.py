@@ -56,11 +56,10 @@ from torch.nn import functional as F
 
 from otfair.estimators._curve import check_strengths
 from otfair.estimators._training import run_epochs
-from otfair.estimators.regression._base import _seed_from
 from otfair.models.adversarial import grad_reverse
 from otfair.models.stacked import StackedJointAdversary, StackedLayers
 from otfair.penalties import FairnessPenalty
-from otfair.utils import check_scalar, resolve_device, seed_everything
+from otfair.utils import check_scalar, draw_seed, resolve_device, seed_everything
 
 if TYPE_CHECKING:
     from otfair.estimators.regression._base import NeuralFairRegressor
@@ -225,7 +224,7 @@ def fit_net_curve(
     epochs, batch_size, lr, n_critic = est._check_training_params()
     X, y_scaled, codes = est._check_fit_inputs(X, y, sensitive_features)
     device = resolve_device(est.device)
-    seed = _seed_from(est.random_state)
+    seed = draw_seed(est.random_state)
     singles = [clone(est).set_params(lam=value) for value in lams]
     order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
     seed_everything(seed)

@@ -27,6 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from typing import Any
 
+from otfair.experiments._execute import single_thread
 from otfair.experiments._spec import RunConfig, import_plugins
 
 #: Seconds to wait for a Dask scheduler given with ``scheduler=`` before giving up.
@@ -90,17 +91,6 @@ class StopSignals:
             yield
         finally:
             self._raise = False
-
-
-def single_thread() -> None:
-    """Use one BLAS/torch thread (several workers share the machine's cores)."""
-    import os
-
-    for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-        os.environ.setdefault(var, "1")
-    import torch
-
-    torch.set_num_threads(1)
 
 
 def warm_up(configs: Sequence[RunConfig]) -> None:

@@ -234,7 +234,7 @@ def check_estimators(configs: Iterable[RunConfig]) -> int:
     every method's range is an interval (``>= 0``, ``[0, 1]``...), so the strengths
     between two valid ends are valid. Returns the number of probe fits made.
     """
-    from otfair.experiments._backends import single_thread
+    from otfair.experiments._execute import single_thread
 
     single_thread()
     prober = _Prober()

@@ -48,7 +48,6 @@ from otfair.experiments._backends import (
     SchedulerUnreachableError,
     StopRun,
     StopSignals,
-    single_thread,
     warm_up,
     warm_up_configs,
 )
@@ -58,6 +57,7 @@ from otfair.experiments._claim import (
     record_profile,
     source_versions,
 )
+from otfair.experiments._execute import execute_run, single_thread
 from otfair.experiments._plan import (
     PILOT_EPOCHS,
     Pilot,
@@ -159,32 +159,6 @@ def run_label(config: RunConfig) -> str:
         parts.append(config.notion)
     parts.append(f"seed {config.seed} on {config.dataset_label or config.dataset}")
     return " ".join(parts)
-
-
-def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any]:
-    """Run one configuration and return a record for :meth:`ResultStore.write`.
-
-    Never raises for a failing run: the record then has ``status="error"``, the error
-    message and the formatted traceback.
-    """
-    from otfair.experiments._single import run_single
-
-    started = time.time()
-    record: dict[str, Any] = {"host": socket.gethostname(), "started_at": started}
-    try:
-        single_thread()
-        import_plugins(plugins)
-        result = run_single(**config.run_kwargs())
-    except Exception as exc:  # noqa: BLE001 - any failure of a run is recorded
-        record.update(
-            status="error",
-            error=f"{type(exc).__name__}: {exc}",
-            traceback=traceback.format_exc(),
-        )
-    else:
-        record.update(status="ok", result=result)
-    record["finished_at"] = time.time()
-    return record
 
 
 def _future_record(get: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -112,7 +112,7 @@ def configs_of(item: WorkItem) -> tuple[RunConfig, ...]:
 
 def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
     """Run a work item: one record for a run, a list of records for a group."""
-    from otfair.experiments._runner import execute_run
+    from otfair.experiments._execute import execute_run
 
     if not isinstance(item, tuple):
         record = execute_run(item, plugins)
@@ -163,11 +163,11 @@ def execute_group(
     estimator, which is evaluated as a run of its own (so a row is what that run alone
     computes from the shared curve). When the built estimators cannot share a curve, each
     is fitted on its own. Never raises: a failing stage gives an ``error`` record to the
-    runs it concerns, as :func:`otfair.experiments._runner.execute_run` does for one run.
+    runs it concerns, as :func:`otfair.experiments._execute.execute_run` does for one run.
     The first fitted run carries the fit time (:func:`share_fit_time` spreads it).
     """
     from otfair.estimators._curve import copy_fitted, stack_estimators
-    from otfair.experiments._backends import single_thread
+    from otfair.experiments._execute import single_thread
     from otfair.experiments._request import RunRequest
     from otfair.experiments._single import (
         build_estimator,

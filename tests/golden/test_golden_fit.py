@@ -30,10 +30,10 @@ Intended changes since the recording (re-recorded with ``_golden_cases.py german
 - ``german/laftr/dp``, ``german/fair-nf/dp``, ``adult/fair-nf-discrete/dp`` (issue 28):
   re-recorded with torch 2.13.0+cpu, the torch that CI installs in both of its
   environments (today's packages and the oldest declared, which give the same panels to
-  the last digit). Against the earlier recording (an older torch), LAFTR's adversarial
-  training moved ``mean_score_gap`` by 5 % (0.0135 -> 0.0128) and Fair NF's ``tvdp`` by
-  0.02, far beyond float noise: a torch release may change these trainings, and then
-  they are re-recorded with the command above and listed here.
+  the last digit). Against the earlier recording (made in another environment), LAFTR's
+  adversarial training moved ``mean_score_gap`` by 5 % (0.0135 -> 0.0128) and Fair NF's
+  ``tvdp`` by 0.02, far beyond float noise: a torch release or platform may change these
+  trainings, and then they are re-recorded with the command above and listed here.
 - ``adult/fair-nf-discrete/dp`` (issue 15): Fair NF's exact encoder of a finite space,
   added with its registry entry and recorded on its own (on Adult with 3,000 training
   rows: German's one-hot blocks and bins make ~10^10 cells, above its ``max_cells``).

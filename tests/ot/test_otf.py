@@ -296,9 +296,15 @@ def test_coupled_rows_converge_fast_at_small_eps(seed, monkeypatch):
 
 @pytest.mark.parametrize("kind", ["dp", "eo", "two_attributes", "continuous"])
 @pytest.mark.parametrize("eps", [0.5, 0.05, 1e-3])
-def test_batched_torch_solver_equals_the_numpy_reference(kind, eps):
-    """The batched torch solve (issue 26) gives the pre-issue-26 numpy solver's answers."""
-    from _semidual_reference import ReferenceSemiDualSolver
+def test_batched_torch_solver_equals_the_numpy_reference(kind, eps, monkeypatch):
+    """The batched torch solve (issue 26) gives the host numpy solver's answers.
+
+    The host solver (the CPU default, the solver of before issue 26) is passed explicitly;
+    the batched one is forced for the other side, as it runs on an accelerator.
+    """
+    from otfair.ot._otf_solver import HostSemiDualSolver
+
+    monkeypatch.setenv("OTFAIR_OTF_SOLVER", "batched")
 
     X, s, y, h = _batch(n=60, seed=21)
     rng = np.random.default_rng(21)
@@ -315,7 +321,7 @@ def test_batched_torch_solver_equals_the_numpy_reference(kind, eps):
     kw = {"tol": 1e-11, "max_iter": 500, "warn": False}
     for solve in (otf_dual, otfr_dual):
         ours = solve(torch.tensor(h), C, torch.tensor(G), eps, **kw)
-        ref = solve(torch.tensor(h), C, torch.tensor(G), eps, solver=ReferenceSemiDualSolver, **kw)
+        ref = solve(torch.tensor(h), C, torch.tensor(G), eps, solver=HostSemiDualSolver, **kw)
         assert bool(ours.converged) and ref.converged
         assert float(ours.value) == pytest.approx(float(ref.value), rel=1e-8, abs=1e-10)
         torch.testing.assert_close(ours.lam, ref.lam, rtol=1e-8, atol=1e-8)
@@ -324,8 +330,9 @@ def test_batched_torch_solver_equals_the_numpy_reference(kind, eps):
         torch.testing.assert_close(ours.mu @ Gt, ref.mu @ Gt, rtol=1e-6, atol=1e-6)
 
 
-def test_fixed_schedule_without_host_reads_reaches_the_same_values():
+def test_fixed_schedule_without_host_reads_reaches_the_same_values(monkeypatch):
     """``check=False`` (no convergence read, as on an accelerator) runs every sweep."""
+    monkeypatch.setenv("OTFAIR_OTF_SOLVER", "batched")  # check= applies to the batched solver
     X, s, _, h = _batch(n=50, seed=22)
     C = euclidean_cost(torch.tensor(X), torch.tensor(X))
     G = torch.tensor(_dp_rows(s))

@@ -24,14 +24,17 @@ _WATCHED = ("item", "cpu", "numpy", "tolist", "__float__", "__int__", "__bool__"
 _PACKAGES = (os.sep.join(("otfair", "ot", "")), os.sep.join(("otfair", "penalties", "")))
 
 
-@pytest.fixture
-def host_reads(monkeypatch):
+@pytest.fixture(params=["batched", "default"])
+def host_reads(monkeypatch, request):
     """Count the host reads of tensors made directly from otfair/ot and otfair/penalties.
 
-    The batched (device) solver is forced: on CPU tensors the default is the host solver,
-    whose reads are views of the same memory (``solver_backend``).
+    Both backends: the batched (device) solver forced, and the default one (on CPU
+    tensors the host numpy solver, which converts its inputs in one read per solve).
     """
-    monkeypatch.setenv("OTFAIR_OTF_SOLVER", "batched")
+    if request.param == "batched":
+        monkeypatch.setenv("OTFAIR_OTF_SOLVER", "batched")
+    else:
+        monkeypatch.delenv("OTFAIR_OTF_SOLVER", raising=False)
     counts: dict[str, int] = {}
 
     def wrap(name):

@@ -130,7 +130,7 @@ def test_otf_cache_keeps_the_compact_problem():
     assert pen._details is None
     cache: dict = {}
     first = penalty_values(pen, H, s, y, X, G=G, cache=cache)
-    (order, problem, scale) = next(iter(cache.values()))
+    (order, problem) = next(iter(cache.values()))
     assert problem.C is None  # only the class-reduced cost is kept
     again = penalty_values(pen, H, s, y, X, G=G, cache=cache)
     torch.testing.assert_close(first, fresh)

@@ -23,6 +23,7 @@ import torch
 
 from otfair.ot._checks import check_matrix, check_vector
 from otfair.ot._lse import lse_rows_by_class
+from otfair.ot._otf_cost import euclidean_class_cost
 from otfair.ot._otf_semidual import row_basis
 from otfair.ot._otf_solver import SMALL_COLUMNS, OTF0Details, OTFResult, solve_dual, solve_otf0
 
@@ -65,6 +66,51 @@ def column_classes(G: torch.Tensor, max_classes: int) -> tuple[torch.Tensor, tor
 
 def _max_classes(n: int) -> int:
     return int(MAX_CLASS_FRACTION * n)
+
+
+def _row_error(c: int) -> ValueError:
+    return ValueError(
+        f"`G` row {c} must have both positive and negative entries (no positive "
+        "mass vector f has G f = 0 otherwise); is a group empty in this batch?"
+    )
+
+
+def euclidean_class_problem(
+    X: torch.Tensor, G: torch.Tensor, eps: float
+) -> tuple[torch.Tensor, OTFProblem] | None:
+    r"""Return the class-reduced problem of the normalized Euclidean cost of ``X`` at ``eps``.
+
+    For the OTF penalty's batches: ``C_ij = ||x_i - x_j|| / mean(||x_i - x_j||)`` with
+    ``C_ii = 0`` (:func:`otfair.ot.euclidean_cost` with ``exact=False``), reduced to the
+    column classes of ``G`` by :func:`otfair.ot._otf_cost.euclidean_class_cost` without
+    an ``n x n`` temporary per step. Returns ``(order, problem)``: the permutation that
+    sorts the batch by class (apply it to the masses) and the compact problem
+    (:meth:`OTFProblem.compact`) of the sorted batch at ``eps``; None when the columns
+    of ``G`` take more than ``n / 4`` values (no reduction: build the dense problem).
+    One host read (the class sizes and the row check) besides the cost's scale.
+    """
+    G = G.detach()
+    X = X.detach().to(G.dtype)
+    n = G.shape[1]
+    if X.dim() != 2 or X.shape[0] != n:
+        raise ValueError(f"`X` must have shape ({n}, p) to match `G`; got {tuple(X.shape)}.")
+    classes = column_classes(G, max_classes=_max_classes(n))
+    if classes is None:
+        return None
+    cols, codes = classes
+    K = cols.shape[1]
+    both = (cols > 0).any(dim=1) & (cols < 0).any(dim=1)
+    info = torch.cat([torch.bincount(codes, minlength=K), both.to(codes.dtype)]).tolist()
+    if not all(info[K:]):
+        raise _row_error(info[K:].index(0))
+    order = torch.argsort(codes, stable=True)
+    reduced, _ = euclidean_class_cost(X[order], info[:K], eps)
+    problem = object.__new__(OTFProblem)
+    problem.C, problem.G, problem.chunk_rows = None, G[:, order].contiguous(), None
+    problem.classes = (cols, codes[order])
+    problem._cache = {eps: reduced}
+    problem._basis = None
+    return order, problem
 
 
 class OTFProblem:
@@ -127,11 +173,7 @@ class OTFProblem:
             )
         both = (Gt > 0).any(dim=1) & (Gt < 0).any(dim=1)
         if not bool(both.all()):  # one host read for all rows
-            c = int(torch.nonzero(~both)[0, 0])
-            raise ValueError(
-                f"`G` row {c} must have both positive and negative entries (no positive "
-                "mass vector f has G f = 0 otherwise); is a group empty in this batch?"
-            )
+            raise _row_error(int(torch.nonzero(~both)[0, 0]))
         self.C, self.G, self.chunk_rows = Ct, Gt, chunk_rows
         with torch.no_grad():
             self.classes = column_classes(Gt, max_classes=_max_classes(n))

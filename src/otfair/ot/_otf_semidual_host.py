@@ -17,15 +17,14 @@ The method, its formulas and why it is not the paper's alternating algorithm: se
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 
 from otfair.ot._lse import EXP_FLOOR, _chunks, default_chunk_rows
 from otfair.ot._newton import bracketed_newton
-
-#: problems with at most this many columns (class-reduced ones) solve rows in numpy
-SMALL_COLUMNS = 64
 
 
 class SemiDual:
@@ -57,20 +56,6 @@ class SemiDual:
         self.h_sum = float(self.h.sum())
         # the scale of y = mu / eps: costs are O(mean C), so mu is too
         self.y_scale = max(1.0, float(C.mean()) / self.eps)
-        # a reduced problem (few columns) is tiny: its 1-D row solves run in numpy, where
-        # an operation on n x K floats costs ~2 us instead of torch's ~10 us dispatch
-        self._small = None
-        if self.m <= SMALL_COLUMNS:
-            self._small = (
-                np.ascontiguousarray((-C / self.eps).to(torch.float64).cpu().numpy().T),
-                self.h.to(torch.float64).cpu().numpy(),
-                self.G.to(torch.float64).cpu().numpy(),
-            )
-
-    @property
-    def is_small(self) -> bool:
-        """Whether the row solves (and joint Newton steps) run on the numpy copy."""
-        return self._small is not None
 
     # -- passes over C ------------------------------------------------------------------
     def _softmax_chunks(self, w: torch.Tensor):
@@ -84,22 +69,8 @@ class SemiDual:
             b.sub_(mx).clamp_(min=EXP_FLOOR).exp_()
             yield slice(start, stop), b, mx[:, 0], b.sum(dim=1)
 
-    def _small_softmax(self, w: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(unnormalized exp (m, n), column max, column sum)`` on the numpy copy."""
-        logits = self._small[0]
-        z = logits + w.to(torch.float64).cpu().numpy()[:, None]
-        mx = z.max(axis=0)
-        z -= mx
-        np.maximum(z, EXP_FLOOR, out=z)
-        e = np.exp(z, out=z)
-        return e, mx, e.sum(axis=0)
-
     def constraint_values(self, w: torch.Tensor) -> torch.Tensor:
         r""":math:`D(y) = G P^\top 1` for all rows (float64, shape (d,))."""
-        if self._small is not None:
-            e, _, s = self._small_softmax(w)
-            col = e @ (self._small[1] / s)  # column masses of the plan
-            return torch.as_tensor(self._small[2] @ col, device=self.C.device)
         out = torch.zeros(self.d, dtype=torch.float64, device=self.C.device)
         for rows, b, _, s in self._softmax_chunks(w):
             weights = (self.h[rows] / s).to(b.dtype)
@@ -122,10 +93,6 @@ class SemiDual:
 
     def lam(self, w: torch.Tensor) -> torch.Tensor:
         """Optimal row duals for the column weights ``w = G^T y``."""
-        if self._small is not None:
-            _, mx, s = self._small_softmax(w)
-            total = torch.as_tensor(mx + np.log(s), dtype=self.C.dtype, device=self.C.device)
-            return self.eps * (self.h.log() - total)
         total = self.C.new_empty(self.C.shape[0])
         for rows, _, mx, s in self._softmax_chunks(w):
             total[rows] = mx + s.log()
@@ -135,45 +102,139 @@ class SemiDual:
     def solve_row(self, c: int, y: torch.Tensor, w: torch.Tensor, rtol: float) -> float:
         """Return the :math:`y_c` maximizing :math:`F` along coordinate ``c``."""
         g = self.G[c]
-        base = w - float(y[c]) * g  # column weights without row c
-        if self._small is not None:
-            residual = _small_residual(*self._small[:2], base, g)
-        else:
+        yc = float(y[c])
+        base = w - yc * g  # column weights without row c
 
-            def residual(t: float) -> tuple[float, float]:
-                return self.row_moments(base + t * g, g)
+        def residual(t: float) -> tuple[float, float]:
+            return self.row_moments(base + t * g, g)
 
-        # D at y_c = 0 fixes the side of the root: start there at the warm start's
-        # magnitude (batches differ in which group needs mass, rarely in how much)
-        d_zero, slope_zero = residual(0.0)
-        target = 0.0
-        if self.relaxed and self.gamma[c] > 0.0:
-            if abs(d_zero) <= self.gamma[c]:
-                return 0.0
-            target = math.copysign(self.gamma[c], d_zero)
-        r_zero = d_zero - target
-        atol = rtol * self.h_sum
-        if abs(r_zero) <= atol:
-            return 0.0
         spread = float(g.max() - g.min())
-        step = 0.25 * self.y_scale / spread if spread > 0 else 1.0
-        size = abs(float(y[c])) or step
-        if r_zero > 0:  # D is increasing: the root is below 0
-            lo, hi, start = -math.inf, 0.0, -size
-        else:
-            lo, hi, start = 0.0, math.inf, size
-        if slope_zero > 0 and lo < -r_zero / slope_zero < hi and not y[c]:
-            start = -r_zero / slope_zero  # a Newton step from 0 when there is no history
+        gamma = self.gamma[c] if self.relaxed else 0.0
+        return _coordinate_root(residual, yc, gamma, rtol * self.h_sum, self.y_scale, spread)
 
-        def shifted(t: float) -> tuple[float, float, float]:
-            value, slope = residual(t)
-            return value - target, slope, atol
+    def violation(self, D: torch.Tensor) -> float:
+        r""":math:`\max_c (|D_c| - \gamma_c)_+ / \lVert h \rVert_1`."""
+        gam = torch.tensor(self.gamma, dtype=torch.float64, device=D.device)
+        return float((D.abs() - gam).clamp(min=0.0).max()) / self.h_sum
 
-        return bracketed_newton(shifted, start, lo=lo, hi=hi, step=step)
 
-    def joint_newton(
-        self, y: torch.Tensor, tol: float, max_steps: int
-    ) -> tuple[torch.Tensor, int]:
+def _coordinate_root(
+    residual: Callable[[float], tuple[float, float]],
+    yc: float,
+    gamma: float,
+    atol: float,
+    y_scale: float,
+    spread: float,
+) -> float:
+    r"""Return the :math:`y_c` maximizing :math:`F` along one coordinate (``solve_row``).
+
+    ``residual(t) = (D_c, dD_c/dt)`` at :math:`y_c = t`; ``yc`` the current value (the
+    warm start's magnitude), ``gamma`` the OTFR bound (0: the equality), ``atol`` the
+    tolerance on :math:`D_c`, ``spread`` :math:`\max_j G_{cj} - \min_j G_{cj}`.
+    """
+    # D at y_c = 0 fixes the side of the root: start there at the warm start's
+    # magnitude (batches differ in which group needs mass, rarely in how much)
+    d_zero, slope_zero = residual(0.0)
+    target = 0.0
+    if gamma > 0.0:
+        if abs(d_zero) <= gamma:
+            return 0.0
+        target = math.copysign(gamma, d_zero)
+    r_zero = d_zero - target
+    if abs(r_zero) <= atol:
+        return 0.0
+    step = 0.25 * y_scale / spread if spread > 0 else 1.0
+    size = abs(yc) or step
+    if r_zero > 0:  # D is increasing: the root is below 0
+        lo, hi, start = -math.inf, 0.0, -size
+    else:
+        lo, hi, start = 0.0, math.inf, size
+    if slope_zero > 0 and lo < -r_zero / slope_zero < hi and not yc:
+        start = -r_zero / slope_zero  # a Newton step from 0 when there is no history
+
+    def shifted(t: float) -> tuple[float, float, float]:
+        value, slope = residual(t)
+        return value - target, slope, atol
+
+    return bracketed_newton(shifted, start, lo=lo, hi=hi, step=step)
+
+
+class SmallSemiDual:
+    r"""The semi-dual of one reduced problem (few columns), entirely in numpy float64.
+
+    A class-reduced problem is ``n x K`` with ``K`` a few classes: an operation on it
+    costs ~2 us in numpy against torch's ~10 us dispatch, and every value the
+    Gauss-Seidel loop reads (residuals, brackets, convergence) is a numpy float, so a
+    solve reads nothing back from torch tensors (the caller converts its inputs once,
+    :func:`solve_small_batch`). Same updates as :class:`SemiDual`.
+
+    Parameters
+    ----------
+    logits : ndarray (m, n)
+        ``-C^T / eps`` (reductions over the few columns run along contiguous rows).
+    h : ndarray (n,)
+    G : ndarray (d, m)
+    eps : float
+    gamma : ndarray (d,) or None
+        OTFR bounds (None for OTF).
+    y_scale : float
+        Scale of :math:`y = \mu / \varepsilon`: ``max(1, mean(C) / eps)``.
+    """
+
+    def __init__(self, logits, h, G, eps, gamma=None, y_scale=1.0):
+        self.logits, self.h, self.G, self.eps = logits, h, G, float(eps)
+        self.d, self.m = G.shape
+        self.relaxed = gamma is not None
+        self.gamma = np.zeros(self.d) if gamma is None else gamma
+        self.h_sum = float(h.sum())
+        self.y_scale = y_scale
+        self.spread = G.max(axis=1) - G.min(axis=1)
+
+    def _softmax(self, w: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(unnormalized exp (m, n), column max, column sum)`` of ``logits + w``."""
+        z = self.logits + w[:, None]
+        mx = z.max(axis=0)
+        z -= mx
+        np.maximum(z, EXP_FLOOR, out=z)
+        e = np.exp(z, out=z)
+        return e, mx, e.sum(axis=0)
+
+    def constraint_values(self, w: np.ndarray) -> np.ndarray:
+        r""":math:`D(y) = G P^\top 1` (d,)."""
+        e, _, s = self._softmax(w)
+        return self.G @ (e @ (self.h / s))  # G times the column masses of the plan
+
+    def violation(self, D: np.ndarray) -> float:
+        r""":math:`\max_c (|D_c| - \gamma_c)_+ / \lVert h \rVert_1`."""
+        return float(np.maximum(np.abs(D) - self.gamma, 0.0).max()) / self.h_sum
+
+    def lam(self, w: np.ndarray) -> np.ndarray:
+        """Optimal row duals (n,) for the column weights ``w = G^T y``."""
+        _, mx, s = self._softmax(w)
+        return self.eps * (np.log(self.h) - (mx + np.log(s)))
+
+    def solve_row(self, c: int, y: np.ndarray, w: np.ndarray, rtol: float) -> float:
+        """Return the :math:`y_c` maximizing :math:`F` along coordinate ``c``."""
+        g = self.G[c][:, None]
+        g2 = g * g
+        base = self.logits + (w - y[c] * self.G[c])[:, None]  # without row c
+        h = self.h
+
+        def residual(t: float) -> tuple[float, float]:
+            z = base + t * g
+            z -= z.max(axis=0)
+            np.maximum(z, EXP_FLOOR, out=z)
+            e = np.exp(z, out=z)
+            s = e.sum(axis=0)
+            mean = (e * g).sum(axis=0) / s
+            var = np.maximum((e * g2).sum(axis=0) / s - mean * mean, 0.0)
+            return float(h @ mean), float(h @ var)
+
+        gamma = float(self.gamma[c]) if self.relaxed else 0.0
+        atol = rtol * self.h_sum
+        return _coordinate_root(residual, float(y[c]), gamma, atol, self.y_scale, self.spread[c])
+
+    def joint_newton(self, y: np.ndarray, tol: float, max_steps: int) -> tuple[np.ndarray, int]:
         r"""Newton's method on all constraint duals at once (small OTF problems only).
 
         Only :math:`G^\top y` matters, so the iteration runs on coordinates
@@ -188,11 +249,11 @@ class SemiDual:
         ``(y, steps)`` with the minimum-norm ``y`` for the final :math:`z`; the caller
         finishes with Gauss-Seidel sweeps if ``tol`` is not reached.
         """
-        logits, h, G = self._small
+        logits, h, G = self.logits, self.h, self.G
         _, sing, vt = np.linalg.svd(G, full_matrices=False)
         # rank cut at 1e-6: rows that are dependent up to float32 rounding count as dependent
         B = vt[: int((sing > 1e-6 * sing[0]).sum())]  # (r, m) orthonormal rows
-        z = B @ (G.T @ y.cpu().numpy())
+        z = B @ (G.T @ y)
         h_sum = float(h.sum())
 
         def state(zv):
@@ -239,32 +300,87 @@ class SemiDual:
                 break  # no progress along the Newton direction: leave it to Gauss-Seidel
             z, objective, pi, col = z + t * delta, new_objective, new_pi, new_col
         y_new = np.linalg.lstsq(G.T, B.T @ z, rcond=None)[0]
-        return torch.as_tensor(y_new, dtype=y.dtype, device=y.device), steps
-
-    def violation(self, D: torch.Tensor) -> float:
-        r""":math:`\max_c (|D_c| - \gamma_c)_+ / \lVert h \rVert_1`."""
-        gam = torch.tensor(self.gamma, dtype=torch.float64, device=D.device)
-        return float((D.abs() - gam).clamp(min=0.0).max()) / self.h_sum
+        return y_new, steps
 
 
-def _small_residual(logits: np.ndarray, h: np.ndarray, base: torch.Tensor, g: torch.Tensor):
-    """``t -> (D_c, dD_c/dt)`` of a reduced problem, in numpy float64 (see ``row_moments``).
+def solve_small(
+    sd: SmallSemiDual, *, tol: float, max_iter: int, y0: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray, float, int]:
+    """Gauss-Seidel sweeps on ``sd``; return ``(y, w, err, sweeps)`` (numpy, floats).
 
-    ``logits`` is ``-C^T / eps`` (m, n): reductions over the few columns run along
-    contiguous rows of length n.
+    After each sweep that leaves an OTF problem with coupled rows above ``tol``, joint
+    Newton steps (:meth:`SmallSemiDual.joint_newton`) and a new error.
     """
-    g_np = g.to(torch.float64).cpu().numpy()[:, None]
-    base_np = logits + base.to(torch.float64).cpu().numpy()[:, None]
-    g2 = g_np * g_np
+    y = np.zeros(sd.d) if y0 is None else np.array(y0, dtype=np.float64)
+    joint = not sd.relaxed and sd.d > 1
+    w = sd.G.T @ y
+    it, err = 0, math.inf
+    while it < max_iter:
+        for c in range(sd.d):
+            y[c] = sd.solve_row(c, y, w, rtol=0.1 * tol)
+            w = sd.G.T @ y
+        it += 1
+        err = sd.violation(sd.constraint_values(w))
+        if err > tol and joint:
+            y, _ = sd.joint_newton(y, tol, 20)
+            w = sd.G.T @ y
+            err = sd.violation(sd.constraint_values(w))
+        if err <= tol:
+            break
+    return y, w, err, it
 
-    def residual(t: float) -> tuple[float, float]:
-        z = base_np + t * g_np
-        z -= z.max(axis=0)
-        np.maximum(z, EXP_FLOOR, out=z)
-        e = np.exp(z, out=z)
-        s = e.sum(axis=0)
-        mean = (e * g_np).sum(axis=0) / s
-        var = np.maximum((e * g2).sum(axis=0) / s - mean * mean, 0.0)
-        return float(h @ mean), float(h @ var)
 
-    return residual
+def solve_small_batch(
+    H: torch.Tensor,
+    C: torch.Tensor,
+    G: torch.Tensor,
+    eps: float,
+    gamma: torch.Tensor,
+    relaxed: Sequence[bool],
+    *,
+    tol: float,
+    max_iter: int,
+    y0: torch.Tensor | None = None,
+) -> dict[str, Any]:
+    """Solve ``B`` reduced problems on one cost, one after the other, in numpy.
+
+    The interface of :func:`otfair.ot._otf_solver._solve_batch` (``H`` (B, n) masses,
+    ``C`` (n, m), ``G`` (d, m), ``gamma`` (B, d) with zeros where not ``relaxed``,
+    ``y0`` (B, d) or None): every input is read to the host in **one** conversion of
+    one concatenated float64 tensor and the outputs come back as tensors on ``C``'s
+    device, so the B solves cost one host read in all (a device synchronization on an
+    accelerator, a view of the same memory on a CPU).
+    """
+    B, n = H.shape
+    d, m = G.shape
+    parts = [H, C, G, gamma] + ([] if y0 is None else [y0])
+    flat = torch.cat([p.detach().reshape(-1).to(torch.float64) for p in parts])
+    host = flat.numpy(force=True)  # the one host read
+    sizes = np.cumsum([B * n, n * m, d * m, B * d])
+    Hn = host[: sizes[0]].reshape(B, n)
+    Cn = host[sizes[0] : sizes[1]].reshape(n, m)
+    Gn = host[sizes[1] : sizes[2]].reshape(d, m)
+    gam = host[sizes[2] : sizes[3]].reshape(B, d)
+    Y0 = None if y0 is None else host[sizes[3] :].reshape(B, d)
+    logits = np.ascontiguousarray((-Cn / eps).T)
+    y_scale = max(1.0, float(Cn.mean()) / eps)
+    lam = np.empty((B, n))
+    mu = np.empty((B, d))
+    value, err = np.empty(B), np.empty(B)
+    sweeps = 0
+    for b in range(B):
+        sd = SmallSemiDual(logits, Hn[b], Gn, eps, gam[b] if relaxed[b] else None, y_scale)
+        y, w, err[b], it = solve_small(
+            sd, tol=tol, max_iter=max_iter, y0=None if Y0 is None else Y0[b]
+        )
+        sweeps = max(sweeps, it)
+        lam[b] = sd.lam(w)
+        value[b] = lam[b] @ Hn[b] - eps * sd.h_sum - eps * float(gam[b] @ np.abs(y))
+        mu[b] = eps * y
+
+    def back(a: np.ndarray) -> torch.Tensor:
+        return torch.from_numpy(a).to(C.device)
+
+    return {"value": back(value), "lam": back(lam).to(C.dtype), "mu": back(mu),
+            "mass": back(Hn.sum(axis=1)), "n_iter": sweeps, "err": back(err),
+            "tol": tol}  # fmt: skip

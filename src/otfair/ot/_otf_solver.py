@@ -25,6 +25,7 @@ import torch
 from otfair.ot._checks import as_tensor, check_eps, check_positive_int, check_vector
 from otfair.ot._otf_semidual import BatchedSemiDual, solve_semidual
 from otfair.ot._otf_semidual_host import SemiDual as HostSemiDual
+from otfair.ot._otf_semidual_host import solve_small_batch
 from otfair.ot._sinkhorn import ConvergenceWarning
 
 if TYPE_CHECKING:
@@ -126,20 +127,36 @@ class HostSemiDualSolver:
     """
 
     def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
-        self.sd = HostSemiDual(h, C, G, eps, gamma=gamma, chunk_rows=chunk_rows)
-        self.gamma = gamma
+        self.args = (h, C, G, eps, gamma, chunk_rows)
 
     def solve(self, *, tol, max_iter, y0=None, warn=False, name="otf") -> OTFResult:
         """Sweep until the constraint violation is at most ``tol`` (or ``max_iter``)."""
-        sd = self.sd
+        h, C, G, eps, gamma, chunk_rows = self.args
+        if C.shape[1] <= SMALL_COLUMNS:  # a reduced problem: numpy, one host read
+            gam = torch.zeros(1, G.shape[0], dtype=torch.float64, device=C.device)
+            if gamma is not None:
+                gam = torch.as_tensor(gamma, dtype=torch.float64, device=C.device)[None]
+            out = solve_small_batch(
+                h[None], C, G, eps, gam, [gamma is not None], tol=tol, max_iter=max_iter,
+                y0=None if y0 is None else y0[None],
+            )  # fmt: skip
+            res = replace(_result(out, 0), constraint_error=float(out["err"][0]))
+            res = replace(res, converged=res.constraint_error <= tol)
+        else:
+            res = self._solve_dense(tol, max_iter, y0)
+        if warn:
+            _warn_unconverged([res], tol, eps, name)
+        return res
+
+    def _solve_dense(self, tol, max_iter, y0) -> OTFResult:
+        """Gauss-Seidel on the dense ``n x n`` problem (torch passes over ``C``)."""
+        h, C, G, eps, gamma, chunk_rows = self.args
+        sd = HostSemiDual(h, C, G, eps, gamma=gamma, chunk_rows=chunk_rows)
         G64 = sd.G.to(torch.float64)
         y = torch.zeros(sd.d, dtype=torch.float64, device=sd.C.device)
         if y0 is not None:
             y = y0.clone()
         it, err = 0, math.inf
-        # coupled rows of a small OTF problem: after each sweep (which gets the softmaxes
-        # off their saturated plateau, where the Hessian vanishes) try joint Newton steps
-        joint = sd.is_small and not sd.relaxed and sd.d > 1
         w = (G64.T @ y).to(sd.C.dtype)
         while it < max_iter:
             for c in range(sd.d):
@@ -147,25 +164,13 @@ class HostSemiDualSolver:
                 w = (G64.T @ y).to(sd.C.dtype)
             it += 1
             err = sd.violation(sd.constraint_values(w))
-            if err > tol and joint:
-                y, _ = sd.joint_newton(y, tol, 20)
-                w = (G64.T @ y).to(sd.C.dtype)
-                err = sd.violation(sd.constraint_values(w))
             if err <= tol:
                 break
-        converged = err <= tol
-        if not converged and warn:
-            warnings.warn(
-                f"{name} did not converge: constraint error {err:.3g} > tol={tol:g} after "
-                f"{it} sweeps (eps={sd.eps:g}).",
-                ConvergenceWarning,
-                stacklevel=4,
-            )
         lam = sd.lam(w)
         h64 = sd.h.to(torch.float64)
         value = (lam.to(torch.float64) * h64).sum() - sd.eps * h64.sum()
-        if self.gamma is not None:
-            gam = torch.as_tensor(self.gamma, dtype=torch.float64, device=y.device)
+        if gamma is not None:
+            gam = torch.as_tensor(gamma, dtype=torch.float64, device=y.device)
             value = value - sd.eps * (gam * y.abs()).sum()
         return OTFResult(
             value=value,
@@ -175,7 +180,7 @@ class HostSemiDualSolver:
             n_iter=it,
             marginal_error=0.0,
             constraint_error=err,
-            converged=converged,
+            converged=err <= tol,
         )
 
 
@@ -218,12 +223,17 @@ def _solve_batch(
     chunk_rows: int | None = None,
     check: bool = True,
     basis: tuple[torch.Tensor, torch.Tensor] | None = None,
+    backend: str = "batched",
 ) -> dict[str, Any]:
     """Solve ``B`` problems sharing ``(C, G)`` at one ``eps``; return batched tensors.
 
     ``H`` (B, n) masses; ``gamma`` (B, d) OTFR bounds (ignored where ``relaxed`` is
     False; None when no problem is relaxed); ``y0`` (B, d) warm starts ``mu / eps``.
-    Everything stays on ``C``'s device; see :func:`otfair.ot._otf_semidual.solve_semidual`.
+    ``backend="batched"``: everything stays on ``C``'s device, see
+    :func:`otfair.ot._otf_semidual.solve_semidual`; ``"host"`` (:func:`solver_backend`):
+    a reduced problem solves in numpy after one host read
+    (:func:`otfair.ot._otf_semidual_host.solve_small_batch`), a dense one problem by
+    problem (:class:`HostSemiDualSolver`).
     """
     B = H.shape[0]
     device = C.device
@@ -231,6 +241,21 @@ def _solve_batch(
     gam = torch.zeros(B, G.shape[0], dtype=torch.float64, device=device)
     if gamma is not None:
         gam = torch.where(rel[:, None], gamma.to(device=device, dtype=torch.float64), gam)
+    if backend == "host":
+        kw = {"tol": tol, "max_iter": max_iter}
+        if C.shape[1] <= SMALL_COLUMNS:
+            return solve_small_batch(H, C, G, eps, gam, relaxed, y0=y0, **kw)
+        res = [
+            HostSemiDualSolver(H[b], C, G, eps, gamma=gam[b] if relaxed[b] else None,
+                               chunk_rows=chunk_rows)._solve_dense(
+                y0=None if y0 is None else y0[b], **kw)
+            for b in range(B)
+        ]  # fmt: skip
+        stack = lambda key: torch.stack([getattr(r, key) for r in res])  # noqa: E731
+        return {"value": stack("value"), "lam": stack("lam"), "mu": stack("mu"),
+                "mass": stack("mass"), "n_iter": max(r.n_iter for r in res),
+                "err": torch.tensor([r.constraint_error for r in res], dtype=torch.float64),
+                "tol": tol}  # fmt: skip
     sd = BatchedSemiDual(H, C, G, eps, gam, chunk_rows=chunk_rows, basis=basis)
     joint = None
     if sd.m <= SMALL_COLUMNS and sd.d > 1 and not all(relaxed):
@@ -319,6 +344,7 @@ def _solve_stages(
     y0: torch.Tensor | None,
     eps_start: float | None,
     check: bool = True,
+    backend: str = "batched",
 ) -> dict[str, Any]:
     """Batched solves of ``problem`` for masses ``H`` (B, n) through the eps schedule."""
     schedule = _schedule(eps, eps_start)
@@ -334,7 +360,8 @@ def _solve_stages(
             out = _solve_batch(
                 H.to(C_k.dtype), C_k, G_k, eps_k, gamma, relaxed,
                 tol=tol if last else max(tol, 1e-2), max_iter=max_iter, y0=y0,
-                chunk_rows=problem.chunk_rows, check=check, basis=problem.row_basis(G_k),
+                chunk_rows=problem.chunk_rows, check=check, backend=backend,
+                basis=problem.row_basis(G_k) if backend == "batched" else None,
             )  # fmt: skip
             total += out["n_iter"]
             if not last:  # mu is in cost units: carry it over, rescaled to the next eps
@@ -380,12 +407,11 @@ def solve_dual(
     name = name or ("otfr_dual" if relaxed else "otf_dual")
     dtype = problem.G.dtype
     y0 = _y0(mu0, problem.d, _schedule(eps, eps_start)[0], problem.G)
-    if solver is None and solver_cls is SemiDualSolver and solver_backend(h.device) == "host":
-        solver_cls = HostSemiDualSolver
     if solver_cls is SemiDualSolver:  # the built-in solver, batched with B = 1
         out = _solve_stages(
             problem, h[None], eps, [relaxed], tol=tol, max_iter=max_iter,
             y0=None if y0 is None else y0[None], eps_start=eps_start,
+            backend="batched" if solver is not None else solver_backend(h.device),
         )  # fmt: skip
         res = _result(out, 0)
         if warn:
@@ -496,8 +522,6 @@ def solve_otf0(
     if len(starts) != K:
         raise ValueError(f"`warm_start` must hold {K} details (one per row of `h`).")
     H_eff = H.clamp(min=float(min_score))
-    if solver is None and method == "semidual" and solver_backend(H.device) == "host":
-        solver = HostSemiDualSolver
     if solver is not None or method != "semidual":
         _solver_class(method, solver)  # a clear error for an unknown method
         kw = {"tol": tol, "max_iter": max_iter, "eps_start": eps_start, "warn": warn,
@@ -507,7 +531,7 @@ def solve_otf0(
     else:
         values, details = _otf0_batched(
             problem, H_eff, eps, starts, tol=tol, max_iter=max_iter, eps_start=eps_start,
-            warn=warn, check=check,
+            warn=warn, check=check, backend=solver_backend(H.device),
         )  # fmt: skip
     return (values[0], details[0]) if single else (values, details)
 
@@ -523,6 +547,7 @@ def _otf0_batched(
     eps_start: float | None,
     warn: bool,
     check: bool,
+    backend: str = "batched",
 ) -> tuple[torch.Tensor, tuple[OTF0Details, ...]]:
     """OTF0 of the K rows of ``H_eff``: the 2K OTF and OTFR solves in one batch."""
     eps = check_eps(eps)
@@ -539,7 +564,7 @@ def _otf0_batched(
     H2 = torch.cat([H_eff, H_eff]).detach()
     out = _solve_stages(
         problem, H2, eps, [False] * K + [True] * K, tol=tol, max_iter=max_iter, y0=y0,
-        eps_start=eps_start, check=check,
+        eps_start=eps_start, check=check, backend=backend,
     )  # fmt: skip
     for key in ("value", "lam", "mu", "mass"):
         out[key] = out[key].to(dtype)

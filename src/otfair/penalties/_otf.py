@@ -54,11 +54,12 @@ class OTFPenalty(LinearPenalty):
     Notes
     -----
     Cost per call: the Euclidean cost by one matrix product (``exact=False`` of
-    :func:`otfair.ot.euclidean_cost`), and, for discrete groups (DP, EO), one pass over
-    it for the exact class reduction (the batch is first sorted by class so that the
-    pass needs no gather); the solves then run on ``n x K`` matrices (``K`` = number of
-    groups, x2 for EO). Continuous attributes run the solves on the full ``n x n``
-    cost (a few passes per Newton step). Measured step times: docs/classifiers.md.
+    :func:`otfair.ot.euclidean_cost`), and, for discrete groups (DP, EO), its exact
+    class reduction fused with it (:func:`otfair.ot._otf_cost.euclidean_class_cost`:
+    the batch sorted by class, each cache-sized chunk of rows produced and reduced in
+    two passes); the solves then run on ``n x K`` matrices (``K`` = number of groups,
+    x2 for EO). Continuous attributes run the solves on the full ``n x n`` cost (a few
+    passes per Newton step). Measured step times: docs/classifiers.md.
 
     Shapes: ``scores`` (n,) (or a (K, n) block of K models in :meth:`from_matrix`,
     ``batchable``), ``sensitive`` (n,) or (n, k), ``labels`` (n,) for PEO, ``features``
@@ -117,7 +118,7 @@ class OTFPenalty(LinearPenalty):
         n = scores.shape[-1]
         if features.ndim != 2 or features.shape[0] != n:
             raise ValueError(f"`features` must have shape ({n}, d); got {tuple(features.shape)}.")
-        order, problem, scale = self._problem(G, features, scores.dtype, cache)
+        order, problem = self._problem(G, features, scores.dtype, cache)
         if order is not None:  # sorted by class: the class reduction needs no gather
             scores = scores[..., order]
         h = scores.clamp(min=1e-6)
@@ -128,10 +129,9 @@ class OTFPenalty(LinearPenalty):
         if block != isinstance(warm, list) or len(rows) != (scores.shape[0] if block else 1):
             rows = [None] * (scores.shape[0] if block else 1)
         rows = [w if w is None or w.otf.mu.shape[0] == problem.d else None for w in rows]
-        # cost C / scale at eps  ==  (1 / scale) x cost C at eps * scale: no division pass
         value, details = problem.otf0(
             h,
-            self.eps * scale,
+            self.eps,
             tol=self.tol,
             max_iter=self.max_iter,
             warm_start=rows if block else rows[0],
@@ -139,7 +139,7 @@ class OTFPenalty(LinearPenalty):
             trusted=True,
         )
         self._details = list(details) if block else details
-        return (value / scale).clamp_min(0.0)
+        return value.clamp_min(0.0)
 
     def _problem(
         self,
@@ -147,34 +147,33 @@ class OTFPenalty(LinearPenalty):
         features: torch.Tensor,
         dtype: torch.dtype,
         cache: dict[Any, Any] | None,
-    ) -> tuple[torch.Tensor | None, OTFProblem, float]:
-        """Return the batch's class order, OTF problem and cost scale (kept in ``cache``)."""
+    ) -> tuple[torch.Tensor | None, OTFProblem]:
+        """Return the batch's class order and OTF problem of the normalized cost (cached)."""
         from otfair.ot import OTFProblem, euclidean_cost
+        from otfair.ot._otf_problem import euclidean_class_problem
 
         key = ("otf-problem", self.eps)
         if cache is not None and key in cache:
             return cache[key]
         G = G.detach().to(dtype)
         features = features.detach().to(dtype)
-        order = OTFProblem.class_order(G)
-        if order is not None:
-            G, features = G[:, order], features[order]
-        with torch.no_grad():
-            C = euclidean_cost(features, features, exact=False)  # checked finite inside
-            C.fill_diagonal_(0.0)
-            scale = float(C.mean().clamp_min(1e-12))
-            try:  # the problem checks G's rows (one host read for all of them)
-                problem = OTFProblem(C, G)
-            except ValueError as err:
-                if "`G` row" not in str(err):
-                    raise
-                c = str(err).split("`G` row ")[1].split()[0]
-                raise ValueError(
-                    f"constraint row {c} of the batch has no positive or no negative entry: "
-                    "a group (or group x label for PEO) is empty in this batch; use larger "
-                    "or stratified batches."
-                ) from err
-            if cache is not None and problem.classes is not None:
-                problem = problem.compact(self.eps * scale)
-                cache[key] = (order, problem, scale)
-        return order, problem, scale
+        try:  # the problem checks G's rows (one host read for all of them)
+            with torch.no_grad():
+                found = euclidean_class_problem(features, G, self.eps)
+                if found is None:  # continuous attributes: the dense n x n problem
+                    C = euclidean_cost(features, features, exact=False)
+                    C.fill_diagonal_(0.0)
+                    C /= C.mean().clamp_min(1e-12)
+                    found = None, OTFProblem(C, G)
+        except ValueError as err:
+            if "`G` row" not in str(err):
+                raise
+            c = str(err).split("`G` row ")[1].split()[0]
+            raise ValueError(
+                f"constraint row {c} of the batch has no positive or no negative entry: "
+                "a group (or group x label for PEO) is empty in this batch; use larger "
+                "or stratified batches."
+            ) from err
+        if cache is not None and found[0] is not None:
+            cache[key] = found
+        return found

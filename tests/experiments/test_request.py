@@ -1,6 +1,7 @@
 """RunRequest: one validated object for a run; the stages of run_single over it (issue 25)."""
 
 import dataclasses
+import inspect
 
 import numpy as np
 import pytest
@@ -48,6 +49,18 @@ def test_every_instance_is_checked_replace_included(plugin_path, change, match):
     req = RunRequest("synthetic", "dummy-lr")
     with pytest.raises((ValueError, TypeError), match=match):
         dataclasses.replace(req, **change)
+
+
+def test_run_single_forwards_exactly_the_request_fields(plugin_path):
+    """run_single hands its parameters to from_args by name: the fields, data_home, announce."""
+    params = list(inspect.signature(run_single).parameters)
+    fields = [f.name for f in dataclasses.fields(RunRequest)]
+    assert [p for p in params if p not in ("data_home", "announce")] == fields
+    assert params[-1] == "announce"
+    req = RunRequest.from_args("synthetic", "dummy-lr", audits=None, verbose=1)
+    assert req.audits == () and req.verbose is True
+    with pytest.raises(TypeError, match="nope"):
+        RunRequest.from_args("synthetic", "dummy-lr", nope=1)
 
 
 def test_data_home_only_with_a_registered_name(plugin_path):

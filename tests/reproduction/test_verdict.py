@@ -47,22 +47,22 @@ def test_issue_27_cases():
 
 def test_standard_error_by_hand():
     # our per-seed std over our seeds, the paper's per-split std over its splits
-    se = standard_error(0.5, 0.5, 0.03, n_ours=3, paper_std=0.02, n_paper=10)
+    se = standard_error(0.03, n_ours=3, paper_std=0.02, n_paper=10)
     assert se == pytest.approx(math.sqrt(0.03**2 / 3 + 0.02**2 / 10))
     # no paper std: the paper's mean of 5 splits has our per-seed spread
-    se = standard_error(0.5, 0.5, 0.03, n_ours=3, n_paper=5)
+    se = standard_error(0.03, n_ours=3, paper_std=None, n_paper=5)
     assert se == pytest.approx(0.03 * math.sqrt(1 / 3 + 1 / 5))
     # a paper standard error is the spread of its mean already
-    se = standard_error(0.5, 0.5, 0.03, n_ours=3, paper_std=0.01, paper_std_kind="se", n_paper=5)
+    se = standard_error(0.03, n_ours=3, paper_std=0.01, paper_std_kind="se", n_paper=5)
     assert se == pytest.approx(math.sqrt(0.03**2 / 3 + 0.01**2))
     # one seed of ours: its spread is the paper's per-split std
-    se = standard_error(0.5, 0.5, 0.0, n_ours=1, paper_std=0.02, n_paper=10)
+    se = standard_error(0.0, n_ours=1, paper_std=0.02, n_paper=10)
     assert se == pytest.approx(0.02 * math.sqrt(1 + 1 / 10))
     # the paper's std printed as 0 is one split: with one seed of ours there is no SE
-    assert math.isnan(standard_error(0.5, 0.5, 0.0, n_ours=1, paper_std=0.0, n_paper=10))
-    assert math.isnan(standard_error(0.5, 0.5, None, n_ours=1, paper_std=None, n_paper=5))
+    assert math.isnan(standard_error(0.0, n_ours=1, paper_std=0.0, n_paper=10))
+    assert math.isnan(standard_error(None, n_ours=1, paper_std=None, n_paper=5))
     # a std over several seeds of ours against a one-split paper value
-    se = standard_error(0.5, 0.5, 0.03, n_ours=4, paper_std=0.0, n_paper=10)
+    se = standard_error(0.03, n_ours=4, paper_std=0.0, n_paper=10)
     assert se == pytest.approx(0.03 * math.sqrt(1 / 4 + 1))
 
 

@@ -85,13 +85,12 @@ def fit_command(
 ) -> None:
     """Train METHOD on the DATASET training split and print the test fairness panel."""
     from otfair.datasets import DataFileError
-    from otfair.experiments._request import RunRequest
-    from otfair.experiments._single import run_request
+    from otfair.experiments._single import run_single
 
     method_options = parse_key_values(option)
     dataset_options = parse_key_values(dataset_option, "--dataset-option")
     try:
-        request = RunRequest.from_args(
+        result = run_single(
             dataset,
             method,
             strength=strength,
@@ -107,8 +106,8 @@ def fit_command(
             max_train_rows=max_train_rows,
             data_home=data_home,
             verbose=_progress_default(progress, as_json),
+            announce=note,
         )
-        result = run_request(request, announce=note)
     except DataFileError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "data file missing"
         fail(f"{first} ({_DATA_FIX.format(name=dataset)})")

@@ -10,7 +10,7 @@ take one object that is valid by construction instead of re-reading loose keywor
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +172,7 @@ class RunRequest:
         checked: dict[str, Any] = {
             "seed": _check_int(self.seed, "seed", minimum=0),
             "test_size": _check_test_size(self.test_size),
+            "verbose": bool(self.verbose),
         }
         if self.epochs is not None:
             checked["epochs"] = _check_int(self.epochs, "epochs", minimum=1)
@@ -202,49 +203,15 @@ class RunRequest:
 
     @classmethod
     def from_args(
-        cls,
-        dataset: Any,
-        method: str,
-        *,
-        strength: float | None = None,
-        seed: int = 0,
-        notion: str | None = None,
-        epochs: int | None = None,
-        device: str = "cpu",
-        test_size: float = 0.2,
-        dataset_options: Mapping[str, Any] | None = None,
-        method_options: Mapping[str, Any] | None = None,
-        source_domain: str | None = None,
-        target_domain: str | None = None,
-        max_train_rows: int | None = None,
-        train_group_share: float | None = None,
-        audits: Sequence[str] | None = None,
-        data_home: str | None = None,
-        verbose: bool = False,
+        cls, dataset: Any, method: str, *, data_home: str | None = None, **fields: Any
     ) -> RunRequest:
         """Validate the arguments of :func:`~otfair.experiments.run_single` (see there).
 
-        ``data_home`` becomes the dataset option ``data_home`` (a registered dataset
-        name only: ``ValueError`` otherwise).
+        ``fields`` are the keyword fields of the class (``strength``, ``seed``, ...;
+        ``audits=None`` is no audit). ``data_home`` becomes the dataset option
+        ``data_home`` (a registered dataset name only: ``ValueError`` otherwise).
         """
-        request = cls(
-            dataset,
-            method,
-            strength=strength,
-            seed=seed,
-            notion=notion,
-            epochs=epochs,
-            device=device,
-            test_size=test_size,
-            dataset_options=dict(dataset_options or {}),
-            method_options=dict(method_options or {}),
-            source_domain=source_domain,
-            target_domain=target_domain,
-            max_train_rows=max_train_rows,
-            train_group_share=train_group_share,
-            audits=() if audits is None else audits,  # type: ignore[arg-type]
-            verbose=bool(verbose),
-        )
+        request = cls(dataset, method, **fields)
         if data_home is None:
             return request
         if not isinstance(dataset, str) or ":" in dataset:

@@ -235,25 +235,10 @@ def run_single(
     >>> sorted(result)[:3]  # doctest: +SKIP
     ['accuracy', 'auc', 'dataset']
     """
-    request = RunRequest.from_args(
-        dataset,
-        method,
-        strength=strength,
-        seed=seed,
-        notion=notion,
-        epochs=epochs,
-        device=device,
-        test_size=test_size,
-        dataset_options=dataset_options,
-        method_options=method_options,
-        source_domain=source_domain,
-        target_domain=target_domain,
-        max_train_rows=max_train_rows,
-        train_group_share=train_group_share,
-        audits=audits,
-        data_home=data_home,
-        verbose=verbose,
-    )
+    # the parameters, by name (nothing else is bound yet): RunRequest's fields, data_home
+    arguments = dict(locals())
+    del arguments["announce"]
+    request = RunRequest.from_args(**arguments)
     return run_request(request, announce=announce)
 
 

@@ -29,10 +29,8 @@ from otfair.metrics._performance import accuracy_unchecked, log_loss_unchecked, 
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
 from otfair.utils import check_binary_labels, check_finite_1d
 
-CLASSIFICATION_KEYS: tuple[str, ...] = (
-    "accuracy",
-    "auc",
-    "log_loss",
+#: The max-gap measures, computed without the small groups (see ``min_group_size``).
+_CLASSIFICATION_GAPS = (
     "dp_gap",
     "mean_score_gap",
     "wdp",
@@ -42,6 +40,13 @@ CLASSIFICATION_KEYS: tuple[str, ...] = (
     "fpr_gap",
     "eo_gap",
     "max_eo_gap",
+)
+
+CLASSIFICATION_KEYS: tuple[str, ...] = (
+    "accuracy",
+    "auc",
+    "log_loss",
+    *_CLASSIFICATION_GAPS,
     "pdp_violation",
     "peo_violation",
     "n",
@@ -65,18 +70,6 @@ REGRESSION_KEYS: tuple[str, ...] = (
 #: Default of ``fairness_report(min_group_size=)`` and ``otfair audit --min-group-size``.
 MIN_GROUP_SIZE = 30
 
-#: The max-gap measures, computed without the small groups (see ``min_group_size``).
-_CLASSIFICATION_GAPS = (
-    "dp_gap",
-    "mean_score_gap",
-    "wdp",
-    "ksdp",
-    "tvdp",
-    "tpr_gap",
-    "fpr_gap",
-    "eo_gap",
-    "max_eo_gap",
-)
 _REGRESSION_GAPS = ("error_gap", "mean_score_gap", "wdp", "ksdp")
 _TVDP_BINS = np.linspace(0.0, 1.0, 101)
 _CLASSIFICATION_COLUMNS = (

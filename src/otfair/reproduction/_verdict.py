@@ -127,17 +127,18 @@ def _count(value: float | None, name: str) -> int:
 
 
 def standard_error(
-    paper_value: float,
-    ours_mean: float,
-    ours_std: float | None = None,
+    ours_std: float | None,
+    n_ours: int,
+    paper_std: float | None,
+    n_paper: int,
     *,
-    n_ours: int = 1,
-    paper_std: float | None = None,
-    n_paper: int = 1,
     paper_std_kind: Literal["std", "se"] = "std",
     kind: Kind = "accuracy",
 ) -> float:
     r"""Return the standard error of ``ours_mean - paper_value`` (NaN: none from data).
+
+    It depends on the two sides' spreads and counts only (arguments as in :func:`judge`),
+    not on the two values.
 
     .. math::
         SE = \sqrt{s_o^2 / n_o + s_p^2 / n_p}
@@ -265,14 +266,7 @@ def judge(
     paper_value, ours_mean = float(paper_value), float(ours_mean)
     diff = ours_mean - paper_value
     se = standard_error(
-        paper_value,
-        ours_mean,
-        ours_std,
-        n_ours=n_ours,
-        paper_std=paper_std,
-        n_paper=n_paper,
-        paper_std_kind=paper_std_kind,
-        kind=kind,
+        ours_std, n_ours, paper_std, n_paper, paper_std_kind=paper_std_kind, kind=kind
     )
     # 1e-12: decimal edges (0.743 - 0.733) must not fail on float rounding
     eps = 1e-12 * max(1.0, abs(paper_value))

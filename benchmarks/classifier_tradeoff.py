@@ -75,7 +75,7 @@ def run_one(method: str, strength: float, seed: int, args: argparse.Namespace) -
     )
     options: dict[str, Any] = {}
     if method.startswith("ftm"):
-        options["matching_cache_dir"] = str(args.out / "matchings")
+        options["cache_dir"] = str(args.out / "matchings")
     epochs = _epochs(method, args)
     est = spec.build(
         strength, random_state=seed, epochs=epochs, dataset="adult", notion="dp", **options

@@ -68,7 +68,13 @@ def _worker(methods: list[str], epochs: int, repeats: int, cache_dir: str) -> di
                     dataset="adult",
                     notion="dp",
                 )
-                return est.set_params(matching_cache_dir=cache_dir) if method == "ftm" else est
+                if method != "ftm":
+                    return est
+                # the FTM setting of either tree: on the penalty object, or (before issue
+                # 25's penalty objects) on the classifier
+                nested = "penalty__cache_dir" in est.get_params()
+                key = "penalty__cache_dir" if nested else "matching_cache_dir"
+                return est.set_params(**{key: cache_dir})
 
             build(1).fit(split.X_train, split.y_train, **fit)  # warm-up
             times = []

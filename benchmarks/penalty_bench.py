@@ -52,6 +52,7 @@ def _fit_fns(n_steps: int, batch: int, d: int, cache_dir: str) -> dict[str, Any]
     group: ``ceil(max group size / (batch / 2))`` steps; the others take ``n_steps``.
     """
     from otfair.estimators import FairClassifier
+    from otfair.penalties import FTM
 
     X, y, s = (t.numpy() for t in synthetic(n_steps * batch, d))
     ftm_steps = math.ceil(np.bincount(s).max() / (batch // 2))
@@ -60,12 +61,12 @@ def _fit_fns(n_steps: int, batch: int, d: int, cache_dir: str) -> dict[str, Any]
         kw = {"model": "mlp", "hidden": (d, d), "batch_size": batch, "random_state": 0}
         kw.update(options)
         if kw["penalty"] == "ftm":  # the same 1024 points per step as ERM
-            kw.update(group_batch_size=batch // 2, matching_cache_dir=cache_dir)
+            kw["penalty"] = FTM(group_batch_size=batch // 2, cache_dir=cache_dir)
 
         def fn(epochs: int) -> None:
             FairClassifier(epochs=epochs, **kw).fit(X, y, sensitive_features=s)
 
-        return fn, ftm_steps if kw["penalty"] == "ftm" else n_steps
+        return fn, ftm_steps if isinstance(kw["penalty"], FTM) else n_steps
 
     return {name: make(options) for name, options in VARIANTS.items()}
 

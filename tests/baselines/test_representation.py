@@ -100,17 +100,17 @@ def test_penalties_are_the_negated_or_plain_losses():
     y = torch.tensor([0] * 10 + [1] * 20)
     laftr = LAFTRAdversary(3, "dp", (5,))
     h = torch.sigmoid(laftr.adversary(z)[:, 0])
-    torch.testing.assert_close(laftr(None, s, y, z), -laftr_adversary_objective(h, s))
+    torch.testing.assert_close(laftr(z, s, y), -laftr_adversary_objective(h, s))
     sipm = SigmoidIPMCritic(3)
     torch.testing.assert_close(
-        sipm(None, s, y, z), -sigmoid_ipm(z, s, sipm.critic.theta, sipm.critic.mu)
+        sipm(z, s, y), -sigmoid_ipm(z, s, sipm.critic.theta, sipm.critic.mu)
     )
     cfair = ConditionalAlignment(3, (4,))
     torch.testing.assert_close(
-        cfair(None, s, y, z), conditional_adversary_loss(cfair.adversaries(z), s, y)
+        cfair(z, s, y), conditional_adversary_loss(cfair.adversaries(z), s, y)
     )
-    with pytest.raises(ValueError, match="features"):
-        sipm(None, s, y, None)
+    with pytest.raises(ValueError, match="`z`"):
+        sipm(None, s, y)
     with pytest.raises(ValueError, match="notion"):
         LAFTRAdversary(3, "eopp")
 
@@ -165,7 +165,7 @@ def test_cfair_has_one_adversary_network_per_label():
     pen = ConditionalAlignment(3, (4,))
     z = torch.randn(12, 3)
     s = torch.tensor([0, 1] * 6)
-    pen(None, s, torch.ones(12), z).backward()  # only label-1 rows: h_0 gets no gradient
+    pen(z, s, torch.ones(12)).backward()  # only label-1 rows: h_0 gets no gradient
     grads = [[p.grad for p in head.parameters()] for head in pen.adversaries.heads]
     assert all(g is None or not g.any() for g in grads[0])
     assert any(g is not None and g.any() for g in grads[1])

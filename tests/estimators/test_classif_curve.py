@@ -11,6 +11,7 @@ import pytest
 from sklearn.base import clone
 
 from otfair.estimators import FairClassifier
+from otfair.penalties import FTM
 
 TOL = 1e-5
 
@@ -44,7 +45,9 @@ CASES = [
 @pytest.mark.parametrize("penalty,strengths,kw", CASES, ids=[f"{c[0]}-{len(c[1])}" for c in CASES])
 def test_curve_equals_separate_fits(penalty, strengths, kw):
     X, y, s = _data()
-    params = dict(epochs=3, batch_size=100, group_batch_size=60, random_state=0, **kw)
+    params = dict(epochs=3, batch_size=100, random_state=0, **kw)
+    if penalty == "ftm":
+        penalty = FTM(group_batch_size=60)
     curve = FairClassifier(penalty, strengths, **params).fit(X, y, sensitive_features=s)
     assert list(curve.strengths_) == strengths and len(curve.estimators_) == len(strengths)
     for k, a in enumerate(strengths):
@@ -100,3 +103,22 @@ def test_fixed_batches_single_equals_its_curve_and_learns():
     )
     assert not hasattr(single, "estimators_") and len(single.history_) == 3
     assert single.history_[-1] < single.history_[0]
+
+
+def test_a_refit_replaces_the_earlier_fit_whole():
+    """A curve refitted at one strength predicts with the new model (and the reverse)."""
+    from otfair.estimators import CENet
+
+    X, y, s = _data()
+    clf = FairClassifier("gapreg", [0.0, 1.0], epochs=1, batch_size=100, random_state=0)
+    clf.fit(X, y, sensitive_features=s)
+    clf.set_params(strength=0.5).fit(X, y, sensitive_features=s)
+    assert not hasattr(clf, "estimators_") and not hasattr(clf, "strengths_")
+    assert clf.predict_proba(X).shape == (len(X), 2)
+    clf.set_params(strength=[0.5, 2.0]).fit(X, y, sensitive_features=s)
+    assert not hasattr(clf, "model_") and list(clf.strengths_) == [0.5, 2.0]
+    target = X[:, 0] * 0.3 + 0.5
+    net = CENet(lam=[0.0, 1.0], encoder_hidden=(4,), adversary_hidden=(4,), epochs=1,
+                random_state=0).fit(X, target, sensitive_features=s)  # fmt: skip
+    net.set_params(lam=1.0).fit(X, target, sensitive_features=s)
+    assert not hasattr(net, "estimators_") and net.predict(X).shape == (len(X),)

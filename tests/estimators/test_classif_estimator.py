@@ -4,6 +4,7 @@ from _classif_data import two_group_data
 from sklearn.base import clone
 
 from otfair.estimators.classification.fair_classifier import FairClassifier
+from otfair.penalties import FTM
 
 
 def _data(n=600, seed=0):
@@ -36,7 +37,8 @@ def test_binary_sklearn_behaviour_and_clone():
                                               ("ftm", 1.0), ("barycenter", 0.5)])  # fmt: skip
 def test_reproducible_with_random_state(penalty, strength):
     X, y, s = _data(300)
-    kw = {"epochs": 2, "batch_size": 64, "group_batch_size": 32, "model": "mlp"}
+    kw = {"epochs": 2, "batch_size": 64, "model": "mlp"}
+    penalty = FTM(group_batch_size=32) if penalty == "ftm" else penalty
     a = FairClassifier(penalty, strength, random_state=3, **kw).fit(X, y, sensitive_features=s)
     b = FairClassifier(penalty, strength, random_state=3, **kw).fit(X, y, sensitive_features=s)
     c = FairClassifier(penalty, strength, random_state=4, **kw).fit(X, y, sensitive_features=s)
@@ -48,7 +50,8 @@ def test_reproducible_with_random_state(penalty, strength):
                                               ("barycenter", 0.9), ("ftm", 5.0)])  # fmt: skip
 def test_penalty_reduces_gap(penalty, strength):
     X, y, s = _data(800)
-    kw = {"epochs": 15, "batch_size": 100, "group_batch_size": 64, "lr": 1e-2, "random_state": 0}
+    kw = {"epochs": 15, "batch_size": 100, "lr": 1e-2, "random_state": 0}
+    penalty = FTM(group_batch_size=64) if penalty == "ftm" else penalty
     base = FairClassifier(penalty, 0.0, **kw).fit(X, y, sensitive_features=s)
     fair = FairClassifier(penalty, strength, **kw).fit(X, y, sensitive_features=s)
     g0 = _gap(base.predict_proba(X)[:, 1], s)

@@ -6,6 +6,7 @@ from sklearn.linear_model import LogisticRegression
 
 from otfair.estimators import FairClassifier, ReductionClassifier
 from otfair.experiments.methods import get_method, list_methods
+from otfair.penalties import FairTorchDP
 
 METHODS = ["unfair", "unfair-mlp", "otf", "norm", "barycenter", "ftm", "ftm-joint", "gapreg",
            "adv", "fairtorch-reduction", "reduction"]  # fmt: skip
@@ -32,7 +33,7 @@ def test_all_methods_registered_with_paper_defaults():
                                   device="cpu", dataset="adult")  # fmt: skip
     assert isinstance(otf, FairClassifier)
     p = otf.get_params()
-    assert (p["model"], p["lr"], p["batch_size"], p["eps"], p["epochs"]) == (
+    assert (p["model"], p["lr"], p["batch_size"], p["penalty__eps"], p["epochs"]) == (
         "logistic", 1e-3, 1000, 1e-3, 100)  # fmt: skip
     alphas = get_method("otf").default_strengths
     assert list(alphas) == sorted(alphas) and alphas[0] > 0 and alphas[-1] <= 1  # convex
@@ -45,8 +46,8 @@ def test_all_methods_registered_with_paper_defaults():
         est = spec.build(2.0, notion=None, random_state=0, epochs=5, device="cpu",
                          dataset="german")  # fmt: skip
         p = est.get_params()
-        assert (p["matching"], p["group_batch_size"], p["epochs"], p["lr_decay"]) == (
-            m, 200, 5, 0.95)  # fmt: skip
+        assert (p["penalty__matching"], p["penalty__group_batch_size"], p["epochs"],
+                p["lr_decay"]) == (m, 200, 5, 0.95)  # fmt: skip
         assert p["model"] == "mlp" and p["hidden"] is None
     assert get_method("ftm").build(None, notion="dp", random_state=0, epochs=None,
                                    device="cpu", dataset="bank").epochs == 200  # fmt: skip
@@ -65,7 +66,9 @@ def test_all_methods_registered_with_paper_defaults():
 @pytest.mark.parametrize("name", METHODS)
 def test_every_method_fits_on_small_data(name):
     X, y, s = two_group_data(300)
-    opts = {} if name == "reduction" else {"batch_size": 100, "group_batch_size": 32}
+    opts = {} if name == "reduction" else {"batch_size": 100}
+    if name.startswith("ftm"):
+        opts["group_batch_size"] = 32
     est = get_method(name).build(
         None, notion="dp", random_state=0, epochs=1, device="cpu", dataset=None, **opts
     )
@@ -84,7 +87,7 @@ def test_fairtorch_reduction_is_the_ftm_papers_reduction():
                    dataset="dutch").get_params()  # fmt: skip
     ref = get_method("gapreg").build(1.0, notion=None, random_state=0, epochs=None,
                                      device="cpu", dataset="dutch").get_params()  # fmt: skip
-    assert (p["penalty"], p["strength"]) == ("fairtorch-dp", 50.0)
+    assert (p["penalty"], p["strength"]) == (FairTorchDP(), 50.0)
     same = ("model", "hidden", "lr", "lr_decay", "epochs", "batch_size", "mixing")
     assert {k: p[k] for k in same} == {k: ref[k] for k in same}
     # a large lambda lowers the training DP gap of the scores well below lambda = 0's

@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 import torch
 
-from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
+from otfair.estimators._training import (
+    AdversaryStep,
+    predict_from_proba,
+    run_epochs,
+    stratified_batches,
+)
 
 
 def _setup():
@@ -100,3 +105,54 @@ def test_stratified_batches_without_strata_is_a_seeded_shuffle():
     assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
     with pytest.raises(ValueError, match="`n` is required"):
         stratified_batches(None, 10, np.random.default_rng(3))
+
+
+def test_the_engine_runs_the_adversary_steps_after_each_step():
+    """AdversaryStep: `steps` adversary updates per training step, each followed by `after`."""
+    data = [torch.tensor([1.0, 2.0]), torch.tensor([3.0])]
+    w, opt = _setup()
+    v = torch.nn.Parameter(torch.tensor([0.5]))
+    adv_opt = torch.optim.SGD([v], lr=0.1)
+    calls = []
+
+    def adversary_loss(xb):
+        calls.append(("loss", v.item()))
+        return None if len(xb) == 1 else ((v - xb.mean()) ** 2).sum()
+
+    adversary = AdversaryStep(
+        adversary_loss, adv_opt, steps=2, after=lambda: calls.append("after")
+    )
+    run_epochs(
+        1, lambda epoch: data, lambda xb: (w * xb).sum(), optimizer=opt, adversary=adversary
+    )
+    # batch 1: two SGD steps on (v - 1.5)^2 from 0.5; batch 2 (None): nothing changes
+    expected, value = [], 0.5
+    for _ in range(2):
+        expected += [("loss", pytest.approx(value)), "after"]
+        value -= 0.1 * 2 * (value - 1.5)
+    expected += [("loss", pytest.approx(value)), ("loss", pytest.approx(value))]
+    assert calls == expected
+    assert v.item() == pytest.approx(value)
+
+
+def test_only_the_engine_makes_optimizer_steps_and_epoch_loops():
+    """No `zero_grad` / `backward` / `.step()` or epoch loop outside the engine (issue 25)."""
+    import re
+    from pathlib import Path
+
+    import otfair
+
+    root = Path(otfair.__file__).parent
+    engine = root / "estimators" / "_training.py"
+    pattern = re.compile(
+        r"\.zero_grad\(|\.backward\(|(optimizer|opt)\.step\(|for \w+ in range\(.*epochs"
+    )
+    offenders = []
+    for path in root.rglob("*.py"):
+        if path == engine:
+            continue
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if pattern.search(code) and ">>>" not in code:
+                offenders.append(f"{path.relative_to(root)}:{number}: {line.strip()}")
+    assert not offenders, offenders

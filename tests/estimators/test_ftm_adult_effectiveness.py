@@ -3,6 +3,7 @@ import pytest
 
 from otfair.datasets import load_dataset
 from otfair.estimators.classification.fair_classifier import FairClassifier
+from otfair.penalties import FTM
 
 
 @pytest.mark.slow
@@ -13,8 +14,8 @@ def test_adult_dp_gap_falls_as_lambda_grows():
     X, y, s = split.X_train[idx], split.y_train[idx], split.s_train[idx]
     gaps, accs = [], []
     for lam in (0.0, 0.5, 2.0):
-        clf = FairClassifier("ftm", lam, model="mlp", epochs=8, lr=3e-3, lr_decay=0.95,
-                             group_batch_size=512, random_state=0)  # fmt: skip
+        clf = FairClassifier(FTM(group_batch_size=512), lam, model="mlp", epochs=8, lr=3e-3,
+                             lr_decay=0.95, random_state=0)  # fmt: skip
         clf.fit(X, y, sensitive_features=s)
         p = clf.predict_proba(split.X_test)[:, 1]
         st = split.s_test

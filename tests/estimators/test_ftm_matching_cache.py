@@ -75,10 +75,11 @@ def test_memory_and_disk_cache_reuse(tmp_path):
 def test_ftm_estimator_reuses_cache_across_strengths():
     from otfair.estimators.classification.fair_classifier import FairClassifier
     from otfair.estimators.classification.ftm_matching import DEFAULT_CACHE
+    from otfair.penalties import FTM
 
     X, g, y = _data(300, seed=5)
     before = DEFAULT_CACHE.misses
     for lam in (0.0, 1.0, 3.0):
-        FairClassifier("ftm", lam, model="mlp", epochs=1, group_batch_size=32,
+        FairClassifier(FTM(group_batch_size=32), lam, model="mlp", epochs=1,
                        random_state=int(lam)).fit(X, y, sensitive_features=g)  # fmt: skip
     assert DEFAULT_CACHE.misses == before + 1

@@ -52,6 +52,10 @@ def test_every_builtin_spec_is_self_consistent():
             inner = [built, getattr(built, "repair", None), getattr(built, "estimator", None)]
             assert any(isinstance(part, spec.estimator) for part in inner), name
             params = set(inspect.signature(spec.estimator.__init__).parameters)
+            if spec.penalty is not None:  # the penalty object's settings, flat and nested
+                own = set(inspect.signature(spec.penalty.__init__).parameters) - {"self"}
+                params |= own | {f"penalty__{n}" for n in own}
+                assert isinstance(built.penalty, spec.penalty), name
             assert set(spec.option_names()) <= params, name
             assert not {"random_state", "device", "notion"} & set(spec.option_names())
 
@@ -98,6 +102,8 @@ def test_check_options_names_option_and_type(method, options, match):
 
 def test_check_options_accepts_valid_values():
     spec = get_method("otf")
-    opts = {"lr": 1, "hidden": [8, 8], "matching_cache_dir": None, "model": "mlp"}
+    opts = {"lr": 1, "hidden": [8, 8], "eps": 0.01, "penalty__tol": 1e-3, "model": "mlp"}
     assert check_options(spec, opts) == opts
+    ftm = {"matching_seed": 3, "cache_dir": None, "penalty__n_pairing_rounds": 1}
+    assert check_options(get_method("ftm-joint"), ftm) == ftm
     assert check_options(get_method("adapfair"), {"base_epochs": 3, "sensitive_column": None})

@@ -232,6 +232,6 @@ def test_ftm_joint_label_weight_is_an_option_with_the_paper_default():
     spec = get_method("ftm-joint")
     assert spec.defaults["label_weight"] == 100.0
     assert "label_weight" not in spec.fixed and "label_weight" in spec.option_names()
-    assert spec.build(1.0, random_state=0).label_weight == 100.0
+    assert spec.build(1.0, random_state=0).penalty.label_weight == 100.0
     est = spec.build(1.0, random_state=0, label_weight=5.0)
-    assert (est.label_weight, est.matching) == (5.0, "joint")
+    assert (est.penalty.label_weight, est.penalty.matching) == (5.0, "joint")

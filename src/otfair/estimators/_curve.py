@@ -46,6 +46,16 @@ def copy_fitted(source: Any, target: Any) -> None:
             setattr(target, name, value)
 
 
+def forget_fit(est: Any) -> None:
+    """Remove the fitted attributes (``name_``) of an earlier fit from ``est``.
+
+    A refit replaces the earlier fit whole: a curve fit refitted at one strength must
+    not keep the earlier ``estimators_`` (prediction would read them), and the reverse.
+    """
+    for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
+        delattr(est, name)
+
+
 def select_model(est: Any, value: float | None, param: str) -> Any:
     """Return the model of a curve fit whose ``param`` is ``value`` (``ValueError`` if absent).
 

@@ -1,9 +1,11 @@
-"""The one mini-batch training engine of otfair, and FairClassifier's two batch schemes.
+"""The one mini-batch training engine of otfair.
 
-:func:`run_epochs` is the only loop over epochs in ``src/otfair``: every torch estimator
-(:class:`FairClassifier`, the regression nets, AdapFair's flows and its base classifier)
-describes an epoch by its *batches* and one optimizer *step* on a batch, and the engine
-runs them with the shared conventions:
+:func:`run_epochs` is the only loop over epochs in ``src/otfair``, and it makes every
+optimizer step: each torch estimator (:class:`FairClassifier`, the regression nets, the
+representation classifiers and their density models, AdapFair's flows and its base
+classifier) describes an epoch by its *batches*, the *loss* of one step on a batch and,
+for an adversary, the adversary's own loss (:class:`AdversaryStep`), and the engine runs
+them with the shared conventions:
 
 * one seeding rule: an estimator draws ``seed = otfair.utils.draw_seed(random_state)``
   once per fit (seeding the global generators only inside the forked random state of
@@ -12,7 +14,8 @@ runs them with the shared conventions:
 * one batcher: :func:`stratified_batches` spreads the strata (sensitive group x label
   cell of the notion) evenly over the batches (``every_stratum=True``: every stratum in
   every batch, exactly);
-* hooks: ``after_step`` (adversary / critic steps, weight clipping), ``on_epoch_end``;
+* hooks: ``after_step`` (weight clipping), ``adversary`` (:class:`AdversaryStep`: the
+  adversary-only steps after each step), ``on_epoch_end``;
 * the epoch's logs (loss and any named terms) averaged with the step weights;
 * ``verbose=True`` shows a progress bar (rich) with the running loss;
 * the threshold convention of the estimators: predict 1 iff ``P(y=1) >= 0.5``
@@ -29,11 +32,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from torch.nn import functional as F
-
-from otfair.penalties import FairnessPenalty, penalty_values
-
-Mix = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
 
 @dataclass
@@ -192,6 +190,50 @@ def _epoch_mean(total: torch.Tensor, weight: float) -> float | list[float]:
     return [v / max(weight, 1e-300) for v in total.tolist()]
 
 
+@dataclass
+class AdversaryStep:
+    """Adversary-only optimizer steps that the engine runs after each training step.
+
+    The second protocol of otfair's penalties (:mod:`otfair.penalties`): a score penalty
+    is a value in the training loss; an *adversary* (a discriminator or critic on scores
+    or representations) also has a loss of its own, minimized by its own steps. The
+    engine owns those steps as it owns the main one: after the main step (and
+    ``after_step``), it runs ``steps`` times ``loss(batch)`` -> ``zero_grad``,
+    ``backward``, ``optimizer.step()`` -> ``after``.
+
+    Attributes
+    ----------
+    loss : callable
+        ``loss(batch)`` -> the adversary's loss on the batch (a 0-dim tensor; K
+        adversaries of a curve return the sum of their losses, which trains each on its
+        own since nothing couples them), or ``None`` to skip this step.
+    optimizer : torch.optim.Optimizer
+        Optimizer of the adversary's parameters (it may hold others: parameters without
+        a gradient are skipped by torch's optimizers).
+    steps : int, default=1
+        Adversary steps per training step.
+    after : callable, optional
+        Run after each adversary step (the critic's weight clipping).
+    """
+
+    loss: Callable[[Any], torch.Tensor | None]
+    optimizer: torch.optim.Optimizer
+    steps: int = 1
+    after: Callable[[], None] | None = None
+
+    def run(self, batch: Any) -> None:
+        """Run this training step's adversary steps on ``batch``."""
+        for _ in range(self.steps):
+            loss = self.loss(batch)
+            if loss is None:
+                continue
+            self.optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            self.optimizer.step()
+            if self.after is not None:
+                self.after()
+
+
 def run_epochs(
     epochs: int,
     batches: Callable[[int], Iterable[Any]],
@@ -200,11 +242,15 @@ def run_epochs(
     optimizer: torch.optim.Optimizer,
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
     after_step: Callable[[Any], None] | None = None,
+    adversary: AdversaryStep | None = None,
     on_epoch_end: Callable[[int, dict[str, float]], None] | None = None,
     verbose: bool = False,
     desc: str = "training",
 ) -> list[dict[str, float]]:
     """Run ``epochs`` passes of mini-batch training; return the logs of each epoch.
+
+    Every optimizer step of otfair's torch estimators is made here: the main step on
+    each batch and, with ``adversary``, the adversary's own steps after it.
 
     Parameters
     ----------
@@ -221,7 +267,9 @@ def run_epochs(
     scheduler : LRScheduler, optional
         Stepped once per epoch.
     after_step : callable, optional
-        ``after_step(batch)`` after each optimizer step (adversary steps, clipping).
+        ``after_step(batch)`` after each main optimizer step (weight clipping).
+    adversary : AdversaryStep, optional
+        Adversary-only steps run after ``after_step`` on the same batch.
     on_epoch_end : callable, optional
         ``on_epoch_end(epoch, logs)``.
     verbose : bool, default=False
@@ -249,9 +297,13 @@ def run_epochs(
                 optimizer.step()
                 if after_step is not None:
                     after_step(batch)
+                if adversary is not None:
+                    adversary.run(batch)
                 for key, value in {"loss": loss, **logs}.items():
-                    term = value.detach() * weight
-                    sums[key] = sums[key] + term if key in sums else term
+                    if key in sums:
+                        sums[key].add_(value.detach(), alpha=weight)
+                    else:
+                        sums[key] = value.detach() * weight
                 total_weight += weight
             if scheduler is not None:
                 scheduler.step()
@@ -282,7 +334,7 @@ class TrainLoop:
         self,
         batches: Callable[[int], Iterable[Any]],
         step: Callable[[Any], StepResult],
-        after_step: Callable[[Any], None] | None = None,
+        adversary: AdversaryStep | None = None,
         tag: str = "",
     ) -> list[dict[str, float]]:
         """Run the epochs on the engine; return the epoch logs (progress bar tagged)."""
@@ -292,7 +344,7 @@ class TrainLoop:
             step,
             optimizer=self.optimizer,
             scheduler=self.scheduler,
-            after_step=after_step,
+            adversary=adversary,
             verbose=self.verbose,
             desc=f"FairClassifier{tag}",
         )
@@ -301,156 +353,3 @@ class TrainLoop:
 def epoch_losses(history: list[dict[str, float]], key: str = "loss") -> list[float]:
     """Return the ``key`` log of each epoch of a :meth:`TrainLoop.run` history."""
     return [h[key] for h in history]
-
-
-def train_plain(
-    model: torch.nn.Module,
-    data: TrainData,
-    loop: TrainLoop,
-    *,
-    penalty: FairnessPenalty | None,
-    mix: Mix,
-    batch_size: int,
-    adversary_optimizer: torch.optim.Optimizer | None = None,
-    group_codes: np.ndarray | None = None,
-) -> list[float]:
-    """Mini-batch training on ``mix(CE, penalty)``; returns the mean loss per epoch.
-
-    A batch in which a sensitive group is missing (possible only for tiny data or
-    batches) is trained on the cross-entropy alone; the penalties themselves raise on
-    such batches. The inputs were validated once by the estimator, so the loop calls
-    the penalties unchecked (:func:`otfair.penalties.penalty_values`, the call the
-    stacked trainer makes on a block of scores), and all
-    index bookkeeping (batch index tensors, group presence) is done once per epoch:
-    a step is the model, the loss and the optimizer, with no host-device sync. A
-    penalty with ``has_adversary`` gets one adversary step after each predictor step.
-    """
-    n = data.X.shape[0]
-    device = data.X.device
-    codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
-    n_codes = 0 if codes is None else int(codes.max()) + 1
-    needs_features = data.features is not None and getattr(penalty, "requires_features", False)
-    adversary = penalty is not None and penalty.has_adversary and adversary_optimizer
-
-    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool]]:
-        parts = stratified_batches(data.strata, batch_size, loop.rng, n=n)
-        complete = batches_complete(codes, parts, n_codes)
-        index = torch.from_numpy(np.concatenate(parts)).to(device)
-        return zip(torch.split(index, [len(p) for p in parts]), complete, strict=True)
-
-    state: dict[str, Any] = {}
-
-    def step(batch: tuple[torch.Tensor, bool]) -> StepResult:
-        it, use_pen = batch
-        logits = model(data.X[it])[:, 0]
-        yb = data.y[it]
-        ce = F.binary_cross_entropy_with_logits(logits, yb)
-        state.clear()
-        if not (use_pen and penalty is not None):
-            return ce, {}, float(len(it))
-        scores = torch.sigmoid(logits)
-        sb = None if data.s is None else data.s[it]
-        G = None if data.G is None else data.G[:, it]
-        # gather the (b, d) cost inputs only for penalties that use them (OTF)
-        feats = data.features[it] if needs_features else None
-        pen = penalty_values(penalty, scores, sb, yb, feats, G=G)
-        state.update(scores=scores, s=sb, y=yb)
-        return mix(ce, pen), {}, float(len(it))
-
-    def adversary_step(batch: Any) -> None:
-        if not state:
-            return
-        adv_loss = penalty.adversary_loss(state["scores"], state["s"], state["y"])
-        adversary_optimizer.zero_grad(set_to_none=True)
-        adv_loss.backward()
-        adversary_optimizer.step()
-
-    return epoch_losses(loop.run(epoch_batches, step, adversary_step if adversary else None))
-
-
-def ftm_batches(
-    data: TrainData,
-    pool: np.ndarray,
-    rng: np.random.Generator,
-    group_weights: tuple[float, float],
-    steps_per_epoch: int | None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Callable[[int], Iterable[int]]]:
-    """Gather what FTM's steps need once per fit; return it and the pairing schedule.
-
-    Returns the rows ``X_pool`` (P, 2m, d) and labels ``y_pool`` (P, 2m) of every
-    pairing, the group codes ``[0]*m + [1]*m`` of a matched batch, the per-point CE
-    weights ``w_s / m`` and ``epoch_batches(epoch)``: ``steps_per_epoch`` pairing
-    indices (default ``ceil(n / 2m)``), visited in a random order reshuffled each time
-    the pool is exhausted.
-    """
-    n = data.X.shape[0]
-    m = pool.shape[2]
-    steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
-    device = data.X.device
-    pool_t = torch.tensor(pool, dtype=torch.int64, device=device).reshape(pool.shape[0], -1)
-    X_pool = data.X[pool_t]
-    y_pool = data.y[pool_t]
-    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
-    ce_weight = torch.cat(
-        [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
-    ).to(device=device, dtype=data.X.dtype)
-    order: list[int] = []
-
-    def epoch_batches(epoch: int) -> Iterable[int]:
-        for _ in range(steps):
-            if not order:
-                order.extend(rng.permutation(pool.shape[0]).tolist())
-            yield order.pop()
-
-    return X_pool, y_pool, codes, ce_weight, epoch_batches
-
-
-def train_ftm(
-    model: torch.nn.Module,
-    data: TrainData,
-    pool: np.ndarray,
-    loop: TrainLoop,
-    *,
-    strength: float,
-    group_weights: tuple[float, float] = (0.5, 0.5),
-    steps_per_epoch: int | None = None,
-    penalty: FairnessPenalty | None = None,
-) -> list[float]:
-    r"""FTM training on matched group batches (fairness-through-matching.txt §4.3, Eq. (7)).
-
-    Each step takes one pairing ``(D_0, D_1, pi)`` of the cached ``pool`` (shape
-    (P, 2, m)), runs the model once on the ``2m`` points and minimizes
-
-    .. math::
-
-        \sum_{s \in \{0, 1\}} w_s \frac{1}{m}\sum_{(x, y) \in D_s} \mathrm{CE}(y, f(x))
-        + \lambda \frac{1}{m}\sum_i |f(x^{(0)}_i) - f(x^{(1)}_{\pi(i)})|
-
-    with :math:`f` the probability of the positive class and :math:`w_s = n_s / n` the
-    group proportions of the training set, i.e. the cross-entropy on the two group
-    batches themselves, re-weighted to the population as in the paper's code (an
-    unweighted mean over the ``2m`` points would train on a 50/50 group mix). The
-    penalty is :class:`otfair.penalties.MatchedDemographicParity` (``requires_pairs``;
-    default) on the batch laid out as ``[D_0; partners]``. An epoch is
-    ``steps_per_epoch`` steps (the paper's code: one pass over the larger group,
-    ``ceil(max(n_0, n_1) / m)``; default ``ceil(n / 2m)``); pairings are visited in a
-    random order, reshuffled each time the pool is exhausted.
-    """
-    from otfair.penalties import MatchedDemographicParity
-
-    penalty = MatchedDemographicParity() if penalty is None else penalty
-    X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
-        data, pool, loop.rng, group_weights, steps_per_epoch
-    )
-    lam = float(strength)
-
-    def step(p: int) -> torch.Tensor:
-        logits = model(X_pool[p])[:, 0]
-        loss = F.binary_cross_entropy_with_logits(
-            logits, y_pool[p], weight=ce_weight, reduction="sum"
-        )
-        if lam > 0:
-            loss = loss + lam * penalty_values(penalty, torch.sigmoid(logits), codes, y_pool[p])
-        return loss
-
-    return epoch_losses(loop.run(epoch_batches, step, tag=" (FTM)"))

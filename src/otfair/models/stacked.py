@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 
 from otfair.models.adversarial import JointAdversary
 from otfair.models.mlp import _ACTIVATIONS, MLP, activation_class
@@ -192,10 +193,31 @@ class StackedLayers(nn.Module):
 
         ``x`` of shape (K, n, d) gives each stack its own inputs.
         """
+        last = len(self.weights) - 1
+        if self.n_models == 1:  # one model (a single fit): nn.Linear's own autograd ops
+            return self.forward_one(x if x.dim() == 2 else x[0]).unsqueeze(0)
+        h = x
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            h = _StackedLinear.apply(h, w, b)
+            if i < last or self.activate_last:
+                h = self._act(h)
+        return h
+
+    def forward_one(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the one stacked model's output, shape (n, out), for ``x`` (n, d) (K = 1).
+
+        The products and activations of a separate ``nn.Linear`` stack, op for op (the
+        single fit of an estimator is a stack of one model).
+        """
+        if self.n_models != 1:
+            raise ValueError(
+                f"forward_one needs one stacked model; this stack has {self.n_models}."
+            )
         h = x
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
-            h = _StackedLinear.apply(h, w, b)
+            # views (not w[0]): their backward reshapes the gradient, copies nothing
+            h = F.linear(h, w.view(w.shape[1:]), b.view(-1))
             if i < last or self.activate_last:
                 h = self._act(h)
         return h

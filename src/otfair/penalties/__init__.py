@@ -12,7 +12,10 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
   paper's "Reduction", App. D.2);
 * :class:`AdversaryPenalty` - adversarial debiasing (Zhang et al. 2018);
 * :class:`JointDiscriminatorPenalty`, :class:`JointCriticPenalty` - CENet's discriminator
-  and WassersteinNet's critic on (representation, target) (accuracy-disparity §3.2);
+  and WassersteinNet's critic on (representation, target) (accuracy-disparity §3.2),
+  adversaries of the second protocol, :class:`RepresentationAdversary` (called as
+  ``adversary(z, sensitive, labels)``, returning the adversary's own loss; also LAFTR's,
+  sIPM-LFR's and CFair's, in ``otfair.penalties._representation``);
 * :class:`GroupWassersteinLoss` - AdapFair's group distance of score distributions.
 
 All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
@@ -25,9 +28,15 @@ table (``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"
 ``"fairtorch-dp"``, ``"group-w2"``); :func:`register_penalty` adds a penalty from outside
 the package. Linear notions (PDP, PEO; several and continuous attributes) are described
 by :class:`otfair.notions.LinearConstraints`, fitted on the training set.
+
+Penalty objects (:class:`OTF`, :class:`Norm`, :class:`Barycenter`, :class:`GapReg`,
+:class:`Adversary`, :class:`FTM`, :class:`FairTorchDP`, :class:`Penalty` for any
+registered name) carry a penalty's settings into ``FairClassifier(penalty=...)``: they
+are cloneable (scikit-learn's ``get_params``) and build a fresh penalty per fit.
 """
 
 from otfair.notions import LinearConstraints
+from otfair.penalties._adversaries import RepresentationAdversary
 from otfair.penalties._adversary import AdversaryPenalty
 from otfair.penalties._barycenter import BarycenterPenalty
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch, penalty_values
@@ -38,11 +47,34 @@ from otfair.penalties._group_wasserstein import GroupWassersteinLoss
 from otfair.penalties._linear import LinearPenalty
 from otfair.penalties._mdp import MatchedDemographicParity
 from otfair.penalties._norm import NormPenalty
+from otfair.penalties._objects import (
+    FTM,
+    OTF,
+    Adversary,
+    Barycenter,
+    FairTorchDP,
+    GapReg,
+    Norm,
+    Penalty,
+    PenaltyObject,
+    as_penalty_object,
+)
 from otfair.penalties._otf import OTFPenalty
 from otfair.penalties._registry import list_penalties, make_penalty, register_penalty
 
 __all__ = [
+    "FTM",
+    "OTF",
+    "Adversary",
     "AdversaryPenalty",
+    "Barycenter",
+    "FairTorchDP",
+    "GapReg",
+    "Norm",
+    "Penalty",
+    "PenaltyObject",
+    "RepresentationAdversary",
+    "as_penalty_object",
     "BarycenterPenalty",
     "FairTorchDemographicParity",
     "FairnessPenalty",

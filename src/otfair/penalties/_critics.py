@@ -1,14 +1,14 @@
 r"""Adversaries on the joint (representation, target) of regression nets (accuracy parity).
 
-Both are penalties of the :class:`~otfair.penalties.FairnessPenalty` protocol with
-``has_adversary``: the adversary reads the batch representation :math:`Z = g(X)` (passed
-as ``features``) and the target (``labels``), and :meth:`forward` returns the
-*adversary's own loss* :math:`L_f`. The estimator adds it to the task loss behind a
-gradient-reversal layer of scale :math:`\lambda`, so one step moves the adversary down
-:math:`L_f` and the encoder up :math:`\lambda L_f` (accuracy-disparity paper §3.2,
-the minimax :math:`\min_{g,h}\max_f \mathrm{MSE} - \lambda L_f`). Unlike the score
-penalties, the value is the adversary's objective, not a non-negative fairness gap
-(the Wasserstein critic's is :math:`\le 0`).
+Both follow the :class:`~otfair.penalties.RepresentationAdversary` protocol: the
+adversary reads the batch representation :math:`Z = g(X)` and the target (``labels``),
+and ``adversary(z, sensitive, labels)`` returns the *adversary's own loss* :math:`L_f`.
+The estimator adds it to the task loss behind a gradient-reversal layer of scale
+:math:`\lambda`, so one step moves the adversary down :math:`L_f` and the encoder up
+:math:`\lambda L_f` (accuracy-disparity paper §3.2, the minimax
+:math:`\min_{g,h}\max_f \mathrm{MSE} - \lambda L_f`). Unlike the score penalties, the
+value is the adversary's objective, not a non-negative fairness gap (the Wasserstein
+critic's is :math:`\le 0`).
 """
 
 from __future__ import annotations
@@ -20,23 +20,21 @@ import torch.nn.functional as F
 from torch import nn
 
 from otfair.models.adversarial import JointAdversary, clip_weights_, gradient_penalty
-from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._adversaries import RepresentationAdversary
 
 
-class _JointAdversaryPenalty(FairnessPenalty):
+class _JointAdversaryPenalty(RepresentationAdversary):
     """An adversary network ``f(Z, Y)`` (``JointAdversary(latent_dim, hidden)``) on ``(Z, Y)``."""
 
     requires_labels = True
-    requires_features = True
-    has_adversary = True
 
     def __init__(self, latent_dim: int, hidden: Sequence[int] = (60,)) -> None:
         super().__init__()
         self.adversary = JointAdversary(latent_dim, hidden=hidden)
 
-    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor | None:
-        """Return the adversary's loss on ``(features, labels)`` (see :meth:`joint_loss`)."""
-        return self.joint_loss(self.adversary, features, labels, sensitive)
+    def loss(self, z, sensitive, labels=None) -> torch.Tensor | None:
+        """Return the adversary's loss on ``(z, labels)`` (see :meth:`joint_loss`)."""
+        return self.joint_loss(self.adversary, z, labels, sensitive)
 
     def joint_loss(
         self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, sensitive: torch.Tensor
@@ -110,7 +108,7 @@ class JointCriticPenalty(_JointAdversaryPenalty):
 
     with :math:`f` kept 1-Lipschitz by weight clipping (``clip``, WGAN) and/or the
     gradient penalty of weight :math:`\gamma` (WGAN-GP) (accuracy-disparity paper §3.2,
-    eq. 3). A batch with one group only has no estimate: :meth:`forward` returns ``None``.
+    eq. 3). A batch with one group only has no estimate: :meth:`loss` returns ``None``.
 
     Parameters
     ----------

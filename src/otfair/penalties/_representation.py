@@ -1,14 +1,13 @@
 r"""Adversaries on a learned representation :math:`Z` (LAFTR, sIPM-LFR, CFair).
 
-Penalties of the :class:`~otfair.penalties.FairnessPenalty` protocol with
-``has_adversary`` and ``requires_features``, in the convention of
-:mod:`otfair.penalties._critics`: the representation of the batch is passed as
-``features``, and :meth:`forward` returns the *adversary's own loss* :math:`L_f` (to be
-minimized by the adversary). The estimator adds it behind a gradient-reversal layer of
-scale :math:`\lambda` (:func:`otfair.models.adversarial.grad_reverse`), so one step moves
-the adversary down :math:`L_f` and the encoder up :math:`\lambda L_f`, the gradient
-descent-ascent of the methods' minimax games; :meth:`distance` is the fairness
-distance the encoder sees (for logging). ``scores`` is unused.
+Adversaries of the :class:`~otfair.penalties.RepresentationAdversary` protocol (called
+as ``adversary(z, sensitive, labels)``; :meth:`loss` is the *adversary's own loss*
+:math:`L_f`, minimized by the adversary). The estimator adds it behind a
+gradient-reversal layer of scale :math:`\lambda`
+(:func:`otfair.models.adversarial.grad_reverse`), so one step moves the adversary down
+:math:`L_f` and the encoder up :math:`\lambda L_f`, the gradient descent-ascent of the
+methods' minimax games; :meth:`distance` is the fairness distance the encoder sees (for
+logging).
 
 * :class:`LAFTRAdversary` — :math:`L_f = -L_{adv}` with LAFTR's group-normalized L1
   objective, DP or EO variant (Madras et al. 2018, §3, Eqs. 4-5); the EO adversary also
@@ -29,7 +28,7 @@ from otfair.models.adversarial import JointAdversary
 from otfair.models.mlp import MLP
 from otfair.models.representation import PerLabelAdversaries, SigmoidCritic
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._adversaries import RepresentationAdversary
 from otfair.penalties._representation_losses import (
     conditional_adversary_loss,
     laftr_adversary_objective,
@@ -39,14 +38,14 @@ from otfair.penalties._representation_losses import (
 __all__ = ["ConditionalAlignment", "LAFTRAdversary", "SigmoidIPMCritic"]
 
 
-def _check_z(features: torch.Tensor | None, latent_dim: int) -> torch.Tensor:
-    if features is None or features.ndim != 2 or features.shape[1] != latent_dim:
-        shape = None if features is None else tuple(features.shape)
-        raise ValueError(f"`features` must be the representation (n, {latent_dim}); got {shape}.")
-    return features
+def _check_z(z: torch.Tensor | None, latent_dim: int) -> torch.Tensor:
+    if z is None or z.ndim != 2 or z.shape[1] != latent_dim:
+        shape = None if z is None else tuple(z.shape)
+        raise ValueError(f"`z` must be the representation (n, {latent_dim}); got {shape}.")
+    return z
 
 
-class LAFTRAdversary(FairnessPenalty):
+class LAFTRAdversary(RepresentationAdversary):
     r"""LAFTR's adversary :math:`h` predicting the group from :math:`z` (EO: from (z, y)).
 
     Its loss is :math:`L_f = -L_{adv}(h)`, :func:`laftr_adversary_objective`.
@@ -58,9 +57,6 @@ class LAFTRAdversary(FairnessPenalty):
     hidden : sequence of int, default=(64,)
         Hidden widths of the adversary (ReLU MLP).
     """
-
-    requires_features = True
-    has_adversary = True
 
     def __init__(
         self, latent_dim: int, notion: str | Notion = "dp", hidden: Sequence[int] = (64,)
@@ -80,19 +76,19 @@ class LAFTRAdversary(FairnessPenalty):
             return torch.sigmoid(self.adversary(z, y))
         return torch.sigmoid(self.adversary(z)[:, 0])
 
-    def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
+    def distance(self, z, sensitive, labels=None) -> torch.Tensor:
         """Return :math:`L_{adv}` (the encoder minimizes it)."""
-        z = _check_z(features, self.latent_dim)
+        z = _check_z(z, self.latent_dim)
         return laftr_adversary_objective(
             self._prob(z, labels), sensitive, labels, notion=self.notion
         )
 
-    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+    def loss(self, z, sensitive, labels=None) -> torch.Tensor:
         """Return the adversary's loss :math:`-L_{adv}`."""
-        return -self.distance(sensitive, labels, features)
+        return -self.distance(z, sensitive, labels)
 
 
-class SigmoidIPMCritic(FairnessPenalty):
+class SigmoidIPMCritic(RepresentationAdversary):
     r"""The sigmoid discriminator of sIPM-LFR; its loss is :math:`-d_{\theta,\mu}`.
 
     Parameters
@@ -100,25 +96,22 @@ class SigmoidIPMCritic(FairnessPenalty):
     latent_dim : int
     """
 
-    requires_features = True
-    has_adversary = True
-
     def __init__(self, latent_dim: int) -> None:
         super().__init__()
         self.latent_dim = int(latent_dim)
         self.critic = SigmoidCritic(latent_dim)
 
-    def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
+    def distance(self, z, sensitive, labels=None) -> torch.Tensor:
         r"""Return :math:`d_{\theta,\mu}(P_{z|s=0}, P_{z|s=1})`."""
-        z = _check_z(features, self.latent_dim)
+        z = _check_z(z, self.latent_dim)
         return sigmoid_ipm(z, sensitive, self.critic.theta, self.critic.mu)
 
-    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+    def loss(self, z, sensitive, labels=None) -> torch.Tensor:
         r"""Return the critic's loss :math:`-d_{\theta,\mu}`."""
-        return -self.distance(sensitive, labels, features)
+        return -self.distance(z, sensitive, labels)
 
 
-class ConditionalAlignment(FairnessPenalty):
+class ConditionalAlignment(RepresentationAdversary):
     r"""CFair's two adversaries :math:`h_0, h_1` (one per label) on :math:`z`.
 
     Their loss is :func:`conditional_adversary_loss`; the encoder maximizes it. As in
@@ -132,22 +125,20 @@ class ConditionalAlignment(FairnessPenalty):
         Hidden widths of each adversary (AdapFair paper App. D: 16 and 8 units).
     """
 
-    requires_features = True
     requires_labels = True
-    has_adversary = True
 
     def __init__(self, latent_dim: int, hidden: Sequence[int] = (16, 8)) -> None:
         super().__init__()
         self.latent_dim = int(latent_dim)
         self.adversaries = PerLabelAdversaries(latent_dim, hidden)
 
-    def distance(self, sensitive, labels=None, features=None) -> torch.Tensor:
+    def distance(self, z, sensitive, labels=None) -> torch.Tensor:
         """Return the adversaries' loss (higher = better aligned)."""
-        z = _check_z(features, self.latent_dim)
+        z = _check_z(z, self.latent_dim)
         if labels is None:
             raise ValueError("`labels` are required by CFair's conditional alignment.")
         return conditional_adversary_loss(self.adversaries(z), sensitive, labels)
 
-    def forward(self, scores, sensitive, labels=None, features=None) -> torch.Tensor:
+    def loss(self, z, sensitive, labels=None) -> torch.Tensor:
         """Return the adversaries' loss."""
-        return self.distance(sensitive, labels, features)
+        return self.distance(z, sensitive, labels)

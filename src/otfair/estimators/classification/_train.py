@@ -47,15 +47,19 @@ from otfair.models.stacked import StackedMLP
 from otfair.penalties import penalty_values
 
 
-def _per_model_logs(losses: torch.Tensor) -> dict[str, torch.Tensor]:
-    return {f"loss_{k}": losses[k] for k in range(losses.shape[0])}
+def _per_model(losses: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Return the per-model log of a step: the (K,) losses (none for one model)."""
+    return {"losses": losses} if losses.dim() and losses.shape[0] > 1 else {}
 
 
 def _run(loop: TrainLoop, batches, step, adversary, tag: str, K: int) -> list[list[float]]:
     """Run the K models on the engine; return each model's mean loss per epoch (K lists)."""
     label = f" ({tag}curve of {K})" if K > 1 else (f" ({tag.strip()})" if tag else "")
     history = loop.run(batches, step, adversary, label)
-    return [epoch_losses(history, f"loss_{k}") for k in range(K)]
+    if K == 1:  # one model: its loss is the engine's "loss" log
+        return [epoch_losses(history)]
+    per_epoch = epoch_losses(history, "losses")  # per epoch: K floats
+    return [[float(epoch[k]) for epoch in per_epoch] for k in range(K)]
 
 
 def train_penalized(
@@ -91,18 +95,24 @@ def train_penalized(
     """
     n = data.X.shape[0]
     K = model.n_models
+    one = K == 1  # one model (a single fit): (n,) scores, Python-number strengths
     device = data.X.device
     a = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
+    if one:
+        a = float(strengths[0])
+    keep = 1 - a  # the cross-entropy's weight under convex mixing
     active = [k for k, v in enumerate(strengths) if v > 0]
     pens = list(penalties) if penalties and active else None
     if pens is not None and len(pens) != len(active):
         raise ValueError("`penalties` must hold one penalty per model with strength > 0.")
     active_t = torch.tensor(active, dtype=torch.long, device=device)
+    every_active = len(active) == K  # no gather / scatter of the penalized models
     codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
     n_codes = 0 if codes is None else int(codes.max()) + 1
     first = None if pens is None else pens[0]
+    pen_arg = first if one else pens  # one instance scores (n,); K instances a (K, n) block
     needs_features = data.features is not None and getattr(first, "requires_features", False)
-    has_adversary = first is not None and first.has_adversary and adversary_optimizer
+    has_adversary = bool(first is not None and first.has_adversary and adversary_optimizer)
 
     fixed: list[tuple[torch.Tensor, bool, dict | None]] = []
 
@@ -123,29 +133,36 @@ def train_penalized(
 
     def step(batch: tuple[torch.Tensor, bool, dict | None]) -> StepResult:
         it, use_pen, cache = batch
-        logits = model(data.X[it])  # (K, b)
         yb = data.y[it]
-        ce = F.binary_cross_entropy_with_logits(
-            logits, yb.expand_as(logits), reduction="none"
-        ).mean(dim=1)
-        state.clear()
+        if one:
+            logits = model.forward_one(data.X[it])[:, 0]  # (b,)
+            ce = F.binary_cross_entropy_with_logits(logits, yb)
+        else:
+            logits = model(data.X[it])  # (K, b)
+            ce = F.binary_cross_entropy_with_logits(
+                logits, yb.expand_as(logits), reduction="none"
+            ).mean(dim=1)
+        if has_adversary:
+            state.clear()
         if not (use_pen and pens is not None):
-            return ce.sum(), _per_model_logs(ce), float(len(it))
-        scores = torch.sigmoid(logits[active_t])
+            return (ce if one else ce.sum()), _per_model(ce), float(len(it))
+        scores = torch.sigmoid(logits if every_active else logits[active_t])
         sb = None if data.s is None else data.s[it]
         G = None if data.G is None else data.G[:, it]
         feats = data.features[it] if needs_features else None
-        values = penalty_values(pens, scores, sb, yb, feats, G=G, cache=cache)
-        pen = ce.new_zeros(K).index_copy(0, active_t, values)
-        losses = (1 - a) * ce + a * pen if convex else ce + a * pen
-        state.update(scores=scores, s=sb, y=yb)
-        return losses.sum(), _per_model_logs(losses), float(len(it))
+        values = penalty_values(pen_arg, scores, sb, yb, feats, G=G, cache=cache)
+        pen = values if every_active else ce.new_zeros(K).index_copy(0, active_t, values)
+        losses = keep * ce + a * pen if convex else ce + a * pen
+        if has_adversary:
+            state.update(scores=scores, s=sb, y=yb)
+        return (losses if one else losses.sum()), _per_model(losses), float(len(it))
 
     def adversary_loss(batch: Any) -> torch.Tensor | None:
         if not state:  # the batch missed a group: no penalty, no adversary step
             return None
         scores, sb, yb = state["scores"], state["s"], state["y"]
-        return sum(p.adversary_loss(scores[j], sb, yb) for j, p in enumerate(pens))
+        rows = [scores] if one else scores
+        return sum(p.adversary_loss(h, sb, yb) for p, h in zip(pens, rows, strict=True))
 
     adversary = AdversaryStep(adversary_loss, adversary_optimizer) if has_adversary else None
     return _run(loop, epoch_batches, step, adversary, "", K)
@@ -195,18 +212,25 @@ def train_matched(
     )
     lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=data.X.device)
     any_active = bool((lam > 0).any())
+    one = K == 1  # one model (a single fit): (2m,) scores, a Python-number strength
+    if one:
+        lam, pens = float(strengths[0]), pens[0]
 
     def step(p: int) -> StepResult:
-        logits = model(X_pool[p])  # (K, 2m)
         yb = y_pool[p]
-        losses = (
-            F.binary_cross_entropy_with_logits(
-                logits, yb.expand_as(logits), weight=ce_weight, reduction="none"
+        if one:
+            logits = model.forward_one(X_pool[p])[:, 0]  # (2m,)
+            losses = F.binary_cross_entropy_with_logits(
+                logits, yb, weight=ce_weight, reduction="sum"
             )
-        ).sum(dim=1)
+        else:
+            logits = model(X_pool[p])  # (K, 2m)
+            losses = F.binary_cross_entropy_with_logits(
+                logits, yb.expand_as(logits), weight=ce_weight, reduction="none"
+            ).sum(dim=1)
         if any_active:
             losses = losses + lam * penalty_values(pens, torch.sigmoid(logits), codes, yb)
-        return losses.sum(), _per_model_logs(losses), 1.0
+        return (losses if one else losses.sum()), _per_model(losses), 1.0
 
     return _run(loop, epoch_batches, step, None, "FTM ", K)
 

@@ -1,7 +1,8 @@
-r"""Fit a whole trade-off curve of :class:`FairClassifier` in one stacked training run.
+r"""Fit :class:`FairClassifier`: K strengths in one stacked training run (K = 1: one fit).
 
-``FairClassifier(penalty, strength=[a_1, ..., a_K], ...)`` trains the K models of the
-curve together (issue 17): the K models share the seed, hence the initialization, the
+Every fit runs here (issue 25: one engine, one path): a single strength is a curve of
+one. ``FairClassifier(penalty, strength=[a_1, ..., a_K], ...)`` trains the K models of
+the curve together (issue 17): the K models share the seed, hence the initialization, the
 batches and every data-dependent quantity of the penalty (constraint slices, OTF costs
 and their class reduction, FTM's matchings); their parameters are stacked
 (:class:`otfair.models.StackedMLP`) and one optimizer minimizes :math:`\sum_k L_k`,
@@ -26,7 +27,7 @@ from otfair.estimators._curve import (
     is_curve,
     select_model,
 )
-from otfair.estimators._stacked_training import train_ftm_stacked, train_plain_stacked
+from otfair.estimators.classification._train import train_matched, train_penalized
 from otfair.models.stacked import StackedMLP
 from otfair.utils import draw_seed, resolve_device
 
@@ -38,7 +39,7 @@ __all__ = [
     "check_fitted_value",
     "check_strengths",
     "fit_curve",
-    "fit_single_stacked",
+    "fit_single",
     "is_curve",
     "select",
 ]
@@ -75,7 +76,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
         active = [single.penalty_ for single in singles if single.penalty_ is not None]
         if pairs:
             pool, weights, steps = ref._ftm_setup(X, y, groups)
-            histories = train_ftm_stacked(
+            histories = train_matched(
                 model,
                 ref._train_data(None, y, None, Xt, yt, None)[0],
                 pool,
@@ -87,10 +88,10 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
             )
         else:
             data, group_codes = ref._train_data(s, y, groups, Xt, yt, ref.penalty_)
-            adv_opts = None
+            adv_opt = None
             if active and active[0].has_adversary:
-                adv_opts = [est._adversary_optimizer(p) for p in active]
-            histories = train_plain_stacked(
+                adv_opt = est._adversary_optimizer(active)
+            histories = train_penalized(
                 model,
                 data,
                 loop,
@@ -98,7 +99,7 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
                 strengths=strengths,
                 convex=est._mixing(penalty) == "convex",
                 batch_size=est.batch_size,
-                adversary_optimizers=adv_opts,
+                adversary_optimizer=adv_opt,
                 group_codes=groups,
                 fixed_batches=bool(est.fixed_batches),
             )
@@ -121,10 +122,8 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
     return est
 
 
-def fit_single_stacked(
-    est: FairClassifier, X: Any, y: Any, sensitive_features: Any
-) -> FairClassifier:
-    """Fit a single-strength ``est`` on the stacked engine (a curve of one model)."""
+def fit_single(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> FairClassifier:
+    """Fit a single-strength ``est``: a curve of one model (the one training path)."""
     curve = clone(est).set_params(strength=[est.strength])
     fit_curve(curve, X, y, sensitive_features)
     copy_fitted(curve.estimators_[0], est)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -12,31 +11,24 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from otfair.estimators._curve import forget_fit
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
-from otfair.estimators._training import (
-    TrainData,
-    TrainLoop,
-    predict_from_proba,
-    train_ftm,
-    train_plain,
-)
+from otfair.estimators._training import TrainData, TrainLoop, predict_from_proba
 from otfair.estimators.classification.curve import (
     check_fitted_value,
     fit_curve,
-    fit_single_stacked,
+    fit_single,
     is_curve,
     select,
 )
 from otfair.estimators.classification.ftm_matching import get_cache
 from otfair.models import MLP
 from otfair.notions import Notion, as_notion
-from otfair.penalties import FairnessPenalty, list_penalties, make_penalty
+from otfair.penalties import FTM, FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
     check_positive_int,
     check_scalar,
     check_sensitive_features,
-    draw_seed,
-    resolve_device,
     set_params_from_init,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
@@ -57,18 +49,26 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     ``mixing="auto"`` uses the penalty's declared ``default_mixing``: the convex form for
     ``otf``, ``norm`` and ``barycenter`` (strength = alpha in [0, 1]) and the additive
     form for ``ftm``, ``gapreg`` and ``adv`` (strength = lambda >= 0), as in each
-    method's paper. The penalty is built by :func:`otfair.penalties.make_penalty` from
-    its name and the notion; everything the training needs (labels, features, matched
-    pairs, an adversary step, one binary attribute) is read from its declared traits.
+    method's paper. Each fit builds the penalty from the penalty object and the notion
+    (:meth:`otfair.penalties.PenaltyObject.build`); everything the training needs
+    (labels, features, matched pairs, an adversary step, one binary attribute) is read
+    from its declared traits. The classifier holds the settings every penalty shares;
+    a penalty's own settings live on its object (``OTF(eps=...)``, ``FTM(matching=...)``,
+    ``Adversary(lr=...)``).
 
     Parameters
     ----------
-    penalty : str, default="none"
-        Name of a registered fairness penalty (:func:`otfair.penalties.list_penalties`:
-        "otf", "norm", "barycenter", "gapreg", "adv", "ftm", and any added with
-        :func:`otfair.penalties.register_penalty`), or "none". ``"ftm"`` (a penalty
-        with ``requires_pairs``) trains on matched equal-size group batches
-        (fairness-through-matching.txt §4.3).
+    penalty : PenaltyObject or str, default="none"
+        The fairness penalty: a penalty object of :mod:`otfair.penalties`
+        (:class:`~otfair.penalties.OTF`, :class:`~otfair.penalties.Norm`,
+        :class:`~otfair.penalties.Barycenter`, :class:`~otfair.penalties.GapReg`,
+        :class:`~otfair.penalties.Adversary`, :class:`~otfair.penalties.FTM`,
+        :class:`~otfair.penalties.FairTorchDP`, or :class:`~otfair.penalties.Penalty`
+        for a name added with :func:`otfair.penalties.register_penalty`), a registered
+        name (``"otf"`` is ``OTF()``), or "none". ``FTM`` (a penalty with
+        ``requires_pairs``) trains on matched equal-size group batches
+        (fairness-through-matching.txt §4.3). ``set_params(penalty__eps=...)`` sets an
+        object's setting.
     strength : float or sequence of float, default=0.0
         alpha (convex mixing) or lambda (additive mixing). A sequence of distinct
         values fits the whole trade-off curve in one stacked training run
@@ -86,9 +86,6 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         MLP widths; ``None`` gives two layers of width = input dimension (FTM paper).
     mixing : {"auto", "convex", "additive"}, default="auto"
         How the penalty is combined with the cross-entropy (see above).
-    eps : float, default=1e-3
-        Entropic smoothing of OTF (OTF paper §3.2), for costs scaled as in
-        :class:`otfair.penalties.OTFPenalty`.
     epochs : int, default=100
     batch_size : int, default=1000
         Batch size of the plain training loop (stratified by sensitive group). FTM
@@ -98,22 +95,6 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Adam learning rate.
     lr_decay : float, default=1.0
         Multiplicative learning-rate decay per epoch (FTM paper: 0.95).
-    group_batch_size : int, default=1024
-        FTM: size ``m`` of each group batch (Adult 1024, German 200, Dutch 1024, Bank
-        512); a step sees ``2m`` points.
-    matching : {"marginal", "joint"}, default="marginal"
-        FTM transport map: cost ``||x0-x1||^2`` or ``||x0-x1||^2 + a|y0-y1|``.
-    label_weight : float, default=100.0
-        ``a`` of the joint map.
-    n_pairing_rounds : int, default=2
-        FTM: rounds of cached batch pairings (each covers every point once).
-    matching_seed : int, default=0
-        FTM: seed of the pairing draw, separate from ``random_state`` so that model
-        seeds of a sweep share the cached matchings.
-    matching_cache_dir : str or Path, optional
-        FTM: directory of the on-disk matching cache (in-memory only when ``None``).
-    adversary_lr : float, optional
-        Adam learning rate of the adversary (``adv``); ``None`` uses ``lr``.
     random_state : int, RandomState or None, default=None
         Seeds model initialization and batch order (runs are reproducible).
     device : str, default="cpu"
@@ -125,11 +106,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         epoch (default: new batches every epoch). The OTF penalty then keeps each
         batch's class-reduced cost across epochs (no cost matrix after the first
         epoch): an OTF logistic fit costs ~3x an unpenalized one instead of ~9x
-        (docs/stacking.md). Trains on the stacked engine; FTM ignores it (its
-        pairings are a fixed pool already).
-    penalty_options : dict, optional
-        Extra keyword options of the penalty factory (e.g. ``{"hidden": 64}`` for
-        ``adv``); ``eps`` is passed to ``otf``.
+        (docs/stacking.md). FTM ignores it (its pairings are a fixed pool already).
     sensitive_type : {"categorical", "continuous"}, sequence of them, or None
         How ``sensitive_features`` is read (otfair's one rule,
         :func:`otfair.utils.split_sensitive`): by default every column is categorical
@@ -161,59 +138,50 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3)); s = (rng.random(200) < 0.5).astype(int)
     >>> y = (X[:, 0] + s > 0.5).astype(int)
-    >>> clf = FairClassifier("gapreg", 1.0, epochs=3, batch_size=50, random_state=0)
+    >>> from otfair.penalties import GapReg
+    >>> clf = FairClassifier(GapReg(), 1.0, epochs=3, batch_size=50, random_state=0)
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X).shape
     (200, 2)
     """
 
     def __init__(
         self,
-        penalty: str = "none",
+        penalty: str | PenaltyObject = "none",
         strength: float = 0.0,
         *,
         notion: str | Notion = "dp",
         model: str = "logistic",
         hidden: Sequence[int] | None = None,
         mixing: str = "auto",
-        eps: float = 1e-3,
         epochs: int = 100,
         batch_size: int = 1000,
         lr: float = 1e-3,
         lr_decay: float = 1.0,
-        group_batch_size: int = 1024,
-        matching: str = "marginal",
-        label_weight: float = 100.0,
-        n_pairing_rounds: int = 2,
-        matching_seed: int = 0,
-        matching_cache_dir: str | Path | None = None,
-        adversary_lr: float | None = None,
         random_state: Any = None,
         device: str = "cpu",
         verbose: bool = False,
-        penalty_options: dict | None = None,
         fixed_batches: bool = False,
         sensitive_type: str | Sequence[str] | None = None,
     ) -> None:
         set_params_from_init(self, locals())
 
     # ------------------------------------------------------------------ validation
+    def _penalty_object(self) -> PenaltyObject | None:
+        """Return the penalty object of ``penalty`` (``None`` for "none")."""
+        if isinstance(self.penalty, str) and self.penalty == "none":
+            return None
+        return as_penalty_object(self.penalty)
+
     def _make_penalty(self) -> FairnessPenalty | None:
         """Build the (unfitted) penalty of ``penalty`` and ``notion``; ``None`` for "none"."""
-        if self.penalty == "none":
+        spec = self._penalty_object()
+        if spec is None:
             as_notion(self.notion)
             return None
-        if not isinstance(self.penalty, str) or self.penalty not in list_penalties():
-            raise ValueError(
-                f"`penalty` must be 'none' or one of {', '.join(list_penalties())}; "
-                f"got {self.penalty!r}."
-            )
-        options = dict(self.penalty_options or {})
-        if self.penalty == "otf":
-            options.setdefault("eps", self.eps)
         try:
-            return make_penalty(self.penalty, self.notion, **options)
-        except ValueError as exc:
-            raise ValueError(f"penalty={self.penalty!r}: {exc}") from None
+            return spec.build(self.notion)
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"penalty={spec!r}: {exc}") from None
 
     def _check_params(self) -> FairnessPenalty | None:
         penalty = self._make_penalty()
@@ -221,18 +189,23 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"`model` must be 'logistic' or 'mlp'; got {self.model!r}.")
         if self.mixing not in ("auto", "convex", "additive"):
             raise ValueError(f"`mixing` must be auto/convex/additive; got {self.mixing!r}.")
-        if self.matching not in ("marginal", "joint"):
-            raise ValueError(f"`matching` must be 'marginal' or 'joint'; got {self.matching!r}.")
         check_scalar(self.strength, "strength", minimum=0.0)
         if self._mixing(penalty) == "convex" and self.strength > 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
-        for name in ("epochs", "batch_size", "group_batch_size", "n_pairing_rounds"):
+        for name in ("epochs", "batch_size"):
             check_positive_int(getattr(self, name), name)
-        for name in ("lr", "eps", "lr_decay"):
+        for name in ("lr", "lr_decay"):
             check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
+        if penalty is not None and penalty.requires_pairs:
+            self._matching_settings().check()
         return penalty
+
+    def _matching_settings(self) -> FTM:
+        """Return the matched batches' settings: the ``FTM`` object (else ``FTM()``)."""
+        spec = self._penalty_object()
+        return spec if isinstance(spec, FTM) else FTM()
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:
         if self.mixing != "auto":
@@ -240,7 +213,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return "additive" if penalty is None else penalty.default_mixing
 
     def _active(self) -> bool:
-        return self.penalty != "none" and self.strength > 0
+        return self._penalty_object() is not None and self.strength > 0
 
     # ------------------------------------------------------------------ building
     def _build_model(self, n_features: int) -> torch.nn.Module:
@@ -270,32 +243,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        forget_fit(self)
         if is_curve(self.strength):
             return fit_curve(self, X, y, sensitive_features)
-        if self.fixed_batches:  # the stacked engine keeps per-batch work (a curve of one)
-            return fit_single_stacked(self, X, y, sensitive_features)
-        penalty = self._check_params()
-        penalty, X, y, s, groups, pairs = self._prepare(X, y, sensitive_features, penalty)
-        seed = draw_seed(self.random_state)
-        rng = np.random.default_rng(seed)
-        device = resolve_device(self.device)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(seed)
-            self.model_ = self._build_model(X.shape[1]).to(device)
-            # built here, after the model, so that its parameters (an adversary) are
-            # initialized from the seeded generator in a fixed order
-            self.penalty_ = self._make_penalty().fit(s, y) if self._active() else None
-            if self.penalty_ is not None:
-                self.penalty_.to(device)
-            loop = self._train_loop(self.model_.parameters(), rng)
-            Xt = torch.from_numpy(X).to(device)
-            yt = torch.from_numpy(y.astype(np.float32)).to(device)
-            if pairs:
-                self.history_ = self._fit_ftm(X, y, groups, Xt, yt, loop)
-            else:
-                self.history_ = self._fit_plain(s, y, groups, Xt, yt, loop)
-        self.model_.eval()
-        return self
+        self._check_params()  # errors name the single strength, not a list of one
+        return fit_single(self, X, y, sensitive_features)
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
@@ -371,43 +323,28 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose))
 
-    def _adversary_optimizer(self, penalty: FairnessPenalty) -> torch.optim.Optimizer:
-        """Adam on the adversary of ``penalty`` (``adversary_lr``, default ``lr``)."""
-        return torch.optim.Adam(penalty.parameters(), lr=self.adversary_lr or self.lr)
+    def _adversary_optimizer(self, penalties: Sequence[FairnessPenalty]) -> torch.optim.Optimizer:
+        """One Adam on the adversaries of ``penalties`` (the object's ``lr``, default ``lr``).
 
-    def _fit_plain(self, s, y, groups, Xt, yt, loop: TrainLoop) -> list[float]:
-        data, group_codes = self._train_data(s, y, groups, Xt, yt, self.penalty_)
-        mixing = self._mixing(self.penalty_)
-        a = float(self.strength)
-
-        def mix(ce: torch.Tensor, pen: torch.Tensor) -> torch.Tensor:
-            return (1 - a) * ce + a * pen if mixing == "convex" else ce + a * pen
-
-        adv_opt = None
-        if self.penalty_ is not None and self.penalty_.has_adversary:
-            adv_opt = self._adversary_optimizer(self.penalty_)
-        return train_plain(
-            self.model_,
-            data,
-            loop,
-            penalty=self.penalty_,
-            mix=mix,
-            batch_size=self.batch_size,
-            adversary_optimizer=adv_opt,
-            group_codes=group_codes,
-        )
+        Adam's update is elementwise, so one optimizer over the K adversaries of a curve
+        is K separate optimizers.
+        """
+        params = [p for penalty in penalties for p in penalty.parameters()]
+        own_lr = getattr(self._penalty_object(), "lr", None)  # Adversary(lr=...)
+        return torch.optim.Adam(params, lr=own_lr or self.lr)
 
     def _ftm_setup(self, X, y, groups) -> tuple[np.ndarray, tuple[float, float], int]:
         """FTM's cached pairings, group weights and steps per epoch (sets n_pairings_)."""
-        cache = get_cache(self.matching_cache_dir)
+        ftm = self._matching_settings()
+        cache = get_cache(ftm.cache_dir)
         pool = cache.get(
             X,
             groups,
             y,
-            m=self.group_batch_size,
-            label_weight=None if self.matching == "marginal" else float(self.label_weight),
-            seed=self.matching_seed,
-            n_rounds=self.n_pairing_rounds,
+            m=ftm.group_batch_size,
+            label_weight=None if ftm.matching == "marginal" else float(ftm.label_weight),
+            seed=ftm.matching_seed,
+            n_rounds=ftm.n_pairing_rounds,
         )
         self.n_pairings_ = pool.shape[0]
         sizes = np.bincount(groups, minlength=2)
@@ -417,20 +354,6 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         # German at lambda=0, 0.722 vs 0.75 accuracy over 3 seeds; 0.743 with this)
         steps = math.ceil(sizes.sum() / self.batch_size)
         return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
-
-    def _fit_ftm(self, X, y, groups, Xt, yt, loop: TrainLoop) -> list[float]:
-        pool, weights, steps = self._ftm_setup(X, y, groups)
-        data = TrainData(X=Xt, y=yt, s=None, strata=None)
-        return train_ftm(
-            self.model_,
-            data,
-            pool,
-            loop,
-            strength=float(self.strength),
-            group_weights=weights,
-            steps_per_epoch=steps,
-            penalty=self.penalty_,
-        )
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X: Any, strength: float | None = None) -> np.ndarray:

@@ -19,18 +19,13 @@ from torch import nn
 
 from otfair.estimators._curve import check_fitted_value, is_curve, select_model
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
-from otfair.estimators._training import run_epochs
-from otfair.models.adversarial import grad_reverse
-from otfair.penalties import FairnessPenalty
+from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
     check_positive_int,
     check_scalar,
-    draw_seed,
     encode_groups,
-    resolve_device,
-    seed_everything,
 )
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
@@ -120,17 +115,13 @@ def _check_target(y: Any) -> np.ndarray:
     return check_finite_1d(arr, "y")
 
 
-def _seed_from(random_state: Any) -> int:
-    """Return the fit's one seed (:func:`otfair.utils.draw_seed`; no global state)."""
-    return draw_seed(random_state)
-
-
 class NeuralFairRegressor(
     TorchEstimatorMixin, TransformerMixin, FairRegressorMixin, BaseEstimator
 ):
     r"""Base of the neural regressors: the sigmoid regression net and its training loop.
 
-    Minimizes, by mini-batch Adadelta over all parameters (App. B),
+    Minimizes, by mini-batch Adadelta over all parameters (App. B; trained by
+    :mod:`otfair.estimators.regression.curve`, a single ``lam`` as a curve of one),
 
     .. math::
 
@@ -149,44 +140,21 @@ class NeuralFairRegressor(
 
     _lam_name = "lam"
 
-    def _make_adversary(self, latent_dim: int) -> FairnessPenalty | None:
+    def _make_adversary(self, latent_dim: int) -> RepresentationAdversary | None:
         """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""
         return None
 
     @staticmethod
     def _adversary_loss(
-        adversary: FairnessPenalty, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
+        adversary: RepresentationAdversary, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor
     ) -> torch.Tensor | None:
-        return adversary(None, a, y, z)
+        return adversary(z, a, y)
 
     @staticmethod
-    def _after_step(adversary: FairnessPenalty | None) -> None:
+    def _after_step(adversary: RepresentationAdversary | None) -> None:
         """Run after every optimizer step (the critic's weight clipping)."""
-        if adversary is not None and hasattr(adversary, "after_step"):
+        if adversary is not None:
             adversary.after_step()
-
-    def _adversary_only_step(
-        self,
-        adversary: nn.Module,
-        optimizer: torch.optim.Optimizer,
-        encoder: nn.Module,
-        Xt: torch.Tensor,
-        yt: torch.Tensor,
-        at: torch.Tensor,
-        batch_size: int,
-        gen: torch.Generator,
-    ) -> None:
-        """One extra adversary step on a fresh random batch, the encoder frozen (WGAN)."""
-        idx = torch.randint(len(yt), (batch_size,), generator=gen).to(Xt.device)
-        with torch.no_grad():
-            z = encoder(Xt[idx])
-        adv = self._adversary_loss(adversary, z, yt[idx], at[idx])
-        if adv is None:
-            return
-        optimizer.zero_grad(set_to_none=True)
-        adv.backward()
-        optimizer.step()  # parameters without a gradient (encoder, head) are skipped
-        self._after_step(adversary)
 
     def _check_training_params(self) -> tuple[int, int, float, int]:
         """Return the validated ``(epochs, batch_size, lr, n_critic)``."""
@@ -198,7 +166,7 @@ class NeuralFairRegressor(
 
     def _build_nets(
         self, in_features: int, lam: float, device: torch.device
-    ) -> tuple[nn.Sequential, nn.Linear, FairnessPenalty | None]:
+    ) -> tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]:
         """Build encoder, head and (``lam > 0``) the adversary, in this order.
 
         The order fixes which draws of torch's global generator (seeded by the fit)
@@ -229,63 +197,11 @@ class NeuralFairRegressor(
         -------
         self
         """
-        lam_value = getattr(self, "lam", 0.0)
-        if is_curve(lam_value):  # lam=[...]: the whole trade-off curve in one stacked run
-            from otfair.estimators.regression.curve import fit_net_curve
+        from otfair.estimators.regression.curve import fit_net, fit_net_curve
 
+        if is_curve(getattr(self, "lam", 0.0)):  # lam=[...]: the curve in one stacked run
             return fit_net_curve(self, X, y, sensitive_features)
-        lam = check_scalar(lam_value, "lam", minimum=0.0)
-        epochs, batch_size, lr, n_critic = self._check_training_params()
-        X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
-        device = resolve_device(self.device)
-        gen = seed_everything(_seed_from(self.random_state))
-        encoder, head, adversary = self._build_nets(X.shape[1], lam, device)
-        params = [*encoder.parameters(), *head.parameters()]
-        if adversary is not None:
-            params += list(adversary.parameters())
-        optimizer = torch.optim.Adadelta(params, lr=lr)
-
-        Xt = torch.as_tensor(X, device=device)
-        yt = torch.as_tensor(y_scaled, dtype=torch.float32, device=device)
-        at = torch.as_tensor(codes, device=device)
-        n = len(yt)
-
-        def epoch_batches(epoch: int) -> list[torch.Tensor]:
-            order = torch.randperm(n, generator=gen).to(device)
-            return [order[start : start + batch_size] for start in range(0, n, batch_size)]
-
-        def step(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
-            z = encoder(Xt[idx])
-            pred = torch.sigmoid(head(z)).squeeze(1)
-            mse = torch.mean((pred - yt[idx]) ** 2)
-            loss, adv = mse, None
-            if adversary is not None:
-                adv = self._adversary_loss(adversary, grad_reverse(z, lam), yt[idx], at[idx])
-                if adv is not None:
-                    loss = loss + adv
-            zero = torch.zeros((), device=device)
-            logs = {"mse": mse, "adversary_loss": zero if adv is None else adv}
-            return loss, logs, float(len(idx))
-
-        def after_step(idx: torch.Tensor) -> None:
-            self._after_step(adversary)
-            for _ in range(n_critic - 1 if adversary is not None else 0):
-                self._adversary_only_step(adversary, optimizer, encoder, Xt, yt, at, len(idx), gen)
-
-        history = run_epochs(
-            epochs,
-            epoch_batches,
-            step,
-            optimizer=optimizer,
-            after_step=after_step,
-            verbose=bool(getattr(self, "verbose", False)),
-            desc=type(self).__name__,
-        )
-        self.history_ = [{k: h[k] for k in ("mse", "adversary_loss")} for h in history]
-
-        self.encoder_, self.head_, self.adversary_ = encoder.eval(), head.eval(), adversary
-        self.device_ = device
-        return self
+        return fit_net(self, X, y, sensitive_features)  # a stacked run of one model
 
     def _fitted_model(self, lam: float | None) -> NeuralFairRegressor:
         """Return the model that predicts: the curve's model of ``lam``, or ``self``."""

@@ -54,11 +54,11 @@ from sklearn.base import clone
 from torch import nn
 from torch.nn import functional as F
 
-from otfair.estimators._curve import check_strengths
-from otfair.estimators._training import run_epochs
+from otfair.estimators._curve import check_strengths, forget_fit
+from otfair.estimators._training import AdversaryStep, run_epochs
 from otfair.models.adversarial import grad_reverse
 from otfair.models.stacked import StackedJointAdversary, StackedLayers
-from otfair.penalties import FairnessPenalty
+from otfair.penalties import RepresentationAdversary
 from otfair.utils import check_scalar, draw_seed, resolve_device, seed_everything
 
 if TYPE_CHECKING:
@@ -66,7 +66,15 @@ if TYPE_CHECKING:
 
 __all__ = ["fit_net_curve"]
 
-Nets = tuple[nn.Sequential, nn.Linear, FairnessPenalty | None]
+Nets = tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]
+_DATA_ATTRIBUTES = (
+    "groups_",
+    "y_offset_",
+    "y_scale_",
+    "n_features_in_",
+    "feature_names_in_",
+    "device_",
+)
 Batch = tuple[torch.Tensor, torch.Tensor]
 
 
@@ -184,26 +192,25 @@ def train_stacked_nets(
         adv = padded(adv)
         return (mse + adv).sum(), {"mse": mse, "adversary_loss": adv}, float(len(idx_adv))
 
-    def after_step(batch: Batch) -> None:
-        nets.constrain()
-        for _ in range(extra):  # WGAN: critic-only steps on fresh batches, encoders frozen
-            idx = torch.randint(n, (len(batch[1]),), generator=gen).to(device)
-            with torch.no_grad():
-                z = nets.encoder(Xt[idx])
-            adv = nets.adversary_losses(z, yt[idx], at[idx], reverse=False)
-            if adv is None:
-                continue
-            optimizer.zero_grad(set_to_none=True)
-            adv.sum().backward()
-            optimizer.step()  # the stacked encoders and heads have no gradient: skipped
-            nets.constrain()
+    def critic_loss(batch: Batch) -> torch.Tensor | None:
+        """WGAN: a critic-only step on a fresh batch, the encoders frozen."""
+        idx = torch.randint(n, (len(batch[1]),), generator=gen).to(device)
+        with torch.no_grad():
+            z = nets.encoder(Xt[idx])
+        adv = nets.adversary_losses(z, yt[idx], at[idx], reverse=False)
+        return None if adv is None else adv.sum()
+
+    # the critic's extra steps use the one optimizer: the stacked encoders and heads
+    # have no gradient then and are skipped
+    critic = AdversaryStep(critic_loss, optimizer, extra, nets.constrain) if extra else None
 
     return run_epochs(
         epochs,
         epoch_batches,
         step,
         optimizer=optimizer,
-        after_step=after_step,
+        after_step=lambda batch: nets.constrain(),
+        adversary=critic,
         verbose=verbose,
         desc=desc,
     )
@@ -221,11 +228,43 @@ def fit_net_curve(
     lams = check_strengths(est.lam, "lam")
     for value in lams:
         check_scalar(value, "lam", minimum=0.0)
+    singles = [clone(est).set_params(lam=value) for value in lams]
+    _fit_stacked(est, singles, lams, X, y, sensitive_features)
+    est.estimators_ = singles
+    est.lams_ = np.asarray(lams)
+    est.history_ = [single.history_ for single in singles]
+    return est
+
+
+def fit_net(
+    est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any
+) -> NeuralFairRegressor:
+    """Fit a single-``lam`` ``est``: a stacked run of one model (the one training path)."""
+    lam = check_scalar(getattr(est, "lam", 0.0), "lam", minimum=0.0)  # none: the unfair net
+    _fit_stacked(est, [est], [lam], X, y, sensitive_features)
+    return est
+
+
+def _fit_stacked(
+    est: NeuralFairRegressor,
+    singles: list[NeuralFairRegressor],
+    lams: list[float],
+    X: Any,
+    y: Any,
+    sensitive_features: Any,
+) -> None:
+    """Train the nets of ``singles`` (``lams[k]`` each) in one stacked run.
+
+    ``est`` validates the data (and keeps what the fit learns of it: groups, target
+    scaling, ``n_features_in_``); each single gets its fitted nets, history and those
+    attributes.
+    """
     epochs, batch_size, lr, n_critic = est._check_training_params()
+    forget_fit(est)
     X, y_scaled, codes = est._check_fit_inputs(X, y, sensitive_features)
     device = resolve_device(est.device)
+    est.device_ = device
     seed = draw_seed(est.random_state)
-    singles = [clone(est).set_params(lam=value) for value in lams]
     order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
     seed_everything(seed)
     built: list[Nets] = []
@@ -233,6 +272,7 @@ def fit_net_curve(
         torch.manual_seed(seed)
         built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
     nets = _StackedNets.build(built, [lams[k] for k in order])
+    K = len(lams)
     history = train_stacked_nets(
         nets,
         torch.as_tensor(X, device=device),
@@ -244,18 +284,14 @@ def fit_net_curve(
         lr=lr,
         n_critic=n_critic,
         verbose=bool(getattr(est, "verbose", False)),
-        desc=f"{type(est).__name__} (curve of {len(lams)})",
+        desc=type(est).__name__ + (f" (curve of {K})" if K > 1 else ""),
     )
     for i, k in enumerate(order):
         nets.export(i, built[i])
         single, (encoder, head, adversary) = singles[k], built[i]
+        if single is not est:  # what the fit learned of the data
+            for name in _DATA_ATTRIBUTES:
+                if hasattr(est, name):
+                    setattr(single, name, getattr(est, name))
         single.encoder_, single.head_, single.adversary_ = encoder.eval(), head.eval(), adversary
         single.history_ = [{key: h[key][i] for key in ("mse", "adversary_loss")} for h in history]
-        for name in ("groups_", "y_offset_", "y_scale_", "n_features_in_"):
-            setattr(single, name, getattr(est, name))
-        single.device_ = device
-    est.estimators_ = singles
-    est.lams_ = np.asarray(lams)
-    est.history_ = [single.history_ for single in singles]
-    est.device_ = device
-    return est

@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from otfair.estimators.regression._base import NeuralFairRegressor
-from otfair.penalties import FairnessPenalty, JointCriticPenalty, JointDiscriminatorPenalty
+from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
 from otfair.utils import check_scalar, set_params_from_init
 
 __all__ = ["CENet", "WassersteinNet"]
@@ -104,7 +104,7 @@ class CENet(NeuralFairRegressor):
     ) -> None:
         set_params_from_init(self, locals())
 
-    def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
+    def _make_adversary(self, latent_dim: int) -> RepresentationAdversary:
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
@@ -188,7 +188,7 @@ class WassersteinNet(NeuralFairRegressor):
     ) -> None:
         set_params_from_init(self, locals())
 
-    def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
+    def _make_adversary(self, latent_dim: int) -> RepresentationAdversary:
         gp = _non_negative(self.gradient_penalty, "gradient_penalty")
         if self.clip is None:
             if gp == 0.0:

@@ -16,8 +16,9 @@ everything from ``random_state``, and trains an
 where :math:`R_\lambda` is the gradient reversal layer of scale :math:`\lambda` (the
 ``strength``): the adversary descends its own loss and the encoder ascends
 :math:`\lambda L_{adv}` in the same step (simultaneous gradient descent-ascent); the
-``after_step`` hook runs ``adversary_steps - 1`` extra adversary-only steps on the
-batch with the encoder frozen (the alternating schedule of Madras et al. 2018, §4).
+engine then runs ``adversary_steps - 1`` extra adversary-only steps on the batch with
+the encoder frozen (:class:`~otfair.estimators._training.AdversaryStep`; the
+alternating schedule of Madras et al. 2018, §4).
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ from otfair.estimators._torch_base import (
     predict_in_chunks,
 )
 from otfair.estimators._training import (
+    AdversaryStep,
     predict_from_proba,
     run_epochs,
     stratified_batches,
@@ -47,7 +49,7 @@ from otfair.estimators.preprocessing.sensitive_column import split_sensitive_col
 from otfair.models.adversarial import grad_reverse
 from otfair.models.representation import EncoderClassifier
 from otfair.notions import stratum_codes
-from otfair.penalties import FairnessPenalty
+from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
     check_features,
     check_positive_int,
@@ -178,7 +180,7 @@ class RepresentationEstimator(
         batches: Callable[[int], list[torch.Tensor]],
         step: Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, torch.Tensor], float]],
         optimizer: torch.optim.Optimizer,
-        after_step: Callable[[torch.Tensor], None] | None = None,
+        adversary: AdversaryStep | None = None,
     ) -> None:
         """Run the engine (:func:`run_epochs`) and keep the epoch logs in ``history_``."""
         history = run_epochs(
@@ -186,7 +188,7 @@ class RepresentationEstimator(
             batches,
             step,
             optimizer=optimizer,
-            after_step=after_step,
+            adversary=adversary,
             verbose=bool(self.verbose),
             desc=type(self).__name__,
         )
@@ -231,7 +233,7 @@ class RepresentationClassifier(RepresentationEstimator):
     adversary_lr: float | None = None
 
     # -- hooks ---------------------------------------------------------------------------
-    def _make_adversary(self, latent_dim: int) -> FairnessPenalty:
+    def _make_adversary(self, latent_dim: int) -> RepresentationAdversary:
         raise NotImplementedError
 
     def _task_loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -286,23 +288,25 @@ class RepresentationClassifier(RepresentationEstimator):
             logs = {"task": task}
             if adversary is None:
                 return task, logs, float(len(idx))
-            adv = adversary(None, st[idx], yt[idx], grad_reverse(z, strength))
+            adv = adversary(grad_reverse(z, strength), st[idx], yt[idx])
             logs["adversary_loss"] = adv
             return task + adv, logs, float(len(idx))
 
-        def after_step(idx: torch.Tensor) -> None:
-            if adv_optimizer is None:
-                return
-            with torch.no_grad():
-                z = model.encoder(Xt[idx])
-            for _ in range(adversary_steps - 1):
-                loss = adversary(None, st[idx], yt[idx], z)
-                adv_optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                adv_optimizer.step()
+        frozen: dict[str, torch.Tensor] = {}
+
+        def adversary_loss(idx: torch.Tensor) -> torch.Tensor:
+            """Return the adversary's loss on the batch, the encoder frozen (z computed once)."""
+            if frozen.get("idx") is not idx:
+                with torch.no_grad():
+                    frozen.update(idx=idx, z=model.encoder(Xt[idx]))
+            return adversary(frozen["z"], st[idx], yt[idx])
+
+        extra = None
+        if adv_optimizer is not None:  # adversary_steps - 1 adversary-only steps
+            extra = AdversaryStep(adversary_loss, adv_optimizer, adversary_steps - 1)
 
         batches = cell_batches(codes, y, batch_size, rng, device)
-        self._train(epochs, batches, step, optimizer, after_step)
+        self._train(epochs, batches, step, optimizer, extra)
         self.model_ = model.eval()
         self.adversary_ = None if adversary is None else adversary.eval()
         self.device_ = device

@@ -55,6 +55,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
+from otfair.estimators._training import run_epochs
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
     RepresentationEstimator,
@@ -284,15 +285,18 @@ def _fit_density(
     """
     optimizer = torch.optim.Adam(made.parameters(), lr=lr, weight_decay=1e-4)
     schedule = torch.optim.lr_scheduler.StepLR(optimizer, step_size=max(1, epochs // 2), gamma=0.1)
-    for _ in range(epochs):
+
+    def epoch_batches(epoch: int) -> list[torch.Tensor]:
         order = torch.as_tensor(rng.permutation(len(rows)), device=rows.device)
-        for start in range(0, len(rows), batch_size):
-            batch = rows[order[start : start + batch_size]]
-            loss = -made.log_prob(batch).mean()
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            optimizer.step()
-        schedule.step()
+        starts = range(0, len(rows), batch_size)
+        return [rows[order[start : start + batch_size]] for start in starts]
+
+    def step(batch: torch.Tensor) -> torch.Tensor:
+        return -made.log_prob(batch).mean()
+
+    run_epochs(
+        epochs, epoch_batches, step, optimizer=optimizer, scheduler=schedule, desc="density"
+    )
     made.eval()
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from otfair.estimators import FairClassifier, ReductionClassifier
+from otfair.experiments.methods._options import split_penalty_settings
 from otfair.experiments.methods._settings import paper_settings
 from otfair.experiments.methods._spec import (
     MethodSpec,
@@ -23,6 +24,7 @@ from otfair.experiments.methods._spec import (
     register_method,
     strength_spec,
 )
+from otfair.penalties import FTM, as_penalty_object
 from otfair.penalties._registry import penalty_notions
 
 OTF_ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
@@ -61,7 +63,6 @@ OTF_DEFAULTS: dict[str, Any] = {
     "epochs": 100,
     "batch_size": 1000,
     "lr": 1e-3,
-    "eps": 1e-3,
 }
 FTM_DEFAULTS: dict[str, Any] = {
     "model": "mlp",
@@ -73,18 +74,24 @@ FTM_DEFAULTS: dict[str, Any] = {
 
 
 def _family(penalty: str, default: float, ftm: bool, settings: dict[str, Any], **fixed: Any):
+    """Return the builder of a FairClassifier method (its penalty object gets its settings)."""
+    penalty_class = None if penalty == "none" else type(as_penalty_object(penalty))
+
     @builder
     def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> FairClassifier:
         params = dict(FTM_DEFAULTS if ftm else OTF_DEFAULTS)
         if ftm:
             batch = paper_settings(run.dataset, paper="ftm")["batch_size"]
-            params.update(batch_size=batch, group_batch_size=batch)
+            params["batch_size"] = batch
+            if penalty_class is FTM:  # FTM's group batches: the dataset's batch size
+                params["group_batch_size"] = batch
         if run.epochs is not None:
             params["epochs"] = int(run.epochs)
         params.update(notion=run.notion or "dp", **settings, **fixed)
         params.update(options)
+        params, own = split_penalty_settings(FairClassifier, penalty_class, params)
         return FairClassifier(
-            penalty,
+            "none" if penalty_class is None else penalty_class(**own),
             default if strength is None else float(strength),
             random_state=run.random_state,
             device=run.device,
@@ -134,6 +141,7 @@ def _fair(
         sensitive_as_input=ftm,
         paper=paper,
         estimator=FairClassifier,
+        penalty=None if no_strength else type(as_penalty_object(penalty)),
         fixed=("penalty", *fixed),
         defaults={**(FTM_DEFAULTS if ftm else OTF_DEFAULTS), **settings, **fixed},
         notions=notions,

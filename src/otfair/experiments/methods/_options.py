@@ -36,19 +36,62 @@ def _signature_params(func: Any) -> tuple[dict[str, inspect.Parameter], bool]:
 
 
 def accepted_options(spec: MethodSpec) -> dict[str, inspect.Parameter]:
-    """Options accepted by ``spec`` (name -> constructor parameter); ``{}`` when unknown."""
-    skip = set(RUN_ARGUMENTS) | set(spec.fixed)
+    """Options accepted by ``spec`` (name -> constructor parameter); ``{}`` when unknown.
+
+    A method with a penalty object (``spec.penalty``) accepts its settings too, as
+    ``penalty__NAME`` (scikit-learn's nested parameter) and, where the estimator has no
+    parameter of that name, as ``NAME`` (``-o matching=joint``; the adversary's
+    ``lr`` only as ``penalty__lr``). The estimator's ``penalty`` itself is the method's.
+    """
+    skip = set(RUN_ARGUMENTS) | set(spec.fixed) | {f"penalty__{n}" for n in spec.fixed}
     if spec.estimator is not None:
         named, _ = _signature_params(spec.estimator.__init__)
     else:
         named, var_kw = _signature_params(spec.build)
         if var_kw:
             return {}
+    if spec.penalty is not None:
+        named.pop("penalty", None)
+        for name, param in _signature_params(spec.penalty.__init__)[0].items():
+            named[f"penalty__{name}"] = param
+            named.setdefault(name, param)
     return {n: p for n, p in named.items() if n not in skip}
+
+
+def split_penalty_settings(
+    estimator: type, penalty: type | None, options: dict[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split ``options`` into the ``estimator``'s parameters and the ``penalty`` object's.
+
+    ``penalty__NAME`` and a ``NAME`` that only the penalty object has go to the object.
+    """
+    if penalty is None:
+        return dict(options), {}
+    own = set(_signature_params(penalty.__init__)[0])
+    estimator_params = set(_signature_params(estimator.__init__)[0])
+    mine: dict[str, Any] = {}
+    theirs: dict[str, Any] = {}
+    for key, value in options.items():
+        if key.startswith("penalty__"):
+            theirs[key.removeprefix("penalty__")] = value
+        elif key in own and key not in estimator_params:
+            theirs[key] = value
+        else:
+            mine[key] = value
+    return mine, theirs
 
 
 def _type_hints(spec: MethodSpec) -> dict[str, Any]:
     func = spec.estimator.__init__ if spec.estimator is not None else spec.build
+    hints = _hints_of(func)
+    if spec.penalty is not None:
+        for name, hint in _hints_of(spec.penalty.__init__).items():
+            hints[f"penalty__{name}"] = hint
+            hints.setdefault(name, hint)
+    return hints
+
+
+def _hints_of(func: Any) -> dict[str, Any]:
     try:
         return typing.get_type_hints(func)
     except Exception:  # unresolvable annotations: fall back to the default values

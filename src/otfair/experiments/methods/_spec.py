@@ -70,8 +70,13 @@ class MethodSpec:
         regression), the wrapped one's. Its constructor parameters not set by the run
         (:data:`RUN_ARGUMENTS` and ``fixed``) are the options accepted by ``-o``, checked
         before any training.
+    penalty : type or None
+        For a method of :class:`~otfair.estimators.FairClassifier`: the class of its
+        penalty object (:mod:`otfair.penalties`, e.g. ``FTM``), whose settings are
+        ``-o`` options too (``-o matching=joint``).
     fixed : tuple of str
-        Estimator parameters the builder sets itself (not ``-o`` options).
+        Estimator (or penalty object) parameters the builder sets itself (not ``-o``
+        options).
     defaults : mapping
         Settings the builder uses (for ``otfair methods describe``), e.g. ``epochs``.
     announce : mapping of str to str
@@ -95,6 +100,7 @@ class MethodSpec:
     description: str = ""
     paper: str = ""
     estimator: type | None = field(default=None, compare=False)
+    penalty: type | None = field(default=None, compare=False)
     fixed: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     announce: Mapping[str, str] = field(default_factory=dict)

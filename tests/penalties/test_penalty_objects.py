@@ -1,0 +1,113 @@
+"""Penalty objects (issue 25 item 3): FairClassifier(penalty=OTF(eps=...)), cloneable."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+
+from otfair.estimators import FairClassifier
+from otfair.experiments.methods import get_method
+from otfair.experiments.methods._options import check_options
+from otfair.penalties import (
+    FTM,
+    OTF,
+    Adversary,
+    Barycenter,
+    FairTorchDP,
+    GapReg,
+    Norm,
+    OTFPenalty,
+    Penalty,
+    as_penalty_object,
+    list_penalties,
+    make_penalty,
+)
+
+
+def two_group_data(n: int = 600, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Group 1 (40%) shifted along feature 0, which sets the label."""
+    rng = np.random.default_rng(seed)
+    s = (rng.random(n) < 0.4).astype(int)
+    X = rng.normal(size=(n, 3))
+    X[:, 0] += 1.5 * s
+    y = (X[:, 0] + 0.5 * rng.normal(size=n) > 0.7).astype(int)
+    return X, y, s
+
+
+OBJECTS = [OTF(eps=0.01), Norm(), Barycenter(), GapReg(), Adversary(hidden=8, lr=0.01),
+           FTM("joint", group_batch_size=32), FairTorchDP()]  # fmt: skip
+
+
+@pytest.mark.parametrize("obj", OBJECTS, ids=lambda o: type(o).__name__)
+def test_objects_follow_sklearns_parameter_protocol(obj):
+    copy = clone(obj)
+    assert copy is not obj and copy == obj and repr(copy) == repr(obj)
+    params = obj.get_params()
+    assert type(obj)(**params) == obj
+    if params:
+        name = next(iter(params))
+        with pytest.raises(ValueError, match="Invalid parameter 'nope'"):
+            clone(obj).set_params(nope=1)
+        assert clone(obj).set_params(**{name: params[name]}) == obj
+
+
+def test_every_builtin_name_maps_to_its_object_and_builds_the_same_penalty():
+    for name in list_penalties():
+        obj = as_penalty_object(name)
+        assert obj.name == name
+        assert type(obj.build("dp")) is type(make_penalty(name))
+    assert as_penalty_object("otf") == OTF() and isinstance(as_penalty_object("group-w2"), Penalty)
+    with pytest.raises(ValueError, match="`penalty` must be 'none', a penalty object"):
+        as_penalty_object("nonsense")
+    with pytest.raises(ValueError, match="`penalty`"):
+        FairClassifier(3.0, 0.5).fit(*two_group_data(60)[:2], sensitive_features=np.zeros(60))
+
+
+def test_an_object_gives_the_fit_its_name_gives_and_is_not_changed_by_fit():
+    X, y, s = two_group_data(300)
+    kw = {"epochs": 2, "batch_size": 100, "random_state": 0}
+    obj = OTF(eps=1e-3)
+    before = repr(obj)
+    by_object = FairClassifier(obj, 0.3, **kw).fit(X, y, sensitive_features=s)
+    by_name = FairClassifier("otf", 0.3, **kw).fit(X, y, sensitive_features=s)
+    np.testing.assert_array_equal(by_object.predict_proba(X), by_name.predict_proba(X))
+    assert repr(obj) == before and by_object.penalty is obj
+    assert isinstance(by_object.penalty_, OTFPenalty) and by_object.penalty_.eps == 1e-3
+
+
+def test_a_setting_reaches_the_penalty_through_nested_set_params():
+    X, y, s = two_group_data(300)
+    clf = FairClassifier(OTF(), 0.3, epochs=1, batch_size=100, random_state=0)
+    assert clf.get_params()["penalty__eps"] == 1e-3
+    clf.set_params(penalty__eps=0.05).fit(X, y, sensitive_features=s)
+    assert clf.penalty_.eps == 0.05
+    other = FairClassifier(OTF(eps=1e-3), 0.3, epochs=1, batch_size=100, random_state=0)
+    other.fit(X, y, sensitive_features=s)
+    assert not np.allclose(clf.predict_proba(X), other.predict_proba(X))
+
+
+def test_adversary_lr_and_ftm_settings_are_read_from_the_object():
+    X, y, s = two_group_data(300)
+    adv = FairClassifier(Adversary(hidden=4, lr=0.05), 1.0, model="mlp", epochs=1,
+                         random_state=0).fit(X, y, sensitive_features=s)  # fmt: skip
+    assert adv._adversary_optimizer([adv.penalty_]).param_groups[0]["lr"] == 0.05
+    ftm = FairClassifier(FTM(group_batch_size=20, n_pairing_rounds=1), 1.0, model="mlp",
+                         epochs=1, random_state=0).fit(X, y, sensitive_features=s)  # fmt: skip
+    # one round pairs the larger group's points once: ceil(n_large / m) pairings
+    assert ftm.n_pairings_ == int(np.ceil(np.bincount(s).max() / 20))
+    with pytest.raises(ValueError, match="`matching`"):
+        FairClassifier(FTM("sideways"), 1.0).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match="`group_batch_size`"):
+        FairClassifier(FTM(group_batch_size=0), 1.0).fit(X, y, sensitive_features=s)
+
+
+def test_registry_options_reach_the_penalty_object():
+    ftm = get_method("ftm-joint").build(1.0, random_state=0, label_weight=5.0, matching_seed=2)
+    assert ftm.penalty == FTM("joint", label_weight=5.0, group_batch_size=1024, matching_seed=2)
+    adv = get_method("adv").build(1.0, random_state=0, lr=0.01, penalty__lr=0.1)
+    assert adv.lr == 0.01 and adv.penalty.lr == 0.1  # the flat `lr` is the classifier's
+    with pytest.raises(ValueError, match="unknown option"):
+        check_options(get_method("ftm"), {"matching": "joint"})  # fixed by the method
+    with pytest.raises(ValueError, match="expects a number"):
+        check_options(get_method("otf"), {"eps": "small"})

@@ -47,7 +47,7 @@ from otfair.datasets import load_dataset  # noqa: E402
 from otfair.estimators import FairClassifier  # noqa: E402
 from otfair.metrics import pdp_violation  # noqa: E402
 from otfair.ot import OTFProblem, euclidean_cost  # noqa: E402
-from otfair.penalties import make_penalty  # noqa: E402
+from otfair.penalties import OTF, make_penalty  # noqa: E402
 
 HERE = Path(__file__).parent
 EPS_FIG2 = 1e-3
@@ -133,9 +133,8 @@ def figure_3(seed: int = 0, epochs: int = 100, csv: Path | None = None) -> pd.Da
         if not done.empty and (done["eps"] == eps).any():
             continue
         clf = FairClassifier(
-            penalty="otf",
+            penalty=OTF(eps=eps),
             strength=list(ALPHAS),
-            eps=eps,
             epochs=epochs,
             batch_size=BATCH,
             random_state=seed,

@@ -1,12 +1,15 @@
 """Single-strength (K = 1) fit time of two source trees: a git revision vs the work tree.
 
 Usage: ``python benchmarks/k1_fit_bench.py [--quick] [--json] [--ref HEAD]
-[--methods otf gapreg ftm norm] [--epochs 5] [--only PATH ...]``.
+[--methods otf gapreg ftm norm cenet wassersteinnet] [--epochs 5] [--only PATH ...]``.
 
-Issue 25 moved every score penalty onto one protocol (scores of shape (n,) or a (K, n)
-block, :func:`otfair.penalties.penalty_values`) and asks that a single fit be no slower
-than before (<= 1.05x at K = 1, CPU). This script times one ``FairClassifier`` fit per
-method on Adult's seed-0 split with the registered method defaults (``otfair methods
+Issue 25 made a single fit a stacked run of one model (one engine, one path: the
+stacked trainers of ``FairClassifier`` and of the regression nets train every fit) and
+asks that a single fit be no slower than the two-path code before it (<= 1.05x at
+K = 1, CPU; ``--ref 72ab176``, the last commit with the single path). This script
+times one fit per
+method on Adult's seed-0 split (the regression nets CENet and WassersteinNet on Law
+School's) with the registered method defaults (``otfair methods
 describe``; the middle strength of the method's grid) except for the epoch budget, in
 two source trees:
 
@@ -37,7 +40,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-METHODS = ("otf", "gapreg", "ftm", "norm")
+METHODS = ("otf", "gapreg", "ftm", "norm", "cenet", "wassersteinnet")
 
 
 def _worker(methods: list[str], epochs: int, repeats: int, cache_dir: str) -> dict:
@@ -54,19 +57,20 @@ def _worker(methods: list[str], epochs: int, repeats: int, cache_dir: str) -> di
     with threadpool_limits(1):
         for method in methods:
             spec = get_method(method)
-            split = load_dataset("adult").split(
+            dataset = "adult" if spec.task == "classification" else "law_school"
+            split = load_dataset(dataset).split(
                 random_state=0, sensitive_as_input=spec.sensitive_as_input
             )
             grid = spec.default_strengths
             fit = {"sensitive_features": split.s_train}
 
-            def build(n_epochs: int, spec=spec, grid=grid, method=method):
+            def build(n_epochs: int, spec=spec, grid=grid, method=method, dataset=dataset):
                 est = spec.build(
                     grid[len(grid) // 2],
                     random_state=0,
                     epochs=n_epochs,
-                    dataset="adult",
-                    notion="dp",
+                    dataset=dataset,
+                    notion="dp" if spec.notions else None,
                 )
                 if method != "ftm":
                     return est

@@ -84,4 +84,17 @@ def test_profile_column_and_migration_of_an_old_store(tmp_path):
     with open_store(tmp_path) as store:
         store.write(cfg, _record(0.7), profile="quick")
         assert store.rows()[0]["profile"] == "quick"
-        assert store.mean_wall_times() == {("adult", "otf", None, None): (2.5, 1)}
+        assert store.mean_wall_times() == {("adult", "otf", None, None, "cpu"): (2.5, 1)}
+
+
+def test_stored_timings_are_grouped_by_device(tmp_path):
+    """A GPU sweep is not estimated from CPU timings (issue 26), nor the reverse."""
+    from otfair.experiments._store import timing_group
+
+    cpu = RunConfig(dataset="adult", method="otf", seed=0)
+    gpu = RunConfig(dataset="adult", method="otf", seed=1, device="cuda")
+    assert timing_group(cpu) != timing_group(gpu)
+    with open_store(tmp_path) as store:
+        store.write(cpu, _record(0.7))
+        assert timing_group(cpu) in store.mean_wall_times()
+        assert timing_group(gpu) not in store.mean_wall_times()

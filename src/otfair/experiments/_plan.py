@@ -1,7 +1,7 @@
 """A sweep's plan (runs, estimated time) and its progress display.
 
 The estimate times each timing group of the plan (dataset and method labels, epochs,
-subsample: :func:`timing_group`), not one run for all: runs of a group that finished in
+subsample, device: :func:`timing_group`), not one run for all: runs of a group that finished in
 the store before (e.g. in a ``one_split`` profile) give their mean wall time; for the
 others the runner fits one *pilot* of the group's first work item (a run, or a stacked
 group of runs fitted as one) in the parent process before the workers start

@@ -275,7 +275,7 @@ class ResultStore:
             "status": status,
             "error": record.get("error"),
             "traceback": record.get("traceback"),
-            "config": json.dumps(to_jsonable(config.identity()), sort_keys=True),
+            "config": json.dumps(to_jsonable(_stored_config(config)), sort_keys=True),
             "metrics": json.dumps(result) if status == "ok" else None,
             "fit_time_s": _as_float(result.get("fit_time_s")),
             "predict_time_s": _as_float(result.get("predict_time_s")),
@@ -339,7 +339,8 @@ class ResultStore:
         sums: dict[tuple[Any, ...], list[float]] = {}
         for dataset, method, config, wall in cur:
             cfg = json.loads(config)
-            group = (dataset, method, cfg.get("epochs"), cfg.get("max_train_rows"))
+            device = str(cfg.get("device") or "cpu")
+            group = (dataset, method, cfg.get("epochs"), cfg.get("max_train_rows"), device)
             sums.setdefault(group, []).append(float(wall))
         return {g: (sum(v) / len(v), len(v)) for g, v in sums.items()}
 
@@ -425,13 +426,32 @@ class ResultStore:
         return path
 
 
+def _stored_config(config: RunConfig) -> dict[str, Any]:
+    """Return the ``config`` column: the run's identity (plus its device, unless CPU).
+
+    The device does not change the result (it is not in the key) but does change the
+    run's cost: :meth:`ResultStore.mean_wall_times` groups timings by it. CPU runs keep
+    the identity alone, so the rows of earlier stores and archives are unchanged.
+    """
+    out = config.identity()
+    if str(config.device or "cpu") != "cpu":
+        out["device"] = str(config.device)
+    return out
+
+
 def timing_group(config: RunConfig) -> tuple[Any, ...]:
-    """Return the group of runs assumed to cost the same (dataset, method, epochs, rows)."""
+    """Return the group of runs assumed to cost the same.
+
+    (dataset, method, epochs, rows, device): a run timed on one device says nothing of
+    its cost on another (issue 26: a GPU sweep is not estimated from CPU timings, and the
+    reverse), so the device requested by the run is part of the group.
+    """
     return (
         config.dataset_label or config.dataset,
         config.method_label or config.method,
         config.epochs,
         config.max_train_rows,
+        str(config.device or "cpu"),
     )
 
 

@@ -12,7 +12,13 @@ from otfair.experiments import load_spec, run_sweep
 from otfair.experiments._plan import Pilot, estimate_items, format_duration
 from otfair.experiments._preflight import RequestError, check_request, missing_data_files
 from otfair.experiments._spec import RunConfig, parse_spec
-from otfair.experiments._store import STORE_FILENAME, ResultStore, StoreError, check_store_file
+from otfair.experiments._store import (
+    STORE_FILENAME,
+    ResultStore,
+    StoreError,
+    check_store_file,
+    timing_group,
+)
 
 
 def _spec(method: str = "otf", strengths=(0.1,), options: str = "", dataset: str = "synthetic"):
@@ -125,7 +131,7 @@ def test_pilot_estimate_separates_fixed_and_per_epoch_cost():
 
 def test_estimate_items_spreads_over_workers_but_not_below_the_longest_item():
     runs = [RunConfig(dataset="d", method="m", seed=s) for s in range(4)]
-    pilots = {("d", "m", None, None): Pilot(runs=1, wall_s=10.0)}
+    pilots = {timing_group(runs[0]): Pilot(runs=1, wall_s=10.0)}
     one, _ = estimate_items([[r] for r in runs], {}, pilots, workers=1, cores=2)
     two, basis = estimate_items([[r] for r in runs], {}, pilots, workers=2, cores=2)
     assert one == pytest.approx(40.0)

@@ -87,8 +87,6 @@ def fit_command(
     from otfair.datasets import DataFileError
     from otfair.experiments._single import run_single
 
-    method_options = parse_key_values(option)
-    dataset_options = parse_key_values(dataset_option, "--dataset-option")
     try:
         result = run_single(
             dataset,
@@ -97,10 +95,10 @@ def fit_command(
             seed=seed,
             notion=notion,
             epochs=epochs,
+            method_options=parse_key_values(option),
             device=device,
             test_size=test_size,
-            dataset_options=dataset_options,
-            method_options=method_options,
+            dataset_options=parse_key_values(dataset_option, "--dataset-option"),
             source_domain=source_domain,
             target_domain=target_domain,
             max_train_rows=max_train_rows,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import MalformedFileError, check_choice, read_table
 
 COLUMNS = [
@@ -21,7 +20,7 @@ CATEGORICAL = [
 SENSITIVE = {"sex": ["sex"], "race": ["race"], "both": ["sex", "race"]}
 
 
-def adult_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+def adult_frame(data_home: DataHome = None) -> pd.DataFrame:
     """Return train + test Adult rows without missing values (45,222 rows).
 
     The label column ``Y`` is 1 for income ``>50K`` (the test file's trailing ``.``
@@ -31,7 +30,7 @@ def adult_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFrame
     return _clean(_read_raw(data_home)).drop(columns="_from_test")
 
 
-def _read_raw(data_home: str | os.PathLike[str] | None) -> pd.DataFrame:
+def _read_raw(data_home: DataHome) -> pd.DataFrame:
     parts = [
         read_table(
             f"adult/{name}", data_home, columns=COLUMNS, skipinitialspace=True, na_values="?"
@@ -55,7 +54,7 @@ def _clean(raw: pd.DataFrame) -> pd.DataFrame:
 
 def load_adult(
     *,
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     sensitive: str = "sex",
     task: str = "classification",
     split: str = "random",

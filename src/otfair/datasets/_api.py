@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._preprocessing import SCALINGS
 from otfair.datasets._verify import verification
 
@@ -74,91 +74,96 @@ def _entries() -> dict[str, DatasetEntry]:
         return _synthetic.make_synthetic_scm(**kw).dataset
 
     scm.__signature__ = inspect.signature(_synthetic.make_synthetic_scm)  # type: ignore[attr-defined]
-    cls_reg = ("classification", "regression")
+
+    def real(
+        name: str,
+        loader: Callable[..., Any],
+        summary: str,
+        rows: int,
+        rows_by_option: dict[tuple[str, Any], int] | None = None,
+        **choices: tuple[Any, ...],
+    ) -> DatasetEntry:
+        return DatasetEntry(name, loader, summary, choices, True, rows, rows_by_option or {})
+
+    def synthetic(name: str, loader: Callable[..., Any], summary: str) -> DatasetEntry:
+        return DatasetEntry(name, loader, summary, {}, real=False)
+
+    cls_reg, reg_cls = ("classification", "regression"), ("regression", "classification")
     entries = [
-        DatasetEntry(
+        real(
             "adult",
             _adult.load_adult,
             "UCI Adult census income >50K (45,222 rows)",
-            {
-                "sensitive": ("sex", "race", "both"),
-                "task": cls_reg,
-                "split": ("random", "predefined"),
-            },
-            rows=45_222,
+            45_222,
+            sensitive=("sex", "race", "both"),
+            task=cls_reg,
+            split=("random", "predefined"),
         ),
-        DatasetEntry(
+        real(
             "compas",
             _compas.load_compas,
             "ProPublica COMPAS two-year recidivism (6,172 rows after filter)",
-            {"task": cls_reg},
-            rows=6_172,
+            6_172,
+            task=cls_reg,
         ),
-        DatasetEntry(
+        real(
             "law_school",
             _law_school.load_law_school,
             "LSAC law school: UGPA regression (1,823) or bar passage (20,798)",
-            {"task": ("regression", "classification"), "sensitive": ("auto", "gender", "race")},
-            rows=1_823,
-            rows_by_option={("task", "classification"): 20_798},
+            1_823,
+            {("task", "classification"): 20_798},
+            task=reg_cls,
+            sensitive=("auto", "gender", "race"),
         ),
-        DatasetEntry(
+        real(
             "communities_crime",
             _crime.load_communities_crime,
             "UCI Communities and Crime, violent crime rate (1,994 rows)",
-            {"task": ("regression", "classification"), "sensitive": ("white", "minority")},
-            rows=1_994,
+            1_994,
+            task=reg_cls,
+            sensitive=("white", "minority"),
         ),
-        DatasetEntry(
+        real(
             "german",
             _german.load_german,
             "UCI German credit, good credit (1,000 rows)",
-            {"sensitive": ("sex", "age")},
-            rows=1_000,
+            1_000,
+            sensitive=("sex", "age"),
         ),
-        DatasetEntry(
+        real(
             "bank",
             _bank.load_bank,
             "UCI Bank Marketing, term deposit (30,488 rows without 'unknown'; 41,188 with "
             "drop_unknown=False)",
-            {"sensitive": ("age_binned", "age", "age25")},
-            rows=30_488,
-            rows_by_option={("drop_unknown", False): 41_188},
+            30_488,
+            {("drop_unknown", False): 41_188},
+            sensitive=("age_binned", "age", "age25"),
         ),
-        DatasetEntry(
+        real(
             "dutch",
             _dutch.load_dutch,
             "Dutch census 2001, prestigious occupation (60,420 rows)",
-            {},
-            rows=60_420,
+            60_420,
         ),
-        DatasetEntry(
+        real(
             "diabetes",
             _diabetes.load_diabetes,
             "Diabetes 130-US hospitals, readmission <30 days (45,715 rows)",
-            {"sensitive": ("gender", "age")},
-            rows=45_715,
+            45_715,
+            sensitive=("gender", "age"),
         ),
-        DatasetEntry(
+        synthetic(
             "synthetic",
             _synthetic.make_synthetic,
             "two groups, covariate shift + label bias (classification, embedded)",
-            {},
-            real=False,
         ),
-        DatasetEntry(
-            "synthetic_scm",
-            scm,
-            "linear SCM of FTM §4.1 with known counterfactuals (embedded)",
-            {},
-            real=False,
+        synthetic(
+            "synthetic_scm", scm, "linear SCM of FTM §4.1 with known counterfactuals (embedded)"
         ),
-        DatasetEntry(
+        synthetic(
             "synthetic_regression",
             _synthetic.make_synthetic_regression,
             "regression, group-dependent label law and noise (embedded)",
-            {},
-            real=False,
         ),
     ]
     return {e.name: e for e in entries}
@@ -194,7 +199,7 @@ def get_entry(name: str) -> DatasetEntry:
 def load_dataset(
     name: str,
     *,
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     scaling: str | None = None,
     verify: bool | None = None,
     **options: Any,

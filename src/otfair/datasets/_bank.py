@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import categorical_columns, check_choice, read_table
 
 COLUMNS = [
@@ -21,10 +20,7 @@ SENSITIVE = ("age_binned", "age", "age25")
 
 
 def load_bank(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    sensitive: str = "age_binned",
-    drop_unknown: bool = True,
+    *, data_home: DataHome = None, sensitive: str = "age_binned", drop_unknown: bool = True
 ) -> FairDataset:
     """Load Bank Marketing: predict term-deposit subscription.
 

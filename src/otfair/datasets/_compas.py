@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import check_choice, read_table
 
 FEATURES = [
@@ -18,11 +17,7 @@ _NEEDED = FEATURES + [
 ]  # fmt: skip
 
 
-def load_compas(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    task: str = "classification",
-) -> FairDataset:
+def load_compas(*, data_home: DataHome = None, task: str = "classification") -> FairDataset:
     """Load COMPAS: predict two-year recidivism (``two_year_recid``).
 
     ProPublica's filter keeps rows with ``-30 <= days_b_screening_arrest <= 30``,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 
@@ -10,7 +9,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
-from otfair.datasets._fetch import fetch_file
+from otfair.datasets._fetch import DataHome, fetch_file
 from otfair.datasets._io import MalformedFileError, check_choice, read_table
 
 NON_PREDICTIVE = ["state", "county", "community", "communityname", "fold"]
@@ -31,7 +30,7 @@ ADAPFAIR_FEATURES = (
 )
 
 
-def _attribute_names(data_home: str | os.PathLike[str] | None) -> list[str]:
+def _attribute_names(data_home: DataHome) -> list[str]:
     path = fetch_file("communities_crime/communities.names", data_home)
     text = path.read_text(encoding="latin-1")
     names = re.findall(r"^@attribute\s+(\S+)", text, flags=re.MULTILINE)
@@ -42,7 +41,7 @@ def _attribute_names(data_home: str | os.PathLike[str] | None) -> list[str]:
 
 def load_communities_crime(
     *,
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     task: str = "regression",
     sensitive: str = "white",
     features: int | Sequence[str] | None = None,

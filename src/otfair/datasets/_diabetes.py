@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
-from otfair.datasets._fetch import locate_first
+from otfair.datasets._fetch import DataHome, locate_first
 from otfair.datasets._io import MalformedFileError, categorical_columns, check_choice, read_table
 
 GZ_FILE = "diabetes/diabetic_data.csv.gz"
@@ -56,7 +54,7 @@ def diagnosis_group(codes: pd.Series) -> pd.Series:
     return pd.Series(groups, index=codes.index)
 
 
-def diabetes_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFrame:
+def diabetes_frame(data_home: DataHome = None) -> pd.DataFrame:
     """Return the 45,715 cleaned encounters (label and sensitive columns included).
 
     Reproduces Le Quy et al.'s ``diabetes-clean.csv`` from the raw UCI file: keep the
@@ -70,7 +68,7 @@ def diabetes_frame(data_home: str | os.PathLike[str] | None = None) -> pd.DataFr
     return _clean(_read_raw(data_home))
 
 
-def _read_raw(data_home: str | os.PathLike[str] | None) -> pd.DataFrame:
+def _read_raw(data_home: DataHome) -> pd.DataFrame:
     """Read the raw encounters: the gzipped copy where present, else the UCI csv."""
     relpath, _ = locate_first((GZ_FILE, CSV_FILE), data_home)
     return read_table(
@@ -100,11 +98,7 @@ def _clean(raw: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def load_diabetes(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    sensitive: str = "gender",
-) -> FairDataset:
+def load_diabetes(*, data_home: DataHome = None, sensitive: str = "gender") -> FairDataset:
     """Load Diabetes 130-US hospitals: predict readmission within 30 days.
 
     Parameters

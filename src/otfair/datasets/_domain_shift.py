@@ -7,7 +7,6 @@ below split available datasets into two domains that share one feature space.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,6 +17,7 @@ from otfair.datasets._adult import CATEGORICAL as ADULT_CATEGORICAL
 from otfair.datasets._adult import adult_frame
 from otfair.datasets._base import FairDataset, FairSplit
 from otfair.datasets._diabetes import AGE_THRESHOLD, diabetes_frame
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import categorical_columns
 from otfair.datasets._verify import verification
 
@@ -98,9 +98,7 @@ def _pair(
     )
 
 
-def _diabetes_gender(
-    data_home: str | os.PathLike[str] | None, source: str, target: str
-) -> DomainShift:
+def _diabetes_gender(data_home: DataHome, source: str, target: str) -> DomainShift:
     frame = diabetes_frame(data_home)
     frame["age"] = (frame["age"] >= AGE_THRESHOLD).astype(np.int64)
     categorical = categorical_columns(frame)
@@ -124,9 +122,7 @@ def _diabetes_gender(
     )
 
 
-def _adult_country(
-    data_home: str | os.PathLike[str] | None, source: str, target: str
-) -> DomainShift:
+def _adult_country(data_home: DataHome, source: str, target: str) -> DomainShift:
     frame = adult_frame(data_home)
     us = (frame["native-country"] == "United-States").to_numpy()
     return _pair(
@@ -150,7 +146,7 @@ def _adult_country(
 
 @dataclass(frozen=True)
 class _ShiftEntry:
-    build: Callable[[str | os.PathLike[str] | None, str, str], DomainShift]
+    build: Callable[[DataHome, str, str], DomainShift]
     domains: tuple[str, str]  # (default source, default target)
     alias: str  # the dataset name this pair is built from
 
@@ -169,7 +165,7 @@ def list_domain_shifts() -> list[str]:
 def load_domain_shift(
     name: str,
     *,
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     source: str | None = None,
     target: str | None = None,
     verify: bool | None = None,

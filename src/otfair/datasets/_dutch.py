@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import MalformedFileError, read_table
 
 COLUMNS = [
@@ -17,7 +16,7 @@ COLUMNS = [
 ]  # fmt: skip
 
 
-def load_dutch(*, data_home: str | os.PathLike[str] | None = None) -> FairDataset:
+def load_dutch(*, data_home: DataHome = None) -> FairDataset:
     """Load the Dutch census: predict a high-level ("prestigious") occupation.
 
     Parameters

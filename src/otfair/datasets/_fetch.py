@@ -36,6 +36,8 @@ from otfair.datasets._errors import ChecksumError, DataDirError, DataFileError, 
 from otfair.datasets._verify import VERIFY_ENV_VAR, file_sha256, sha256_stream, should_verify
 
 ENV_VAR = "OTFAIR_DATA_DIR"
+#: A ``data_home`` argument: a directory searched first, or ``None`` (see :func:`search_dirs`).
+DataHome = str | os.PathLike[str] | None
 _TIMEOUT = 60.0
 _CHUNK = 1 << 16
 
@@ -107,7 +109,7 @@ def dataset_of(relpath: str) -> str:
     return relpath.split("/", 1)[0]
 
 
-def search_dirs(data_home: str | os.PathLike[str] | None = None) -> list[DataDir]:
+def search_dirs(data_home: DataHome = None) -> list[DataDir]:
     """List the data search order: ``data_home``, ``$OTFAIR_DATA_DIR``, the user cache.
 
     Parameters
@@ -149,7 +151,7 @@ def _existing_dir(value: str | os.PathLike[str], what: str) -> Path:
     return path
 
 
-def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
+def get_data_home(data_home: DataHome = None) -> Path:
     """Return the first directory of :func:`search_dirs`, where downloads are written.
 
     Parameters
@@ -173,7 +175,7 @@ def get_data_home(data_home: str | os.PathLike[str] | None = None) -> Path:
     return first
 
 
-def locate(relpath: str, data_home: str | os.PathLike[str] | None = None) -> DataDir | None:
+def locate(relpath: str, data_home: DataHome = None) -> DataDir | None:
     """Return the first directory of the search order holding ``relpath`` (or None)."""
     for entry in search_dirs(data_home):
         if (entry.path / relpath).is_file():
@@ -182,7 +184,7 @@ def locate(relpath: str, data_home: str | os.PathLike[str] | None = None) -> Dat
 
 
 def locate_first(
-    relpaths: tuple[str, ...], data_home: str | os.PathLike[str] | None = None
+    relpaths: tuple[str, ...], data_home: DataHome = None
 ) -> tuple[str, DataDir | None]:
     """First of alternative files present, directory by directory in the search order.
 
@@ -228,7 +230,7 @@ def check_file(path: Path, relpath: str) -> None:
 
 def fetch_file(
     relpath: str,
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     *,
     verify: bool | None = None,
     progress: Progress | None = None,
@@ -269,7 +271,7 @@ def fetch_file(
 
 def download_file(
     relpath: str,
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     *,
     progress: Progress | None = None,
 ) -> Path:

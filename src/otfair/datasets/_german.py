@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import MalformedFileError, categorical_columns, check_choice, read_table
 
 COLUMNS = [
@@ -19,11 +18,7 @@ COLUMNS = [
 MALE_CODES = ("A91", "A93", "A94")
 
 
-def load_german(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    sensitive: str = "sex",
-) -> FairDataset:
+def load_german(*, data_home: DataHome = None, sensitive: str = "sex") -> FairDataset:
     """Load German credit (1,000 applicants): predict good credit.
 
     Parameters

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-import os
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import pandas as pd
 
 from otfair.datasets._errors import MalformedFileError
-from otfair.datasets._fetch import fetch_file
+from otfair.datasets._fetch import DataHome, fetch_file
 
 __all__ = [
     "MalformedFileError",
@@ -33,7 +32,7 @@ def _read_cached(path: str, mtime_ns: int, size: int, kwargs: tuple) -> pd.DataF
 
 def read_table(
     relpath: str,
-    data_home: str | os.PathLike[str] | None,
+    data_home: DataHome,
     *,
     columns: Sequence[str] | None = None,
     **read_csv_kwargs: Any,

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import pandas as pd
 
 from otfair.datasets._base import FairDataset
+from otfair.datasets._fetch import DataHome
 from otfair.datasets._io import check_choice, read_table
 
 _GERRYFAIR = [
@@ -21,10 +20,7 @@ _CLEAN = [
 
 
 def load_law_school(
-    *,
-    data_home: str | os.PathLike[str] | None = None,
-    task: str = "regression",
-    sensitive: str = "auto",
+    *, data_home: DataHome = None, task: str = "regression", sensitive: str = "auto"
 ) -> FairDataset:
     """Load the LSAC law school data in one of the papers' two set-ups.
 
@@ -58,7 +54,7 @@ def load_law_school(
     return _clean(data_home, "race" if sensitive == "auto" else sensitive)
 
 
-def _gerryfair(data_home: str | os.PathLike[str] | None, sensitive: str) -> FairDataset:
+def _gerryfair(data_home: DataHome, sensitive: str) -> FairDataset:
     frame = read_table("law_school/lawschool.csv", data_home, columns=_GERRYFAIR)
     races = [f"race{i}" for i in range(1, 9)]
     if sensitive == "gender":
@@ -84,7 +80,7 @@ def _gerryfair(data_home: str | os.PathLike[str] | None, sensitive: str) -> Fair
     )
 
 
-def _clean(data_home: str | os.PathLike[str] | None, sensitive: str) -> FairDataset:
+def _clean(data_home: DataHome, sensitive: str) -> FairDataset:
     frame = read_table("law_school/law_school_clean.csv", data_home, columns=_CLEAN)
     values = sorted(frame["race"].dropna().unique().tolist())
     if values != ["Non-White", "White"]:

@@ -6,7 +6,6 @@ its first directory).
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,6 +14,7 @@ from otfair.datasets._fetch import (
     DATASET_FILES,
     REMOTE_FILES,
     DataDir,
+    DataHome,
     Progress,
     check_file,
     download_file,
@@ -70,7 +70,7 @@ def dataset_files(name: str) -> tuple[tuple[str, ...], ...]:
 def file_status(
     dataset: str,
     group: tuple[str, ...],
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     *,
     verify: bool | None = None,
 ) -> FileStatus:
@@ -87,9 +87,7 @@ def file_status(
     return FileStatus(dataset, relpath, "ok", found)
 
 
-def data_status(
-    data_home: str | os.PathLike[str] | None = None, *, verify: bool | None = None
-) -> list[FileStatus]:
+def data_status(data_home: DataHome = None, *, verify: bool | None = None) -> list[FileStatus]:
     """:func:`file_status` of every file of every real dataset."""
     return [
         file_status(name, group, data_home, verify=verify)
@@ -101,7 +99,7 @@ def data_status(
 def ensure_file(
     dataset: str,
     group: tuple[str, ...],
-    data_home: str | os.PathLike[str] | None = None,
+    data_home: DataHome = None,
     *,
     force: bool = False,
     progress: Progress | None = None,

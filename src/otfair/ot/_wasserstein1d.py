@@ -6,6 +6,9 @@ import torch
 
 from otfair.ot._checks import check_vector, check_weights
 
+#: Optional point weights: anything array-like, ``None`` for uniform weights.
+Weights = object | None
+
 
 def _check_p(p: float) -> float:
     try:
@@ -26,11 +29,7 @@ def _abs_pow(x: torch.Tensor, p: float) -> torch.Tensor:
 
 
 def wasserstein_1d_power(
-    u: object,
-    v: object,
-    u_weights: object | None = None,
-    v_weights: object | None = None,
-    p: float = 1,
+    u: object, v: object, u_weights: Weights = None, v_weights: Weights = None, p: float = 1
 ) -> torch.Tensor:
     r"""Compute the p-th power :math:`W_p^p` of the exact 1-D Wasserstein distance.
 
@@ -99,11 +98,7 @@ def _safe_root(x: torch.Tensor, p: float) -> torch.Tensor:
 
 
 def wasserstein_1d(
-    u: object,
-    v: object,
-    u_weights: object | None = None,
-    v_weights: object | None = None,
-    p: float = 1,
+    u: object, v: object, u_weights: Weights = None, v_weights: Weights = None, p: float = 1
 ) -> torch.Tensor:
     r"""Exact 1-D Wasserstein distance :math:`W_p` (not its p-th power).
 

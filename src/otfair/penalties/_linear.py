@@ -5,7 +5,7 @@ from __future__ import annotations
 import abc
 from typing import Any
 
-import torch
+from torch import Tensor
 
 from otfair.notions import LinearConstraints
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch
@@ -49,7 +49,7 @@ class LinearPenalty(FairnessPenalty):
             self.constraints.fit(sensitive, labels)
         return self
 
-    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+    def evaluate(self, batch: PenaltyBatch) -> Tensor:
         """Build the batch's ``G`` (d_F, n) and return :meth:`from_matrix`."""
         scores = batch.scores
         G = self.constraints.matrix(
@@ -63,12 +63,8 @@ class LinearPenalty(FairnessPenalty):
 
     @abc.abstractmethod
     def from_matrix(
-        self,
-        scores: torch.Tensor,
-        G: torch.Tensor,
-        features: torch.Tensor | None = None,
-        cache: dict[Any, Any] | None = None,
-    ) -> torch.Tensor:
+        self, scores: Tensor, G: Tensor, features: Tensor | None = None, cache: dict | None = None
+    ) -> Tensor:
         """Penalty for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
 
         ``scores`` (n,) gives a 0-dim value, a (K, n) block (``batchable`` penalties)

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-import torch
+from torch import Tensor
 
 from otfair.penalties._linear import LinearPenalty
 
@@ -36,12 +34,8 @@ class NormPenalty(LinearPenalty):
     batchable = True
 
     def from_matrix(
-        self,
-        scores: torch.Tensor,
-        G: torch.Tensor,
-        features: torch.Tensor | None = None,
-        cache: dict[Any, Any] | None = None,
-    ) -> torch.Tensor:
+        self, scores: Tensor, G: Tensor, features: Tensor | None = None, cache: dict | None = None
+    ) -> Tensor:
         """Penalty for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
 
         The estimator slices ``G`` of the whole training set once per batch instead of

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import torch
+from torch import Tensor
 
 from otfair.notions import LinearConstraints
 from otfair.penalties._linear import LinearPenalty
@@ -97,12 +98,8 @@ class OTFPenalty(LinearPenalty):
         return self
 
     def from_matrix(
-        self,
-        scores: torch.Tensor,
-        G: torch.Tensor,
-        features: torch.Tensor | None = None,
-        cache: dict[Any, Any] | None = None,
-    ) -> torch.Tensor:
+        self, scores: Tensor, G: Tensor, features: Tensor | None = None, cache: dict | None = None
+    ) -> Tensor:
         """OTF0 for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
 
         ``scores`` (n,) gives a 0-dim value; a (K, n) block of K models gives K values
@@ -143,11 +140,11 @@ class OTFPenalty(LinearPenalty):
 
     def _problem(
         self,
-        G: torch.Tensor,
-        features: torch.Tensor,
+        G: Tensor,
+        features: Tensor,
         dtype: torch.dtype,
         cache: dict[Any, Any] | None,
-    ) -> tuple[torch.Tensor | None, OTFProblem]:
+    ) -> tuple[Tensor | None, OTFProblem]:
         """Return the batch's class order and OTF problem of the normalized cost (cached)."""
         from otfair.ot import OTFProblem, euclidean_cost
         from otfair.ot._otf_problem import euclidean_class_problem

@@ -48,6 +48,8 @@ from otfair.utils import (
 )
 
 _BASE_PENALTIES = ("none", "gap")
+#: The parameters that AdapFairClassifier passes on to its AdapFairPreprocessor.
+_FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != "classifier")
 
 
 @keeps_global_rng
@@ -312,23 +314,11 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     ) -> AdapFairClassifier:
         """Freeze ``base`` and fit the flows of this (single) ``lam`` in front of it."""
         self.base_classifier_ = base
-        self.preprocessor_ = AdapFairPreprocessor(
-            base,
-            output=self.output,
-            mode=self.mode,
-            notion=self.notion,
-            lam=self.lam,
-            distance=self.distance,
-            sinkhorn_eps=self.sinkhorn_eps,
-            n_blocks=self.n_blocks,
-            hidden=self.hidden,
-            epochs=self.epochs,
-            batch_size=self.batch_size,
-            lr=self.lr,
-            random_state=self.random_state,
-            device=self.device,
-            verbose=self.verbose,
-        ).fit(X_np, y, sensitive_features=s)
+        # every parameter of the preprocessor but its classifier is one of this estimator's
+        flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
+        self.preprocessor_ = AdapFairPreprocessor(base, **flow_params).fit(
+            X_np, y, sensitive_features=s
+        )
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 

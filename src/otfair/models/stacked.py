@@ -188,18 +188,28 @@ class StackedLayers(nn.Module):
         """Number K of stacked models."""
         return self.weights[0].shape[0]
 
+    def _layers(self) -> list[tuple[nn.Parameter, nn.Parameter, bool]]:
+        """Return ``(weight, bias, activate)`` per layer (read once per step, not per op)."""
+        weights = list(self.weights)
+        last = len(weights) - 1
+        return [
+            (w, b, i < last or self.activate_last)
+            for i, (w, b) in enumerate(zip(weights, self.biases, strict=True))
+        ]
+
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the outputs of every stack: shape (K, n, out) for ``x`` of shape (n, d).
 
         ``x`` of shape (K, n, d) gives each stack its own inputs.
         """
-        last = len(self.weights) - 1
-        if self.n_models == 1:  # one model (a single fit): nn.Linear's own autograd ops
-            return self.forward_one(x if x.dim() == 2 else x[0]).unsqueeze(0)
+        layers = self._layers()
+        if layers[0][0].shape[0] == 1:  # one model (a single fit): nn.Linear's own ops
+            # squeeze, not x[0]: a view, whose backward allocates nothing
+            return self._forward_one(x if x.dim() == 2 else x.squeeze(0), layers).unsqueeze(0)
         h = x
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+        for w, b, activate in layers:
             h = _StackedLinear.apply(h, w, b)
-            if i < last or self.activate_last:
+            if activate:
                 h = self._act(h)
         return h
 
@@ -213,12 +223,14 @@ class StackedLayers(nn.Module):
             raise ValueError(
                 f"forward_one needs one stacked model; this stack has {self.n_models}."
             )
+        return self._forward_one(x, self._layers())
+
+    def _forward_one(self, x: torch.Tensor, layers: list) -> torch.Tensor:
         h = x
-        last = len(self.weights) - 1
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+        for w, b, activate in layers:
             # views (not w[0]): their backward reshapes the gradient, copies nothing
             h = F.linear(h, w.view(w.shape[1:]), b.view(-1))
-            if i < last or self.activate_last:
+            if activate:
                 h = self._act(h)
         return h
 

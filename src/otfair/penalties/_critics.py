@@ -73,6 +73,8 @@ class JointDiscriminatorPenalty(_JointAdversaryPenalty):
         target = sensitive.to(logits.dtype)
         if logits.dim() == 1:
             return F.binary_cross_entropy_with_logits(logits, target)
+        if logits.shape[0] == 1:  # one stacked model: the built-in loss, as its own fit
+            return F.binary_cross_entropy_with_logits(logits.squeeze(0), target)[None]
         return _RowMeanBCE.apply(logits, target)
 
 

@@ -164,8 +164,9 @@ def train_stacked_nets(
     gen = torch.Generator().manual_seed(seed)  # the models with an adversary (or all)
     # n_critic > 1: the model without critic draws fewer numbers, so it has its own
     own = torch.Generator().manual_seed(seed) if extra and nets.n_plain else None
-    # foreach: the same elementwise kernels as the single-tensor update, fewer calls
-    optimizer = torch.optim.Adadelta(nets.parameters(), lr=lr, foreach=True)
+    # foreach: the same elementwise kernels as the single-tensor update, fewer calls for
+    # K > 1 (for one model its grouping costs more than it saves: the single-tensor loop)
+    optimizer = torch.optim.Adadelta(nets.parameters(), lr=lr, foreach=K > 1)
 
     def epoch_batches(epoch: int) -> Iterable[Batch]:
         order = torch.randperm(n, generator=gen).to(device)
@@ -176,10 +177,12 @@ def train_stacked_nets(
         rows = torch.cat([plain.expand(nets.n_plain, n), order.expand(K - nets.n_plain, n)])
         return [(rows[:, s : s + batch_size], order[s : s + batch_size]) for s in starts]
 
+    zeros = torch.zeros(K, device=device)
+
     def padded(adv: torch.Tensor | None) -> torch.Tensor:
         if adv is None:
-            return torch.zeros(K, device=device)
-        return F.pad(adv, (nets.n_plain, 0))
+            return zeros
+        return F.pad(adv, (nets.n_plain, 0)) if nets.n_plain else adv
 
     def step(batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
         idx, idx_adv = batch  # idx: (b,) shared or (K, b) per model; idx_adv: (b,)

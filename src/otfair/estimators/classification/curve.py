@@ -9,7 +9,8 @@ and their class reduction, FTM's matchings); their parameters are stacked
 which is exactly K separate Adam fits (nothing couples the models). After the fit,
 ``estimators_[k]`` is a fitted single-strength :class:`FairClassifier` equal, up to
 float rounding, to ``FairClassifier(penalty, a_k, ...)`` fitted separately with the same
-integer ``random_state`` (tested in ``tests/estimators/test_stacked.py``).
+integer ``random_state`` (tested in ``tests/estimators/test_classif_curve.py``; the
+logistic model to ~1e-8, an MLP drifts over a fit: ``benchmarks/curve_drift.py``).
 """
 
 from __future__ import annotations

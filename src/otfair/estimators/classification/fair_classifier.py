@@ -73,9 +73,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         alpha (convex mixing) or lambda (additive mixing). A sequence of distinct
         values fits the whole trade-off curve in one stacked training run
         (:mod:`otfair.estimators.classification.curve`): the models share the seed,
-        batches, OTF costs and FTM matchings, and ``estimators_[k]`` equals a separate
-        fit at ``strength[k]`` with the same integer ``random_state`` (up to float
-        rounding, ~1e-8 in probabilities). Predict with ``predict_proba(X, strength=a)``.
+        batches, OTF costs and FTM matchings, and each step of ``estimators_[k]`` is the
+        step of a separate fit at ``strength[k]`` with the same integer ``random_state``
+        up to float rounding: over a whole fit a logistic model stays within ~1e-7 in
+        probability of its separate fit, an MLP drifts further (docs/stacking.md).
+        Predict with ``predict_proba(X, strength=a)``.
     notion : {"dp", "eo", "eopp"} or Notion, default="dp"
         Fairness notion given to the penalty (:func:`otfair.notions.as_notion`); a
         penalty raises for a notion it does not support (``barycenter`` and ``ftm`` are

@@ -333,6 +333,15 @@ class StackedJointAdversary(nn.Module):
         y = y.to(z.dtype).expand(*z.shape[:-1], y.shape[-1])
         return self.net(torch.cat([z, y], dim=-1))
 
+    def forward_one(self, z: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Return the one stacked adversary's scores, shape (n,), for ``z`` (n, latent_dim).
+
+        The ops of a separate :class:`~otfair.models.adversarial.JointAdversary` (K = 1).
+        """
+        if y.dim() == 1:
+            y = y.unsqueeze(1)
+        return self.net.forward_one(torch.cat([z, y.to(z.dtype)], dim=1)).squeeze(1)
+
     def export(self, k: int, adversary: JointAdversary) -> JointAdversary:
         """Copy the parameters of stacked adversary ``k`` into ``adversary``."""
         self.net.export(k, adversary.net)

@@ -117,7 +117,14 @@ class _StackedNets:
     def adversary_losses(
         self, z: torch.Tensor, y: torch.Tensor, a: torch.Tensor, *, reverse: bool
     ) -> torch.Tensor | None:
-        """Losses of the adversaries on their models' ``z`` (K, b, L), shape (K_adv,)."""
+        """Losses of the adversaries on their models' ``z`` (K, b, L), shape (K_adv,).
+
+        One model (a single fit) passes ``z`` of shape (b, L) and gets a 0-dim loss: the
+        ops of a separate ``JointAdversary`` (:meth:`StackedJointAdversary.forward_one`).
+        """
+        if z.dim() == 2:
+            z_adv = grad_reverse(z, float(self.lam)) if reverse else z
+            return self.penalty.joint_loss(self.adversary.forward_one, z_adv, y, a)
         z_adv = z[self.n_plain :]
         if reverse:
             z_adv = grad_reverse(z_adv, self.lam)
@@ -184,6 +191,18 @@ def train_stacked_nets(
             return zeros
         return F.pad(adv, (nets.n_plain, 0)) if nets.n_plain else adv
 
+    def step_one(batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+        """One model (a single fit): 2-D tensors, the ops of a separate net."""
+        idx = batch[1]
+        z = nets.encoder.forward_one(Xt[idx])  # (b, L)
+        pred = torch.sigmoid(nets.head.forward_one(z))[:, 0]
+        mse = torch.mean((pred - yt[idx]) ** 2)
+        adv = None
+        if nets.adversary is not None:
+            adv = nets.adversary_losses(z, yt[idx], at[idx], reverse=True)
+        loss = mse if adv is None else mse + adv
+        return loss, {"mse": mse, "adversary_loss": zeros[0] if adv is None else adv}, len(idx)
+
     def step(batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
         idx, idx_adv = batch  # idx: (b,) shared or (K, b) per model; idx_adv: (b,)
         z = nets.encoder(Xt[idx])  # (K, b, L)
@@ -210,7 +229,7 @@ def train_stacked_nets(
     return run_epochs(
         epochs,
         epoch_batches,
-        step,
+        step_one if K == 1 else step,
         optimizer=optimizer,
         after_step=lambda batch: nets.constrain(),
         adversary=critic,
@@ -297,4 +316,7 @@ def _fit_stacked(
                 if hasattr(est, name):
                     setattr(single, name, getattr(est, name))
         single.encoder_, single.head_, single.adversary_ = encoder.eval(), head.eval(), adversary
-        single.history_ = [{key: h[key][i] for key in ("mse", "adversary_loss")} for h in history]
+        single.history_ = [
+            {key: h[key] if K == 1 else h[key][i] for key in ("mse", "adversary_loss")}
+            for h in history
+        ]

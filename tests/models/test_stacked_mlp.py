@@ -57,3 +57,29 @@ def test_errors():
         stacked.export(2, MLP(3, hidden=()))
     with pytest.raises(ValueError, match="activation"):
         StackedMLP(list(stacked.weights), list(stacked.biases), activation="gelu")
+
+
+def test_a_stack_of_one_is_its_model_and_keeps_track_of_its_parameters():
+    """K = 1 (a single fit) runs nn.Linear's ops: equal to the MLP; copies and conversions
+    see their own parameters (the layer list a stack keeps is rebuilt for them)."""
+    import copy
+    import pickle
+
+    from otfair.models import MLP
+    from otfair.models.stacked import StackedMLP
+
+    torch.manual_seed(0)
+    mlp = MLP(4, hidden=(3,))
+    stack = StackedMLP.from_models([mlp])
+    x = torch.randn(7, 4)
+    out = stack(x)
+    assert out.shape == (1, 7)
+    assert torch.equal(out[0], mlp(x)[:, 0])  # the same ops, bitwise
+    twin = copy.deepcopy(stack)
+    with torch.no_grad():
+        twin.weights[0].add_(1.0)
+    assert torch.equal(stack(x), out) and not torch.equal(twin(x), out)
+    assert torch.equal(pickle.loads(pickle.dumps(stack))(x), out)
+    stack.to(torch.float64)
+    assert stack(x.double()).dtype == torch.float64
+    torch.testing.assert_close(stack(x.double()).float(), out)

@@ -188,14 +188,28 @@ class StackedLayers(nn.Module):
         """Number K of stacked models."""
         return self.weights[0].shape[0]
 
+    def _apply(self, fn, recurse: bool = True):  # noqa: ANN001 - torch's signature
+        """Forget the kept layer list when torch converts the parameters (``.to()``)."""
+        self.__dict__.pop("_layer_list", None)
+        return super()._apply(fn, recurse)
+
     def _layers(self) -> list[tuple[nn.Parameter, nn.Parameter, bool]]:
-        """Return ``(weight, bias, activate)`` per layer (read once per step, not per op)."""
-        weights = list(self.weights)
-        last = len(weights) - 1
-        return [
-            (w, b, i < last or self.activate_last)
-            for i, (w, b) in enumerate(zip(weights, self.biases, strict=True))
-        ]
+        """Return ``(weight, bias, activate)`` per layer, built once.
+
+        The list is kept instead of walking the ``ParameterList`` on every forward;
+        ``load_state_dict`` updates the parameters in place and a conversion
+        (``.to()``, :meth:`_apply`) drops the list.
+        """
+        layers = self.__dict__.get("_layer_list")
+        if layers is None:
+            weights = list(self.weights)
+            last = len(weights) - 1
+            layers = [
+                (w, b, i < last or self.activate_last)
+                for i, (w, b) in enumerate(zip(weights, self.biases, strict=True))
+            ]
+            self.__dict__["_layer_list"] = layers
+        return layers
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Return the outputs of every stack: shape (K, n, out) for ``x`` of shape (n, d).
@@ -219,11 +233,12 @@ class StackedLayers(nn.Module):
         The products and activations of a separate ``nn.Linear`` stack, op for op (the
         single fit of an estimator is a stack of one model).
         """
-        if self.n_models != 1:
+        layers = self._layers()
+        if layers[0][0].shape[0] != 1:
             raise ValueError(
                 f"forward_one needs one stacked model; this stack has {self.n_models}."
             )
-        return self._forward_one(x, self._layers())
+        return self._forward_one(x, layers)
 
     def _forward_one(self, x: torch.Tensor, layers: list) -> torch.Tensor:
         h = x

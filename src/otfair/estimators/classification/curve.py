@@ -24,7 +24,6 @@ from sklearn.base import clone
 from otfair.estimators._curve import (
     check_fitted_value,
     check_strengths,
-    copy_fitted,
     is_curve,
     select_model,
 )
@@ -57,7 +56,45 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
     singles = [clone(est).set_params(strength=a) for a in strengths]
     for single in singles:
         single._check_params()
-    # the most penalized model decides what the data must provide (sensitive features)
+    ref = _fit_stacked(est, singles, strengths, X, y, sensitive_features)
+    est.estimators_ = singles
+    est.strengths_ = np.asarray(strengths)
+    est.history_ = [single.history_ for single in singles]
+    _copy_data_attributes(ref, est)
+    return est
+
+
+def fit_single(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> FairClassifier:
+    """Fit a single-strength ``est``: a stacked run of one model (the one training path).
+
+    ``est`` was checked by its ``fit`` (``_check_params``).
+    """
+    _fit_stacked(est, [est], [float(est.strength)], X, y, sensitive_features)
+    return est
+
+
+def _copy_data_attributes(source: FairClassifier, target: FairClassifier) -> None:
+    """Copy what a fit learned of the data (labels, input width and names)."""
+    target.classes_ = source.classes_
+    target.n_features_in_ = source.n_features_in_
+    if hasattr(source, "feature_names_in_"):
+        target.feature_names_in_ = source.feature_names_in_
+
+
+def _fit_stacked(
+    est: FairClassifier,
+    singles: list[FairClassifier],
+    strengths: list[float],
+    X: Any,
+    y: Any,
+    sensitive_features: Any,
+) -> FairClassifier:
+    """Train ``singles`` (``strengths[k]`` each) as K stacked models; return the reference.
+
+    Each single gets ``model_``, ``penalty_``, ``history_`` and the data attributes; the
+    most penalized single (the reference) validates the data, since it decides what the
+    data must provide (sensitive features).
+    """
     ref = singles[int(np.argmax(strengths))]
     penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features)
     seed = draw_seed(est.random_state)
@@ -107,28 +144,11 @@ def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> F
     for k, single in enumerate(singles):
         model.export(k, single.model_).eval()
         single.history_ = histories[k]
-        single.classes_ = ref.classes_
-        single.n_features_in_ = ref.n_features_in_
-        if hasattr(ref, "feature_names_in_"):
-            single.feature_names_in_ = ref.feature_names_in_
-        if pairs:
-            single.n_pairings_ = ref.n_pairings_
-    est.estimators_ = singles
-    est.strengths_ = np.asarray(strengths)
-    est.history_ = histories
-    est.classes_ = ref.classes_
-    est.n_features_in_ = ref.n_features_in_
-    if hasattr(ref, "feature_names_in_"):
-        est.feature_names_in_ = ref.feature_names_in_
-    return est
-
-
-def fit_single(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> FairClassifier:
-    """Fit a single-strength ``est``: a curve of one model (the one training path)."""
-    curve = clone(est).set_params(strength=[est.strength])
-    fit_curve(curve, X, y, sensitive_features)
-    copy_fitted(curve.estimators_[0], est)
-    return est
+        if single is not ref:
+            _copy_data_attributes(ref, single)
+            if pairs:
+                single.n_pairings_ = ref.n_pairings_
+    return ref
 
 
 def select(est: FairClassifier, strength: float | None) -> FairClassifier:

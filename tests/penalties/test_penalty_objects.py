@@ -111,3 +111,22 @@ def test_registry_options_reach_the_penalty_object():
         check_options(get_method("ftm"), {"matching": "joint"})  # fixed by the method
     with pytest.raises(ValueError, match="expects a number"):
         check_options(get_method("otf"), {"eps": "small"})
+
+
+def test_fixed_batches_auto_fixes_them_for_a_penalty_that_keeps_batch_work():
+    """OTF keeps each batch's class-reduced cost: "auto" trains it on fixed batches."""
+    X, y, s = two_group_data(400)
+    kw = {"epochs": 3, "batch_size": 100, "random_state": 0}
+
+    def proba(penalty, strength, fixed):
+        clf = FairClassifier(penalty, strength, fixed_batches=fixed, **kw)
+        return clf.fit(X, y, sensitive_features=s).predict_proba(X)[:, 1]
+
+    assert OTFPenalty.keeps_batch_work and not make_penalty("norm").keeps_batch_work
+    np.testing.assert_array_equal(proba(OTF(), 0.3, "auto"), proba(OTF(), 0.3, True))
+    assert not np.array_equal(proba(OTF(), 0.3, "auto"), proba(OTF(), 0.3, False))
+    np.testing.assert_array_equal(proba(Norm(), 0.5, "auto"), proba(Norm(), 0.5, False))
+    with pytest.raises(ValueError, match="`fixed_batches` must be True, False or 'auto'"):
+        FairClassifier(OTF(), 0.3, fixed_batches="yes", **kw).fit(X, y, sensitive_features=s)
+    # the registry's OTF family keeps the paper's protocol: new batches every epoch
+    assert get_method("otf").build(0.01, random_state=0).fixed_batches is False

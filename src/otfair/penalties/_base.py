@@ -75,6 +75,11 @@ class FairnessPenalty(nn.Module, abc.ABC):
         and :func:`penalty_values`). Default ``False``: a (K, n) block is evaluated row
         by row.
 
+    ``keeps_batch_work``
+        the penalty keeps per-batch data work in the cache the training engine passes
+        for fixed batches (OTF: the batch's class-reduced cost), so fixing the batches
+        saves it on every later epoch (``FairClassifier(fixed_batches="auto")``).
+
     Penalties built from training-set statistics (the linear notions' ``G``) compute
     them in :meth:`fit`, called once per estimator fit; the default does nothing.
 
@@ -99,6 +104,7 @@ class FairnessPenalty(nn.Module, abc.ABC):
     has_adversary: bool = False
     default_mixing: str = "additive"
     batchable: bool = False
+    keeps_batch_work: bool = False
 
     def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
         """Fit training-set statistics (default: nothing to fit); returns ``self``."""

@@ -69,6 +69,7 @@ class OTFPenalty(LinearPenalty):
 
     requires_features = True
     batchable = True
+    keeps_batch_work = True  # the class-reduced cost of a fixed batch, kept across epochs
 
     def __init__(
         self,

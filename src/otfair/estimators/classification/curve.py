@@ -139,7 +139,7 @@ def _fit_stacked(
                 batch_size=est.batch_size,
                 adversary_optimizer=adv_opt,
                 group_codes=groups,
-                fixed_batches=bool(est.fixed_batches),
+                fixed_batches=est._fixed_batches(penalty),
             )
     for k, single in enumerate(singles):
         model.export(k, single.model_).eval()

@@ -107,3 +107,17 @@ def test_reproduce_user_errors_are_one_line(tmp_path):
         app, ["reproduce", "otf", "--config", str(tmp_path / "x.toml"), "--out", str(tmp_path)]
     )
     assert "does not exist" in _error_line(res)
+
+
+def test_reproduce_device_is_checked_before_any_run(tmp_path, monkeypatch):
+    """``--device`` overrides the config's device and is checked before anything runs."""
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    out = tmp_path / "runs"
+    args = ["reproduce", "otf", "--profile", "quick", "--out", str(out), "--yes"]
+    line = _error_line(CliRunner().invoke(app, [*args, "--device", "cuda"]))
+    assert "asks for CUDA" in line and "--device" in line
+    line = _error_line(CliRunner().invoke(app, [*args, "--device", "plasma"]))
+    assert "not a valid torch device: 'plasma'" in line
+    assert not out.exists()  # nothing written: the request is refused before the store

@@ -67,6 +67,9 @@ def reproduce_command(
             ),
         ),
     ] = None,
+    device: str | None = typer.Option(
+        None, "--device", help="Override the config's device (cpu, cuda, auto)."
+    ),
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.experiments import ConfigError, load_spec
@@ -87,6 +90,7 @@ def reproduce_command(
             run=run,
             command=command,
             runs=runs,
+            device=device,
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError) as exc:

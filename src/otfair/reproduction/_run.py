@@ -151,6 +151,7 @@ def reproduce(
     on_plan: Callable[[SweepPlan], None] | None = None,
     command: str | None = None,
     runs: str | Path | None = None,
+    device: str | None = None,
 ) -> Reproduction:
     """Run ``paper``'s config (one profile) and write the paper-vs-otfair report.
 
@@ -188,6 +189,10 @@ def reproduce(
         end, so a long protocol can be finished in pieces, on any machine, from what is
         committed. With ``run=False`` the report is written from the archive (and the
         store) alone.
+    device : str, optional
+        Run on this torch device instead of the config's (``"cuda"``, ``"auto"``); the
+        device is not part of a run's key, so runs made on a CPU and on a GPU resume
+        each other.
 
     Returns
     -------
@@ -202,6 +207,8 @@ def reproduce(
     from otfair.experiments import load_spec, run_sweep
 
     spec = load_spec(find_config(paper, config))
+    if device is not None:
+        spec = spec.with_device(device)
     if profile not in spec.profile_names():
         raise ValueError(
             f"`profile` must be one of {sorted(spec.profile_names())} for {paper}; "

@@ -114,7 +114,7 @@ def _register_builtins() -> None:
 
     def dp_only(cls: type[FairnessPenalty], hint: str = "") -> PenaltyFactory:
         def factory(notion: Notion, **options: Any) -> FairnessPenalty:
-            if notion.name != "dp":
+            if notion.requires_labels:  # DP is the one notion without label cells
                 raise ValueError(
                     f"notion={notion.name!r} is not supported by this penalty (DP only){hint}."
                 )

@@ -13,6 +13,7 @@ critic's is :math:`\le 0`).
 
 from __future__ import annotations
 
+import abc
 from collections.abc import Sequence
 
 import torch
@@ -36,6 +37,7 @@ class _JointAdversaryPenalty(RepresentationAdversary):
         """Return the adversary's loss on ``(z, labels)`` (see :meth:`joint_loss`)."""
         return self.joint_loss(self.adversary, z, labels, sensitive)
 
+    @abc.abstractmethod
     def joint_loss(
         self, adversary: nn.Module, z: torch.Tensor, y: torch.Tensor, sensitive: torch.Tensor
     ) -> torch.Tensor | None:
@@ -46,7 +48,6 @@ class _JointAdversaryPenalty(RepresentationAdversary):
         (K, n, latent_dim) on one batch (``y``, ``sensitive`` of shape (n,)) give the K
         losses, shape (K,).
         """
-        raise NotImplementedError
 
     def after_step(self, adversary: nn.Module | None = None) -> None:
         """Constrain the adversary (default: ``self.adversary``) after an optimizer step."""

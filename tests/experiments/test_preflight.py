@@ -157,3 +157,54 @@ def test_workers_share_an_accelerator_without_oversubscribing(monkeypatch):
     assert accelerator_fraction(2, ["cuda"]) == pytest.approx(ACCELERATOR_SHARE / 2)
     assert accelerator_fraction(3, ["auto"]) == pytest.approx(ACCELERATOR_SHARE / 3)
     assert accelerator_fraction(4, ["cuda"]) * 4 <= 1.0
+
+
+def test_longest_first_orders_by_estimate_and_keeps_untimed_items_first():
+    from otfair.experiments._plan import longest_first
+
+    names = ("short", "long", "new")
+    short, long_, new = (RunConfig(dataset=d, method="m", seed=0) for d in names)
+    stored = {timing_group(short): (1.0, 3), timing_group(long_): (5.0, 2)}
+    items = [[short], [long_], [short, short, short, short, short, short], [new]]
+    # 1 s, 5 s, a stacked item of 6 x 1 s, untimed
+    assert longest_first(items, stored, {}) == [3, 2, 1, 0]
+    pilots = {timing_group(short): Pilot(runs=1, wall_s=10.0)}  # a pilot wins over the store
+    assert longest_first(items, stored, pilots) == [3, 2, 0, 1]
+    assert longest_first([[short], [short]], stored, {}) == [0, 1]  # ties keep their order
+
+
+def test_sweep_submits_the_longest_stored_groups_first(plugin_path, tmp_path):
+    path = tmp_path / "s.toml"
+    path.write_text(
+        """
+name = "order"
+max_train_rows = 200
+seeds = 2
+plugins = ["_exp_dummy_methods"]
+
+[[datasets]]
+name = "synthetic"
+
+[[methods]]
+name = "dummy-lr"
+label = "fast"
+strengths = [0.1]
+
+[[methods]]
+name = "dummy-lr"
+label = "slow"
+strengths = [0.1]
+options = { sleep = 0.4 }
+
+[profiles.first]
+seeds = [0]
+"""
+    )
+    spec = load_spec(path)
+    run_sweep(spec, tmp_path / "out", profile="first", progress=False)  # timings of seed 0
+    run_sweep(spec, tmp_path / "out", progress=False)  # seed 1: slow is submitted first
+    with ResultStore(tmp_path / "out" / STORE_FILENAME) as store:
+        rows = [r for r in store.rows() if r["seed"] == 1]
+    started = {r["method"]: r["started_at"] for r in rows}  # the label
+    assert set(started) == {"fast", "slow"}
+    assert started["slow"] < started["fast"]

@@ -23,6 +23,11 @@ its first timed run, so ``fit_time_s`` does not count one-time costs. The first 
 timed alone and gives the plan's estimate (``on_plan``); SIGINT/SIGTERM stop the sweep
 promptly (see :mod:`otfair.experiments._backends`).
 
+Work items are submitted longest first (:func:`otfair.experiments._plan.longest_first`:
+their estimates from the store's timings and the pilots), so that a pool does not end
+with one worker on a long fit while the others idle; results do not depend on the order
+(each run seeds its own split and model).
+
 A dying worker (OOM killer, segfault) breaks the whole process pool, failing every run
 in flight. Such a worker failure is not a run's result: the run is queued again (on a
 fresh pool) up to :data:`WORKER_RETRIES` times before it is stored as an error.
@@ -64,6 +69,7 @@ from otfair.experiments._plan import (
     Progress,
     SweepPlan,
     estimate_items,
+    longest_first,
     record_seconds,
     run_epochs_of,
 )
@@ -452,11 +458,12 @@ def _execute(
         if alone:  # fit the failed strengths alone: another's error must not fail them
             queue.extendleft(reversed(failed))
 
+    pilots: dict[tuple[Any, ...], Pilot] = {}
+
     def pilots_and_plan() -> bool:
         """Run the pilots and call ``on_plan``; return whether this process is warm."""
         if on_plan is None:
             return False
-        pilots: dict[tuple[Any, ...], Pilot] = {}
         groups: dict[tuple[Any, ...], WorkItem] = {}
         for item in queue:
             group = timing_group(configs_of(item)[0])
@@ -493,6 +500,11 @@ def _execute(
                         connect_timeout,
                     )  # fmt: skip
                 warm = pilots_and_plan()
+                # the longest items first (stored timings, pilots): no long tail on one worker
+                items = list(queue)
+                order = longest_first([configs_of(i) for i in items], timings, pilots)
+                queue.clear()
+                queue.extend(items[i] for i in order)
                 stack_.enter_context(bar)
                 if queue and be is None:
                     warmups = warm_up_configs(todo)

@@ -114,6 +114,12 @@ def test_rejudge_is_idempotent_and_keeps_the_header_and_figures(tmp_path):
         == committed.split("## Figures without numbers")[1]
     )
     assert index.count("- Verdicts re-judged") == 1 and "on WHEN" in index
+    assert "the runs' store is not committed" in index  # no runs/ beside this copy
+    (report / "runs").mkdir()  # with an archive beside it, the line says where the runs are
+    (report / "runs" / "seed-0.jsonl").write_text("", encoding="utf-8")
+    rejudge_report("otf", report, when="WHEN")
+    index = (report / "index.md").read_text(encoding="utf-8")
+    assert "committed in [runs/](runs/)" in index and "not committed" not in index
     assert (report / "comparison.csv").read_bytes() == (
         DOCS / "otf" / "comparison.csv"
     ).read_bytes()

@@ -178,10 +178,14 @@ def rejudge_report(paper: str, report_dir: str | Path, *, when: str | None = Non
     if not head:
         head = [f"# Reproduction: {PAPERS[paper]}", ""]
     when = when or f"{datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
-    head.append(
-        f"{_RE_JUDGED} on {when} (`python -m otfair.reproduction`; the runs' store is not "
-        "committed, the values are the CSV's)."
-    )
+    if any((out / "runs").glob("seed-*.jsonl")):  # an archive beside the report
+        source = (
+            "the values are the CSV's; the runs behind them are committed in "
+            "[runs/](runs/), from which the command above regenerates this report"
+        )
+    else:
+        source = "the runs' store is not committed, the values are the CSV's"
+    head.append(f"{_RE_JUDGED} on {when} (`python -m otfair.reproduction`; {source}).")
     md = [*head, "", *_body(table), *figures]
     index = write_index(out, "\n".join(md).rstrip("\n") + "\n", f"otfair reproduction: {out.name}")
     return index

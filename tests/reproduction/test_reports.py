@@ -12,6 +12,8 @@ import os
 import re
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 from otfair.reproduction._compare import VERDICTS, judge_table, verdict_counts
@@ -127,3 +129,28 @@ def test_rejudge_is_idempotent_and_keeps_the_header_and_figures(tmp_path):
         rejudge_report("nope", report)
     with pytest.raises(FileNotFoundError):
         rejudge_report("otf", tmp_path / "missing")
+
+
+def test_figure_points_give_the_standard_error_of_each_mean():
+    from otfair.experiments._report import aggregate
+    from otfair.reproduction._write import figure_points
+
+    runs = pd.DataFrame(
+        {
+            "dataset": ["d"] * 4,
+            "method": ["m", "m", "m", "u"],
+            "notion": [None] * 4,
+            "strength": [1.0, 1.0, 1.0, None],
+            "seed": [0, 1, 2, 0],
+            "r2": [0.5, 0.6, 0.7, 0.9],
+            "error_gap": [0.1, 0.3, 0.2, 0.05],
+        }
+    )
+    points = figure_points(aggregate(runs, ["r2", "error_gap"]), "Figure 2", ["r2", "error_gap"])
+    m = points[points["method"] == "m"].iloc[0]
+    assert m["n_seeds"] == 3 and m["r2_mean"] == pytest.approx(0.6)
+    assert m["r2_se"] == pytest.approx(np.std([0.5, 0.6, 0.7], ddof=1) / np.sqrt(3))
+    assert m["error_gap_se"] == pytest.approx(0.1 / np.sqrt(3))
+    u = points[points["method"] == "u"].iloc[0]  # one seed: no spread, no standard error
+    assert u["n_seeds"] == 1 and pd.isna(u["r2_std"]) and pd.isna(u["r2_se"])
+    assert set(points["ref"]) == {"Figure 2"}

@@ -81,6 +81,22 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     assert "not run: dutch not in this profile's runs" in index
     assert list(report.glob("*.png")) and not list(report.glob("*.sqlite"))
     assert (out / "results.sqlite").is_file()
+    # every plotted point is in figure_points.csv, equal to the store's runs grouped here
+    points = pd.read_csv(report / "figure_points.csv")
+    assert "[figure_points.csv](figure_points.csv)" in index
+    assert set(points["ref"]) == {"Figure 3", "Figure 5", "Figure 8"}
+    from otfair.experiments import open_store
+
+    with open_store(out) as store:
+        runs = store.to_frame("ok")
+    runs = runs[runs["method"] == "ftm"]
+    fig5 = points[(points["ref"] == "Figure 5") & (points["method"] == "ftm")]
+    assert len(fig5) == runs["strength"].nunique() > 0
+    for _, point in fig5.iterrows():
+        accs = runs.loc[runs["strength"].astype(float) == point["strength"], "accuracy"]
+        assert point["accuracy_mean"] == pytest.approx(accs.mean(), rel=1e-5)
+        assert point["n_seeds"] == len(accs) == 1  # the quick profile: one seed, no SE
+        assert pd.isna(point["accuracy_se"])
     # --no-run writes the same comparison from the store without training
     res = CliRunner().invoke(app, [*args, "--no-run"])
     assert res.exit_code == 0, res.output

@@ -147,11 +147,38 @@ def _summary_table(table: pd.DataFrame) -> list[str]:
     return lines
 
 
+#: The plotted points of every figure, as numbers (written beside the PNGs).
+FIGURE_POINTS = "figure_points.csv"
+
+
+def figure_points(agg: pd.DataFrame, ref: str, measures: Sequence[str]) -> pd.DataFrame:
+    """One figure panel's points as a table: mean, std and standard error per measure.
+
+    ``agg`` is :func:`otfair.experiments._report.aggregate`'s output for one dataset;
+    the standard error of a mean over ``n`` seeds is ``std / sqrt(n)`` (NaN for one seed).
+    """
+    cols = ["dataset", "label", "method", "notion", "strength", "n_seeds"]
+    points = agg[cols].copy()
+    points.insert(0, "ref", ref)
+    n = agg["n_seeds"].astype(float)
+    for m in measures:
+        points[f"{m}_mean"] = agg[f"{m}_mean"]
+        points[f"{m}_std"] = agg[f"{m}_std"].where(n > 1)
+        points[f"{m}_se"] = points[f"{m}_std"] / n.pow(0.5)
+    return points
+
+
 def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[str]:
-    """Draw otfair's points on each paper figure's axes (the sweep report's plotting)."""
+    """Draw otfair's points on each paper figure's axes and write them to a CSV.
+
+    The PNGs use the sweep report's plotting; :data:`FIGURE_POINTS` holds every plotted
+    point with its mean, std and standard error over the seeds, so that a statement
+    about a figure can be checked against numbers.
+    """
     from otfair.experiments._report import _plot, _slug, aggregate
 
     md: list[str] = []
+    tables: list[pd.DataFrame] = []
     note = " (smoke test: the points mean nothing)" if smoke else ""
     for ref, perf, fair, caption in FIGURES.get(paper, ()):
         images: list[str] = []
@@ -159,6 +186,7 @@ def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[st
             p = [m for m in perf if m in rows and rows[m].notna().any()]
             for measure in [m for m in fair if m in rows and rows[m].notna().any()] if p else []:
                 agg = aggregate(rows, [*p, measure])
+                tables.append(figure_points(agg, ref, [*p, measure]))
                 stem = out / f"{_slug(ref)}__{_slug(str(dataset))}__{_slug(measure)}"
                 png, svg = _plot(agg, measure, p, f"{ref}, {dataset}", stem)
                 svg.unlink(missing_ok=True)
@@ -166,6 +194,15 @@ def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[st
         if images:
             md += [f"### {ref}: {caption}, otfair's points on the paper's axes{note}", ""]
             md += images
+    if tables:
+        points = pd.concat(tables, ignore_index=True)
+        points.to_csv(out / FIGURE_POINTS, index=False, float_format="%.6g")
+        md = [
+            f"Every plotted point as numbers (mean, std and standard error over the seeds, "
+            f"per dataset, method, notion and strength): [{FIGURE_POINTS}]({FIGURE_POINTS}).",
+            "",
+            *md,
+        ]
     return md
 
 

@@ -85,6 +85,7 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     points = pd.read_csv(report / "figure_points.csv")
     assert "[figure_points.csv](figure_points.csv)" in index
     assert set(points["ref"]) == {"Figure 3", "Figure 5", "Figure 8"}
+    assert not points.duplicated(["ref", "dataset", "label", "strength"]).any()  # one row each
     from otfair.experiments import open_store
 
     with open_store(out) as store:

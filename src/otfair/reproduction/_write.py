@@ -184,9 +184,12 @@ def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[st
         images: list[str] = []
         for dataset, rows in frame.groupby("dataset", sort=True):
             p = [m for m in perf if m in rows and rows[m].notna().any()]
-            for measure in [m for m in fair if m in rows and rows[m].notna().any()] if p else []:
+            measures = [m for m in fair if m in rows and rows[m].notna().any()] if p else []
+            if measures:  # one row per point, every measure of the figure
+                every = [*p, *measures]
+                tables.append(figure_points(aggregate(rows, every), ref, every))
+            for measure in measures:
                 agg = aggregate(rows, [*p, measure])
-                tables.append(figure_points(agg, ref, [*p, measure]))
                 stem = out / f"{_slug(ref)}__{_slug(str(dataset))}__{_slug(measure)}"
                 png, svg = _plot(agg, measure, p, f"{ref}, {dataset}", stem)
                 svg.unlink(missing_ok=True)

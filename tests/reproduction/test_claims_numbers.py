@@ -52,7 +52,7 @@ def _found(quoted: str, sources: set[Path]) -> bool:
     digits = len(quoted.split(".")[1])
     x = round(float(quoted), digits)
     for path in sources:
-        for v in _numbers(path):
+        for v in map(abs, _numbers(path)):  # "lowers the gap by 0.013": -0.013 in the CSV
             if round(v, digits) == x or round(100 * v, digits) == x:
                 return True
     return False

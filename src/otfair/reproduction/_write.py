@@ -57,6 +57,7 @@ REPORTS: dict[str, str] = {
     "otf": "otf",
     "ftm": "ftm",
     "ftm/imbalance": "ftm",
+    "ftm/reduction": "ftm",
     "adapfair": "adapfair",
     "accuracy_parity": "accuracy_parity",
 }

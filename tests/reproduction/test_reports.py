@@ -116,12 +116,22 @@ def test_rejudge_is_idempotent_and_keeps_the_header_and_figures(tmp_path):
         == committed.split("## Figures without numbers")[1]
     )
     assert index.count("- Verdicts re-judged") == 1 and "on WHEN" in index
-    assert "the runs' store is not committed" in index  # no runs/ beside this copy
-    (report / "runs").mkdir()  # with an archive beside it, the line says where the runs are
-    (report / "runs" / "seed-0.jsonl").write_text("", encoding="utf-8")
+    # the copy's command read docs/reproduction/otf/runs, which is not above this copy
+    assert "the runs' store is not committed" in index
+    # a report whose command read an archive that is there links it (here: ../runs/, as
+    # ftm/reduction links ftm/runs/); a command without --runs came from a store
+    archive = tmp_path / "runs"
+    archive.mkdir()
+    (archive / "seed-0.jsonl").write_text("", encoding="utf-8")
+    text = index.replace("--runs docs/reproduction/otf/runs", f"--runs {archive}")
+    (report / "index.md").write_text(text, encoding="utf-8")
     rejudge_report("otf", report, when="WHEN")
     index = (report / "index.md").read_text(encoding="utf-8")
-    assert "committed in [runs/](runs/)" in index and "not committed" not in index
+    assert "committed in [../runs/](../runs/)" in index and "not committed" not in index
+    without = re.sub(r" --runs \S+", "", index)
+    (report / "index.md").write_text(without, encoding="utf-8")
+    rejudge_report("otf", report, when="WHEN")
+    assert "the runs' store is not committed" in (report / "index.md").read_text("utf-8")
     assert (report / "comparison.csv").read_bytes() == (
         DOCS / "otf" / "comparison.csv"
     ).read_bytes()

@@ -15,6 +15,7 @@ writes them between markers in a Markdown file, so no quoted count can go stale
 from __future__ import annotations
 
 import math
+import os
 import re
 from datetime import datetime
 from pathlib import Path
@@ -139,6 +140,28 @@ def _header(index: Path) -> tuple[list[str], list[str]]:
     return head, lines[start:] if start is not None else []
 
 
+_RUNS_OPTION = re.compile(r"--runs\s+(\S+?)`?(?:\s|$)")
+
+
+def _archive_of(out: Path, head: list[str]) -> Path | None:
+    """Return the runs archive the header's command read (``--runs PATH``), if there.
+
+    ``PATH`` is taken relative to the folders above the report (the command runs from the
+    repository root). ``None`` when the command has no ``--runs`` (the report came from a
+    store, which is not committed) or no such folder holds ``seed-*.jsonl`` files.
+    """
+    command = next((line for line in head if line.startswith("- Command:")), "")
+    match = _RUNS_OPTION.search(command)
+    if match is None:
+        return None
+    path = Path(match.group(1))
+    candidates = [path] if path.is_absolute() else [p / path for p in out.resolve().parents]
+    for candidate in candidates:
+        if any(candidate.glob("seed-*.jsonl")):
+            return candidate.resolve()
+    return None
+
+
 def rejudge_report(paper: str, report_dir: str | Path, *, when: str | None = None) -> Path:
     """Re-judge ``report_dir/comparison.csv`` with the current rule; rewrite it and ``index.md``.
 
@@ -178,10 +201,12 @@ def rejudge_report(paper: str, report_dir: str | Path, *, when: str | None = Non
     if not head:
         head = [f"# Reproduction: {PAPERS[paper]}", ""]
     when = when or f"{datetime.now().astimezone():%Y-%m-%d %H:%M %Z}"
-    if any((out / "runs").glob("seed-*.jsonl")):  # an archive beside the report
+    archive = _archive_of(out, head)
+    if archive is not None:
+        link = os.path.relpath(archive, out).replace(os.sep, "/") + "/"
         source = (
             "the values are the CSV's; the runs behind them are committed in "
-            "[runs/](runs/), from which the command above regenerates this report"
+            f"[{link}]({link}), from which the command above regenerates this report"
         )
     else:
         source = "the runs' store is not committed, the values are the CSV's"

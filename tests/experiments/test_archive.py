@@ -7,7 +7,7 @@ import json
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_spec, open_store, run_sweep
+from otfair.experiments import load_archive, load_spec, open_store, run_sweep
 from otfair.experiments._archive import ArchiveError, export_runs, import_runs, read_archive
 
 
@@ -39,6 +39,11 @@ def test_export_then_import_resumes_without_rerunning(plugin_path, tmp_path):
     cols = ["key", "accuracy", "dp_gap", "auc", "fit_time_s"]
     fa, fb = fa.sort_values("key")[cols], fb.sort_values("key")[cols]
     assert fa.reset_index(drop=True).equals(fb.reset_index(drop=True))
+    # the archive read as a table holds the store's values, without a store
+    table = load_archive(tmp_path / "runs").sort_values("key").reset_index(drop=True)
+    assert len(table) == 6 and {"dataset", "method", "strength", "seed"} <= set(table.columns)
+    assert table["accuracy"].tolist() == fa["accuracy"].tolist()
+    assert table["dp_gap"].tolist() == fa["dp_gap"].tolist()
 
 
 def test_archives_of_different_seeds_merge(plugin_path, tmp_path):

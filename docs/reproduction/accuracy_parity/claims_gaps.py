@@ -24,12 +24,13 @@ COD, kernel COD), paired by seed the same way. Writes ``claims_gaps.csv`` and
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from otfair.experiments import load_archive
 
 HERE = Path(__file__).parent
 PROPOSED = ("cenet", "wassersteinnet")
@@ -37,20 +38,9 @@ BASELINES = ("bgl", "cod", "cod-rff")
 
 
 def load_runs(folder: Path) -> pd.DataFrame:
-    """Return the archive's successful runs: dataset, method, strength, seed, R^2, gap."""
-    rows = []
-    for path in sorted(folder.glob("seed-*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            run = json.loads(line)
-            if run.get("status") != "ok":
-                continue
-            metrics = run["metrics"]
-            rows.append({
-                "dataset": run["dataset"], "method": run["method"],
-                "strength": run["strength"], "seed": run["seed"],
-                "r2": metrics.get("r2"), "error_gap": metrics.get("error_gap"),
-            })  # fmt: skip
-    return pd.DataFrame(rows)
+    """Return the archive's runs: dataset, method, strength, seed, R^2, error gap."""
+    runs = load_archive(folder)
+    return runs[["dataset", "method", "strength", "seed", "r2", "error_gap"]]
 
 
 def _paired(diffs: np.ndarray) -> tuple[float, float]:

@@ -34,11 +34,12 @@ training):
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import pandas as pd
+
+from otfair.experiments import load_archive
 
 HERE = Path(__file__).parent
 MEASURE = {"dp": "pdp_violation", "eo": "peo_violation"}
@@ -51,20 +52,11 @@ def _best_at(series: pd.DataFrame, measure: str, level: float) -> pd.Series | No
 
 
 def load_runs(folder: Path) -> pd.DataFrame:
-    """Return the archive's successful runs: dataset, series label, strength, seed, AUC."""
-    rows = []
-    for path in sorted(folder.glob("seed-*.jsonl")):
-        for line in path.read_text(encoding="utf-8").splitlines():
-            run = json.loads(line)
-            if run.get("status") != "ok":
-                continue
-            notion = run.get("notion")
-            label = run["method"] if not notion else f"{run['method']} [{notion}]"
-            rows.append({
-                "dataset": run["dataset"], "label": label, "strength": run["strength"],
-                "seed": run["seed"], "auc": run["metrics"]["auc"],
-            })  # fmt: skip
-    return pd.DataFrame(rows)
+    """Return the archive's runs: dataset, series label, strength, seed, AUC."""
+    runs = load_archive(folder)
+    notion = runs["notion"].fillna("")
+    label = [m if not n else f"{m} [{n}]" for m, n in zip(runs["method"], notion, strict=True)]
+    return runs.assign(label=label)[["dataset", "label", "strength", "seed", "auc"]]
 
 
 def paired_se(runs: pd.DataFrame, dataset: str, a: pd.Series, b: pd.Series) -> float:

@@ -22,7 +22,15 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from otfair.experiments._store import KEY_METRICS, _as_float, open_store, to_jsonable
+import pandas as pd
+
+from otfair.experiments._store import (
+    KEY_METRICS,
+    _as_float,
+    flatten,
+    open_store,
+    to_jsonable,
+)
 
 #: Store columns written to an archive line (the rest is rebuilt or machine-specific).
 ARCHIVED_COLUMNS = (
@@ -83,6 +91,30 @@ def read_archive(archive_dir: str | Path) -> list[dict[str, Any]]:
                 )
             rows[row["key"]] = row
     return list(rows.values())
+
+
+def load_archive(archive_dir: str | Path) -> pd.DataFrame:
+    """Read a runs archive (``seed-*.jsonl``) as a table, one row per run.
+
+    The run's columns (``dataset`` and ``method`` as labelled in the config, ``notion``,
+    ``strength``, ``seed``, ``key``...) followed by its metrics panel, flattened as in
+    :meth:`ResultStore.to_frame` (``auc``, ``dp_gap``, ``baseline.accuracy``). A
+    committed archive (``docs/reproduction/PAPER/runs``) is analysed this way without a
+    store. Raises :class:`ArchiveError` for a damaged file (see :func:`read_archive`).
+
+    Examples
+    --------
+    >>> runs = load_archive("docs/reproduction/otf/runs")  # doctest: +SKIP
+    >>> runs.groupby(["dataset", "method", "notion", "strength"])["auc"].mean()  # doctest: +SKIP
+    """
+    records = []
+    for row in read_archive(archive_dir):
+        metrics = flatten(row.get("metrics") or {})
+        record = {k: v for k, v in row.items() if k not in ("metrics", "config")}
+        for k, v in metrics.items():
+            record.setdefault(k, v)
+        records.append(record)
+    return pd.DataFrame.from_records(records)
 
 
 def import_runs(archive_dir: str | Path, out_dir: str | Path) -> int:

@@ -1,33 +1,20 @@
 """OTF paper, claims O1-O3 (claims.md): OTF against Norm and Barycenter, decided on numbers.
 
-The paper's Figure 1 has no printed numbers, and its claims compare trade-off fronts
-("a similar trade-off between AUC and PDP fairness as the baselines", "OTF clearly
-outperforms Norm ... when trained to minimize PEO, especially in the lower violation
-range"). This script reads the report's plotted points (``figure_points.csv``: the mean
-over the committed seeds of every dataset, method, notion and strength) and the committed
-runs (``runs/seed-*.jsonl``), and compares the fronts at matched violation levels, with
-the reports' rule:
-
-- a level ``v`` is a point of one series (its mean violation);
-- the other series' value there is its best mean AUC among its strengths whose mean
-  violation is at most ``v`` (no interpolation; "not reached" if none is);
-- ``d`` = OTF's mean AUC minus the other's at the two chosen strengths, ``SE`` the
-  standard error of the per-seed differences (both are trained on the same split of each
-  seed, so the difference is paired: std / sqrt(n) over the seeds both have);
-  with the reports' tolerance for accuracy-like values, t = max(2 SE, 0.005) (half an AUC
-  point: a difference below it is not a different trade-off), **OTF higher** if d > t,
-  **baseline higher** if d < -t, else **similar** (one seed: t = 0.005).
-
-Both directions are compared: at each baseline point's level, and at each OTF point's
-level. A series is favoured at its own levels (its own point is there, while the other's
-best lies at a strictly lower violation), so a front that is better overall shows as
-"OTF higher" at the *baseline's* levels, and two fronts that interleave as each winning
-at its own levels. PDP for the DP-trained series, PEO for the EO-trained ones.
-Barycenter is trained on one binary attribute: on Adult it runs on sex only (dataset
-``adult (sex)``), where OTF does not, so Adult's Barycenter is not compared. Also writes,
-per dataset and notion, the unfair model's violation and the lowest one OTF reaches
-(claim O3). Writes ``claims_fronts.csv`` and ``claims_fronts.md`` beside it (seconds, no
-training):
+The paper's Figure 1 has no printed numbers, and its claims compare trade-off fronts ("a
+similar trade-off between AUC and PDP fairness as the baselines", "OTF clearly outperforms
+Norm ... when trained to minimize PEO, especially in the lower violation range"). This
+script reads the committed runs (``runs/seed-*.jsonl``) and compares the fronts at matched
+violation levels. The rule is :func:`otfair.reproduction.compare_fronts` (its module
+docstring): a level is a point of one front; the other front's value there is its best mean
+AUC among strengths whose mean violation is at most the level (the reports' matched-level
+rule); the AUC difference is paired by seed (both are trained on the same splits) and called
+"OTF higher" / "baseline higher" beyond max(2 SE, 0.005), else "similar"; both directions
+(at the baseline's levels and at OTF's) are compared. PDP for the DP-trained series, PEO for
+the EO-trained ones. Barycenter is trained on one binary attribute: on Adult it runs on sex
+only (dataset ``adult (sex)``), where OTF does not, so Adult's Barycenter is not compared.
+Also writes, per dataset and notion, the unfair model's violation and the lowest one OTF
+reaches (claim O3, from the report's ``figure_points.csv``). Writes ``claims_fronts.csv``
+and ``claims_fronts.md`` beside it (seconds, no training):
 
     python docs/reproduction/otf/claims_fronts.py
 """
@@ -40,93 +27,55 @@ from pathlib import Path
 import pandas as pd
 
 from otfair.experiments import load_archive
+from otfair.reproduction import compare_fronts
 
 HERE = Path(__file__).parent
 MEASURE = {"dp": "pdp_violation", "eo": "peo_violation"}
 
 
-def _best_at(series: pd.DataFrame, measure: str, level: float) -> pd.Series | None:
-    """Return the series' point with the best mean AUC among those at most ``level``."""
-    ok = series[series[f"{measure}_mean"] <= level + 1e-12]
-    return None if ok.empty else ok.loc[ok["auc_mean"].idxmax()]
-
-
 def load_runs(folder: Path) -> pd.DataFrame:
-    """Return the archive's runs: dataset, series label, strength, seed, AUC."""
+    """Return the archive's runs with a series label (``otf [dp]``, ``barycenter``)."""
     runs = load_archive(folder)
     notion = runs["notion"].fillna("")
     label = [m if not n else f"{m} [{n}]" for m, n in zip(runs["method"], notion, strict=True)]
-    return runs.assign(label=label)[["dataset", "label", "strength", "seed", "auc"]]
+    return runs.assign(label=label)
 
 
-def paired_se(runs: pd.DataFrame, dataset: str, a: pd.Series, b: pd.Series) -> float:
-    """Return the standard error of the per-seed AUC differences of points ``a``, ``b``."""
+def compare(runs: pd.DataFrame) -> pd.DataFrame:
+    """One row per matched level: dataset, notion, baseline, direction, values, verdict.
 
-    def per_seed(point: pd.Series) -> pd.Series:
-        sel = runs[(runs["dataset"] == dataset) & (runs["label"] == point["label"])]
-        if pd.notna(point["strength"]):
-            sel = sel[sel["strength"].astype(float) == float(point["strength"])]
-        return sel.set_index("seed")["auc"]
-
-    sa, sb = per_seed(a), per_seed(b)
-    seeds = sa.index.intersection(sb.index)
-    if len(seeds) < 2:
-        return math.nan
-    diffs = sa.loc[seeds] - sb.loc[seeds]
-    return float(diffs.std(ddof=1) / math.sqrt(len(seeds)))
-
-
-#: The reports' floor for accuracy-like values (docs/reproduction/README.md).
-FLOOR = 0.005
-
-
-def _verdict(d: float, se: float) -> str:
-    t = max(2 * se, FLOOR) if math.isfinite(se) else FLOOR
-    if d > t:
-        return "OTF higher"
-    if d < -t:
-        return "baseline higher"
-    return "similar"
-
-
-def compare(points: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
-    """One row per matched level: dataset, notion, baseline, direction, values, verdict."""
-    rows = []
-    for (dataset, notion), otf in points[points["method"] == "otf"].groupby(["dataset", "notion"]):
-        measure = MEASURE[notion]
-        here = points[points["dataset"] == dataset]
-        others = [here[(here["method"] == "norm") & (here["notion"] == notion)]]
-        if notion == "dp":  # Barycenter is a DP method (no notion)
-            bary = here[here["method"].str.startswith("barycenter")]
-            others += [g for _, g in bary.groupby("label")]
-        for other in others:
-            if other.empty:
+    :func:`otfair.reproduction.compare_fronts` per dataset and notion: OTF [dp] against
+    Norm [dp] and both Barycenter grids on the PDP violation, OTF [eo] against Norm [eo] on
+    the PEO violation.
+    """
+    tables = []
+    for dataset, here in runs.groupby("dataset"):
+        for notion, measure in MEASURE.items():
+            target = f"otf [{notion}]"
+            if target not in set(here["label"]):
                 continue
-            name = other["label"].iloc[0]
-            for direction, levels, a, b in (
-                (f"at {name}'s levels", other, otf, other),
-                ("at OTF's levels", otf, otf, other),
-            ):
-                for _, point in levels.iterrows():
-                    level = point[f"{measure}_mean"]
-                    p_otf, p_other = _best_at(a, measure, level), _best_at(b, measure, level)
-                    row = {
-                        "dataset": dataset, "notion": notion, "measure": measure,
-                        "baseline": name, "direction": direction, "level": level,
-                        "seeds": int(point["n_seeds"]),
-                    }  # fmt: skip
-                    if p_otf is None or p_other is None:
-                        who = "OTF" if p_otf is None else "baseline"
-                        rows.append({**row, "verdict": f"{who} does not reach"})
-                        continue
-                    d = p_otf["auc_mean"] - p_other["auc_mean"]
-                    se = paired_se(runs, dataset, p_otf, p_other)
-                    rows.append({
-                        **row, "otf_strength": p_otf["strength"], "otf_auc": p_otf["auc_mean"],
-                        "other_strength": p_other["strength"], "other_auc": p_other["auc_mean"],
-                        "d": d, "se": se, "verdict": _verdict(d, se),
-                    })  # fmt: skip
-    return pd.DataFrame(rows)
+            baselines = [f"norm [{notion}]"]
+            if notion == "dp":  # Barycenter is a DP method (no notion)
+                baselines += sorted({x for x in here["label"] if x.startswith("barycenter")})
+            t = compare_fronts(here, target, baselines, performance="auc", fairness=measure)
+            t.insert(0, "measure", measure)
+            t.insert(0, "notion", notion)
+            t.insert(0, "dataset", dataset)
+            tables.append(t)
+    table = pd.concat(tables, ignore_index=True)
+    table["direction"] = [
+        "at OTF's levels" if d == "at the target's levels" else f"at {b}'s levels"
+        for d, b in zip(table["direction"], table["baseline"], strict=True)
+    ]
+    table["verdict"] = table["verdict"].str.replace("target", "OTF", regex=False)
+    return table.rename(
+        columns={
+            "target_strength": "otf_strength",
+            "target_value": "otf_auc",
+            "baseline_strength": "other_strength",
+            "baseline_value": "other_auc",
+        }  # fmt: skip
+    )
 
 
 def lowest_violations(points: pd.DataFrame) -> pd.DataFrame:
@@ -163,7 +112,7 @@ def main() -> None:
     """Write claims_fronts.csv and claims_fronts.md from figure_points.csv."""
     points = pd.read_csv(HERE / "figure_points.csv")
     points["notion"] = points["notion"].fillna("")
-    table = compare(points, load_runs(HERE / "runs"))
+    table = compare(load_runs(HERE / "runs"))
     table.to_csv(HERE / "claims_fronts.csv", index=False, float_format="%.6g")
     low = lowest_violations(points)
     seeds = sorted(set(points["n_seeds"]))

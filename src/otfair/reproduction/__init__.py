@@ -9,9 +9,12 @@ error, with small floors). ``reproduce(paper, out_dir, profile=...)`` (the
 every number (``compare_values`` the table behind it; ``docs/reproduction/``).
 ``rejudge_report`` re-judges a committed report from its ``comparison.csv`` alone
 (``python -m otfair.reproduction`` for every report and the counts quoted in the docs).
+``compare_fronts`` decides a claim about a figure: two trade-off fronts compared at
+matched levels, paired by seed.
 """
 
 from otfair.reproduction._compare import COMPARISON_COLUMNS, compare_values, judge_table
+from otfair.reproduction._fronts import FRONT_VERDICTS, compare_fronts, paired_difference
 from otfair.reproduction._rejudge import counts_markdown, rejudge_report
 from otfair.reproduction._run import Reproduction, find_config, reproduce
 from otfair.reproduction._values import (
@@ -27,17 +30,20 @@ __all__ = [
     "COLUMNS",
     "COMPARISON_COLUMNS",
     "FIGURES",
+    "FRONT_VERDICTS",
     "PAPERS",
     "Judgement",
     "Reproduction",
     "UNAVAILABLE_DATASETS",
     "Verdict",
+    "compare_fronts",
     "compare_values",
     "counts_markdown",
     "find_config",
     "judge",
     "judge_table",
     "load_paper_values",
+    "paired_difference",
     "metric_kind",
     "rejudge_report",
     "reproduce",

@@ -32,7 +32,8 @@ def test_the_verdicts_claims_md_states_hold():
     at_baselines = eopp[eopp["direction"] == "at the baseline's levels"]
     assert len(at_baselines) > 10 and (at_baselines["verdict"] != "baseline higher").all()
     dp = crime[(crime["adapfair"] == "adapfair [dp]")]
-    post = dp[(dp["baseline"] == "wb-postprocess") & (dp["direction"] == "at the baseline's levels")]
+    at_theirs = dp["direction"] == "at the baseline's levels"
+    post = dp[(dp["baseline"] == "wb-postprocess") & at_theirs]
     assert (post["verdict"] == "baseline higher").sum() >= 2  # the fronts interleave
     assert (post["verdict"] == "AdapFair does not reach").any()
     own = dp[(dp["baseline"] == "ot-repair") & (dp["direction"] == "at AdapFair's levels")]

@@ -162,3 +162,24 @@ def test_dataset_test_size_between_sweep_and_profile(plugin_path):
     bad = {**raw, "datasets": [{"name": "synthetic", "test_size": 1.5}]}
     with pytest.raises(ConfigError, match=r"datasets\[0\]\.test_size"):
         parse_spec(bad)
+
+
+def test_with_seeds_runs_a_subset_of_a_profile_with_the_same_keys(plugin_path, tmp_path):
+    spec = load_spec(write_spec(tmp_path / "s.toml", seeds=3))
+    one = spec.with_seeds("full", [2])
+    assert {r.seed for r in one.runs("full")} == {2}
+    assert {r.key() for r in one.runs("full")} == {
+        r.key() for r in spec.runs("full") if r.seed == 2
+    }  # the same runs: pieces resume and merge like the whole profile
+    assert one.identity() == spec.identity()  # the store sees the same sweep
+    assert [r.seed for r in spec.with_seeds("quick", [0]).runs("quick")] == [
+        r.seed for r in spec.runs("quick")
+    ]
+    with pytest.raises(ValueError, match=r"`seeds` \[5\] are not seeds of profile 'full'"):
+        spec.with_seeds("full", [5])
+    with pytest.raises(ValueError, match="distinct"):
+        spec.with_seeds("full", [1, 1])
+    with pytest.raises(ValueError, match="distinct"):
+        spec.with_seeds("full", [])
+    with pytest.raises(ConfigError):
+        spec.with_seeds("nope", [0])

@@ -124,6 +124,13 @@ def test_reproduce_user_errors_are_one_line(tmp_path):
         app, ["reproduce", "otf", "--config", str(tmp_path / "x.toml"), "--out", str(tmp_path)]
     )
     assert "does not exist" in _error_line(res)
+    # --seeds: a seed the profile does not run, or not a number, is refused before any run
+    args = ["reproduce", "otf", "--profile", "full", "--out", str(tmp_path / "s"), "--yes"]
+    line = _error_line(CliRunner().invoke(app, [*args, "--seeds", "12"]))
+    assert "`seeds` [12] are not seeds of profile 'full'" in line
+    line = _error_line(CliRunner().invoke(app, [*args, "--seeds", "3,x"]))
+    assert "--seeds must be comma-separated integers" in line
+    assert not (tmp_path / "s" / "results.sqlite").exists()  # nothing was written
 
 
 def test_reproduce_device_is_checked_before_any_run(tmp_path, monkeypatch):

@@ -70,6 +70,14 @@ def reproduce_command(
     device: str | None = typer.Option(
         None, "--device", help="Override the config's device (cpu, cuda, auto)."
     ),
+    seeds: str | None = typer.Option(
+        None,
+        "--seeds",
+        help=(
+            "Only these seeds of the profile, comma-separated (e.g. 3 or 3,4): run a long "
+            "protocol in whole seeds with --runs."
+        ),
+    ),
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.experiments import ConfigError, load_spec
@@ -80,6 +88,12 @@ def reproduce_command(
     if paper not in PAPERS:
         fail(f"unknown paper {paper!r}; choose one of {', '.join(sorted(PAPERS))}.")
     out = out if out is not None else Path("runs") / "reproduce" / paper
+    chosen = None
+    if seeds is not None:
+        try:
+            chosen = [int(x) for x in seeds.split(",") if x.strip()]
+        except ValueError:
+            fail(f"--seeds must be comma-separated integers (e.g. 3,4); got {seeds!r}.")
     command = "otfair " + " ".join(shlex.quote(a) for a in sys.argv[1:])
     try:
         result = reproduce(
@@ -91,12 +105,15 @@ def reproduce_command(
             command=command,
             runs=runs,
             device=device,
+            seeds=chosen,
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:
         spec = load_spec(find_config(paper, config))
+        if chosen is not None:
+            spec = spec.with_seeds(profile, chosen)
         index, _ = write_from_store(
             paper,
             spec,

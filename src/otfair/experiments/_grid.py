@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -233,9 +233,36 @@ class SweepSpec:
         ``fingerprint`` is a SHA-256 prefix of the run keys of the full grid, so it
         changes when the grid changes (and not with labels, descriptions or profiles).
         """
-        keys = sorted(run.key() for run in self.runs(FULL_PROFILE))
+        whole = replace(self, profiles={}) if FULL_PROFILE in self.profiles else self
+        keys = sorted(run.key() for run in whole.runs(FULL_PROFILE))
         digest = hashlib.sha256(json.dumps(keys).encode()).hexdigest()[:16]
         return {"name": self.name, "source": self.source, "fingerprint": digest}
+
+    def with_seeds(self, profile: str, seeds: Sequence[int]) -> SweepSpec:
+        """Return a copy whose ``profile`` runs only ``seeds`` (a subset of its seeds).
+
+        A long protocol is then run seed by seed (whole seeds first), each run keeping
+        its key, so the pieces resume and merge like the whole profile's. The spec's
+        identity (its full grid) does not change.
+
+        Raises
+        ------
+        ValueError
+            If ``seeds`` is empty, repeats a seed or names one the profile does not run.
+        """
+        self.runs(profile)  # validates the name
+        prof = self.profiles.get(profile, Profile())
+        allowed = prof.seeds if prof.seeds is not None else self.seeds
+        chosen = tuple(int(s) for s in seeds)
+        if not chosen or len(set(chosen)) != len(chosen):
+            raise ValueError(f"`seeds` must be distinct seeds of the profile; got {list(seeds)}.")
+        unknown = [s for s in chosen if s not in allowed]
+        if unknown:
+            raise ValueError(
+                f"`seeds` {unknown} are not seeds of profile {profile!r} "
+                f"(its seeds: {list(allowed)})."
+            )
+        return replace(self, profiles={**self.profiles, profile: replace(prof, seeds=chosen)})
 
     def with_device(self, device: str) -> SweepSpec:
         """Return a copy of the spec whose runs use ``device``."""

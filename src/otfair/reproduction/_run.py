@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -152,6 +152,7 @@ def reproduce(
     command: str | None = None,
     runs: str | Path | None = None,
     device: str | None = None,
+    seeds: Sequence[int] | None = None,
 ) -> Reproduction:
     """Run ``paper``'s config (one profile) and write the paper-vs-otfair report.
 
@@ -193,6 +194,10 @@ def reproduce(
         Run on this torch device instead of the config's (``"cuda"``, ``"auto"``); the
         device is not part of a run's key, so runs made on a CPU and on a GPU resume
         each other.
+    seeds : sequence of int, optional
+        Run (and report) only these seeds of the profile (:meth:`SweepSpec.with_seeds`):
+        a long protocol in whole seeds, e.g. ``profile="full", seeds=[3]`` with ``runs``;
+        ``--no-run --runs`` without ``seeds`` then writes the whole profile's report.
 
     Returns
     -------
@@ -214,6 +219,8 @@ def reproduce(
             f"`profile` must be one of {sorted(spec.profile_names())} for {paper}; "
             f"got {profile!r}."
         )
+    if seeds is not None:
+        spec = spec.with_seeds(profile, seeds)
     if runs is not None:
         from otfair.experiments._archive import import_runs
 

@@ -172,6 +172,7 @@ def test_with_seeds_runs_a_subset_of_a_profile_with_the_same_keys(plugin_path, t
         r.key() for r in spec.runs("full") if r.seed == 2
     }  # the same runs: pieces resume and merge like the whole profile
     assert one.identity() == spec.identity()  # the store sees the same sweep
+    assert one.full_seeds() == spec.full_seeds() == (0, 1, 2)  # the protocol's count
     assert [r.seed for r in spec.with_seeds("quick", [0]).runs("quick")] == [
         r.seed for r in spec.runs("quick")
     ]

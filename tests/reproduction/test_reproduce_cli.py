@@ -102,6 +102,11 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     res = CliRunner().invoke(app, [*args, "--no-run"])
     assert res.exit_code == 0, res.output
     pd.testing.assert_frame_equal(pd.read_csv(report / "comparison.csv"), table)
+    # --seeds restricts the runs, not the paper's count (it sets the verdicts' n_paper)
+    res = CliRunner().invoke(app, [*args, "--no-run", "--seeds", "0"])
+    assert res.exit_code == 0, res.output
+    assert "seeds [0] (1 seed(s); the paper: 5)" in (report / "index.md").read_text("utf-8")
+    pd.testing.assert_frame_equal(pd.read_csv(report / "comparison.csv"), table)
     # a profile not run yet: every row says so, and the report names what is missing
     args[args.index("quick")] = "one_split"
     res = CliRunner().invoke(app, [*args, "--no-run"])

@@ -233,10 +233,14 @@ class SweepSpec:
         ``fingerprint`` is a SHA-256 prefix of the run keys of the full grid, so it
         changes when the grid changes (and not with labels, descriptions or profiles).
         """
-        whole = replace(self, profiles={}) if FULL_PROFILE in self.profiles else self
+        whole = replace(self, profiles={})  # the full grid, whatever a profile restricts
         keys = sorted(run.key() for run in whole.runs(FULL_PROFILE))
         digest = hashlib.sha256(json.dumps(keys).encode()).hexdigest()[:16]
         return {"name": self.name, "source": self.source, "fingerprint": digest}
+
+    def full_seeds(self) -> tuple[int, ...]:
+        """Return the seeds of the whole protocol (``full`` before :meth:`with_seeds`)."""
+        return tuple(sorted({c.seed for c in replace(self, profiles={}).runs(FULL_PROFILE)}))
 
     def with_seeds(self, profile: str, seeds: Sequence[int]) -> SweepSpec:
         """Return a copy whose ``profile`` runs only ``seeds`` (a subset of its seeds).

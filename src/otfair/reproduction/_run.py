@@ -80,7 +80,6 @@ def write_from_store(
     import pandas as pd
 
     from otfair.experiments import open_store
-    from otfair.experiments._runner import FULL_PROFILE
     from otfair.reproduction._write import write_comparison
 
     configs = spec.runs(profile)
@@ -116,7 +115,7 @@ def write_from_store(
         profile=profile,
         profile_info=info,
         seeds=seeds,
-        paper_seeds=len({c.seed for c in spec.runs(FULL_PROFILE)}),
+        paper_seeds=len(spec.full_seeds()),  # the protocol's, not a --seeds subset's
         command=command,
         wall_time_s=wall_time_s,
         unfinished=unfinished,

@@ -35,7 +35,6 @@ def test_the_verdicts_claims_md_states_hold_on_the_committed_output():
     assert set(diabetes_eo["verdict"]) <= {"similar", "OTF does not reach"}
     dutch = t[(t["dataset"] == "dutch") & (t["notion"] == "dp") & (t["baseline"] == "norm [dp]")]
     assert (dutch["verdict"] == "OTF does not reach").any()
-    at_otf = t[
-        (t["direction"] == "at OTF's levels") & (t["baseline"].isin(["norm [dp]", "barycenter"]))
-    ]
-    assert (at_otf["verdict"] != "baseline higher").all()  # O1: never below at OTF's levels
+    # O1: outside Dutch, OTF [dp] is never below Norm [dp] or Barycenter, in both directions
+    dp = t[(t["notion"] == "dp") & (t["dataset"] != "dutch")]
+    assert len(dp) > 50 and (dp["verdict"] != "baseline higher").all()

@@ -9,6 +9,7 @@ from _exp_helpers import write_spec
 
 from otfair.experiments import load_archive, load_spec, open_store, run_sweep
 from otfair.experiments._archive import ArchiveError, export_runs, import_runs, read_archive
+from otfair.experiments._labels import method_label
 
 
 def _spec(tmp_path):
@@ -44,6 +45,17 @@ def test_export_then_import_resumes_without_rerunning(plugin_path, tmp_path):
     assert len(table) == 6 and {"dataset", "method", "strength", "seed"} <= set(table.columns)
     assert table["accuracy"].tolist() == fa["accuracy"].tolist()
     assert table["dp_gap"].tolist() == fa["dp_gap"].tolist()
+    # each run's series label, as the reports plot it (this spec's method has no notion)
+    assert set(table["label"]) == {"dummy-lr"}
+
+
+@pytest.mark.parametrize(
+    ("method", "notion", "label"),
+    [("otf", "dp", "otf [dp]"), ("norm", "eo", "norm [eo]"), ("barycenter", None, "barycenter"),
+     ("unfair", float("nan"), "unfair"), ("unfair", "", "unfair")],
+)  # fmt: skip
+def test_series_label_names_the_notion_when_there_is_one(method, notion, label):
+    assert method_label(method, notion) == label
 
 
 def test_archives_of_different_seeds_merge(plugin_path, tmp_path):

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from otfair.experiments import load_archive
+
 AF_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "adapfair"
 
 
@@ -19,7 +21,7 @@ def _script():
 
 def test_committed_claims_fronts_match_the_committed_runs():
     m = _script()
-    fresh = m.compare(m.load_runs(AF_DIR / "runs"))
+    fresh = m.compare(load_archive(AF_DIR / "runs"))
     committed = pd.read_csv(AF_DIR / "claims_fronts.csv")
     assert list(committed["verdict"]) == list(fresh["verdict"])
     pd.testing.assert_series_equal(committed["d"], fresh["d"], rtol=1e-4, check_names=False)

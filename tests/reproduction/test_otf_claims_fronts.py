@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from otfair.experiments import load_archive
+
 OTF_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "otf"
 
 
@@ -19,7 +21,7 @@ def _script():
 
 def test_committed_claims_fronts_match_the_committed_points():
     m = _script()
-    fresh = m.compare(m.load_runs(OTF_DIR / "runs"))
+    fresh = m.compare(load_archive(OTF_DIR / "runs"))
     committed = pd.read_csv(OTF_DIR / "claims_fronts.csv")
     assert list(committed["verdict"]) == list(fresh["verdict"])
     pd.testing.assert_series_equal(committed["d"], fresh["d"], rtol=1e-4, check_names=False)
@@ -31,7 +33,7 @@ def test_claims_md_o_rows_are_the_scripts_rows_on_the_committed_runs():
     m = _script()
     points = pd.read_csv(OTF_DIR / "figure_points.csv")
     points["notion"] = points["notion"].fillna("")
-    rows = m.claim_rows(m.compare(m.load_runs(OTF_DIR / "runs")), m.lowest_violations(points))
+    rows = m.claim_rows(m.compare(load_archive(OTF_DIR / "runs")), m.lowest_violations(points))
     lines = (OTF_DIR.parent / "claims.md").read_text(encoding="utf-8").splitlines()
     for key, row in rows.items():
         (committed,) = [line for line in lines if line.startswith(f"| {key} |")]

@@ -32,14 +32,6 @@ DATASETS = ("crime", "law")
 TARGETS = ("adapfair", "adapfair-blind")
 
 
-def load_runs(folder: Path) -> pd.DataFrame:
-    """Return the archive's runs with a series label (``adapfair [dp]``, ``ot-repair``)."""
-    runs = load_archive(folder)
-    notion = runs["notion"].fillna("")
-    label = [m if not n else f"{m} [{n}]" for m, n in zip(runs["method"], notion, strict=True)]
-    return runs.assign(label=label)
-
-
 def compare(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per matched level: dataset, AdapFair series, baseline, direction, verdict."""
     tables = []
@@ -66,7 +58,7 @@ def compare(runs: pd.DataFrame) -> pd.DataFrame:
 
 def main() -> None:
     """Write claims_fronts.csv and claims_fronts.md from the committed runs."""
-    table = compare(load_runs(HERE / "runs"))
+    table = compare(load_archive(HERE / "runs"))
     table.to_csv(HERE / "claims_fronts.csv", index=False, float_format="%.6g")
     keys = ["dataset", "adapfair", "gap", "baseline", "direction"]
     counts = table.groupby(keys)["verdict"].value_counts().unstack(fill_value=0)

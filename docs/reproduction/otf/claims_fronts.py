@@ -38,14 +38,6 @@ HERE = Path(__file__).parent
 MEASURE = {"dp": "pdp_violation", "eo": "peo_violation"}
 
 
-def load_runs(folder: Path) -> pd.DataFrame:
-    """Return the archive's runs with a series label (``otf [dp]``, ``barycenter``)."""
-    runs = load_archive(folder)
-    notion = runs["notion"].fillna("")
-    label = [m if not n else f"{m} [{n}]" for m, n in zip(runs["method"], notion, strict=True)]
-    return runs.assign(label=label)
-
-
 def compare(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per matched level: dataset, notion, baseline, direction, values, verdict.
 
@@ -293,7 +285,7 @@ def main() -> None:
     """Write claims_fronts.csv and claims_fronts.md from figure_points.csv."""
     points = pd.read_csv(HERE / "figure_points.csv")
     points["notion"] = points["notion"].fillna("")
-    table = compare(load_runs(HERE / "runs"))
+    table = compare(load_archive(HERE / "runs"))
     table.to_csv(HERE / "claims_fronts.csv", index=False, float_format="%.6g")
     low = lowest_violations(points)
     seeds = sorted(set(points["n_seeds"]))

@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from otfair.experiments._labels import method_label
 from otfair.experiments._store import (
     KEY_METRICS,
     _as_float,
@@ -98,9 +99,11 @@ def load_archive(archive_dir: str | Path) -> pd.DataFrame:
 
     The run's columns (``dataset`` and ``method`` as labelled in the config, ``notion``,
     ``strength``, ``seed``, ``key``...) followed by its metrics panel, flattened as in
-    :meth:`ResultStore.to_frame` (``auc``, ``dp_gap``, ``baseline.accuracy``). A
-    committed archive (``docs/reproduction/PAPER/runs``) is analysed this way without a
-    store. Raises :class:`ArchiveError` for a damaged file (see :func:`read_archive`).
+    :meth:`ResultStore.to_frame` (``auc``, ``dp_gap``, ``baseline.accuracy``), and
+    ``label``: the series name the reports plot, ``method [notion]`` (``otf [dp]``) or the
+    method alone where it has no notion (``barycenter``). A committed archive
+    (``docs/reproduction/PAPER/runs``) is analysed this way without a store. Raises
+    :class:`ArchiveError` for a damaged file (see :func:`read_archive`).
 
     Examples
     --------
@@ -113,6 +116,7 @@ def load_archive(archive_dir: str | Path) -> pd.DataFrame:
         record = {k: v for k, v in row.items() if k not in ("metrics", "config")}
         for k, v in metrics.items():
             record.setdefault(k, v)
+        record["label"] = method_label(record.get("method", ""), record.get("notion"))
         records.append(record)
     return pd.DataFrame.from_records(records)
 

@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from otfair.experiments._labels import method_label
 from otfair.experiments._store import STORE_FILENAME, ResultStore
 
 #: Default measures per task: (performance measures, fairness measures).
@@ -93,10 +94,6 @@ def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return front
 
 
-def _method_label(method: str, notion: Any) -> str:
-    return f"{method} [{notion}]" if isinstance(notion, str) and notion else method
-
-
 def aggregate(frame: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     """Mean, standard deviation and seed count per (dataset, method, notion, strength).
 
@@ -116,7 +113,7 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
         out[f"{m}_mean"] = grouped[m].mean()
         out[f"{m}_std"] = grouped[m].std(ddof=1).fillna(0.0)
     out = out.reset_index()
-    out["label"] = [_method_label(m, n) for m, n in zip(out["method"], out["notion"], strict=True)]
+    out["label"] = [method_label(m, n) for m, n in zip(out["method"], out["notion"], strict=True)]
     return out
 
 

@@ -22,6 +22,7 @@ from otfair.reproduction._rejudge import (
     END,
     counts_block,
     counts_markdown,
+    mark_substitutes,
     read_comparison,
     rejudge_report,
 )
@@ -67,6 +68,32 @@ def test_repeated_ftm_numbers_count_once():
     key = ["dataset", "method", "metric", "paper_value"]
     first = table[table["ref"] == "Table 1"].set_index(key)["verdict"]
     assert (repeats.set_index(key)["verdict"] == first.reindex(repeats.set_index(key).index)).all()
+
+
+def test_rows_run_with_another_method_than_the_papers_are_not_judged():
+    # the three_splits FTM report ran fairlearn's EG as `reduction`; the paper's rows now
+    # name FairTorch's loss (`fairtorch-reduction`), so those rows show a value, no verdict
+    table = read_comparison(DOCS / "ftm" / "comparison.csv")
+    ran = table[(table["method"] == "reduction") & table["ours_mean"].notna()]
+    assert len(ran) > 40
+    assert (ran["verdict"] == "no verdict").all()
+    assert ran["reason"].str.contains("`fairtorch-reduction`", regex=False).all()
+    # the other methods' rows are judged as before
+    others = table[(table["method"] != "reduction") & table["ours_mean"].notna()]
+    assert others["verdict"].isin(["reproduced", "close", "differs"]).mean() > 0.9
+    # the report of the paper's Reduction judges its rows
+    paper_reduction = read_comparison(DOCS / "ftm" / "reduction" / "comparison.csv")
+    judged = paper_reduction[paper_reduction["method"] == "fairtorch-reduction"]
+    assert judged["verdict"].isin(["reproduced", "close", "differs"]).sum() > 40
+
+
+def test_mark_substitutes_leaves_a_table_that_does_not_line_up_unchanged():
+    table = read_comparison(DOCS / "ftm" / "comparison.csv")
+    shifted = table.iloc[1:].reset_index(drop=True)
+    assert mark_substitutes("ftm", shifted).equals(shifted)
+    # a row naming the paper's method is judged, whatever its verdict was
+    same = table.assign(method=table["method"].replace("reduction", "fairtorch-reduction"))
+    assert (mark_substitutes("ftm", same)["verdict"] == same["verdict"]).all()
 
 
 def test_ftm_figure_3_floor_is_judged_as_a_floor():

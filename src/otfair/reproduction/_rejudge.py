@@ -56,6 +56,43 @@ _STALE_NOTES = {
 }
 _GROUP_SIZE = re.compile(r"the paper's [\d,]+ of ([\d,]+) rows")
 
+#: (paper, method otfair ran, method the paper's row names) -> why the row is not judged.
+SUBSTITUTES = {
+    ("ftm", "reduction", "fairtorch-reduction"): (
+        "otfair's `reduction` in this report is fairlearn's exponentiated gradient over a "
+        "logistic regression, not the paper's Reduction (FairTorch's loss on the MLP, "
+        "`fairtorch-reduction`), whose rows are judged in the `reduction` profile's report"
+    ),
+}
+
+
+def mark_substitutes(paper: str, table: pd.DataFrame) -> pd.DataFrame:
+    """Set ``no verdict`` on rows that ran another method than the paper's row names.
+
+    A report written before a baseline was brought to the paper's (issue 27: FTM's
+    Reduction) compares the paper's number with a different method. Its rows are kept,
+    with otfair's value shown, but not judged: the reason (:data:`SUBSTITUTES`) says which
+    method ran and where the paper's method is compared. Rows are matched to the paper's
+    data file by position and (``ref``, ``dataset``); a table that does not line up is
+    returned unchanged.
+    """
+    values = load_paper_values(paper)
+    aligned = len(values) == len(table) and all(
+        (t.ref, t.dataset) == (v.ref, v.dataset)
+        for t, v in zip(table.itertuples(), values.itertuples(), strict=True)
+    )
+    if not aligned:
+        return table
+    table = table.copy()
+    for index, t, v in zip(table.index, table.itertuples(), values.itertuples(), strict=True):
+        why = SUBSTITUTES.get((paper, t.method, v.method))
+        if why is None or t.verdict == "not run":
+            continue
+        table.loc[index, ["verdict", "reason", "se", "tolerance"]] = [
+            "no verdict", f"no verdict: {why}", math.nan, math.nan,
+        ]  # fmt: skip
+    return table
+
 
 def read_comparison(path: str | Path) -> pd.DataFrame:
     """Read a ``comparison.csv`` (text columns as ``""`` when empty, numbers as float)."""
@@ -194,7 +231,7 @@ def rejudge_report(paper: str, report_dir: str | Path, *, when: str | None = Non
     table = read_comparison(path)
     if "kind" not in table:
         table = migrate_legacy(paper, table)
-    table = judge_table(table)
+    table = judge_table(mark_substitutes(paper, table))
     table.to_csv(path, index=False, float_format="%.6g")
     table = read_comparison(path)  # the index shows what the CSV holds
     head, figures = _header(out / "index.md")

@@ -48,8 +48,8 @@ VERDICT_RULE = (
     "levels (`dp_gap=0.045`): per method, the strength with the best mean accuracy (R^2 for "
     "regression) among those whose mean dp_gap is at most the level (no interpolation), as "
     "in the sweep report. **not run**: the reason otfair's runs cannot produce the number. "
-    "**no verdict**: otfair's value is shown, but the paper's value is not trusted (the "
-    "reason is given)."
+    "**no verdict**: otfair's value is shown, but the paper's value is not trusted, or "
+    "otfair ran another method than the paper's (the reason is given)."
 )
 
 #: Report folders under ``docs/reproduction/`` and their paper.

@@ -5,11 +5,11 @@ every comparison the paper makes between FTM and its baselines at one matched DP
 (one dataset, subset and metric), ranks the methods on the paper's numbers and on
 otfair's. Lower is better for gaps and undesirable flips, higher for accuracy,
 consistency and Spearman correlation. Rows that otfair did not run (no value) are left
-out of otfair's ranking and flagged. Reduction is left out on both sides: otfair's
-``reduction`` in the committed CSV is fairlearn's exponentiated gradient over a logistic
-regression, not the paper's FairTorch penalty on the MLP (issue 27,
-docs/reproduction/deviations.md), so the rankings are over GapReg, Adv and FTM (and the
-FRL baselines of Table 5). Writes ``claims_ranks.csv`` (one row per
+out of otfair's ranking and flagged. The paper's Reduction is otfair's
+``fairtorch-reduction`` (FairTorch's penalty on the MLP, issue 27); rows whose method is
+``reduction`` (fairlearn's exponentiated gradient over a logistic regression, which an
+older report ran in its place) are left out on both sides, since they are not the
+paper's method. Writes ``claims_ranks.csv`` (one row per
 comparison) and ``claims_ranks.md`` (the counts per claim), which
 ``docs/reproduction/claims.md`` links to. Run from a checkout:
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 HERE = Path(__file__).parent
-#: not the paper's method in the committed runs (see the module docstring)
+#: not the paper's method (see the module docstring); absent from today's report
 LEFT_OUT = ("reduction",)
 #: claim -> (tables, metric filter, higher is better)
 CLAIMS = {
@@ -50,6 +50,16 @@ CLAIMS = {
 
 def _rank(values: pd.Series, higher: bool) -> pd.Series:
     return values.rank(ascending=not higher, method="min")
+
+
+def _seeds(frame: pd.DataFrame) -> str:
+    """The seed counts behind otfair's means, e.g. ``"3 seeds"``."""
+    counts = sorted({int(n) for n in frame["seeds"].dropna()})
+    if not counts:
+        return "no seeds"
+    if len(counts) == 1:
+        return f"{counts[0]} seed{'s' if counts[0] != 1 else ''}"
+    return f"{counts[0]}-{counts[-1]} seeds"
 
 
 def main() -> None:
@@ -107,10 +117,10 @@ def main() -> None:
         "",
         "Per claim: the comparisons (one dataset, subset / group, metric, matched DP level)",
         "where FTM is ranked first among the methods the paper compares, on the paper's",
-        "numbers and on otfair's means (3 seeds; a comparison counts for otfair when FTM",
-        "and at least one baseline have a value). Reduction is left out on both sides:",
-        "otfair's committed `reduction` is fairlearn's EG over a logistic regression, not",
-        "the paper's FairTorch penalty on the MLP.",
+        f"numbers and on otfair's means ({_seeds(frame)}; a comparison counts for otfair when",
+        "FTM and at least one baseline have a value). The paper's Reduction is otfair's",
+        "`fairtorch-reduction`; a `reduction` row (fairlearn's EG over a logistic",
+        "regression, not the paper's method) would be left out on both sides.",
         "",
         "| claim | comparisons | FTM best (paper) | FTM best (otfair) | otfair comparable "
         "| FTM's largest distance from the best (paper / otfair) |",

@@ -111,6 +111,51 @@ CASES = [
         ["audit", "{tmp}/p.csv", "--label", "y", "--sensitive", "s", "--score", "nocol"],
         False,
     ),
+    # a layer width below 1 (was a torch traceback for -1, a constant model for 0)
+    *[
+        (
+            f"hidden-{w}",
+            [
+                "fit",
+                "--dataset",
+                "german",
+                "--method",
+                "gapreg",
+                "--epochs",
+                "1",
+                "-o",
+                f"hidden=[{w}]",
+            ],
+            True,
+        )
+        for w in ("-1", "0")
+    ],
+    # AdapFair's options are checked before its base classifier trains
+    *[
+        (
+            f"adapfair-{opt}",
+            ["fit", "--dataset", "german", "--method", "adapfair", "-o", opt],
+            True,
+        )
+        for opt in ("base_epochs=0", "base_epochs=-1", "n_blocks=0", "sinkhorn_eps=-1")
+    ],
+    # --no-run reports from stored runs: a missing archive or an empty store is an error
+    (
+        "reproduce-missing-runs",
+        ["reproduce", "otf", "--no-run", "--runs", "{tmp}/nope", "--out", "{tmp}/o"],
+        False,
+    ),
+    ("reproduce-empty-store", ["reproduce", "otf", "--no-run", "--out", "{tmp}/o"], False),
+    # mistakes click catches itself: one line too, not click's boxed usage message
+    ("misspelled-command", ["fitt"], False),
+    ("unknown-flag", ["fit", "--dataset", "german", "--bogus"], False),
+    ("missing-option", ["fit"], False),
+    ("ill-typed-value", ["fit", "--dataset", "german", "--epochs", "abc"], False),
+    (
+        "out-of-range-value",
+        ["sweep", "x.toml", "--out", "{tmp}/o", "--confirm-above", "-1"],
+        False,
+    ),
 ]
 
 
@@ -290,3 +335,27 @@ def test_a_binary_config_is_named(tmp_path):
     garbage.write_bytes(bytes(range(256)) * 4)
     line = _run(["sweep", str(garbage), "--out", str(tmp_path / "o")], tmp_path)
     assert str(garbage) in line and not (tmp_path / "o").exists()
+
+
+def test_reproduce_no_run_with_a_mistyped_archive_creates_nothing(tmp_path):
+    proc = subprocess.run(
+        [OTFAIR, "reproduce", "otf", "--no-run", "--runs", str(tmp_path / "nope"), "--out",
+         str(tmp_path / "o")],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "nope" in proc.stderr
+    assert not (tmp_path / "nope").exists() and not (tmp_path / "o").exists()
+
+
+@pytest.mark.parametrize("argv", [[], ["datasets"]], ids=["otfair", "otfair-datasets"])
+def test_a_group_without_a_subcommand_prints_its_help(argv):
+    proc = subprocess.run([OTFAIR, *argv], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0
+    assert "Usage: otfair" in proc.stdout + proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_a_click_error_names_the_help_of_its_command():
+    proc = subprocess.run([OTFAIR, "fitt"], capture_output=True, text=True, timeout=60)
+    assert proc.stderr.strip() == (
+        "error: No such command 'fitt'. Did you mean 'fit'? (see `otfair --help`)"
+    )

@@ -6,6 +6,8 @@ imports (torch, datasets) happen inside the commands so that ``otfair --help`` i
 
 from __future__ import annotations
 
+import importlib
+import sys
 import typing
 from pathlib import Path
 from typing import Any
@@ -125,6 +127,42 @@ def _register_all() -> None:
 _register_all()
 
 
+def _click_exceptions(name: str) -> tuple[type, ...]:
+    """``name`` from click and from typer's vendored copy (typer >= 0.29), where present."""
+    found = []
+    for module in ("typer._click.exceptions", "click.exceptions", "typer.exceptions"):
+        try:
+            cls = getattr(importlib.import_module(module), name, None)
+        except ImportError:
+            continue
+        if isinstance(cls, type) and cls not in found:
+            found.append(cls)
+    return tuple(found)
+
+
 def main() -> None:
-    """Entry point of the ``otfair`` console script."""
-    app()
+    """Entry point of the ``otfair`` console script.
+
+    A command-line mistake that click catches itself (an unknown command or flag, a
+    missing or ill-typed value) ends like every other user error: one ``error:`` line on
+    stderr naming the fix, exit code 2 (click's default is a boxed usage message). A
+    command group called without a subcommand prints its help and exits 0.
+    """
+    try:
+        code = app(standalone_mode=False)
+    except _click_exceptions("NoArgsIsHelpError") as exc:  # `otfair`, `otfair datasets`
+        exc.show()
+        code = 0
+    except _click_exceptions("UsageError") as exc:
+        ctx = getattr(exc, "ctx", None)
+        where = ctx.command_path if ctx is not None else "otfair"
+        message = " ".join(exc.format_message().split())
+        print(f"error: {message} (see `{where} --help`)", file=sys.stderr)
+        code = exc.exit_code
+    except _click_exceptions("ClickException") as exc:
+        print(f"error: {' '.join(exc.format_message().split())}", file=sys.stderr)
+        code = exc.exit_code
+    except _click_exceptions("Abort"):  # Ctrl-C outside a command's own handling
+        print("Aborted!", file=sys.stderr)
+        code = 1
+    sys.exit(code if isinstance(code, int) else 0)

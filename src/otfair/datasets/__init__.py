@@ -17,7 +17,8 @@ wins. A file found nowhere is downloaded from its registry address into the firs
 these directories (sha256-verified, written atomically); ``otfair datasets fetch NAME``
 or ``--all`` does it ahead of time. Local files are checked against the registry's
 sha256 too (remembered by path, size and mtime, so a file is hashed once); opt out for
-an edited copy with ``verify=False``, ``OTFAIR_VERIFY=0`` or ``--no-verify``. Every
+an edited copy with ``verify=False`` or ``OTFAIR_VERIFY=0`` (``--no-verify`` on
+``otfair datasets describe`` / ``where``). Every
 problem raises a :class:`DataFileError` whose one-line message names the fix.
 """
 

@@ -224,7 +224,7 @@ def check_file(path: Path, relpath: str) -> None:
         "version of the file.",
         f"replace it with `otfair datasets fetch {dataset_of(relpath)} --force`, or, for a "
         f"copy you changed on purpose, skip the check with {VERIFY_ENV_VAR}=0 "
-        "(command line: --no-verify; Python: verify=False).",
+        "(`otfair datasets describe/where --no-verify`; Python: verify=False).",
     )
 
 

@@ -124,7 +124,7 @@ def ensure_file(
         raise ChecksumError(
             f"{status.path} differs from the registry's sha256 (an edited or damaged copy).",
             "rerun with --force to replace it by the registry's copy, or keep it and skip "
-            "the check with OTFAIR_VERIFY=0 (command line: --no-verify).",
+            "the check with OTFAIR_VERIFY=0 (any command).",
         )
     remote = {r: REMOTE_FILES.get(r) for r in group}
     target = next((r for r, e in remote.items() if e is not None and e.url), group[0])

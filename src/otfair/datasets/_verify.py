@@ -11,7 +11,8 @@ hashed again.
 Verification can be switched off for copies edited on purpose: ``verify=False`` on
 :func:`otfair.datasets.load_dataset` / :func:`~otfair.datasets.load_domain_shift` /
 :func:`~otfair.datasets.fetch_file`, the environment variable ``OTFAIR_VERIFY=0``, or
-``--no-verify`` on the command line. An explicit argument wins over the environment.
+``--no-verify`` on ``otfair datasets describe`` / ``where`` (every other command
+reads ``OTFAIR_VERIFY``). An explicit argument wins over the environment.
 """
 
 from __future__ import annotations

@@ -268,6 +268,8 @@ def build_estimator(
         dataset=data.name,
         **request.method_options,
     )
+    if callable(getattr(estimator, "check_params", None)):  # data-free checks, before any note
+        estimator.check_params()
     n_rows = len(data.split.y_train)
     _configure(estimator, spec, verbose=request.verbose, announce=announce, n_rows=n_rows)
     return estimator

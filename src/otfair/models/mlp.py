@@ -59,6 +59,9 @@ class MLP(nn.Module):
         if int(in_features) < 1:
             raise ValueError(f"`in_features` must be >= 1, got {in_features}.")
         act = activation_class(activation)
+        bad = [h for h in hidden if isinstance(h, bool) or int(h) != h or int(h) < 1]
+        if bad:
+            raise ValueError(f"`hidden` widths must be positive integers; got {tuple(hidden)}.")
         widths = [int(in_features), *[int(h) for h in hidden]]
         layers: list[nn.Module] = []
         for w_in, w_out in zip(widths[:-1], widths[1:], strict=True):

@@ -62,6 +62,18 @@ def _short(source: str) -> str:
     return f"{Path(source).parent.name}/{Path(source).name}" if source else ""
 
 
+def _stored_ok(spec: SweepSpec, profile: str, out_dir: str | Path) -> int:
+    """How many of the profile's runs the store at ``out_dir`` holds ok (0 without a store)."""
+    from otfair.experiments import open_store
+
+    if not (Path(out_dir) / "results.sqlite").is_file():
+        return 0
+    keys = {c.key() for c in spec.runs(profile)}
+    with open_store(out_dir) as store:
+        frame = store.to_frame("ok")
+    return 0 if frame.empty else int(frame["key"].isin(keys).sum())
+
+
 def write_from_store(
     paper: str,
     spec: SweepSpec,
@@ -220,6 +232,11 @@ def reproduce(
         )
     if seeds is not None:
         spec = spec.with_seeds(profile, seeds)
+    if not run and runs is not None and not Path(runs).is_dir():
+        raise FileNotFoundError(
+            f"`runs` {str(runs)!r} is not a folder (an archive of seed-N.jsonl files, e.g. "
+            f"docs/reproduction/{paper}/runs); with --no-run there is nothing to report from."
+        )
     if runs is not None:
         from otfair.experiments._archive import import_runs
 
@@ -240,6 +257,13 @@ def reproduce(
                 archive_runs(spec, profile, out_dir, runs)
     elif runs is not None:  # the store's finished runs (e.g. another machine's) join it
         archive_runs(spec, profile, out_dir, runs)
+    if not run and not _stored_ok(spec, profile, out_dir):
+        where = f"{str(out_dir)!r}" + (f" or {str(runs)!r}" if runs is not None else "")
+        raise ValueError(
+            f"no run of {paper}'s profile {profile!r} is stored in {where}: --no-run writes "
+            "a report from stored runs only (run without --no-run, or pass --runs "
+            f"docs/reproduction/{paper}/runs)."
+        )
     index, pending = write_from_store(
         paper,
         spec,

@@ -41,6 +41,8 @@ from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
     check_features,
+    check_positive_int,
+    check_scalar,
     encode_groups,
     resolve_device,
     seed_everything,
@@ -259,6 +261,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
+        self.check_params()
         if is_curve(self.lam):  # lam=[...]: one base classifier, one set of flows per lam
             return self._fit_curve(X, y, sensitive_features, source_data)
         X = self._check_input(X, reset=True)
@@ -266,6 +269,34 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         y = self._encode_labels(y)
         base = self._base(X_np, y, s, source_data)
         return self._fit_flows(base, X, X_np, y, s)
+
+    def check_params(self) -> None:
+        """Check every parameter without data, before anything trains (fail fast).
+
+        ``fit`` calls it first; ``otfair fit`` and the sweep's preflight call it before
+        they announce or start the training.
+
+        Raises
+        ------
+        ValueError
+            Naming the first parameter out of its range.
+        """
+        if self.base_classifier is None:
+            for name in ("base_epochs", "base_batch_size"):
+                check_positive_int(getattr(self, name), name)
+            check_scalar(self.base_strength, "base_strength", minimum=0.0)
+            if self.base_penalty not in _BASE_PENALTIES:
+                raise ValueError(
+                    f"`base_penalty` must be one of {_BASE_PENALTIES}; got {self.base_penalty!r}."
+                )
+            try:
+                as_notion(self.base_notion, allowed=("dp", "eo"))
+            except ValueError as exc:
+                raise ValueError(f"`base_notion`: {exc}") from None
+        lams = check_strengths(self.lam, "lam") if is_curve(self.lam) else [self.lam]
+        flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
+        for lam in lams:  # the flows' own checks, on a preprocessor without a classifier
+            AdapFairPreprocessor(None, **{**flow_params, "lam": lam})._check_params()
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""

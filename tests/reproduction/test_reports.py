@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from otfair.reproduction import load_paper_values
 from otfair.reproduction._compare import VERDICTS, judge_table, verdict_counts
 from otfair.reproduction._rejudge import (
     BEGIN,
@@ -70,39 +71,51 @@ def test_repeated_ftm_numbers_count_once():
     assert (repeats.set_index(key)["verdict"] == first.reindex(repeats.set_index(key).index)).all()
 
 
-def test_rows_run_with_another_method_than_the_papers_are_not_judged():
-    # the three_splits FTM report ran fairlearn's EG as `reduction`; the paper's rows now
-    # name FairTorch's loss (`fairtorch-reduction`), so those rows show a value, no verdict
+def test_the_ftm_report_judges_the_papers_reduction():
+    # the paper's "Reduction" is FairTorch's penalty on the MLP: otfair's
+    # `fairtorch-reduction` runs in the main report, and its rows are judged
     table = read_comparison(DOCS / "ftm" / "comparison.csv")
-    ran = table[(table["method"] == "reduction") & table["ours_mean"].notna()]
+    paper = load_paper_values("ftm")
+    assert (table["method"].to_numpy() == paper["method"].to_numpy()).all()
+    ran = table[(table["method"] == "fairtorch-reduction") & table["ours_mean"].notna()]
     assert len(ran) > 40
-    assert (ran["verdict"] == "no verdict").all()
-    assert ran["reason"].str.contains("`fairtorch-reduction`", regex=False).all()
-    # the other methods' rows are judged as before
-    others = table[(table["method"] != "reduction") & table["ours_mean"].notna()]
-    assert others["verdict"].isin(["reproduced", "close", "differs"]).mean() > 0.9
-    # the report of the paper's Reduction judges its rows
-    paper_reduction = read_comparison(DOCS / "ftm" / "reduction" / "comparison.csv")
-    judged = paper_reduction[paper_reduction["method"] == "fairtorch-reduction"]
-    assert judged["verdict"].isin(["reproduced", "close", "differs"]).sum() > 40
+    assert ran["verdict"].isin(["reproduced", "close", "differs"]).all()
+    # fairlearn's EG (`reduction`) is not in the paper's rows
+    assert "reduction" not in set(table["method"])
+
+
+def test_a_row_run_with_another_method_than_the_papers_gets_no_verdict():
+    # a report that ran fairlearn's EG where the paper names FairTorch's loss (the
+    # `three_splits` report before issue 27) shows otfair's value without a verdict
+    table = read_comparison(DOCS / "ftm" / "comparison.csv")
+    older = table.assign(method=table["method"].replace("fairtorch-reduction", "reduction"))
+    marked = mark_substitutes("ftm", older)
+    swapped = (older["method"] == "reduction") & (older["verdict"] != "not run")
+    assert swapped.sum() > 40
+    assert (marked.loc[swapped, "verdict"] == "no verdict").all()
+    assert marked.loc[swapped, "reason"].str.contains("`fairtorch-reduction`", regex=False).all()
+    assert marked.loc[swapped, "se"].isna().all()
+    # the other rows keep their verdicts
+    assert marked.loc[~swapped, "verdict"].equals(older.loc[~swapped, "verdict"])
 
 
 def test_mark_substitutes_leaves_a_table_that_does_not_line_up_unchanged():
     table = read_comparison(DOCS / "ftm" / "comparison.csv")
-    shifted = table.iloc[1:].reset_index(drop=True)
+    older = table.assign(method=table["method"].replace("fairtorch-reduction", "reduction"))
+    shifted = older.iloc[1:].reset_index(drop=True)
     assert mark_substitutes("ftm", shifted).equals(shifted)
     # a row naming the paper's method is judged, whatever its verdict was
-    same = table.assign(method=table["method"].replace("reduction", "fairtorch-reduction"))
-    assert (mark_substitutes("ftm", same)["verdict"] == same["verdict"]).all()
+    assert mark_substitutes("ftm", table)["verdict"].equals(table["verdict"])
 
 
 def test_ftm_figure_3_floor_is_judged_as_a_floor():
     table = read_comparison(DOCS / "ftm" / "comparison.csv")
     row = table[table["ref"] == "Figure 3"].iloc[0]
+    # the figure's axis is WDP; the paper's Reduction's lowest mean WDP is compared with
+    # the claimed floor of 0.06
+    assert row["metric"] == "wdp" and row["method"] == "fairtorch-reduction"
     assert row["claim"] == "at_least" and row["ours_mean"] < row["paper_value"]
     assert row["verdict"] != "reproduced"
-    # the figure's axis is WDP; the committed row compares dp_gap and says so
-    assert row["metric"] == "dp_gap" and row["notes"].startswith("proxy: ")
 
 
 def test_counts_are_exact_in_the_reports():

@@ -33,6 +33,12 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     text = text.replace(
         quick, quick + 'methods = ["unfair-mlp", "ftm", "ftm-joint", "gapreg", "adv"]\n', 1
     )
+    # the same runs on two seeds: seed 1 is never run (a protocol not finished)
+    start = text.index("[profiles.quick]")
+    block = text[start : text.index("\n\n", start)]
+    assert "seeds = [0]" in block
+    two = block.replace("[profiles.quick]", "[profiles.quick_two_seeds]")
+    text += "\n" + two.replace("seeds = [0]", "seeds = [0, 1]") + "\n"
     config = tmp_path / "ftm.toml"
     config.write_text(text, encoding="utf-8")
     out, report = tmp_path / "runs", tmp_path / "report"
@@ -107,15 +113,18 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     assert res.exit_code == 0, res.output
     assert "seeds [0] (1 seed(s); the paper: 5)" in (report / "index.md").read_text("utf-8")
     pd.testing.assert_frame_equal(pd.read_csv(report / "comparison.csv"), table)
-    # a profile not run yet: every row says so, and the report names what is missing
-    args[args.index("quick")] = "one_split"
+    # a profile half stored (seed 1 not run): the report says what is missing
+    args[args.index("quick")] = "quick_two_seeds"
     res = CliRunner().invoke(app, [*args, "--no-run"])
     assert res.exit_code == 0, res.output
     index = (report / "index.md").read_text(encoding="utf-8")
     assert "**Not finished**" in index and "runs are not stored ok" in index
-    table = pd.read_csv(report / "comparison.csv")
-    from_runs = ~table["ours_strength"].fillna("").str.contains("otfair's split")
-    assert (table.loc[from_runs, "verdict"] == "not run").all()
+    # a profile with no stored run at all: a user error (a mistyped --out), no report
+    args[args.index("quick_two_seeds")] = "one_split"
+    (report / "index.md").unlink()
+    res = CliRunner().invoke(app, [*args, "--no-run"])
+    assert res.exit_code == 2 and "no run of ftm's profile 'one_split'" in res.output
+    assert not (report / "index.md").exists()
 
 
 def test_reproduce_user_errors_are_one_line(tmp_path):

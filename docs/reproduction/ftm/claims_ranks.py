@@ -53,7 +53,7 @@ def _rank(values: pd.Series, higher: bool) -> pd.Series:
 
 
 def _seeds(frame: pd.DataFrame) -> str:
-    """The seed counts behind otfair's means, e.g. ``"3 seeds"``."""
+    """Return the seed counts behind otfair's means, e.g. ``"3 seeds"``."""
     counts = sorted({int(n) for n in frame["seeds"].dropna()})
     if not counts:
         return "no seeds"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -85,6 +86,32 @@ def test_missing_data_files_are_named_with_the_fix(tmp_path, monkeypatch):
     message = str(info.value)
     assert "missing data files (german:" in message and "otfair datasets fetch german" in message
     assert "\n" not in message
+
+
+def test_damaged_data_files_are_named_before_any_run(tmp_path, monkeypatch, data_dir):
+    import shutil
+
+    home = tmp_path / "data"
+    shutil.copytree(Path(data_dir) / "german", home / "german")
+    data = home / "german" / "german.data"
+    data.write_bytes(data.read_bytes()[:-100])  # a truncated copy
+    monkeypatch.setenv("OTFAIR_DATA_DIR", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("OTFAIR_VERIFY", raising=False)
+    spec = parse_spec({"datasets": [{"name": "german"}], "methods": [{"name": "unfair"}]})
+    with pytest.raises(RequestError) as info:
+        check_request(spec.runs(), probe=False)
+    message = str(info.value)
+    assert "damaged data files (german:" in message and str(data) in message
+    assert "otfair datasets fetch german --force" in message and "\n" not in message
+    # a dataset option or the environment switches the check off, as for the run itself
+    off = parse_spec(
+        {"datasets": [{"name": "german", "options": {"verify": False}}],
+         "methods": [{"name": "unfair"}]}
+    )  # fmt: skip
+    check_request(off.runs(), probe=False)
+    monkeypatch.setenv("OTFAIR_VERIFY", "0")
+    check_request(spec.runs(), probe=False)
 
 
 def test_a_bad_request_stores_nothing(tmp_path):

@@ -194,3 +194,12 @@ def test_report_without_successful_run_writes_nothing(tmp_path):
 def test_dataset_heading_names_the_task_once():
     assert _dataset_heading("adult", "regression") == "adult (regression)"
     assert _dataset_heading("adult (regression)", "regression") == "adult (regression)"
+
+
+def test_a_report_measure_no_run_has_is_named_not_silently_dropped(plugin_path, tmp_path):
+    path = write_spec(tmp_path / "s.toml", "\n[report]\nfairness = [\"dp_gap\", \"nope_gap\"]\n")
+    run_sweep(load_spec(path), tmp_path / "out", progress=False)
+    text = make_report(tmp_path / "out").read_text()
+    assert "not drawn: `nope_gap` (fairness)" in text
+    assert "dp_gap" not in text.split("not drawn:")[1].splitlines()[0]  # drawn, not listed
+    assert (tmp_path / "out" / "report" / "plots" / "synthetic__dp_gap.png").is_file()

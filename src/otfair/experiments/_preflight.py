@@ -160,16 +160,48 @@ def missing_data_files(datasets: Iterable[str]) -> dict[str, list[str]]:
     return missing
 
 
-def check_data_files(configs: Iterable[RunConfig]) -> None:
-    """Raise :class:`RequestError` naming the missing data files of the plan and the fix."""
-    from otfair.datasets._fetch import ENV_VAR, search_dirs
+def damaged_data_files(configs: Iterable[RunConfig]) -> dict[str, list[str]]:
+    """Files of the plan's datasets whose sha256 differs from the registry's.
 
+    Checked as a run would (``OTFAIR_VERIFY`` and a dataset's ``verify = false`` option
+    switch it off); the hash of a file is remembered by path, size and mtime, so a file
+    is hashed once.
+    """
+    from otfair.datasets._status import DATASET_FILES, file_status
+
+    verified = {
+        c.dataset for c in configs if dict(c.dataset_options).get("verify", True) is not False
+    }
+    damaged: dict[str, list[str]] = {}
+    for name in sorted(verified):
+        for group in DATASET_FILES.get(name, ()):
+            status = file_status(name, group, None, verify=None)
+            if status.state == "differs" and status.directory is not None:
+                damaged.setdefault(name, []).append(str(status.directory.path / status.relpath))
+    return damaged
+
+
+def check_data_files(configs: Iterable[RunConfig]) -> None:
+    """Raise :class:`RequestError` naming the missing or damaged data files and the fix."""
+    from otfair.datasets._fetch import ENV_VAR, search_dirs
+    from otfair.datasets._verify import VERIFY_ENV_VAR
+
+    configs = list(configs)
     try:
         dirs = search_dirs(None)
     except ValueError as exc:  # $OTFAIR_DATA_DIR names no directory
         raise RequestError(_first_line(exc)) from None
     missing = missing_data_files(c.dataset for c in configs)
     if not missing:
+        damaged = damaged_data_files(configs)
+        if damaged:
+            files = "; ".join(f"{name}: {', '.join(paths)}" for name, paths in damaged.items())
+            raise RequestError(
+                f"damaged data files ({files}): their sha256 differs from the registry's "
+                "(truncated, edited or another version). Replace them with `otfair datasets "
+                f"fetch {' '.join(damaged)} --force`, or use them as they are with "
+                f"{VERIFY_ENV_VAR}=0; nothing was run."
+            )
         return
     files = "; ".join(f"{name}: {', '.join(paths)}" for name, paths in missing.items())
     searched = ", ".join(str(d.path) for d in dirs)

@@ -407,13 +407,19 @@ def _dataset_section(
     """Write one dataset's plots and table file; return its Markdown lines."""
     task = str(rows["task"].iloc[0]) if "task" in rows else "classification"
     perf_default, fair_default = DEFAULT_MEASURES.get(task, DEFAULT_MEASURES["classification"])
-    perf = [m for m in options.get("performance", perf_default) if m in rows.columns]
-    fair = [m for m in options.get("fairness", fair_default) if m in rows.columns]
-    perf = [m for m in perf if rows[m].notna().any()]
-    fair = [m for m in fair if rows[m].notna().any()]
-    extras = [m for m in EXTRA_MEASURES if m in rows.columns and rows[m].notna().any()]
+    asked = {
+        "performance": list(options.get("performance", perf_default)),
+        "fairness": list(options.get("fairness", fair_default)),
+    }
+    present = {m for m in rows.columns if rows[m].notna().any()}
+    perf = [m for m in asked["performance"] if m in present]
+    fair = [m for m in asked["fairness"] if m in present]
+    extras = [m for m in EXTRA_MEASURES if m in present]
     agg = aggregate(rows, [*perf, *fair, *extras, "fit_time_s"])
     md = [f"## {_dataset_heading(dataset, task)}", ""]
+    absent = [f"`{m}` ({key})" for key, ms in asked.items() for m in ms if m not in present]
+    if absent:  # a misspelled measure in [report], or one this dataset's runs lack
+        md += [f"> Not in any run of this dataset, so not drawn: {', '.join(absent)}.", ""]
     for measure in fair if perf else []:
         stem = out / "plots" / f"{_slug(dataset)}__{_slug(measure)}"
         png, svg = _plot(agg, measure, perf, f"{dataset}: {measure}", stem)

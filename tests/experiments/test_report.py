@@ -197,7 +197,7 @@ def test_dataset_heading_names_the_task_once():
 
 
 def test_a_report_measure_no_run_has_is_named_not_silently_dropped(plugin_path, tmp_path):
-    path = write_spec(tmp_path / "s.toml", "\n[report]\nfairness = [\"dp_gap\", \"nope_gap\"]\n")
+    path = write_spec(tmp_path / "s.toml", '\n[report]\nfairness = ["dp_gap", "nope_gap"]\n')
     run_sweep(load_spec(path), tmp_path / "out", progress=False)
     text = make_report(tmp_path / "out").read_text()
     assert "not drawn: `nope_gap` (fairness)" in text

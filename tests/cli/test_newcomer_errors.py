@@ -146,6 +146,20 @@ CASES = [
         False,
     ),
     ("reproduce-empty-store", ["reproduce", "otf", "--no-run", "--out", "{tmp}/o"], False),
+    (
+        "cluster-malformed-scheduler",
+        [
+            "sweep",
+            "configs/otf.toml",
+            "--out",
+            "{tmp}/o",
+            "--backend",
+            "cluster",
+            "--scheduler",
+            "notanaddress",
+        ],
+        False,
+    ),  # fmt: skip
     # mistakes click catches itself: one line too, not click's boxed usage message
     ("misspelled-command", ["fitt"], False),
     ("unknown-flag", ["fit", "--dataset", "german", "--bogus"], False),

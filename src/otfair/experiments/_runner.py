@@ -222,6 +222,17 @@ def _check_arguments(workers: int, backend: str, scheduler: str | None) -> None:
         raise ValueError(f"`backend` must be 'local' or 'cluster'; got {backend!r}.")
     if scheduler is not None and backend != "cluster":
         raise ValueError("`scheduler` is only used with backend='cluster'.")
+    if scheduler is not None:  # a malformed address fails before the store is claimed
+        try:
+            from distributed.comm import parse_address, parse_host_port
+        except ImportError:  # the cluster backend reports the missing package itself
+            return
+        try:
+            parse_host_port(parse_address(scheduler)[1])
+        except (ValueError, TypeError) as exc:
+            raise ValueError(
+                f"`scheduler` must be an address like tcp://host:8786; got {scheduler!r} ({exc})."
+            ) from None
 
 
 @dataclass

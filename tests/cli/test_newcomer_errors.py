@@ -147,6 +147,12 @@ CASES = [
     ),
     ("reproduce-empty-store", ["reproduce", "otf", "--no-run", "--out", "{tmp}/o"], False),
     (
+        "audit-a-directory",
+        ["audit", "{tmp}/empty", "--label", "y", "--sensitive", "s", "--score", "score"],
+        False,
+    ),
+    ("sweep-a-directory", ["sweep", "{tmp}/empty", "--out", "{tmp}/o"], False),
+    (
         "cluster-malformed-scheduler",
         [
             "sweep",

@@ -32,6 +32,8 @@ def _read_csv(path: Path, columns: dict[str, list[str]]) -> pd.DataFrame:
     """Read ``path`` and check that every requested column exists and is complete."""
     import pandas as pd
 
+    if path.is_dir():
+        fail(f"{path} is a directory; pass the predictions CSV file.")
     if not path.is_file():
         fail(f"file not found: {path}")
     try:

@@ -243,7 +243,7 @@ def report_command(
     try:
         check_store_file(db)
         if out is not None and out.exists() and not out.is_dir():
-            fail(f"--out {out} is an existing file, not a directory; choose another --out.")
+            fail(f"--out {out} is an existing file, not a directory; choose another report --out.")
         with ResultStore(db) as store:
             n_ok, n_failed = store.count("ok"), store.count("error")
     except StoreError as exc:
@@ -255,6 +255,8 @@ def report_command(
             if n_failed
             else f"{db} has no runs yet; nothing to report."
         )
+    if csv is not None and csv.is_dir():
+        fail(f"--csv {csv} is a directory; give a file name, e.g. {csv / 'results.csv'}.")
     try:
         index = make_report(results, out)
         if csv is not None:

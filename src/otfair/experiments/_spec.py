@@ -402,6 +402,8 @@ def load_spec(path: str | Path) -> SweepSpec:
         If the TOML is invalid or the spec is malformed (the message names the key).
     """
     path = Path(path)
+    if path.is_dir():
+        raise FileNotFoundError(f"Sweep config {str(path)!r} is a directory, not a TOML file.")
     if not path.is_file():
         raise FileNotFoundError(f"Sweep config {str(path)!r} does not exist.")
     try:

@@ -19,7 +19,7 @@ datasets_app = typer.Typer(
 
 _DATA_HOME_HELP = (
     "Data directory searched first (then $OTFAIR_DATA_DIR, then the user cache); "
-    "downloads go there. See `otfair datasets where`."
+    "downloads go there. `otfair datasets where` prints the search order."
 )
 _NO_VERIFY_HELP = (
     "Do not check local files against the registry's sha256 (for copies you edited on "
@@ -195,7 +195,12 @@ def fetch_command(
     ] = None,
     all_: bool = typer.Option(False, "--all", help="Fetch every dataset read from files."),
     data_home: str | None = typer.Option(
-        None, "--data-home", help="Download here (created if needed) instead of the cache."
+        None,
+        "--data-home",
+        help=(
+            "Download here (created if needed) instead of the first directory of the "
+            "search order ($OTFAIR_DATA_DIR when set, else the cache)."
+        ),
     ),
     force: bool = typer.Option(
         False, "--force", help="Replace a local copy whose sha256 differs from the registry."

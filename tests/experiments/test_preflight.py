@@ -235,3 +235,14 @@ seeds = [0]
     started = {r["method"]: r["started_at"] for r in rows}  # the label
     assert set(started) == {"fast", "slow"}
     assert started["slow"] < started["fast"]
+
+
+def test_a_sweep_whose_pilots_ran_every_run_says_so(tmp_path):
+    spec = parse_spec(
+        {"name": "one", "datasets": [{"name": "synthetic"}], "methods": [{"name": "unfair"}],
+         "epochs": 1, "max_train_rows": 64, "seeds": [0]}
+    )  # fmt: skip
+    plans = []
+    summary = run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append)
+    assert summary.ok == 1
+    assert plans[-1].basis == "nothing left: the pilot fits ran every run"

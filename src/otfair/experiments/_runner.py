@@ -498,6 +498,8 @@ def _execute(
             bound, basis = estimate_items(timed, {}, pilots, workers)
             on_plan(replace(plan, estimate_s=bound, basis=basis, partial=True))
         seconds, basis = estimate_items([configs_of(i) for i in queue], timings, pilots, workers)
+        if not queue:  # the pilot fits were the whole sweep
+            basis = "nothing left: the pilot fits ran every run"
         on_plan(replace(plan, estimate_s=seconds, basis=basis))
         return True
 

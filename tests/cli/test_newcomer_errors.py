@@ -166,6 +166,21 @@ CASES = [
         ],
         False,
     ),  # fmt: skip
+    (
+        "test-size-with-predefined-split",
+        [
+            "fit",
+            "--dataset",
+            "adult",
+            "--method",
+            "unfair",
+            "-d",
+            "split=predefined",
+            "--test-size",
+            "0.5",
+        ],
+        True,
+    ),  # fmt: skip
     # mistakes click catches itself: one line too, not click's boxed usage message
     ("misspelled-command", ["fitt"], False),
     ("unknown-flag", ["fit", "--dataset", "german", "--bogus"], False),

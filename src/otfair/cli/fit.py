@@ -52,7 +52,11 @@ def fit_command(
     seed: int = typer.Option(0, "--seed", help="Seed of the split and of the estimator."),
     epochs: int | None = typer.Option(None, "--epochs", help="Training epochs."),
     device: str = typer.Option("cpu", "--device", help="Torch device (cpu, cuda, auto)."),
-    test_size: float = typer.Option(0.2, "--test-size", help="Test fraction of the split."),
+    test_size: float | None = typer.Option(
+        None,
+        "--test-size",
+        help="Test fraction of the split [default: 0.2]; not with -d split=predefined.",
+    ),
     option: Annotated[
         list[str] | None,
         typer.Option("--option", "-o", help="Method option key=value (JSON values); repeatable."),
@@ -87,6 +91,9 @@ def fit_command(
     from otfair.datasets import DataFileError
     from otfair.experiments._single import run_single
 
+    dataset_options = parse_key_values(dataset_option, "--dataset-option")
+    if test_size is not None and dataset_options.get("split") == "predefined":
+        fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
     try:
         result = run_single(
             dataset,
@@ -97,8 +104,8 @@ def fit_command(
             epochs=epochs,
             method_options=parse_key_values(option),
             device=device,
-            test_size=test_size,
-            dataset_options=parse_key_values(dataset_option, "--dataset-option"),
+            test_size=0.2 if test_size is None else test_size,
+            dataset_options=dataset_options,
             source_domain=source_domain,
             target_domain=target_domain,
             max_train_rows=max_train_rows,

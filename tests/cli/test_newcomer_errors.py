@@ -181,6 +181,24 @@ CASES = [
         ],
         True,
     ),  # fmt: skip
+    (
+        "audit-threshold-in-regression",
+        [
+            "audit",
+            "{tmp}/p.csv",
+            "--label",
+            "y",
+            "--sensitive",
+            "s",
+            "--score",
+            "score",
+            "--task",
+            "regression",
+            "--threshold",
+            "0.3",
+        ],
+        False,
+    ),  # fmt: skip
     # mistakes click catches itself: one line too, not click's boxed usage message
     ("misspelled-command", ["fitt"], False),
     ("unknown-flag", ["fit", "--dataset", "german", "--bogus"], False),

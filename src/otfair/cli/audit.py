@@ -163,8 +163,12 @@ def audit_command(
         typer.Option("--task", help="classification (scores in [0, 1]) or regression."),
     ] = "classification",
     threshold: Annotated[
-        float, typer.Option("--threshold", help="Decision threshold for hard predictions.")
-    ] = 0.5,
+        float | None,
+        typer.Option(
+            "--threshold",
+            help="Decision threshold for hard predictions [default: 0.5]; classification only.",
+        ),
+    ] = None,
     max_categories: Annotated[
         int,
         typer.Option(
@@ -206,6 +210,8 @@ def audit_command(
 
     if task not in ("classification", "regression"):
         fail(f"--task must be 'classification' or 'regression', got {task!r}")
+    if threshold is not None and task == "regression":
+        fail("--threshold applies to classification scores; a regression audit has none.")
     if max_categories < 1:
         fail(f"--max-categories must be >= 1, got {max_categories}")
     if min_group_size < 0:
@@ -223,7 +229,7 @@ def audit_command(
                 frame[score],
                 sensitive_features=frame[list(sensitive)],
                 task=task,  # type: ignore[arg-type]
-                threshold=threshold,
+                threshold=0.5 if threshold is None else threshold,
                 max_categories=max_categories,
                 sensitive_type=dict.fromkeys(continuous or [], "continuous"),
                 min_group_size=min_group_size,

@@ -67,6 +67,16 @@ def test_fit_without_progress_bar_says_what_it_trains(data_dir):
     assert json.loads(res.stdout)["method"] == "ftm"
 
 
+def test_fit_says_when_a_default_leaves_few_optimizer_steps(data_dir):
+    # the OTF paper's batch of 1,000 on German's 800 training rows: 1 step per epoch
+    args = ["fit", "--dataset", "german", "--method", "unfair", "--epochs", "3", "--json"]
+    res = CliRunner().invoke(app, args)
+    assert res.exit_code == 0, res.output
+    assert "note: unfair: only 3 optimizer steps (3 epochs of 1 batch(es)" in res.stderr
+    res = CliRunner().invoke(app, [*args, "-o", "batch_size=8"])  # 300 steps: no note
+    assert res.exit_code == 0 and "optimizer steps" not in res.stderr
+
+
 def test_datasets_where_resolves_a_relative_data_dir(data_dir, tmp_path, monkeypatch):
     monkeypatch.chdir(data_dir.parent)
     monkeypatch.setenv("OTFAIR_DATA_DIR", data_dir.name)

@@ -97,6 +97,10 @@ def _reference_scores(
     return scores
 
 
+#: Fewer optimizer steps than this are announced (``otfair fit``): likely under-trained.
+FEW_STEPS = 300
+
+
 def _configure(
     estimator: Any,
     spec: Any,
@@ -121,6 +125,16 @@ def _configure(
         rows = f" on {n_rows:,} training rows" if n_rows else ""
         bar = " (--progress shows a progress bar)" if "verbose" in params else ""
         announce(f"{spec.name}: training {epochs} epochs{rows}{bar}")
+    batch = params.get("batch_size")
+    few = isinstance(epochs, int) and epochs > 1 and isinstance(batch, int) and n_rows
+    if announce is not None and few:  # (one epoch asked for is a smoke test: no note)
+        steps = epochs * -(-n_rows // batch)
+        if steps < FEW_STEPS:  # e.g. the OTF paper's batch of 1,000 on German's 800 rows
+            announce(
+                f"{spec.name}: only {steps} optimizer steps ({epochs} epochs of "
+                f"{-(-n_rows // batch)} batch(es) of up to {batch} rows); a small dataset may "
+                "stay under-trained: try -o batch_size=64 or more --epochs"
+            )
 
 
 def run_single(

@@ -64,14 +64,12 @@ def _short(source: str) -> str:
 
 def _stored_ok(spec: SweepSpec, profile: str, out_dir: str | Path) -> int:
     """How many of the profile's runs the store at ``out_dir`` holds ok (0 without a store)."""
-    from otfair.experiments import open_store
+    from otfair.experiments import STORE_FILENAME, open_store
 
-    if not (Path(out_dir) / "results.sqlite").is_file():
+    if not (Path(out_dir) / STORE_FILENAME).is_file():
         return 0
-    keys = {c.key() for c in spec.runs(profile)}
     with open_store(out_dir) as store:
-        frame = store.to_frame("ok")
-    return 0 if frame.empty else int(frame["key"].isin(keys).sum())
+        return store.outcomes({c.key() for c in spec.runs(profile)})[0]
 
 
 def write_from_store(

@@ -54,6 +54,16 @@ _BASE_PENALTIES = ("none", "gap")
 _FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != "classifier")
 
 
+def _check_base_penalty(penalty: str, notion: Any) -> Any:
+    """Return the base classifier's notion after checking ``base_penalty`` / ``base_notion``."""
+    if penalty not in _BASE_PENALTIES:
+        raise ValueError(f"`base_penalty` must be one of {_BASE_PENALTIES}; got {penalty!r}.")
+    try:
+        return as_notion(notion, allowed=("dp", "eo"))
+    except ValueError as exc:
+        raise ValueError(f"`base_notion`: {exc}") from None
+
+
 @keeps_global_rng
 def train_base_classifier(
     X: Any,
@@ -109,12 +119,7 @@ def train_base_classifier(
     X_np = check_features(X, "X")
     y_np = check_binary_labels(y, "y")
     check_consistent_length(X=X_np, y=y_np)
-    if penalty not in _BASE_PENALTIES:
-        raise ValueError(f"`base_penalty` must be one of {_BASE_PENALTIES}; got {penalty!r}.")
-    try:
-        notion = as_notion(penalty_notion, allowed=("dp", "eo"))
-    except ValueError as exc:
-        raise ValueError(f"`base_notion`: {exc}") from None
+    notion = _check_base_penalty(penalty, penalty_notion)
     device = resolve_device(device)
     gen = seed_everything(random_state)
     rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
@@ -285,14 +290,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             for name in ("base_epochs", "base_batch_size"):
                 check_positive_int(getattr(self, name), name)
             check_scalar(self.base_strength, "base_strength", minimum=0.0)
-            if self.base_penalty not in _BASE_PENALTIES:
-                raise ValueError(
-                    f"`base_penalty` must be one of {_BASE_PENALTIES}; got {self.base_penalty!r}."
-                )
-            try:
-                as_notion(self.base_notion, allowed=("dp", "eo"))
-            except ValueError as exc:
-                raise ValueError(f"`base_notion`: {exc}") from None
+            _check_base_penalty(self.base_penalty, self.base_notion)
         lams = check_strengths(self.lam, "lam") if is_curve(self.lam) else [self.lam]
         flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
         for lam in lams:  # the flows' own checks, on a preprocessor without a classifier

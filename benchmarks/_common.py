@@ -4,10 +4,26 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from collections.abc import Callable
+from typing import NoReturn
 
 import torch
+
+
+class ArgumentParser(argparse.ArgumentParser):
+    """``argparse`` with otfair's user-error convention: one ``error:`` line, exit code 2.
+
+    argparse prints its usage line before the message; ``otfair bench NAME --bogus`` (which
+    passes its arguments through to the script) should answer as every other otfair
+    command does, with the message and where to find the options.
+    """
+
+    def error(self, message: str) -> NoReturn:
+        """Print ``error: MESSAGE (see PROG --help)`` to stderr and exit with code 2."""
+        sys.stderr.write(f"error: {message} (see {self.prog} --help)\n")
+        raise SystemExit(2)
 
 
 def synthetic(n: int, d: int, seed: int = 0) -> tuple[torch.Tensor, ...]:
@@ -32,7 +48,7 @@ def bench_main(
     quick_help: str = "smaller sizes, fewer repeats",
 ) -> None:
     """Parse ``--quick`` / ``--json``, call ``run(quick=...)`` and print the result."""
-    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser = ArgumentParser(description=doc.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help=quick_help)
     parser.add_argument("--json", action="store_true", help="print JSON")
     args = parser.parse_args(argv)

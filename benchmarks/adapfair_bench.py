@@ -19,7 +19,6 @@ environment) so that variants are compared on equal terms.
 
 from __future__ import annotations
 
-import argparse
 import json
 import warnings
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from _common import ArgumentParser
 
 
 def _pot_sinkhorn2(eps: float) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
@@ -192,7 +192,7 @@ def targets(
 
 def main(argv: list[str] | None = None) -> None:
     """Command line: ``python benchmarks/adapfair_bench.py [timing|targets] [--quick]``."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("what", choices=("timing", "targets"), nargs="?", default="timing")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--json", action="store_true")

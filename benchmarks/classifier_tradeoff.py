@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 import torch
+from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -165,7 +166,7 @@ def table(args: argparse.Namespace) -> str:
 
 def main() -> None:
     """Command-line entry point."""
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--seeds", default="0,1,2")
     parser.add_argument("--epochs-mlp", type=int, default=30)

@@ -15,18 +15,18 @@ epochs amplifies such differences (a logistic model's convex training does not).
 
 from __future__ import annotations
 
-import argparse
 import json
 
 import numpy as np
 import torch
+from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
 from otfair.estimators import FairClassifier
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--method", default="gapreg")
     parser.add_argument("--model", default="mlp")
     parser.add_argument("--epochs", type=int, default=30)

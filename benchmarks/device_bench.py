@@ -19,13 +19,13 @@ a K = 32 FTM curve in less wall time than one plain fit on a 2-core CPU. ``--qui
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from typing import Any
 
 import numpy as np
 import torch
+from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -105,7 +105,7 @@ def format_rows(result: dict[str, Any]) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu", choices=("cpu", "cuda"))
     parser.add_argument("--quick", action="store_true", help="1 epoch, K = 8, 8,000 rows")
     parser.add_argument("--json", action="store_true", help="print JSON")

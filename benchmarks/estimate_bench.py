@@ -13,10 +13,11 @@ Wall times (the runs load data and write the store); needs the data files
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 import time
 from pathlib import Path
+
+from _common import ArgumentParser
 
 from otfair.experiments import load_spec, run_sweep
 
@@ -55,7 +56,7 @@ def measure(config: str, profile: str, workers: int) -> dict[str, float | str | 
 
 def main() -> None:
     """Parse the options, run the sweeps and print one line each."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profiles", default="quick")
     parser.add_argument("--configs", default=",".join(CONFIGS))
     parser.add_argument("--workers", type=int, default=1)

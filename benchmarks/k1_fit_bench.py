@@ -39,6 +39,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from _common import ArgumentParser
+
 ROOT = Path(__file__).resolve().parents[1]
 METHODS = ("otf", "gapreg", "ftm", "norm", "cenet", "wassersteinnet")
 
@@ -176,7 +178,7 @@ def _format(result: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="2 epochs, 1 round, 2 fits")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--ref", default="HEAD", help="git revision of the old tree")

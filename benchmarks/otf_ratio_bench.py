@@ -16,13 +16,13 @@ the default settings.
 
 from __future__ import annotations
 
-import argparse
 import json
 import sys
 import time
 from typing import Any
 
 import torch
+from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -76,7 +76,7 @@ def run(epochs: int = 30, repeats: int = 2, fixed_batches: bool | str = "auto") 
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="5 epochs, one repeat")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--epochs", type=int, default=None, help="epochs of both fits")

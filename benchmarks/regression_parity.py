@@ -19,13 +19,13 @@ Variants: ``unfair`` (no adversary), ``paper`` (App. B: clipped critic, one crit
 
 from __future__ import annotations
 
-import argparse
 import json
 import time
 from typing import Any
 
 import numpy as np
 import torch
+from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
 from otfair.estimators import UnfairRegressor, WassersteinNet
@@ -110,7 +110,7 @@ def run(
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dataset", default="communities_crime")
     parser.add_argument("--stage", choices=("val", "test"), default="test")
     parser.add_argument("--variants", default="unfair,paper,gp")

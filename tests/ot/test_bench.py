@@ -1,5 +1,9 @@
 """The benchmarks of benchmarks/ (public API only) and the `otfair bench` face."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from _benchmarks import BENCHMARKS, load
@@ -74,3 +78,22 @@ def test_otf_batched_bench_rows_measure_every_part():
     assert all(r["ms"] > 0 and r["x_logistic"] > 0 for r in rows)
     assert rows[-1]["speedup_shared"] > 0 and rows[-1]["cached_ms_per_model"] > 0
     assert "K=2" in bench.format_rows({"rows": rows, "settings": {"threads": "1"}})
+
+
+@pytest.mark.parametrize("name", sorted(SCRIPTS))
+def test_every_benchmark_answers_a_wrong_flag_with_one_line_and_code_2(name):
+    # `otfair bench NAME --bogus` passes --bogus to the script: its parser must answer as
+    # every otfair command does (no usage block, no traceback)
+    script = BENCHMARKS / SCRIPTS[name][0]
+    result = subprocess.run(
+        [sys.executable, str(script), "--bogus-flag"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(BENCHMARKS.parent / "src")},
+    )
+    assert result.returncode == 2, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    assert lines[0].startswith("error:") and "--bogus-flag" in lines[0] and "--help" in lines[0]

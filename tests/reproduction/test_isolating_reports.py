@@ -63,3 +63,18 @@ def test_german_reduction_goes_below_the_claimed_floor_in_both_forms():
     means = fits.groupby(["rows", "strength"])[["accuracy", "wdp"]].mean().reset_index()
     fair = means[(means["accuracy"] > 0.71) & (means["wdp"] < 0.06)]
     assert set(fair["rows"]) == {"released", "per-group"}
+
+
+def test_ftm_figure_6_is_the_scripts_report_of_the_committed_runs():
+    # claims.md, F4 links figure_6.md: its table must be what the committed runs give
+    from otfair.experiments import load_archive
+
+    m = _script("ftm", "figure_6")
+    fresh = m.matched_points(load_archive(REPRO / "ftm" / "runs"))
+    committed = pd.read_csv(REPRO / "ftm" / "figure_6.csv")
+    pd.testing.assert_frame_equal(fresh, committed, check_dtype=False, atol=1e-9)
+    text = (REPRO / "ftm" / "figure_6.md").read_text(encoding="utf-8")
+    assert m.report(committed, m.COMMITTED_SOURCE) == text
+    # the paper's two levels, one row per alpha at each
+    assert sorted(set(committed["dp_level"])) == [0.025, 0.073]
+    assert len(committed) == 2 * len(m.ALPHA_OF)

@@ -3,14 +3,15 @@
 The paper (Table 11, Adult, DP 0.05) counts the *undesirable* flips of a group-fair model
 against the unfair model: in the unprivileged group S = 0 (women), rows the unfair model
 predicts 1 and the fair model 0; in S = 1 (men), 0 -> 1. Its FTM flips 0.27 % of the
-women, its baselines 0.32-2.5 %. otfair's committed 3-seed run shows the reverse (FTM
-2.9 %, its GapReg / Adv 0, fairlearn's EG 0.02 %). This script separates the candidate
+women, its baselines 0.32-2.5 %. otfair's committed 5-seed run shows the reverse (FTM
+3.0 %, its Reduction (FairTorch's loss), GapReg and Adv 0). This script separates the candidate
 causes, with otfair's public API only:
 
 Part A (no training; ``sfp_flips_cells.csv``): from the committed comparison.csv (Table 11
-rows, paper value and otfair's 3-seed mean, both as shares of the group), each model's
+rows, paper value and otfair's 5-seed mean, both as shares of the group), each model's
 positive rate per group before (unfair) and after (fair) and the flips in both
-directions. This shows *how* each model reaches DP 0.05.
+directions (the table of sfp_flips.md's Part A is rewritten from them). This shows
+*how* each model reaches DP 0.05.
 
 Part B (training; ``sfp_flips.csv``): Adult, seed 0 (otfair's split, 36,177 training
 rows), ``EPOCHS`` epochs instead of 200 (the learning rate decays by 0.95 per epoch, so
@@ -205,6 +206,45 @@ def part_b_and_c() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     return rows, part_c
 
 
+#: otfair's method -> the paper's name, in the paper's order
+PAPER_NAMES = {"fairtorch-reduction": "Reduction", "gapreg": "GapReg", "adv": "Adv", "ftm": "FTM"}
+PART_A_HEADER = (
+    "| method | source | women positive, unfair -> fair | men positive, unfair -> fair "
+    "| women 1 -> 0 (undesirable) | women 0 -> 1 |"
+)
+
+
+def _percent(share: float) -> str:
+    """``8.6 %``; two decimals below 1 % (``0.27 %``), ``0`` for none."""
+    if share == 0:
+        return "0"
+    return f"{100 * share:.2f} %" if share < 0.01 else f"{100 * share:.1f} %"
+
+
+def part_a_table(rows: list[dict[str, Any]], dataset: str = "adult") -> str:
+    """Return Part A's markdown table for ``dataset``: each method, paper then otfair."""
+    lines = [PART_A_HEADER, "|---|---|---|---|---|---|"]
+    for method, name in PAPER_NAMES.items():
+        for source in ("paper", "otfair"):
+            for r in rows:
+                if (r["dataset"], r["method"], r["source"]) != (dataset, method, source):
+                    continue
+                lines.append(
+                    f"| {name} | {source} "
+                    f"| {_percent(r['s0_unfair_pos'])} -> {_percent(r['s0_fair_pos'])} "
+                    f"| {_percent(r['s1_unfair_pos'])} -> {_percent(r['s1_fair_pos'])} "
+                    f"| {_percent(r['s0_down_1to0'])} | {_percent(r['s0_up_0to1'])} |"
+                )
+    return "\n".join(lines)
+
+
+def _replace_part_a(markdown: str, table: str) -> str:
+    """``markdown`` with the table under Part A's header replaced by ``table``."""
+    start = markdown.index(PART_A_HEADER)
+    end = markdown.index("\n\n", start)
+    return markdown[:start] + table + markdown[end:]
+
+
 def _write(path: Path, rows: list[dict[str, Any]]) -> None:
     with path.open("w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=list(rows[0]))
@@ -218,7 +258,12 @@ def main() -> None:
     if "--minmax" in sys.argv:
         _write(HERE / "sfp_flips_minmax.csv", part_d())
         return
-    _write(HERE / "sfp_flips_cells.csv", part_a(HERE / "comparison.csv"))
+    cells = part_a(HERE / "comparison.csv")
+    _write(HERE / "sfp_flips_cells.csv", cells)
+    page = HERE / "sfp_flips.md"
+    page.write_text(
+        _replace_part_a(page.read_text(encoding="utf-8"), part_a_table(cells)), encoding="utf-8"
+    )
     if "--no-train" in sys.argv:
         return
     rows, part_c = part_b_and_c()

@@ -30,7 +30,7 @@ from otfair.reproduction._compare import (
 )
 from otfair.reproduction._values import PAPERS, load_paper_values
 from otfair.reproduction._verdict import metric_kind, print_resolution
-from otfair.reproduction._write import REPORTS, _body, write_index
+from otfair.reproduction._write import CSV_FLOAT_FORMAT, REPORTS, _body, write_index
 
 #: Numeric columns of ``comparison.csv``; every other column is read as text.
 _NUMERIC = frozenset(
@@ -232,7 +232,7 @@ def rejudge_report(paper: str, report_dir: str | Path, *, when: str | None = Non
     if "kind" not in table:
         table = migrate_legacy(paper, table)
     table = judge_table(mark_substitutes(paper, table))
-    table.to_csv(path, index=False, float_format="%.6g")
+    table.to_csv(path, index=False, float_format=CSV_FLOAT_FORMAT)
     table = read_comparison(path)  # the index shows what the CSV holds
     head, figures = _header(out / "index.md")
     if not head:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-from otfair.reproduction._compare import VERDICTS, compare_values, verdict_counts
+from otfair.reproduction._compare import VERDICTS, compare_values, judge_table, verdict_counts
 from otfair.reproduction._values import PAPERS, load_paper_values
 
 #: The papers' figures without printed numbers: (ref, performance measures, fairness
@@ -200,7 +200,7 @@ def _figures(paper: str, frame: pd.DataFrame, out: Path, smoke: bool) -> list[st
             md += images
     if tables:
         points = pd.concat(tables, ignore_index=True)
-        points.to_csv(out / FIGURE_POINTS, index=False, float_format="%.6g")
+        points.to_csv(out / FIGURE_POINTS, index=False, float_format=CSV_FLOAT_FORMAT)
         md = [
             f"Every plotted point as numbers (mean, std and standard error over the seeds, "
             f"per dataset, method, notion and strength): [{FIGURE_POINTS}]({FIGURE_POINTS}).",
@@ -288,7 +288,10 @@ def write_comparison(
     table = compare_values(
         load_paper_values(paper), frame, datasets, paper_seeds=paper_seeds, statistics=statistics
     )
-    table.to_csv(out / "comparison.csv", index=False, float_format="%.6g")
+    # judge the numbers as the CSV holds them, so that re-judging the CSV alone
+    # (`python -m otfair.reproduction`) gives the same verdicts, even at an exact tie
+    table = judge_table(as_written(table))
+    table.to_csv(out / "comparison.csv", index=False, float_format=CSV_FLOAT_FORMAT)
     info = dict(profile_info or {})
     smoke = bool(info.get("smoke"))
     md = [f"# Reproduction: {PAPERS[paper]}", ""]
@@ -321,6 +324,28 @@ def write_comparison(
     if figures:
         md += ["## Figures without numbers", "", *figures]
     return write_index(out, "\n".join(md), f"otfair reproduction: {paper}")
+
+
+#: how ``comparison.csv`` prints its numbers (6 significant digits)
+CSV_FLOAT_FORMAT = "%.6g"
+
+
+def as_written(table: pd.DataFrame) -> pd.DataFrame:
+    """Return ``table`` with its float columns rounded as ``comparison.csv`` prints them.
+
+    The verdicts are judged on these numbers: a reader re-judging the CSV (or
+    ``python -m otfair.reproduction``) gets the same verdicts. Without this, a difference
+    exactly at a tolerance (FTM Table 11's cell shares are multiples of 1/62, so a mean
+    of 4/62 with per-seed shares 2..6/62 sits exactly on 2t) could fall on one side in
+    full precision and on the other after rounding.
+    """
+    table = table.copy()
+    for column in table.columns:
+        if pd.api.types.is_float_dtype(table[column]):
+            table[column] = [
+                x if not math.isfinite(x) else float(CSV_FLOAT_FORMAT % x) for x in table[column]
+            ]
+    return table
 
 
 def write_index(out: Path, markdown: str, title: str) -> Path:

@@ -51,6 +51,18 @@ def test_sweep_with_failures_exits_1_and_lists_errors_then_report(plugin_env, tm
     )
     assert res.exit_code == 0, res.output
     assert (tmp_path / "r" / "index.html").is_file() and (tmp_path / "all.csv").is_file()
+    # report outputs that cannot be written: one line each, nothing written
+    taken = tmp_path / "all.csv"
+    for extra, words in (
+        (["--out", str(taken)], "existing file"),
+        (["--out", str(taken / "r")], "cannot be created"),
+        (["--csv", str(tmp_path / "r")], "is a directory"),
+        (["--csv", str(taken / "x.csv")], "cannot be created"),
+    ):
+        res = CliRunner().invoke(app, ["report", str(tmp_path / "o"), *extra])
+        lines = [line for line in res.stderr.splitlines() if line.strip()]
+        assert res.exit_code == 2 and len(lines) == 1, (extra, res.output)
+        assert words in lines[0] and extra[0] in lines[0], (extra, lines[0])
 
 
 def test_sweep_without_failures_exits_0(plugin_env, tmp_path):

@@ -356,6 +356,29 @@ def test_out_naming_an_existing_file_is_one_line(argv, tmp_path):
     assert out.read_text() == "mine\n"  # untouched
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["sweep", "configs/otf.toml", "--profile", "quick", "--out", "{below}"],
+        ["demo", "--out", "{below}"],
+        ["reproduce", "otf", "--out", "{below}"],
+        ["reproduce", "otf", "--out", "{fresh}", "--report-dir", "{below}"],
+        ["datasets", "fetch", "german", "--data-home", "{below}"],
+    ],
+    ids=["sweep", "demo", "reproduce", "reproduce-report-dir", "datasets-fetch"],
+)
+def test_out_below_a_file_is_one_line_before_any_run(argv, tmp_path):
+    # `--out results.txt/x` cannot become a directory: refused before any training, with
+    # the option named, instead of a NotADirectoryError traceback from the store
+    taken = tmp_path / "taken.txt"
+    taken.write_text("mine\n")
+    below, fresh = taken / "x", tmp_path / "fresh"
+    line = _run([a.format(below=below, fresh=fresh) for a in argv], tmp_path)
+    assert str(below) in line and "cannot be created" in line and "not a directory" in line
+    assert line.split()[1] in ("--out", "--report-dir", "--data-home")
+    assert taken.read_text() == "mine\n" and not fresh.exists()
+
+
 def _truncated_store(directory: Path) -> bytes:
     from otfair.experiments._store import ResultStore
 

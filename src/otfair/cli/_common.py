@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,6 +15,48 @@ def fail(message: str, code: int = 2) -> None:
     """Print ``message`` to stderr as an error and exit with ``code``."""
     typer.secho(f"error: {message}", err=True, fg=typer.colors.RED)
     raise typer.Exit(code)
+
+
+def _why_not_creatable(path: Path) -> str | None:
+    """Why the missing ``path`` cannot be created (its nearest existing ancestor), or None."""
+    ancestor = path.parent
+    while not ancestor.exists() and ancestor != ancestor.parent:
+        ancestor = ancestor.parent
+    if not ancestor.is_dir():
+        return f"{ancestor} is not a directory"
+    if not os.access(ancestor, os.W_OK | os.X_OK):
+        return f"{ancestor} is not writable"
+    return None
+
+
+def check_output_dir(path: Path, option: str = "--out") -> None:
+    """Fail (one ``error:`` line, exit 2) unless ``path`` is or can become a directory.
+
+    Checked before any work starts, without creating anything: an existing ``path`` must
+    be a writable directory; otherwise its nearest existing ancestor must be one (so that
+    ``--out /dev/null/x`` or ``--out results.csv/x`` is refused at once, not after a
+    traceback from the store).
+    """
+    path = path.expanduser()
+    if path.exists():
+        if not path.is_dir():
+            fail(f"{option} {path} is an existing file, not a directory; choose another {option}.")
+        if not os.access(path, os.W_OK | os.X_OK):
+            fail(f"{option} {path} is not a writable directory.")
+        return
+    reason = _why_not_creatable(path)
+    if reason:
+        fail(f"{option} {path} cannot be created: {reason}.")
+
+
+def check_output_file(path: Path, option: str) -> None:
+    """Fail unless ``path`` can be written as a file (not a directory; its folder can be made)."""
+    path = path.expanduser()
+    if path.is_dir():
+        fail(f"{option} {path} is a directory; give a file name, e.g. {path / 'results.csv'}.")
+    reason = None if path.parent.is_dir() else _why_not_creatable(path)
+    if reason:
+        fail(f"{option} {path} cannot be created: {reason}.")
 
 
 def echo_json(obj: Any) -> None:

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
-from otfair.cli._common import echo_json, fail, parse_key_values
+from otfair.cli._common import check_output_dir, echo_json, fail, parse_key_values
 
 datasets_app = typer.Typer(
     help="List, describe, locate and download the benchmark datasets.", no_args_is_help=True
@@ -220,8 +220,9 @@ def fetch_command(
     except ValueError as exc:
         fail(str(exc))
         return
-    if data_home is not None and not Path(data_home).expanduser().exists():
-        Path(data_home).expanduser().mkdir(parents=True)
+    if data_home is not None:
+        check_output_dir(Path(data_home), option="--data-home")
+        Path(data_home).expanduser().mkdir(parents=True, exist_ok=True)
     for name, group in groups:
         with _DownloadProgress(group[-1]) as progress:
             try:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
-from otfair.cli._common import fail
+from otfair.cli._common import check_output_dir, fail
 
 if TYPE_CHECKING:
     from otfair.experiments import SweepSummary
@@ -44,6 +44,7 @@ def demo_command(
     from otfair.datasets import DataFileError
     from otfair.experiments import SweepInterrupted, demo_spec, make_report, run_sweep
 
+    check_output_dir(out)
     try:
         spec = demo_spec(dataset)
         n_workers = workers if workers is not None else max(1, min(2, os.cpu_count() or 1))

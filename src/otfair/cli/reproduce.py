@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from otfair.cli._common import fail
+from otfair.cli._common import check_output_dir, fail
 from otfair.cli.sweep import (
     CONFIRM_ABOVE_HOURS,
     EXIT_RUNS_FAILED,
@@ -88,6 +88,9 @@ def reproduce_command(
     if paper not in PAPERS:
         fail(f"unknown paper {paper!r}; choose one of {', '.join(sorted(PAPERS))}.")
     out = out if out is not None else Path("runs") / "reproduce" / paper
+    check_output_dir(out)
+    if report_dir is not None:
+        check_output_dir(report_dir, option="--report-dir")
     chosen = None
     if seeds is not None:
         try:

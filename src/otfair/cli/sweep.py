@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from otfair.cli._common import fail
+from otfair.cli._common import check_output_dir, check_output_file, fail
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -175,6 +175,7 @@ def sweep_command(
     from otfair.experiments import ConfigError, load_spec, make_report, run_sweep
     from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
 
+    check_output_dir(out)
     if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR
         if not data_home.expanduser().is_dir():
             fail(f"--data-home {str(data_home)!r} is not an existing directory.")
@@ -242,8 +243,8 @@ def report_command(
         fail(f"no sweep results at {db} (run `otfair sweep CONFIG --out {results}` first).")
     try:
         check_store_file(db)
-        if out is not None and out.exists() and not out.is_dir():
-            fail(f"--out {out} is an existing file, not a directory; choose another report --out.")
+        if out is not None:
+            check_output_dir(out)
         with ResultStore(db) as store:
             n_ok, n_failed = store.count("ok"), store.count("error")
     except StoreError as exc:
@@ -255,8 +256,8 @@ def report_command(
             if n_failed
             else f"{db} has no runs yet; nothing to report."
         )
-    if csv is not None and csv.is_dir():
-        fail(f"--csv {csv} is a directory; give a file name, e.g. {csv / 'results.csv'}.")
+    if csv is not None:
+        check_output_file(csv, "--csv")
     try:
         index = make_report(results, out)
         if csv is not None:

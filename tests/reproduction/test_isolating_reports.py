@@ -67,10 +67,8 @@ def test_german_reduction_goes_below_the_claimed_floor_in_both_forms():
 
 def test_ftm_figure_6_is_the_scripts_report_of_the_committed_runs():
     # claims.md, F4 links figure_6.md: its table must be what the committed runs give
-    from otfair.experiments import load_archive
-
     m = _script("ftm", "figure_6")
-    fresh = m.matched_points(load_archive(REPRO / "ftm" / "runs"))
+    fresh = m.matched_points(m.committed_runs())
     committed = pd.read_csv(REPRO / "ftm" / "figure_6.csv")
     pd.testing.assert_frame_equal(fresh, committed, check_dtype=False, atol=1e-9)
     text = (REPRO / "ftm" / "figure_6.md").read_text(encoding="utf-8")

@@ -82,6 +82,17 @@ def test_ftm_figure_6_is_the_scripts_report_of_the_committed_runs():
     assert (committed["acc_vs_alpha0_se"] >= 0).all()
 
 
+def test_ftm_figure_6_grid_runs_are_the_configs_runs():
+    # the finer grid's archive holds exactly the runs its committed config plans
+    from otfair.experiments import load_archive, load_spec
+
+    spec = load_spec(REPRO / "ftm" / "figure_6_grid.toml")
+    planned = {run.key() for run in spec.runs()}
+    archived = load_archive(REPRO / "ftm" / "figure_6_runs")
+    assert set(archived["key"]) == planned and len(archived) == len(planned) == 270
+    assert set(archived["seed"]) == {0, 1, 2, 3, 4}
+
+
 def test_ftm_claims_ranks_are_the_scripts_output_on_the_committed_comparison():
     # claims.md's F rows quote these counts
     m = _script("ftm", "claims_ranks")

@@ -7,13 +7,14 @@ grid datasets x methods x strengths x notions x seeds described by a TOML spec
 cluster, and the parent process writes each finished run to a SQLite
 :class:`ResultStore` in its own transaction, so a sweep never loses finished work and a
 rerun skips it. :func:`make_report` turns the stored rows into trade-off plots and
-tables, and :func:`load_archive` reads a committed runs archive as a table;
+tables, :func:`load_archive` reads a committed runs archive (``seed-N.jsonl``) as a
+table and :func:`export_runs` writes a store's finished runs into one (archives merge);
 :func:`fairness_tradeoff` fits a whole trade-off curve (one stacked run for a
 :class:`~otfair.estimators.FairClassifier`) and returns its front as a table and a plot.
 Nothing in the library imports this package.
 """
 
-from otfair.experiments._archive import load_archive
+from otfair.experiments._archive import export_runs, load_archive
 from otfair.experiments._claim import StoreConflictError
 from otfair.experiments._demo import demo_spec, packaged_config
 from otfair.experiments._report import make_report, pareto_front
@@ -34,6 +35,7 @@ __all__ = [
     "SweepSummary",
     "demo_spec",
     "execute_run",
+    "export_runs",
     "fairness_tradeoff",
     "load_archive",
     "load_spec",

@@ -13,6 +13,9 @@ import pandas as pd
 from otfair.reproduction._compare import VERDICTS, compare_values, judge_table, verdict_counts
 from otfair.reproduction._values import PAPERS, load_paper_values
 
+#: how ``comparison.csv`` prints its numbers (6 significant digits)
+CSV_FLOAT_FORMAT = "%.6g"
+
 #: The papers' figures without printed numbers: (ref, performance measures, fairness
 #: measures on the x axis, caption). otfair's points are drawn on the same axes.
 FIGURES: dict[str, tuple[tuple[str, tuple[str, ...], tuple[str, ...], str], ...]] = {
@@ -324,10 +327,6 @@ def write_comparison(
     if figures:
         md += ["## Figures without numbers", "", *figures]
     return write_index(out, "\n".join(md), f"otfair reproduction: {paper}")
-
-
-#: how ``comparison.csv`` prints its numbers (6 significant digits)
-CSV_FLOAT_FORMAT = "%.6g"
 
 
 def as_written(table: pd.DataFrame) -> pd.DataFrame:

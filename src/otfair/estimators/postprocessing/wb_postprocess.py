@@ -94,7 +94,9 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         tags.classifier_tags.multi_class = False
         return tags
 
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> WassersteinBarycenterClassifier:
+    def fit(
+        self, X: Any, y: Any = None, *, sensitive_features: Any
+    ) -> WassersteinBarycenterClassifier:
         """Fit the base classifier (unless ``prefit``) and the group thresholds."""
         strength = check_strength(self.strength)
         X = check_array(X, dtype=None, input_name="X")

@@ -152,7 +152,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         step: dict[tuple[int, ...], Any] = {}
         out = pred.copy()
         for key, rows in _strata(codes[:, j + 1 :]).items():
-            present, local = np.unique(codes[rows, j], return_inverse=True)
+            present, local = _local_codes(codes[rows, j])
             if len(present) < 2:
                 step[key] = (present, None)
                 continue
@@ -207,14 +207,16 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
                         "was not seen during fit."
                     )
                 present, maps = step[key]
-                if not np.all(np.isin(codes[rows, j], present)):
+                lookup = np.full(len(self.groups_[j]), -1, dtype=np.int64)
+                lookup[present] = np.arange(len(present))
+                local = lookup[codes[rows, j]]
+                if np.any(local < 0):
                     raise ValueError(
                         f"`sensitive_features[:, {j}]` has a group not seen in its stratum "
                         "during fit."
                     )
                 if maps is None:
                     continue
-                local = np.searchsorted(present, codes[rows, j])
                 jit = out[rows] + rng.uniform(-self.sigma, self.sigma, size=len(rows))
                 new[rows] = maps.to_barycenter(jit, local)
             out = strengths[j] * new + (1.0 - strengths[j]) * out
@@ -232,6 +234,14 @@ def _as_columns(sensitive_features: Any, n: int) -> np.ndarray:
     if len(arr) != n:
         raise ValueError(f"`sensitive_features` has {len(arr)} rows but `X` has {n} samples.")
     return arr
+
+
+def _local_codes(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Return the codes present (sorted) and each row's index among them, O(n), codes >= 0."""
+    counts = np.bincount(codes)
+    present = np.flatnonzero(counts)
+    lookup = np.cumsum(counts > 0) - 1
+    return present, lookup[codes]
 
 
 def _strata(codes: np.ndarray) -> dict[tuple[int, ...], np.ndarray]:

@@ -23,13 +23,14 @@ from typing import Any
 
 import numpy as np
 
-from otfair.utils import encode_groups
+from otfair.utils import draw_seed, encode_groups
 
 __all__ = [
     "GroupQuantiles",
     "check_fit_groups",
     "check_n_features",
     "check_strength",
+    "draw_fit_seed",
     "encode_fitted_groups",
     "fit_or_calibration_split",
     "sorted_quantile",
@@ -229,12 +230,24 @@ def check_fit_groups(X: np.ndarray, sensitive_features: Any) -> tuple[np.ndarray
 
 
 def check_n_features(estimator: Any, X: np.ndarray) -> None:
-    """Raise if ``X`` has another number of columns than at fit time."""
+    """Raise if ``X`` has another number of columns than at fit time (scikit-learn's words)."""
     if X.shape[1] != estimator.n_features_in_:
         raise ValueError(
-            f"`X` has {X.shape[1]} features, but {type(estimator).__name__} was fitted with "
-            f"{estimator.n_features_in_}."
+            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
+            f"{estimator.n_features_in_} features as input."
         )
+
+
+def draw_fit_seed(random_state: Any) -> int:
+    """Draw the one seed of a fit from ``random_state`` without touching global generators.
+
+    ``None`` draws fresh OS entropy, an int or a ``RandomState`` gives what
+    :func:`otfair.utils.draw_seed` gives, and a ``numpy.random.Generator`` (the caller's
+    own) gives ``random_state.integers(2**31 - 1)``.
+    """
+    if isinstance(random_state, np.random.Generator):
+        return int(random_state.integers(2**31 - 1))
+    return draw_seed(random_state)
 
 
 def fit_or_calibration_split(
@@ -255,7 +268,10 @@ def fit_or_calibration_split(
         meta.estimator_ = meta.estimator
         return np.arange(len(X))
     if y is None:
-        raise ValueError("`y` is required when prefit=False.")
+        raise ValueError(
+            f"{type(meta).__name__} requires y to be passed, but the target y is None "
+            "(`y` is required when prefit=False)."
+        )
     if len(y) != len(X):
         raise ValueError(f"`y` has {len(y)} rows but `X` has {len(X)}.")
     frac = meta.calibration_fraction

@@ -9,20 +9,23 @@ the EquiPy package). See ``docs/baselines.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from numbers import Real
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin, _fit_context
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
     check_n_features,
     check_strength,
+    draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
 )
-from otfair.utils import check_finite_1d, draw_seed, encode_groups, set_params_from_init
+from otfair.utils import check_finite_1d, encode_groups, set_params_from_init
 from otfair.utils._validation import _to_numpy
 
 __all__ = ["WassersteinBarycenterRegressor"]
@@ -72,8 +75,17 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     quantile_method : str, default="linear"
         :func:`numpy.quantile` method of :math:`\hat Q_s`: ``"linear"`` (EquiPy) or
         ``"inverted_cdf"`` (the generalized inverse of the paper).
-    random_state : int, RandomState or None, default=None
-        Seeds the split and the jitter (``predict`` is reproducible).
+    random_state : int, RandomState, Generator or None, default=None
+        Seeds the split and the jitter (``predict`` is reproducible); one seed is drawn
+        from it at fit time, numpy's global generator is never used.
+
+    Notes
+    -----
+    Cost: with :math:`n` calibration rows, ``fit`` sorts every group's values once,
+    :math:`O(n \log n)`, and maps the calibration rows, :math:`O(k\,n + n \log n)` for
+    :math:`k` groups; ``predict`` on :math:`m` rows is :math:`O(k\,m + m \log n)` per
+    attribute (a binary search for :math:`\hat F_s`, an index into the sorted values for
+    every :math:`\hat Q_{s'}`), plus the base model. Memory :math:`O(n)`.
 
     Attributes
     ----------
@@ -88,6 +100,16 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         The sensitive attributes of those rows.
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "estimator": [HasMethods(["fit", "predict"])],
+        "strength": [Interval(Real, 0, 1, closed="both"), "array-like"],
+        "sigma": [Interval(Real, 0, None, closed="left")],
+        "prefit": ["boolean"],
+        "calibration_fraction": [Interval(Real, 0, 1, closed="neither")],
+        "quantile_method": [StrOptions({"linear", "inverted_cdf"})],
+        "random_state": ["random_state", np.random.Generator],
+    }
+
     def __init__(
         self,
         estimator: Any,
@@ -101,6 +123,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     ) -> None:
         set_params_from_init(self, locals())
 
+    @_fit_context(prefer_skip_nested_validation=False)  # the base model validates its own
     def fit(
         self, X: Any, y: Any = None, *, sensitive_features: Any
     ) -> WassersteinBarycenterRegressor:
@@ -114,14 +137,11 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         sensitive_features : array-like of shape (n,) or (n, k)
             One column per sensitive attribute.
         """
-        if self.sigma is None or not np.isfinite(self.sigma) or self.sigma < 0:
+        if not np.isfinite(self.sigma):
             raise ValueError(f"`sigma` must be a finite number >= 0; got {self.sigma!r}.")
-        if self.quantile_method not in ("linear", "inverted_cdf"):
-            raise ValueError(
-                "`quantile_method` must be 'linear' or 'inverted_cdf'; got "
-                f"{self.quantile_method!r}."
-            )
-        X = check_array(X, dtype=None, ensure_all_finite=True, input_name="X")
+        X = check_array(
+            X, dtype=None, ensure_all_finite=True, ensure_min_samples=2, input_name="X"
+        )
         sens = _as_columns(sensitive_features, len(X))
         self.groups_, codes = [], []
         for j in range(sens.shape[1]):
@@ -130,8 +150,9 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
             codes.append(c)
         codes_arr = np.stack(codes, axis=1)
         self._strengths(sens.shape[1])
-        self._seed = draw_seed(self.random_state)
-        y = None if (self.prefit or y is None) else check_finite_1d(y, "y")
+        self._seed = draw_fit_seed(self.random_state)
+        if not (self.prefit or y is None):
+            y = check_finite_1d(column_or_1d(y, warn=True), "y")
         calib = fit_or_calibration_split(self, X, y, codes_arr[:, 0], self._seed)
         self.n_features_in_ = X.shape[1]
         pred = np.asarray(self.estimator_.predict(X[calib]), dtype=np.float64).ravel()

@@ -7,11 +7,13 @@ See ``docs/baselines.md``.
 
 from __future__ import annotations
 
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy.linalg import eigh, null_space
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
@@ -20,7 +22,7 @@ from otfair.estimators._quantile_barycenter import (
     check_strength,
     encode_fitted_groups,
 )
-from otfair.notions import as_notion
+from otfair.notions import Notion, as_notion
 from otfair.utils import check_binary_labels, set_params_from_init
 
 __all__ = ["FairPCA"]
@@ -66,6 +68,13 @@ class FairPCA(TransformerMixin, BaseEstimator):
         ``"eopp"`` fits on the rows with :math:`Y = 1` only (equal true positive rates),
         as the paper does; then ``y`` is required.
 
+    Notes
+    -----
+    Cost on :math:`n` rows and :math:`d` features: ``fit`` forms the covariance,
+    :math:`O(n\,d^2)`, and solves symmetric eigenproblems and a null space,
+    :math:`O(d^3)`; ``transform`` of :math:`m` rows is a product, :math:`O(m\,d\,k)`.
+    No randomness (the eigenvectors' signs are fixed).
+
     Attributes
     ----------
     components_ : ndarray of shape (d, k)
@@ -75,6 +84,15 @@ class FairPCA(TransformerMixin, BaseEstimator):
     mean_, scale_ : ndarray of shape (d,)
     groups_ : ndarray
     """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "equalize_covariance": ["boolean"],
+        "n_cov_eigenvectors": [Interval(Integral, 1, None, closed="left")],
+        "strength": [Interval(Real, 0, 1, closed="both")],
+        "standardize": ["boolean"],
+        "notion": [StrOptions({"dp", "eopp"}), Notion],
+    }
 
     def __init__(
         self,
@@ -88,10 +106,11 @@ class FairPCA(TransformerMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> FairPCA:
         """Compute the fair projection from ``X`` and the groups."""
         check_strength(self.strength)
-        X = check_array(X, dtype=np.float64, input_name="X")
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         notion = as_notion(self.notion, allowed=("dp", "eopp"))
         if notion.requires_labels:  # eopp: the rows of its label cell, Y = 1

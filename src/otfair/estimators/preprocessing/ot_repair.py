@@ -9,11 +9,13 @@ KDD 2015, §5 (the 1-D geometric repair). See ``docs/baselines.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from numbers import Integral, Real
+from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
 from sklearn.neighbors import NearestNeighbors
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
@@ -21,9 +23,10 @@ from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
     check_n_features,
     check_strength,
+    draw_fit_seed,
     encode_fitted_groups,
 )
-from otfair.utils import draw_seed, set_params_from_init
+from otfair.utils import set_params_from_init
 
 __all__ = ["OTRepair"]
 
@@ -66,11 +69,22 @@ class OTRepair(TransformerMixin, BaseEstimator):
         Columns to repair (others pass through); ``None`` repairs all.
     max_ot_samples : int, default=2000
         Per-group subsample size of the exact OT problem (``method="joint"``).
-    quantile_method : str, default="linear"
+    quantile_method : {"linear", "inverted_cdf"}, default="linear"
         :func:`numpy.quantile` method of the group quantile functions.
-    random_state : int, RandomState or None, default=None
+    random_state : int, RandomState, Generator or None, default=None
         Seeds the subsample, the partner draws and the randomized repair
-        (``transform`` is reproducible).
+        (``transform`` is reproducible); one seed is drawn from it at fit time, numpy's
+        global generator is never used.
+
+    Notes
+    -----
+    Cost of ``method="quantile"`` on :math:`n` rows and :math:`d` repaired columns:
+    ``fit`` sorts every group's values per column, :math:`O(d\,n \log n)`;
+    ``transform`` of :math:`m` rows is :math:`O(d\,(k\,m + m \log n))` for
+    :math:`k` groups (binary searches for :math:`F_s`, indexing of the sorted values for
+    the :math:`Q_{s'}`). ``method="joint"`` solves an exact OT problem between at most
+    ``max_ot_samples`` points per group (network simplex, roughly cubic in that size),
+    then one nearest-neighbour query per transformed row.
 
     Attributes
     ----------
@@ -79,6 +93,16 @@ class OTRepair(TransformerMixin, BaseEstimator):
     weights_ : ndarray
         Their shares :math:`\pi_s`.
     """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "strength": [Interval(Real, 0, 1, closed="both")],
+        "mode": [StrOptions({"geometric", "random"})],
+        "method": [StrOptions({"quantile", "joint"})],
+        "columns": ["array-like", None],
+        "max_ot_samples": [Interval(Integral, 1, None, closed="left")],
+        "quantile_method": [StrOptions({"linear", "inverted_cdf"})],
+        "random_state": ["random_state", np.random.Generator],
+    }
 
     def __init__(
         self,
@@ -93,20 +117,17 @@ class OTRepair(TransformerMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
+    @_fit_context(prefer_skip_nested_validation=True)
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> OTRepair:
         """Estimate the group distributions and the barycenter maps."""
         check_strength(self.strength)
-        if self.mode not in ("geometric", "random"):
-            raise ValueError(f"`mode` must be 'geometric' or 'random'; got {self.mode!r}.")
-        if self.method not in ("quantile", "joint"):
-            raise ValueError(f"`method` must be 'quantile' or 'joint'; got {self.method!r}.")
-        X = check_array(X, dtype=np.float64, input_name="X")
+        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         self.n_features_in_ = X.shape[1]
         self.columns_ = self._check_columns(X.shape[1])
         k = len(self.groups_)
         self.weights_ = np.bincount(codes, minlength=k) / len(codes)
-        self._seed = draw_seed(self.random_state)
+        self._seed = draw_fit_seed(self.random_state)
         Xc = X[:, self.columns_]
         if self.method == "quantile":
             self.maps_ = [

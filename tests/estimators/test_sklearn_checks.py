@@ -37,12 +37,6 @@ EXPECTED: dict[str, dict[str, str]] = {
     "adapfair-blind": {"check_classifiers_train": _TINY_TRAIN},
     "bgl": {"check_non_transformer_estimators_n_iter": _NO_N_ITER},
     "cenet": {"check_regressors_train": _TINY_REGRESSION},
-    "cod-rff": {
-        "check_n_features_in_after_fitting": (
-            "the feature-count error comes from the inner random Fourier features "
-            "(sklearn's RBFSampler) under its own name"
-        )
-    },
     "fair-nf": {"check_classifiers_train": _TINY_TRAIN},
     "fair-nf-discrete": {"check_classifiers_train": _TINY_TRAIN},
     "fair-pca": {

@@ -146,3 +146,29 @@ def test_real_data_exact_dp_on_calibration_and_test(name):
     # quantile is ~0.14), so the test asks that equality is not rejected.
     assert ks_2samp(fair[split.s_test == 0], fair[split.s_test == 1]).pvalue > 0.05
     assert r2_score(split.y_test, fair) <= r2_score(split.y_test, base) + 0.02
+
+
+def test_equals_equipy_on_law_school_without_jitter():
+    """Chzhen et al.'s map without jitter is EquiPy's (Hu et al. 2024) on Law School."""
+    equipy = pytest.importorskip("equipy.fairness", reason="EquiPy is not installed")
+    from otfair.datasets import load_dataset
+
+    split = load_dataset("law_school").split(random_state=0)
+    base = LinearRegression().fit(split.X_train, split.y_train)
+    ours = WassersteinBarycenterRegressor(base, prefit=True, sigma=0.0, strength=1.0)
+    ours.fit(split.X_train, sensitive_features=split.s_train)
+
+    # Law School's features are float32: hand EquiPy the predictions in float64 as ours
+    # uses them (EquiPy would otherwise interpolate in float32).
+    def predict(X):
+        return base.predict(X).astype(np.float64)
+
+    theirs = equipy.FairWasserstein(sigma=0.0)
+    theirs.fit(predict(split.X_train), np.asarray(split.s_train))
+    expected = theirs.transform(predict(split.X_test), np.asarray(split.s_test))
+    got = ours.predict(split.X_test, sensitive_features=split.s_test)
+    scale = np.max(np.abs(expected))
+    np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12 * scale)
+    # the calibration rows themselves (ties included) map identically too
+    calib = theirs.transform(predict(split.X_train), np.asarray(split.s_train))
+    np.testing.assert_allclose(ours.calibration_predictions_, calib, rtol=0, atol=1e-12 * scale)

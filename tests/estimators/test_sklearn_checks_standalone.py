@@ -133,3 +133,71 @@ def test_representative_checks(name, check_name):
 )
 def test_sklearn_checks_standalone(estimator, check):
     check(estimator)
+
+
+def _plain(name):
+    """A fresh unwrapped estimator of ``name``."""
+    return {
+        "ot-repair": lambda: OTRepair(0.5),
+        "fair-pca": lambda: FairPCA(n_components=2),
+        "wb-classifier": lambda: WassersteinBarycenterClassifier(LogisticRegression()),
+        "wb-regressor": lambda: WassersteinBarycenterRegressor(LinearRegression()),
+    }[name]()
+
+
+def _toy(name):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    s = np.arange(120) % 2
+    y = (X[:, 0] + 0.5 * s > 0).astype(int) if name == "wb-classifier" else X[:, 0] + s
+    return X, y, s
+
+
+def _out(est, X, s):
+    method = est.transform if hasattr(est, "transform") else est.predict
+    return method(X, sensitive_features=s)
+
+
+_BAD_PARAMS = [
+    ("ot-repair", "strength", 1.5),
+    ("ot-repair", "mode", "partial"),
+    ("ot-repair", "method", "sinkhorn"),
+    ("ot-repair", "max_ot_samples", 0),
+    ("ot-repair", "quantile_method", "hazen"),
+    ("ot-repair", "random_state", "seed"),
+    ("fair-pca", "n_components", 0),
+    ("fair-pca", "notion", "eo"),
+    ("fair-pca", "standardize", "yes"),
+    ("wb-classifier", "strength", -0.1),
+    ("wb-classifier", "calibration_fraction", 1.0),
+    ("wb-classifier", "estimator", LinearRegression()),  # no predict_proba
+    ("wb-regressor", "sigma", -1.0),
+    ("wb-regressor", "quantile_method", "nearest"),
+    ("wb-regressor", "prefit", "no"),
+]
+
+
+@pytest.mark.parametrize(("name", "param", "value"), _BAD_PARAMS)
+def test_bad_parameter_is_named_at_fit(name, param, value):
+    from sklearn.utils._param_validation import InvalidParameterError
+
+    X, y, s = _toy(name)
+    est = _plain(name).set_params(**{param: value})
+    with pytest.raises(
+        InvalidParameterError, match=f"'{param}' parameter of {type(est).__name__}"
+    ):
+        est.fit(X, y, sensitive_features=s)
+
+
+@pytest.mark.parametrize("name", ["ot-repair", "wb-classifier", "wb-regressor"])
+def test_random_state_generator_and_global_streams(name):
+    X, y, s = _toy(name)
+    before = np.random.get_state()  # noqa: NPY002 - the legacy global stream
+    outs = []
+    for random_state in (np.random.default_rng(7), np.random.default_rng(7), None, 3):
+        est = _plain(name).set_params(random_state=random_state)
+        outs.append(_out(est.fit(X, y, sensitive_features=s), X, s))
+    after = np.random.get_state()  # noqa: NPY002
+    assert before[0] == after[0] and np.array_equal(before[1], after[1])
+    assert before[2:] == after[2:]
+    np.testing.assert_array_equal(outs[0], outs[1])  # same Generator seed, same output

@@ -150,7 +150,14 @@ def write(rows: list[dict], out: Path, command: str) -> None:
         for row in rows:
             writer.writerow({k: f"{v:.6g}" if isinstance(v, float) else v for k, v in row.items()})
     table = markdown_table(
-        ["method", "calibration rows", "otfair (s)", "EquiPy (s)", "otfair / EquiPy"],
+        [
+            "method",
+            "calibration rows",
+            "otfair (s)",
+            "EquiPy (s)",
+            "otfair / EquiPy",
+            "max abs diff (sigma=0)",
+        ],
         [
             [
                 r["method"],
@@ -158,6 +165,7 @@ def write(rows: list[dict], out: Path, command: str) -> None:
                 f"{r['otfair_s']:.4f}",
                 f"{r['equipy_s']:.4f}",
                 f"{r['ratio']:.2f}",
+                f"{r['max_abs_diff']:.1e}" if np.isfinite(r["max_abs_diff"]) else "",
             ]
             for r in rows
         ],
@@ -183,7 +191,10 @@ def write(rows: list[dict], out: Path, command: str) -> None:
     ]
     if diffs:
         lines.append(
-            f"Largest |otfair - EquiPy| of the regressor without jitter: {max(diffs):.2g}."
+            f"Largest |otfair - EquiPy| of the regressor without jitter: {max(diffs):.2g} "
+            "(same map; EquiPy interpolates its quantile function with scipy's `interp1d` "
+            "on the grid `linspace(0, 1, n)`, otfair by index as `numpy.quantile`, so the "
+            "interpolation weights round differently, more so as n grows)."
         )
     (out / "postprocess_scale.md").write_text("\n".join(lines) + "\n")
 

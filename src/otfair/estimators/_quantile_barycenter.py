@@ -161,17 +161,27 @@ class GroupQuantiles:
         *,
         rng: np.random.Generator | None = None,
     ) -> np.ndarray:
-        r"""Apply :math:`T_s = Q_B \circ F_s` row-wise (randomized PIT when ``rng`` is given)."""
+        r"""Apply :math:`T_s = Q_B \circ F_s` row-wise (randomized PIT when ``rng`` is given).
+
+        Every group's queries are sorted first (:math:`O(m \log m)`): the binary searches
+        of :math:`F_s` and the reads of the sorted calibration values then move forward
+        through memory, several times faster than in row order on large sets. The numbers
+        are those of :meth:`cdf`, :meth:`randomized_cdf` (uniforms drawn in row order)
+        and :meth:`barycenter_quantile` applied in row order.
+        """
         out = np.empty(len(values), dtype=np.float64)
-        for g in range(len(self.sorted_)):
-            mask = codes == g
-            if not np.any(mask):
+        for g, ref in enumerate(self.sorted_):
+            rows = np.flatnonzero(codes == g)
+            if len(rows) == 0:
                 continue
-            if rng is None:
-                u = self.cdf(values[mask], g)
-            else:
-                u = self.randomized_cdf(values[mask], g, rng)
-            out[mask] = self.barycenter_quantile(u)
+            v = values[rows]
+            order = np.argsort(v)
+            ranked = v[order]
+            u = np.searchsorted(ref, ranked, side="right") / len(ref)
+            if rng is not None:  # the uniforms in row order, the same per-row arithmetic
+                lo = np.searchsorted(ref, ranked, side="left") / len(ref)
+                u = lo + rng.uniform(size=len(v))[order] * (u - lo)
+            out[rows[order]] = self.barycenter_quantile(u)  # u (nearly) sorted: in order
         return out
 
 

@@ -88,8 +88,8 @@ class GroupQuantiles:
     same numbers, without its per-call copy and partition of the whole group). Cost:
     :math:`O(n \log n)` to build on :math:`n` values, :math:`O(m \log n)` for
     :meth:`cdf` on :math:`m` queries, :math:`O(m)` for :meth:`quantile` and
-    :math:`O(k\,m + m \log n)` for :meth:`to_barycenter` with :math:`k` groups; memory
-    :math:`O(n)`.
+    :math:`O(k\,m + m \log m + m \log n)` for :meth:`to_barycenter` with :math:`k`
+    groups (it sorts the queries); memory :math:`O(n + m)`.
 
     Parameters
     ----------

@@ -72,14 +72,6 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         Seeds the split and the randomized predictions (``predict`` is reproducible);
         one seed is drawn from it at fit time, numpy's global generator is never used.
 
-    Notes
-    -----
-    Cost: with :math:`n` calibration rows, ``fit`` sorts every group's scores,
-    :math:`O(n \log n)`, and evaluates the error curves on a fixed grid of
-    :math:`G = 4001` common rates, :math:`O(k\,(n + G))` for :math:`k` groups;
-    ``predict`` on :math:`m` rows compares each score with its group's threshold,
-    :math:`O(m)`, plus the base model. Memory :math:`O(n)`.
-
     Attributes
     ----------
     groups_ : ndarray
@@ -88,6 +80,14 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     thresholds_, tie_probability_ : ndarray
         Group :math:`s` predicts 1 when :math:`f > t_s`, and with probability
         :math:`\gamma_s` when :math:`f = t_s`.
+
+    Notes
+    -----
+    Cost: with :math:`n` calibration rows, ``fit`` sorts every group's scores,
+    :math:`O(n \log n)`, and evaluates the error curves on a fixed grid of
+    :math:`G = 4001` common rates, :math:`O(k\,(n + G))` for :math:`k` groups;
+    ``predict`` on :math:`m` rows compares each score with its group's threshold,
+    :math:`O(m)`, plus the base model. Memory :math:`O(n)`.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -79,14 +79,6 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         Seeds the split and the jitter (``predict`` is reproducible); one seed is drawn
         from it at fit time, numpy's global generator is never used.
 
-    Notes
-    -----
-    Cost: with :math:`n` calibration rows, ``fit`` sorts every group's values once,
-    :math:`O(n \log n)`, and maps the calibration rows, :math:`O(k\,n + n \log n)` for
-    :math:`k` groups; ``predict`` on :math:`m` rows is :math:`O(k\,m + m \log n)` per
-    attribute (a binary search for :math:`\hat F_s`, an index into the sorted values for
-    every :math:`\hat Q_{s'}`), plus the base model. Memory :math:`O(n)`.
-
     Attributes
     ----------
     estimator_ : fitted regressor
@@ -98,6 +90,15 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         ``1 / min_s n_s`` in Kolmogorov-Smirnov distance.
     calibration_sensitive_ : ndarray
         The sensitive attributes of those rows.
+
+    Notes
+    -----
+    Cost: with :math:`n` calibration rows, ``fit`` sorts every group's values once,
+    :math:`O(n \log n)`, and maps the calibration rows, :math:`O(k\,n + n \log n)` for
+    :math:`k` groups; ``predict`` on :math:`m` rows costs
+    :math:`O(k\,m + m \log m + m \log n)` per attribute (the rows sorted, a binary
+    search for :math:`\hat F_s`, an index into the sorted values for every
+    :math:`\hat Q_{s'}`), plus the base model. Memory :math:`O(n + m)`.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -68,13 +68,6 @@ class FairPCA(TransformerMixin, BaseEstimator):
         ``"eopp"`` fits on the rows with :math:`Y = 1` only (equal true positive rates),
         as the paper does; then ``y`` is required.
 
-    Notes
-    -----
-    Cost on :math:`n` rows and :math:`d` features: ``fit`` forms the covariance,
-    :math:`O(n\,d^2)`, and solves symmetric eigenproblems and a null space,
-    :math:`O(d^3)`; ``transform`` of :math:`m` rows is a product, :math:`O(m\,d\,k)`.
-    No randomness (the eigenvectors' signs are fixed).
-
     Attributes
     ----------
     components_ : ndarray of shape (d, k)
@@ -83,6 +76,13 @@ class FairPCA(TransformerMixin, BaseEstimator):
         Standard PCA directions (for the trade-off).
     mean_, scale_ : ndarray of shape (d,)
     groups_ : ndarray
+
+    Notes
+    -----
+    Cost on :math:`n` rows and :math:`d` features: ``fit`` forms the covariance,
+    :math:`O(n\,d^2)`, and solves symmetric eigenproblems and a null space,
+    :math:`O(d^3)`; ``transform`` of :math:`m` rows is a product, :math:`O(m\,d\,k)`.
+    No randomness (the eigenvectors' signs are fixed).
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

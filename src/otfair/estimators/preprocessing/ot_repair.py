@@ -76,22 +76,22 @@ class OTRepair(TransformerMixin, BaseEstimator):
         (``transform`` is reproducible); one seed is drawn from it at fit time, numpy's
         global generator is never used.
 
-    Notes
-    -----
-    Cost of ``method="quantile"`` on :math:`n` rows and :math:`d` repaired columns:
-    ``fit`` sorts every group's values per column, :math:`O(d\,n \log n)`;
-    ``transform`` of :math:`m` rows is :math:`O(d\,(k\,m + m \log n))` for
-    :math:`k` groups (binary searches for :math:`F_s`, indexing of the sorted values for
-    the :math:`Q_{s'}`). ``method="joint"`` solves an exact OT problem between at most
-    ``max_ot_samples`` points per group (network simplex, roughly cubic in that size),
-    then one nearest-neighbour query per transformed row.
-
     Attributes
     ----------
     groups_ : ndarray
         The fitted groups.
     weights_ : ndarray
         Their shares :math:`\pi_s`.
+
+    Notes
+    -----
+    Cost of ``method="quantile"`` on :math:`n` rows and :math:`d` repaired columns:
+    ``fit`` sorts every group's values per column, :math:`O(d\,n \log n)`;
+    ``transform`` of :math:`m` rows is :math:`O(d\,(k\,m + m \log m + m \log n))`
+    for :math:`k` groups (the rows sorted, binary searches for :math:`F_s`, indexing of
+    the sorted values for the :math:`Q_{s'}`). ``method="joint"`` solves an exact OT
+    problem between at most ``max_ot_samples`` points per group (network simplex, roughly
+    cubic in that size), then one nearest-neighbour query per transformed row.
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -17,6 +17,7 @@ where the cells :math:`c` depend on the fairness notion (see
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -42,13 +43,27 @@ from otfair.utils import (
     check_features,
     check_positive_int,
     check_scalar,
+    draw_seed,
     encode_groups,
     resolve_device,
-    seed_everything,
     set_params_from_init,
+    torch_generator,
+    use_generator,
 )
 
 _MODES = ("aware", "blind")
+
+
+def fit_seed(random_state: Any) -> int:
+    """Return the seed of an AdapFair fit: an int as is, otherwise one drawn by it.
+
+    An int (the recorded runs' seeding) is the seed itself; ``None``, a ``RandomState``
+    or a ``Generator`` gives :func:`otfair.utils.draw_seed` of it. Every generator of the
+    fit derives from this seed: the batch orders, the flows' masks and initial weights.
+    """
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return draw_seed(random_state)
 
 
 class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
@@ -122,6 +137,8 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     >>> pre.predict_proba(X, sensitive_features=s).shape
     (200, 2)
     """
+
+    _global_rng_free = True  # generators derived from random_state, passed down
 
     def __init__(
         self,
@@ -237,7 +254,8 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
                         f"notion={self.notion!r} needs it."
                     )
         device = resolve_device(self.device)
-        gen = seed_everything(self.random_state)
+        seed = fit_seed(self.random_state)
+        gen = torch_generator(seed)
         rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
 
         X_t = torch.as_tensor(X_np, device=device)
@@ -245,15 +263,16 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         g_t = torch.as_tensor(codes, device=device)
         n_flows = 2 if self.mode == "aware" else 1
         mask_seed = int(rng.integers(2**31))
-        flows = nn.ModuleList(
-            CouplingFlow(
-                X_np.shape[1],
-                n_blocks=int(self.n_blocks),
-                hidden=tuple(self.hidden),
-                random_state=mask_seed + k,
-            )
-            for k in range(n_flows)
-        ).to(device)
+        with use_generator(torch_generator(seed)):  # initial weights
+            flows = nn.ModuleList(
+                CouplingFlow(
+                    X_np.shape[1],
+                    n_blocks=int(self.n_blocks),
+                    hidden=tuple(self.hidden),
+                    random_state=mask_seed + k,
+                )
+                for k in range(n_flows)
+            ).to(device)
         self.scorer_ = scorer
         self.flows_ = flows
         self.groups_ = groups

@@ -31,9 +31,13 @@ from otfair.estimators._curve import (
     is_curve,
     select_model,
 )
-from otfair.estimators._torch_base import TorchEstimatorMixin, keeps_global_rng
+from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba, run_epochs
-from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, stratified_batches
+from otfair.estimators.preprocessing.adapfair import (
+    AdapFairPreprocessor,
+    fit_seed,
+    stratified_batches,
+)
 from otfair.models.mlp import MLP
 from otfair.notions import as_notion, stratum_codes
 from otfair.penalties import make_penalty
@@ -45,8 +49,9 @@ from otfair.utils import (
     check_scalar,
     encode_groups,
     resolve_device,
-    seed_everything,
     set_params_from_init,
+    torch_generator,
+    use_generator,
 )
 
 _BASE_PENALTIES = ("none", "gap")
@@ -64,7 +69,6 @@ def _check_base_penalty(penalty: str, notion: Any) -> Any:
         raise ValueError(f"`base_notion`: {exc}") from None
 
 
-@keeps_global_rng
 def train_base_classifier(
     X: Any,
     y: Any,
@@ -113,15 +117,17 @@ def train_base_classifier(
 
     Notes
     -----
-    Seeds the global generators from ``random_state`` in a forked random state: the
-    caller's python, numpy and torch streams are unchanged afterwards.
+    The generators of the fit derive from ``random_state``
+    (:func:`~otfair.estimators.preprocessing.adapfair.fit_seed`); python's, numpy's and
+    torch's global generators are neither seeded nor drawn from.
     """
     X_np = check_features(X, "X")
     y_np = check_binary_labels(y, "y")
     check_consistent_length(X=X_np, y=y_np)
     notion = _check_base_penalty(penalty, penalty_notion)
     device = resolve_device(device)
-    gen = seed_everything(random_state)
+    seed = fit_seed(random_state)
+    gen = torch_generator(seed)
     rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
     gap = None
     if penalty == "gap":
@@ -131,7 +137,8 @@ def train_base_classifier(
     else:
         codes = np.zeros_like(y_np)  # one group: the strata are the labels
     cells = stratum_codes(codes, y_np)
-    model = MLP(X_np.shape[1], hidden=hidden).to(device)
+    with use_generator(torch_generator(seed)):  # initial weights
+        model = MLP(X_np.shape[1], hidden=hidden).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     X_t = torch.as_tensor(X_np, device=device)
     y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
@@ -204,6 +211,8 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     lams_ : list of float
         The curve's values (``lam`` a list).
     """
+
+    _global_rng_free = True  # generators derived from random_state, passed down
 
     def __init__(
         self,

@@ -139,6 +139,7 @@ class NeuralFairRegressor(
     """
 
     _lam_name = "lam"
+    _global_rng_free = True  # generators derived from random_state, passed down
 
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary | None:
         """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""
@@ -169,8 +170,9 @@ class NeuralFairRegressor(
     ) -> tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]:
         """Build encoder, head and (``lam > 0``) the adversary, in this order.
 
-        The order fixes which draws of torch's global generator (seeded by the fit)
-        initialize which module; the adversary starts clipped (WassersteinNet).
+        Called inside ``otfair.utils.use_generator`` (the fit's generator): the order
+        fixes which of its draws initialize which module; the adversary starts clipped
+        (WassersteinNet).
         """
         encoder = make_encoder(in_features, self.encoder_hidden).to(device)
         latent = int(self.encoder_hidden[-1])

@@ -67,7 +67,7 @@ from otfair.estimators.representation._base import (
 from otfair.models.mlp import MLP
 from otfair.models.representation import GroupFlows
 from otfair.penalties._representation_losses import diagonal_gmm_log_prob, symmetric_kl
-from otfair.utils import check_positive_int, check_scalar
+from otfair.utils import check_positive_int, check_scalar, use_generator
 
 __all__ = ["FairNormalizingFlowClassifier"]
 
@@ -207,22 +207,23 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         bandwidth = check_scalar(self.bandwidth, "bandwidth", minimum=0.0, strict=True)
         n_blocks = check_positive_int(self.n_blocks, "n_blocks")
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, seed, torch_gen = start_fit(self, X, y, sensitive_features)
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
-        densities = torch.nn.ModuleList(
-            fit_density(
-                X[codes == g],
-                density=self.density,
-                n_components=n_components,
-                reg_covar=reg_covar,
-                bandwidth=bandwidth,
-                seed=seed,
-            )
-            for g in (0, 1)
-        ).to(device)
-        flows = GroupFlows(X.shape[1], 2, n_blocks, tuple(self.flow_hidden), seed % 10_000)
-        head = MLP(X.shape[1], hidden=tuple(self.head_hidden))
+        with use_generator(torch_gen):  # the modules' initial weights
+            densities = torch.nn.ModuleList(
+                fit_density(
+                    X[codes == g],
+                    density=self.density,
+                    n_components=n_components,
+                    reg_covar=reg_covar,
+                    bandwidth=bandwidth,
+                    seed=seed,
+                )
+                for g in (0, 1)
+            ).to(device)
+            flows = GroupFlows(X.shape[1], 2, n_blocks, tuple(self.flow_hidden), seed % 10_000)
+            head = MLP(X.shape[1], hidden=tuple(self.head_hidden))
         flows, head = flows.to(device), head.to(device)
         optimizer = torch.optim.Adam([*flows.parameters(), *head.parameters()], lr=lr)
 

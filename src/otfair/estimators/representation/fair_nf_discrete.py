@@ -66,7 +66,7 @@ from otfair.estimators.representation._base import (
 from otfair.estimators.representation._discrete_coding import DiscreteCoding
 from otfair.models.made import CategoricalMADE
 from otfair.models.mlp import MLP
-from otfair.utils import check_positive_int, check_scalar
+from otfair.utils import check_positive_int, check_scalar, use_generator
 
 __all__ = ["DiscreteFairNFClassifier", "encoded_distance", "rank_matching"]
 
@@ -180,7 +180,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         density_epochs = check_positive_int(self.density_epochs, "density_epochs")
         density_lr = check_scalar(self.density_lr, "density_lr", minimum=0.0, strict=True)
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
         coding = DiscreteCoding(self.n_bins, int(self.max_levels)).fit(X)
@@ -199,7 +199,9 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         space = torch.as_tensor(coding.one_hot(coding.all_cells()), device=device)
         log_p, densities = {}, torch.nn.ModuleList()
         for g in (0, 1):
-            made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden)).to(device)
+            with use_generator(torch_gen):
+                made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden))
+            made = made.to(device)
             rows = torch.as_tensor(coding.one_hot(levels[codes == g]), device=device)
             _fit_density(made, rows, density_epochs, batch_size, density_lr, rng)
             log_p[g] = _log_prob_all(made, space)
@@ -233,7 +235,8 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         encoded[is_mapped & blind] = map_all[cells[is_mapped & blind]]
         Z = space[torch.as_tensor(encoded, device=device)]
 
-        head = MLP(Z.shape[1], hidden=tuple(self.head_hidden)).to(device)
+        with use_generator(torch_gen):
+            head = MLP(Z.shape[1], hidden=tuple(self.head_hidden)).to(device)
         optimizer = torch.optim.Adam(head.parameters(), lr=lr)
         yt = torch.as_tensor(y, device=device)
 

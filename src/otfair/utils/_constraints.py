@@ -35,6 +35,7 @@ from sklearn.utils._param_validation import (
 __all__ = [
     "DEVICE",
     "RANDOM_STATE",
+    "SENSITIVE_COLUMN",
     "HasMethods",
     "Interval",
     "InvalidParameterError",
@@ -50,15 +51,18 @@ __all__ = [
 ]
 
 
-def fit_context(fit_method: Any) -> Any:
+def fit_context(fit_method: Any = None, *, validate_nested: bool = False) -> Any:
     """Decorate ``fit``: validate ``_parameter_constraints`` once, then fit.
 
-    scikit-learn's ``_fit_context(prefer_skip_nested_validation=True)``: the estimator's
+    scikit-learn's ``_fit_context``: the estimator's
     :meth:`~sklearn.base.BaseEstimator._validate_params` runs on entry (unless
-    ``sklearn.set_config(skip_parameter_validation=True)``), and the estimators fitted
-    inside (already validated by this one) skip theirs.
+    ``sklearn.set_config(skip_parameter_validation=True)``). The estimators fitted
+    inside skip theirs (their parameters come from this one, already validated), except
+    with ``validate_nested=True``: a meta-estimator given estimator objects by the user
+    (``@fit_context(validate_nested=True)``).
     """
-    return _fit_context(prefer_skip_nested_validation=True)(fit_method)
+    decorator = _fit_context(prefer_skip_nested_validation=not validate_nested)
+    return decorator if fit_method is None else decorator(fit_method)
 
 
 class _Custom(Options):
@@ -90,7 +94,8 @@ class Widths(_Custom):
         if not val and not self.allow_empty:
             return False
         return all(
-            isinstance(w, numbers.Integral) and not isinstance(w, bool) and w >= 1 for w in val
+            isinstance(w, numbers.Integral) and not isinstance(w, bool) and int(w) >= 1
+            for w in val
         )
 
     def __str__(self) -> str:
@@ -118,7 +123,7 @@ class _RandomStates(_Custom):
         return (
             isinstance(val, numbers.Integral)
             and not isinstance(val, bool)
-            and 0 <= val <= 2**32 - 1
+            and 0 <= int(val) <= 2**32 - 1
         )
 
     def __str__(self) -> str:
@@ -130,6 +135,8 @@ class _RandomStates(_Custom):
 
 #: ``random_state``: an int in [0, 2**32 - 1], a ``RandomState``, a ``Generator`` or None.
 RANDOM_STATE: list[Any] = [_RandomStates()]
+#: ``sensitive_column``: a column index of ``X`` (negative from the end) or None.
+SENSITIVE_COLUMN: list[Any] = [Interval(numbers.Integral, None, None, closed="neither"), None]
 #: ``device``: a device string ("cpu", "cuda", "cuda:1", "auto"), a torch.device or None.
 DEVICE: list[Any] = [str, _TorchDevices(), None]
 
@@ -186,6 +193,9 @@ def check_params(estimator: Any, params: Mapping[str, Any]) -> dict[str, Any]:
     """
     constraints = _constraints_of(estimator)
     caller = getattr(estimator, "__name__", type(estimator).__name__)
+    names = getattr(estimator, "_get_param_names", None)
+    if callable(names):  # a scikit-learn estimator: its constructor's parameters
+        constraints = {k: v for k, v in constraints.items() if k in names()}
     unknown = [name for name in params if name not in constraints]
     if unknown:
         raise InvalidParameterError(

@@ -203,7 +203,9 @@ def reset_parameters(module: nn.Module, generator: torch.Generator) -> nn.Module
         for sub in module.modules():
             if isinstance(sub, nn.Linear):
                 _reset_linear(sub, generator)
-            elif callable(getattr(sub, "reset_parameters", None)):
+                continue
+            reset = getattr(sub, "reset_parameters", None)
+            if callable(reset):
                 with use_generator(generator):
-                    sub.reset_parameters()
+                    reset()
     return module

@@ -36,15 +36,21 @@ from otfair.estimators.preprocessing.adapfair_scorer import (
     state_fingerprint,
 )
 from otfair.models.flows import CouplingFlow
-from otfair.notions import as_notion, stratum_codes
+from otfair.notions import Notion, as_notion, stratum_codes
 from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss
 from otfair.utils import (
+    DEVICE,
+    RANDOM_STATE,
+    Interval,
+    StrOptions,
+    Widths,
     check_consistent_length,
     check_features,
-    check_positive_int,
-    check_scalar,
     draw_seed,
     encode_groups,
+    fit_context,
+    positive_int,
+    positive_real,
     resolve_device,
     set_params_from_init,
     torch_generator,
@@ -139,6 +145,23 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     """
 
     _global_rng_free = True  # generators derived from random_state, passed down
+    _parameter_constraints: dict[str, Any] = {
+        "classifier": "no_validation",  # any classifier: as_torch_classifier checks it
+        "output": [StrOptions({"logits", "probability"})],
+        "mode": [StrOptions(set(_MODES))],
+        "notion": [StrOptions({"dp", "eopp", "eo"}), Notion],
+        "lam": [Interval(numbers.Real, 0, 1, closed="both")],
+        "distance": [StrOptions(set(DISTANCES)), callable],
+        "sinkhorn_eps": [positive_real()],
+        "n_blocks": [positive_int()],
+        "hidden": [Widths()],
+        "epochs": [positive_int()],
+        "batch_size": [positive_int()],
+        "lr": [positive_real()],
+        "random_state": RANDOM_STATE,
+        "device": DEVICE,
+        "verbose": ["verbose"],
+    }
 
     def __init__(
         self,
@@ -162,18 +185,6 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         set_params_from_init(self, locals())
 
     # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        if self.mode not in _MODES:
-            raise ValueError(f"`mode` must be one of {_MODES}; got {self.mode!r}.")
-        as_notion(self.notion)
-        if not callable(self.distance) and self.distance not in DISTANCES:
-            raise ValueError(f"`distance` must be one of {DISTANCES}; got {self.distance!r}.")
-        check_scalar(self.lam, "lam", minimum=0.0, maximum=1.0)
-        for name in ("epochs", "batch_size", "n_blocks"):
-            check_positive_int(getattr(self, name), name)
-        for name in ("lr", "sinkhorn_eps"):
-            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
-
     def _check_scores(self, scorer: TorchScorer, X: torch.Tensor) -> None:
         """One no-grad pass: output shape, probability range, feature dimension."""
         with torch.no_grad():
@@ -215,6 +226,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         return codes
 
     # ------------------------------------------------------------------ training
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> AdapFairPreprocessor:
         """Learn the flows with the classifier frozen.
 
@@ -233,7 +245,6 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         -------
         self
         """
-        self._check_params()
         scorer = as_torch_classifier(self.classifier, self.output)
         X_np = check_features(X, "X", scorer.n_features)
         y_np = self._encode_labels(y)

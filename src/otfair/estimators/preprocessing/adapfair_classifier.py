@@ -18,6 +18,7 @@ An already trained classifier can be passed as ``base_classifier`` instead.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -39,19 +40,25 @@ from otfair.estimators.preprocessing.adapfair import (
     stratified_batches,
 )
 from otfair.models.mlp import MLP
-from otfair.notions import as_notion, stratum_codes
+from otfair.notions import Notion, as_notion, stratum_codes
 from otfair.penalties import make_penalty
+from otfair.penalties._group_wasserstein import DISTANCES
 from otfair.utils import (
+    SENSITIVE_COLUMN,
+    Interval,
+    StrOptions,
     check_binary_labels,
     check_consistent_length,
     check_features,
-    check_positive_int,
-    check_scalar,
     encode_groups,
+    fit_context,
+    non_negative_real,
+    positive_int,
     resolve_device,
     set_params_from_init,
     torch_generator,
     use_generator,
+    validate_option,
 )
 
 _BASE_PENALTIES = ("none", "gap")
@@ -213,6 +220,18 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     """
 
     _global_rng_free = True  # generators derived from random_state, passed down
+    _parameter_constraints: dict[str, Any] = {
+        **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
+        "base_classifier": "no_validation",  # any classifier, or None
+        "distance": [StrOptions(set(DISTANCES))],
+        "lam": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
+        "base_epochs": [positive_int()],
+        "base_batch_size": [positive_int()],
+        "base_penalty": [StrOptions(set(_BASE_PENALTIES))],
+        "base_notion": [StrOptions({"dp", "eo"}), Notion],
+        "base_strength": [non_negative_real()],
+        "sensitive_column": SENSITIVE_COLUMN,
+    }
 
     def __init__(
         self,
@@ -254,6 +273,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         rest = np.delete(X_np, col % X_np.shape[1], axis=1)
         return rest, s_col if sensitive_features is None else sensitive_features
 
+    @fit_context
     def fit(
         self,
         X: Any,
@@ -275,7 +295,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self.check_params()
+        self._check_lams()  # fit_context checked the constraints
         if is_curve(self.lam):  # lam=[...]: one base classifier, one set of flows per lam
             return self._fit_curve(X, y, sensitive_features, source_data)
         X = self._check_input(X, reset=True)
@@ -288,22 +308,22 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Check every parameter without data, before anything trains (fail fast).
 
         ``fit`` calls it first; ``otfair fit`` and the sweep's preflight call it before
-        they announce or start the training.
+        they announce or start the training. The ``_parameter_constraints`` (the flows'
+        are :class:`AdapFairPreprocessor`'s), then each value of a ``lam`` list.
 
         Raises
         ------
         ValueError
-            Naming the first parameter out of its range.
+            Naming the first parameter out of its range (``InvalidParameterError``).
         """
-        if self.base_classifier is None:
-            for name in ("base_epochs", "base_batch_size"):
-                check_positive_int(getattr(self, name), name)
-            check_scalar(self.base_strength, "base_strength", minimum=0.0)
-            _check_base_penalty(self.base_penalty, self.base_notion)
-        lams = check_strengths(self.lam, "lam") if is_curve(self.lam) else [self.lam]
-        flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
-        for lam in lams:  # the flows' own checks, on a preprocessor without a classifier
-            AdapFairPreprocessor(None, **{**flow_params, "lam": lam})._check_params()
+        self._validate_params()
+        self._check_lams()
+
+    def _check_lams(self) -> None:
+        """Check each value of a ``lam`` list (a curve) as the preprocessor's ``lam``."""
+        if is_curve(self.lam):
+            for lam in check_strengths(self.lam, "lam"):
+                validate_option(AdapFairPreprocessor, "lam", lam)
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""

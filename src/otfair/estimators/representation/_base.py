@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -51,10 +51,15 @@ from otfair.models.representation import EncoderClassifier
 from otfair.notions import stratum_codes
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
+    DEVICE,
+    RANDOM_STATE,
+    Widths,
     check_features,
-    check_positive_int,
-    check_scalar,
     draw_seed,
+    fit_context,
+    non_negative_real,
+    positive_int,
+    positive_real,
     resolve_device,
     torch_generator,
     use_generator,
@@ -175,6 +180,16 @@ class RepresentationEstimator(
     """
 
     _global_rng_free = True  # generators derived from random_state, passed down
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "strength": [non_negative_real()],
+        "head_hidden": [Widths()],
+        "epochs": [positive_int()],
+        "batch_size": [positive_int()],
+        "lr": [positive_real()],
+        "device": DEVICE,
+        "random_state": RANDOM_STATE,
+        "verbose": ["verbose"],
+    }
 
     strength: float = 1.0
     head_hidden: Sequence[int] = ()
@@ -187,11 +202,8 @@ class RepresentationEstimator(
 
     # -- training ------------------------------------------------------------------------
     def _training_budget(self) -> tuple[int, int, float]:
-        """Return the checked ``(epochs, batch_size, lr)``."""
-        epochs = check_positive_int(self.epochs, "epochs")
-        batch_size = check_positive_int(self.batch_size, "batch_size")
-        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
-        return epochs, batch_size, lr
+        """Return ``(epochs, batch_size, lr)`` (validated by ``fit``)."""
+        return int(self.epochs), int(self.batch_size), float(self.lr)
 
     def _train(
         self,
@@ -246,6 +258,14 @@ class RepresentationClassifier(RepresentationEstimator):
     default the cross-entropy).
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **RepresentationEstimator._parameter_constraints,
+        "latent_dim": [positive_int()],
+        "encoder_hidden": [Widths()],
+        "adversary_steps": [positive_int()],
+        "adversary_lr": [positive_real(), None],
+    }
+
     latent_dim: int = 8
     encoder_hidden: Sequence[int] = (64,)
     adversary_steps: int = 1
@@ -259,6 +279,7 @@ class RepresentationClassifier(RepresentationEstimator):
         return torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
 
     # -- fit -----------------------------------------------------------------------------
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> RepresentationClassifier:
         """Fit the encoder, the classifier and the adversary.
 
@@ -275,10 +296,9 @@ class RepresentationClassifier(RepresentationEstimator):
         -------
         self
         """
-        strength = check_scalar(self.strength, "strength", minimum=0.0)
+        strength = float(self.strength)
         epochs, batch_size, lr = self._training_budget()
-        latent_dim = check_positive_int(self.latent_dim, "latent_dim")
-        adversary_steps = check_positive_int(self.adversary_steps, "adversary_steps")
+        latent_dim, adversary_steps = int(self.latent_dim), int(self.adversary_steps)
         X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
 
         with use_generator(torch_gen):
@@ -286,8 +306,7 @@ class RepresentationClassifier(RepresentationEstimator):
                 X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
             ).to(device)
             adversary = self._make_adversary(latent_dim).to(device) if strength > 0 else None
-        adv_lr = lr if self.adversary_lr is None else self.adversary_lr
-        adv_lr = check_scalar(adv_lr, "adversary_lr", minimum=0.0, strict=True)
+        adv_lr = lr if self.adversary_lr is None else float(self.adversary_lr)
         groups = [{"params": list(model.parameters())}]
         if adversary is not None:
             groups.append({"params": list(adversary.parameters()), "lr": adv_lr})

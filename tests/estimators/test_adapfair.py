@@ -227,11 +227,11 @@ def test_errors(data, net):
         AdapFairPreprocessor(net, epochs=1).fit(bad, y, sensitive_features=s)
     with pytest.raises(ValueError, match="Inconsistent"):
         AdapFairPreprocessor(net, epochs=1).fit(X, y[:-1], sensitive_features=s)
-    with pytest.raises(ValueError, match="`mode`"):
+    with pytest.raises(ValueError, match="'mode' parameter of AdapFairPreprocessor must be"):
         AdapFairPreprocessor(net, mode="x").fit(X, y, sensitive_features=s)
-    with pytest.raises(ValueError, match="`notion`"):
+    with pytest.raises(ValueError, match="'notion' parameter .* among"):
         AdapFairPreprocessor(net, notion="x").fit(X, y, sensitive_features=s)
-    with pytest.raises(ValueError, match="`lam`"):
+    with pytest.raises(ValueError, match=r"'lam' .* in the range \[0.0, 1.0\]. Got 2.0"):
         AdapFairPreprocessor(net, lam=2.0).fit(X, y, sensitive_features=s)
     with pytest.raises(TypeError, match="`classifier`"):
         AdapFairPreprocessor(object()).fit(X, y, sensitive_features=s)

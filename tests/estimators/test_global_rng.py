@@ -1,19 +1,49 @@
-"""Fitting and predicting leave the caller's global random streams untouched.
+"""Randomness kept local: a fit neither seeds, draws from nor restores the global generators.
 
-For every registered method (built through the registry, tiny budget): the states of
-python's ``random``, numpy's legacy global generator and torch's CPU generator are equal
-before and after ``fit`` and the prediction methods, with an integer ``random_state`` and
-with ``random_state=None`` (a fresh seed drawn without the global generator).
+For every registered method (built through the registry, tiny budget):
+
+* the states of python's ``random``, numpy's legacy global generator and torch's CPU
+  generator are equal before and after ``fit`` and the prediction methods, with an
+  integer ``random_state`` and with ``random_state=None``;
+* a second thread that draws from numpy's and torch's global generators (and python's)
+  *while* the fit runs gets exactly the sequence it gets without the fit: the fit does
+  not seed or restore them (a fork-and-restore passes the first check, not this one);
+* ``random_state`` may be an int, None, a ``RandomState`` or a ``Generator``; a fresh
+  ``RandomState(0)`` / ``default_rng(0)`` gives the same fit twice.
 """
 
 from __future__ import annotations
 
 import random
+import sys
+import threading
+import time
 
 import numpy as np
 import pytest
 import torch
 from _registry_estimators import method_names, tiny, toy_data
+
+#: Methods whose estimator (FairClassifier / ReductionClassifier, converted separately)
+#: still seeds torch's global generator inside a forked state during ``fit``.
+_UNTIL_CORE = {
+    "adv",
+    "barycenter",
+    "fairtorch-reduction",
+    "ftm",
+    "ftm-joint",
+    "gapreg",
+    "norm",
+    "otf",
+    "unfair",
+    "unfair-mlp",
+}
+
+
+def _until_core(name: str) -> list:
+    if name in _UNTIL_CORE:
+        return [pytest.mark.xfail(reason="until core lands", strict=False)]
+    return []
 
 
 def _states() -> tuple:
@@ -25,6 +55,11 @@ def _assert_same(before: tuple, after: tuple, what: str) -> None:
     for a, b in zip(before[1], after[1], strict=True):
         assert np.array_equal(a, b), f"numpy's global state changed by {what}"
     assert torch.equal(before[2], after[2]), f"torch's CPU state changed by {what}"
+
+
+def _fit(name: str, random_state=0):
+    X, y, s = toy_data(name)
+    return tiny(name, random_state=random_state).fit(X, y, sensitive_features=s), X
 
 
 @pytest.mark.parametrize("random_state", [0, None])
@@ -45,6 +80,74 @@ def test_fit_and_predict_keep_the_global_random_state(name, random_state):
     # the caller's streams continue exactly as if nothing had run
     expected = np.random.RandomState(123).rand()
     assert np.random.rand() == expected  # noqa: NPY002
+
+
+def _draw_while(busy: threading.Event, started: threading.Event) -> dict[str, list]:
+    """Seed the global generators, then draw from them until ``busy`` is cleared."""
+    out: dict[str, list] = {"np": [], "torch": [], "py": []}
+    random.seed(7)
+    np.random.seed(7)  # noqa: NPY002 - this thread's global streams
+    torch.manual_seed(7)
+    started.set()
+    while busy.is_set():
+        out["np"].append(np.random.random_sample())  # noqa: NPY002
+        out["torch"].append(float(torch.rand(1)))
+        out["py"].append(random.random())
+        time.sleep(1e-4)  # let the fit run between the draws
+    return out
+
+
+def _expected(n: int) -> dict[str, list]:
+    rs, py = np.random.RandomState(7), random.Random(7)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(7)
+        t = [float(torch.rand(1)) for _ in range(n)]
+    return {
+        "np": [rs.random_sample() for _ in range(n)],
+        "torch": t,
+        "py": [py.random() for _ in range(n)],
+    }
+
+
+@pytest.mark.parametrize("name", [pytest.param(n, marks=_until_core(n)) for n in method_names()])
+def test_a_second_thread_draws_its_own_sequence_during_fit(name):
+    X, y, s = toy_data(name)
+    est = tiny(name, random_state=0)
+    busy, started = threading.Event(), threading.Event()
+    busy.set()
+    result: dict[str, dict] = {}
+    thread = threading.Thread(target=lambda: result.update(d=_draw_while(busy, started)))
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-4)  # interleave the two threads finely
+    try:
+        thread.start()
+        started.wait()
+        est.fit(X, y, sensitive_features=s)
+        for method in ("predict_proba", "transform"):
+            if hasattr(est, method):
+                getattr(est, method)(X)
+    finally:
+        busy.clear()
+        thread.join()
+        sys.setswitchinterval(interval)
+    draws = result["d"]
+    n = len(draws["np"])
+    assert n > 0, "the second thread drew nothing during the fit"
+    expected = _expected(n)
+    for kind in ("np", "torch", "py"):
+        changed = sum(a != b for a, b in zip(draws[kind], expected[kind], strict=True))
+        assert changed == 0, f"{name}.fit changed {changed} of {n} {kind} draws of another thread"
+
+
+@pytest.mark.parametrize("name", method_names())
+def test_random_state_takes_a_random_state_and_a_generator(name):
+    for make in (np.random.RandomState, np.random.default_rng):
+        first, X = _fit(name, make(0))
+        second, _ = _fit(name, make(0))
+        method = "predict_proba" if hasattr(first, "predict_proba") else "predict"
+        a, b = getattr(first, method)(X), getattr(second, method)(X)
+        assert np.all(np.isfinite(a))
+        np.testing.assert_array_equal(a, b)  # the same generator state, the same fit
 
 
 def test_random_state_none_draws_fresh_seeds():

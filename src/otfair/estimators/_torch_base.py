@@ -5,11 +5,14 @@ the representation classifiers, AdapFair) derives from :class:`TorchEstimatorMix
 placed first in its bases (``class X(TorchEstimatorMixin, ClassifierMixin,
 BaseEstimator)``), which owns:
 
-* **random state**: ``fit`` and every prediction method run inside
-  :func:`global_rng_preserved`, so fitting a model never changes the caller's python,
-  numpy or torch random streams. The fit still seeds torch's generator from its one
-  seed (``random_state``), inside a forked state, which keeps every number bit-identical
-  to the seeding it replaced;
+* **random state**: nothing. A fit draws its one seed from ``random_state``
+  (:func:`otfair.utils.draw_seed`) and passes generators derived from it down
+  (:func:`otfair.utils.torch_generator`, :func:`numpy.random.default_rng`); it never
+  seeds, draws from or restores python's, numpy's or torch's global generators, so a
+  thread drawing from them while another fits sees its own sequence. Such a class
+  declares ``_global_rng_free = True``; a class that does not (one that still seeds
+  the global generators) has its methods run inside :func:`global_rng_preserved`
+  (which restores the streams in the same thread only; a transition state);
 * **device**: :meth:`TorchEstimatorMixin._device` (``device`` parameter,
   :func:`otfair.utils.resolve_device`);
 * **chunked prediction**: :func:`predict_in_chunks` (bounded memory on large inputs);
@@ -43,6 +46,7 @@ __all__ = [
     "keeps_global_rng",
     "predict_in_chunks",
 ]
+
 
 #: Methods that :class:`TorchEstimatorMixin` runs inside :func:`global_rng_preserved`.
 RNG_ISOLATED_METHODS = (
@@ -178,14 +182,20 @@ def predict_in_chunks(
 class TorchEstimatorMixin:
     """The base of every torch estimator of otfair (put it first among the bases).
 
-    Subclasses get ``fit``, ``fit_transform``, ``predict``, ``predict_proba``,
-    ``decision_function``, ``transform`` and ``inverse_transform`` wrapped by
-    :func:`keeps_global_rng` where they define them (``__init_subclass__``), so no
-    estimator can forget it; the label, device and chunk helpers below; and the tags.
+    Subclasses get the label, device and chunk helpers below, and the tags. A subclass that
+    does not declare ``_global_rng_free = True`` (one that still seeds torch's global
+    generator) gets its ``fit`` and prediction methods wrapped by
+    :func:`keeps_global_rng` (``__init_subclass__``).
     """
+
+    #: Whether the class never touches the global generators (else: its methods are
+    #: wrapped by :func:`keeps_global_rng`, which restores them in the same thread).
+    _global_rng_free: bool = False
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
+        if cls._global_rng_free:
+            return
         for name in RNG_ISOLATED_METHODS:
             method = cls.__dict__.get(name)
             if callable(method):

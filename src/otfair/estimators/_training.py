@@ -8,9 +8,9 @@ for an adversary, the adversary's own loss (:class:`AdversaryStep`), and the eng
 them with the shared conventions:
 
 * one seeding rule: an estimator draws ``seed = otfair.utils.draw_seed(random_state)``
-  once per fit (seeding the global generators only inside the forked random state of
-  :class:`otfair.estimators._torch_base.TorchEstimatorMixin`), and every batch order
-  comes from generators derived from it (never from global state);
+  once per fit, and every generator of the fit derives from it (batch orders, initial
+  weights built inside ``otfair.utils.use_generator(otfair.utils.torch_generator(seed))``);
+  the global python / numpy / torch generators are never seeded, drawn from or restored;
 * one batcher: :func:`stratified_batches` spreads the strata (sensitive group x label
   cell of the notion) evenly over the batches (``every_stratum=True``: every stratum in
   every batch, exactly);

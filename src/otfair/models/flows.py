@@ -119,7 +119,7 @@ class CouplingFlow(nn.Module):
         Hidden non-linearity of the conditioners.
     random_state : int or None, default=0
         Seed of the random coordinate partitions (conditioner weights use the global
-        torch generator; seed it, e.g. with :func:`otfair.utils.seed_everything`).
+        torch generator; build it inside :func:`otfair.utils.use_generator`).
 
     Examples
     --------

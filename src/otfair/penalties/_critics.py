@@ -133,6 +133,8 @@ class JointCriticPenalty(_JointAdversaryPenalty):
         super().__init__(latent_dim, hidden)
         self.clip = clip
         self.gradient_penalty = float(gradient_penalty)
+        #: the fit's generator of the gradient penalty's draws (None: torch's global one)
+        self.generator: torch.Generator | None = None
 
     def joint_loss(self, adversary, z, y, sensitive) -> torch.Tensor | None:
         """Return the critic's loss on ``(z, y)``, or ``None`` (one group in the batch)."""
@@ -142,7 +144,14 @@ class JointCriticPenalty(_JointAdversaryPenalty):
         out = adversary(z, y)
         loss = -torch.abs(out[..., ~in1].mean(dim=-1) - out[..., in1].mean(dim=-1))
         if self.gradient_penalty:
-            gp = gradient_penalty(adversary, z[..., ~in1, :], y[~in1], z[..., in1, :], y[in1])
+            gp = gradient_penalty(
+                adversary,
+                z[..., ~in1, :],
+                y[~in1],
+                z[..., in1, :],
+                y[in1],
+                generator=self.generator,
+            )
             loss = loss + self.gradient_penalty * gp
         return loss
 

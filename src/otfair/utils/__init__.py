@@ -1,15 +1,33 @@
-"""Shared helpers: input validation and torch plumbing (device, seeding, threads)."""
+"""Shared helpers: input validation, parameter constraints, torch plumbing, randomness."""
 
+from otfair.utils._constraints import (
+    DEVICE,
+    RANDOM_STATE,
+    SENSITIVE_COLUMN,
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    Options,
+    StrOptions,
+    Widths,
+    check_params,
+    fit_context,
+    non_negative_real,
+    positive_int,
+    positive_real,
+    validate_option,
+)
 from otfair.utils._init_params import set_params_from_init
 from otfair.utils._params import check_features, check_positive_int, check_scalar
-from otfair.utils._sensitive import SensitiveColumns, split_sensitive
-from otfair.utils._torch import (
-    as_float_tensor,
+from otfair.utils._random import (
     draw_seed,
     local_random_state,
-    resolve_device,
-    seed_everything,
+    reset_parameters,
+    torch_generator,
+    use_generator,
 )
+from otfair.utils._sensitive import SensitiveColumns, split_sensitive
+from otfair.utils._torch import as_float_tensor, resolve_device
 from otfair.utils._validation import (
     check_binary_labels,
     check_consistent_length,
@@ -20,21 +38,38 @@ from otfair.utils._validation import (
 )
 
 __all__ = [
+    "DEVICE",
+    "RANDOM_STATE",
+    "SENSITIVE_COLUMN",
+    "HasMethods",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "StrOptions",
+    "SensitiveColumns",
+    "Widths",
     "as_float_tensor",
     "check_binary_labels",
     "check_consistent_length",
     "check_features",
     "check_finite_1d",
+    "check_params",
     "check_positive_int",
-    "check_scalar",
     "check_probabilities",
+    "check_scalar",
     "check_sensitive_features",
     "draw_seed",
     "encode_groups",
+    "fit_context",
     "local_random_state",
+    "non_negative_real",
+    "positive_int",
+    "positive_real",
+    "reset_parameters",
     "resolve_device",
-    "seed_everything",
     "set_params_from_init",
-    "SensitiveColumns",
     "split_sensitive",
+    "torch_generator",
+    "use_generator",
+    "validate_option",
 ]

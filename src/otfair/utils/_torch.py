@@ -1,4 +1,4 @@
-"""Torch plumbing: device resolution, seeding and tensor conversion.
+"""Torch plumbing: device resolution and tensor conversion (randomness: ``_random``).
 
 All torch code in otfair takes a ``device`` argument and goes through these helpers so
 that it runs unchanged on CPU (the default) or CUDA.
@@ -7,12 +7,10 @@ that it runs unchanged on CPU (the default) or CUDA.
 from __future__ import annotations
 
 import math
-import random
 from typing import Any
 
 import numpy as np
 import torch
-from sklearn.utils import check_random_state
 
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
@@ -43,48 +41,6 @@ def resolve_device(device: str | torch.device | None = None) -> torch.device:
     if dev.type == "cuda" and not torch.cuda.is_available():
         raise ValueError("`device` asks for CUDA but torch.cuda.is_available() is False.")
     return dev
-
-
-def local_random_state(random_state: Any) -> np.random.RandomState:
-    """Return a ``RandomState`` for ``random_state`` that is never numpy's global one.
-
-    As :func:`sklearn.utils.check_random_state`, except for ``None``: a fresh generator
-    seeded from OS entropy instead of the global singleton, so drawing from it leaves
-    the caller's ``np.random`` stream untouched. An int gives ``RandomState(int)``; a
-    ``RandomState`` instance is returned as is (the caller's own generator).
-    """
-    if random_state is None:
-        return np.random.RandomState()
-    return check_random_state(random_state)
-
-
-def draw_seed(random_state: Any) -> int:
-    """Draw the one seed of a fit from ``random_state``: an int in [0, 2**31 - 1).
-
-    ``local_random_state(random_state).randint(2**31 - 1)``: for an int this is what
-    ``check_random_state(random_state).randint(2**31 - 1)`` gives, and ``None`` draws
-    fresh entropy without touching numpy's global generator.
-    """
-    return int(local_random_state(random_state).randint(2**31 - 1))
-
-
-def seed_everything(seed: int | None) -> torch.Generator:
-    """Seed python, numpy and torch and return a dedicated CPU ``torch.Generator``.
-
-    This sets the *global* generators: estimators call it only inside
-    :func:`otfair.estimators._torch_base.global_rng_preserved`, which restores the
-    caller's streams afterwards. Prefer passing the returned generator to samplers over
-    relying on global state. ``None`` draws a fresh seed.
-    """
-    if seed is None:
-        seed = int(np.random.SeedSequence().entropy % (2**31))
-    seed = int(seed)
-    random.seed(seed)
-    np.random.seed(seed % (2**32))  # noqa: NPY002 - seeds legacy global users too
-    torch.manual_seed(seed)
-    gen = torch.Generator()
-    gen.manual_seed(seed)
-    return gen
 
 
 def as_float_tensor(

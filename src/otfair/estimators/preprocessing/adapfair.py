@@ -17,6 +17,7 @@ where the cells :math:`c` depend on the fairness notion (see
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Callable
 from typing import Any
 
@@ -35,20 +36,40 @@ from otfair.estimators.preprocessing.adapfair_scorer import (
     state_fingerprint,
 )
 from otfair.models.flows import CouplingFlow
-from otfair.notions import as_notion, stratum_codes
+from otfair.notions import Notion, as_notion, stratum_codes
 from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss
 from otfair.utils import (
+    DEVICE,
+    RANDOM_STATE,
+    Interval,
+    StrOptions,
+    Widths,
     check_consistent_length,
     check_features,
-    check_positive_int,
-    check_scalar,
+    draw_seed,
     encode_groups,
+    fit_context,
+    positive_int,
+    positive_real,
     resolve_device,
-    seed_everything,
     set_params_from_init,
+    torch_generator,
+    use_generator,
 )
 
 _MODES = ("aware", "blind")
+
+
+def fit_seed(random_state: Any) -> int:
+    """Return the seed of an AdapFair fit: an int as is, otherwise one drawn by it.
+
+    An int (the recorded runs' seeding) is the seed itself; ``None``, a ``RandomState``
+    or a ``Generator`` gives :func:`otfair.utils.draw_seed` of it. Every generator of the
+    fit derives from this seed: the batch orders, the flows' masks and initial weights.
+    """
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return draw_seed(random_state)
 
 
 class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
@@ -123,6 +144,25 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     (200, 2)
     """
 
+    _global_rng_free = True  # generators derived from random_state, passed down
+    _parameter_constraints: dict[str, Any] = {
+        "classifier": "no_validation",  # any classifier: as_torch_classifier checks it
+        "output": [StrOptions({"logits", "probability"})],
+        "mode": [StrOptions(set(_MODES))],
+        "notion": [StrOptions({"dp", "eopp", "eo"}), Notion],
+        "lam": [Interval(numbers.Real, 0, 1, closed="both")],
+        "distance": [StrOptions(set(DISTANCES)), callable],
+        "sinkhorn_eps": [positive_real()],
+        "n_blocks": [positive_int()],
+        "hidden": [Widths()],
+        "epochs": [positive_int()],
+        "batch_size": [positive_int()],
+        "lr": [positive_real()],
+        "random_state": RANDOM_STATE,
+        "device": DEVICE,
+        "verbose": ["verbose"],
+    }
+
     def __init__(
         self,
         classifier: Any,
@@ -145,18 +185,6 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         set_params_from_init(self, locals())
 
     # ------------------------------------------------------------------ validation
-    def _check_params(self) -> None:
-        if self.mode not in _MODES:
-            raise ValueError(f"`mode` must be one of {_MODES}; got {self.mode!r}.")
-        as_notion(self.notion)
-        if not callable(self.distance) and self.distance not in DISTANCES:
-            raise ValueError(f"`distance` must be one of {DISTANCES}; got {self.distance!r}.")
-        check_scalar(self.lam, "lam", minimum=0.0, maximum=1.0)
-        for name in ("epochs", "batch_size", "n_blocks"):
-            check_positive_int(getattr(self, name), name)
-        for name in ("lr", "sinkhorn_eps"):
-            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
-
     def _check_scores(self, scorer: TorchScorer, X: torch.Tensor) -> None:
         """One no-grad pass: output shape, probability range, feature dimension."""
         with torch.no_grad():
@@ -198,6 +226,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         return codes
 
     # ------------------------------------------------------------------ training
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> AdapFairPreprocessor:
         """Learn the flows with the classifier frozen.
 
@@ -216,7 +245,6 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         -------
         self
         """
-        self._check_params()
         scorer = as_torch_classifier(self.classifier, self.output)
         X_np = check_features(X, "X", scorer.n_features)
         y_np = self._encode_labels(y)
@@ -237,7 +265,8 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
                         f"notion={self.notion!r} needs it."
                     )
         device = resolve_device(self.device)
-        gen = seed_everything(self.random_state)
+        seed = fit_seed(self.random_state)
+        gen = torch_generator(seed)
         rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
 
         X_t = torch.as_tensor(X_np, device=device)
@@ -245,15 +274,16 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         g_t = torch.as_tensor(codes, device=device)
         n_flows = 2 if self.mode == "aware" else 1
         mask_seed = int(rng.integers(2**31))
-        flows = nn.ModuleList(
-            CouplingFlow(
-                X_np.shape[1],
-                n_blocks=int(self.n_blocks),
-                hidden=tuple(self.hidden),
-                random_state=mask_seed + k,
-            )
-            for k in range(n_flows)
-        ).to(device)
+        with use_generator(torch_generator(seed)):  # initial weights
+            flows = nn.ModuleList(
+                CouplingFlow(
+                    X_np.shape[1],
+                    n_blocks=int(self.n_blocks),
+                    hidden=tuple(self.hidden),
+                    random_state=mask_seed + k,
+                )
+                for k in range(n_flows)
+            ).to(device)
         self.scorer_ = scorer
         self.flows_ = flows
         self.groups_ = groups

@@ -18,6 +18,7 @@ An already trained classifier can be passed as ``base_classifier`` instead.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any
 
 import numpy as np
@@ -31,22 +32,33 @@ from otfair.estimators._curve import (
     is_curve,
     select_model,
 )
-from otfair.estimators._torch_base import TorchEstimatorMixin, keeps_global_rng
+from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba, run_epochs
-from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, stratified_batches
+from otfair.estimators.preprocessing.adapfair import (
+    AdapFairPreprocessor,
+    fit_seed,
+    stratified_batches,
+)
 from otfair.models.mlp import MLP
-from otfair.notions import as_notion, stratum_codes
+from otfair.notions import Notion, as_notion, stratum_codes
 from otfair.penalties import make_penalty
+from otfair.penalties._group_wasserstein import DISTANCES
 from otfair.utils import (
+    SENSITIVE_COLUMN,
+    Interval,
+    StrOptions,
     check_binary_labels,
     check_consistent_length,
     check_features,
-    check_positive_int,
-    check_scalar,
     encode_groups,
+    fit_context,
+    non_negative_real,
+    positive_int,
     resolve_device,
-    seed_everything,
     set_params_from_init,
+    torch_generator,
+    use_generator,
+    validate_option,
 )
 
 _BASE_PENALTIES = ("none", "gap")
@@ -64,7 +76,6 @@ def _check_base_penalty(penalty: str, notion: Any) -> Any:
         raise ValueError(f"`base_notion`: {exc}") from None
 
 
-@keeps_global_rng
 def train_base_classifier(
     X: Any,
     y: Any,
@@ -113,15 +124,17 @@ def train_base_classifier(
 
     Notes
     -----
-    Seeds the global generators from ``random_state`` in a forked random state: the
-    caller's python, numpy and torch streams are unchanged afterwards.
+    The generators of the fit derive from ``random_state``
+    (:func:`~otfair.estimators.preprocessing.adapfair.fit_seed`); python's, numpy's and
+    torch's global generators are neither seeded nor drawn from.
     """
     X_np = check_features(X, "X")
     y_np = check_binary_labels(y, "y")
     check_consistent_length(X=X_np, y=y_np)
     notion = _check_base_penalty(penalty, penalty_notion)
     device = resolve_device(device)
-    gen = seed_everything(random_state)
+    seed = fit_seed(random_state)
+    gen = torch_generator(seed)
     rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
     gap = None
     if penalty == "gap":
@@ -131,7 +144,8 @@ def train_base_classifier(
     else:
         codes = np.zeros_like(y_np)  # one group: the strata are the labels
     cells = stratum_codes(codes, y_np)
-    model = MLP(X_np.shape[1], hidden=hidden).to(device)
+    with use_generator(torch_generator(seed)):  # initial weights
+        model = MLP(X_np.shape[1], hidden=hidden).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     X_t = torch.as_tensor(X_np, device=device)
     y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
@@ -205,6 +219,20 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The curve's values (``lam`` a list).
     """
 
+    _global_rng_free = True  # generators derived from random_state, passed down
+    _parameter_constraints: dict[str, Any] = {
+        **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
+        "base_classifier": "no_validation",  # any classifier, or None
+        "distance": [StrOptions(set(DISTANCES))],
+        "lam": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
+        "base_epochs": [positive_int()],
+        "base_batch_size": [positive_int()],
+        "base_penalty": [StrOptions(set(_BASE_PENALTIES))],
+        "base_notion": [StrOptions({"dp", "eo"}), Notion],
+        "base_strength": [non_negative_real()],
+        "sensitive_column": SENSITIVE_COLUMN,
+    }
+
     def __init__(
         self,
         base_classifier: Any = None,
@@ -245,6 +273,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         rest = np.delete(X_np, col % X_np.shape[1], axis=1)
         return rest, s_col if sensitive_features is None else sensitive_features
 
+    @fit_context
     def fit(
         self,
         X: Any,
@@ -266,7 +295,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        self.check_params()
+        self._check_lams()  # fit_context checked the constraints
         if is_curve(self.lam):  # lam=[...]: one base classifier, one set of flows per lam
             return self._fit_curve(X, y, sensitive_features, source_data)
         X = self._check_input(X, reset=True)
@@ -279,22 +308,22 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Check every parameter without data, before anything trains (fail fast).
 
         ``fit`` calls it first; ``otfair fit`` and the sweep's preflight call it before
-        they announce or start the training.
+        they announce or start the training. The ``_parameter_constraints`` (the flows'
+        are :class:`AdapFairPreprocessor`'s), then each value of a ``lam`` list.
 
         Raises
         ------
         ValueError
-            Naming the first parameter out of its range.
+            Naming the first parameter out of its range (``InvalidParameterError``).
         """
-        if self.base_classifier is None:
-            for name in ("base_epochs", "base_batch_size"):
-                check_positive_int(getattr(self, name), name)
-            check_scalar(self.base_strength, "base_strength", minimum=0.0)
-            _check_base_penalty(self.base_penalty, self.base_notion)
-        lams = check_strengths(self.lam, "lam") if is_curve(self.lam) else [self.lam]
-        flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
-        for lam in lams:  # the flows' own checks, on a preprocessor without a classifier
-            AdapFairPreprocessor(None, **{**flow_params, "lam": lam})._check_params()
+        self._validate_params()
+        self._check_lams()
+
+    def _check_lams(self) -> None:
+        """Check each value of a ``lam`` list (a curve) as the preprocessor's ``lam``."""
+        if is_curve(self.lam):
+            for lam in check_strengths(self.lam, "lam"):
+                validate_option(AdapFairPreprocessor, "lam", lam)
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""

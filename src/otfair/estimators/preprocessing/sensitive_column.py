@@ -22,7 +22,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
-from otfair.utils import set_params_from_init
+from otfair.utils import SENSITIVE_COLUMN, HasMethods, fit_context, set_params_from_init
 
 __all__ = ["RepairedClassifier", "SensitiveColumnEstimator", "split_sensitive_column"]
 
@@ -77,9 +77,16 @@ class RepairedClassifier(ClassifierMixin, BaseEstimator):
         when ``sensitive_features`` is not given. ``None``: ``X`` has no such column.
     """
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        "repair": [HasMethods(["fit", "transform"])],
+        "estimator": [HasMethods(["fit", "predict"])],
+        "sensitive_column": SENSITIVE_COLUMN,
+    }
+
     def __init__(self, repair: Any, estimator: Any, *, sensitive_column: int | None = -1):
         set_params_from_init(self, locals())
 
+    @fit_context(validate_nested=True)  # the user's repair and estimator validate theirs
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> RepairedClassifier:
         """Fit the transformer with the groups, then the classifier on its output."""
         X = _check_input(self, X, reset=True)
@@ -123,9 +130,15 @@ class SensitiveColumnEstimator(BaseEstimator):
         when ``sensitive_features`` is not given.
     """
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        "estimator": [HasMethods(["fit"])],
+        "sensitive_column": SENSITIVE_COLUMN[:1],  # an int
+    }
+
     def __init__(self, estimator: Any, *, sensitive_column: int = -1):
         set_params_from_init(self, locals())
 
+    @fit_context(validate_nested=True)  # the user's estimator validates its own
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> SensitiveColumnEstimator:
         """Fit the wrapped estimator on ``X`` without the sensitive column."""
         X = _check_input(self, X, reset=True)

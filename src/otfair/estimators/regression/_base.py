@@ -21,14 +21,25 @@ from otfair.estimators._curve import check_fitted_value, is_curve, select_model
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
+    DEVICE,
+    RANDOM_STATE,
+    StrOptions,
+    Widths,
     check_consistent_length,
     check_finite_1d,
-    check_positive_int,
-    check_scalar,
     encode_groups,
+    fit_context,
+    non_negative_real,
+    positive_int,
+    positive_real,
 )
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
+
+#: ``scale_y`` of every fair regressor.
+SCALE_Y: list[Any] = [StrOptions({"auto"}), "boolean"]
+#: A trade-off strength ``>= 0``, or a list of them (a curve, checked by the curve fit).
+STRENGTHS: list[Any] = [non_negative_real(), "array-like"]
 
 
 def make_encoder(in_features: int, hidden: Sequence[int]) -> nn.Sequential:
@@ -81,9 +92,7 @@ class FairRegressorMixin(RegressorMixin):
         return X, self._fit_target_scaling(y), codes
 
     def _fit_target_scaling(self, y: np.ndarray) -> np.ndarray:
-        scale = self.scale_y
-        if scale not in ("auto", True, False):
-            raise ValueError(f"`scale_y` must be 'auto', True or False; got {scale!r}.")
+        scale = self.scale_y  # "auto", True or False (_parameter_constraints)
         inside = y.min() >= 0.0 and y.max() <= 1.0
         if scale is False and not inside:
             raise ValueError(
@@ -139,6 +148,18 @@ class NeuralFairRegressor(
     """
 
     _lam_name = "lam"
+    _parameter_constraints: dict[str, list[Any]] = {
+        "lam": STRENGTHS,
+        "encoder_hidden": [Widths(allow_empty=False)],
+        "adversary_hidden": [Widths()],
+        "epochs": [positive_int()],
+        "batch_size": [positive_int()],
+        "lr": [positive_real()],
+        "scale_y": SCALE_Y,
+        "random_state": RANDOM_STATE,
+        "device": DEVICE,
+    }
+    _global_rng_free = True  # generators derived from random_state, passed down
 
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary | None:
         """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""
@@ -157,20 +178,18 @@ class NeuralFairRegressor(
             adversary.after_step()
 
     def _check_training_params(self) -> tuple[int, int, float, int]:
-        """Return the validated ``(epochs, batch_size, lr, n_critic)``."""
-        epochs = check_positive_int(self.epochs, "epochs")
-        batch_size = check_positive_int(self.batch_size, "batch_size")
-        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
-        n_critic = check_positive_int(getattr(self, "n_critic", 1), "n_critic")
-        return epochs, batch_size, lr, n_critic
+        """Return ``(epochs, batch_size, lr, n_critic)`` (validated by ``fit``)."""
+        n_critic = int(getattr(self, "n_critic", 1))
+        return int(self.epochs), int(self.batch_size), float(self.lr), n_critic
 
     def _build_nets(
         self, in_features: int, lam: float, device: torch.device
     ) -> tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]:
         """Build encoder, head and (``lam > 0``) the adversary, in this order.
 
-        The order fixes which draws of torch's global generator (seeded by the fit)
-        initialize which module; the adversary starts clipped (WassersteinNet).
+        Called inside ``otfair.utils.use_generator`` (the fit's generator): the order
+        fixes which of its draws initialize which module; the adversary starts clipped
+        (WassersteinNet).
         """
         encoder = make_encoder(in_features, self.encoder_hidden).to(device)
         latent = int(self.encoder_hidden[-1])
@@ -181,6 +200,7 @@ class NeuralFairRegressor(
             self._after_step(adversary)
         return encoder, head, adversary
 
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> NeuralFairRegressor:
         """Fit the regression net (and its adversary).
 

@@ -22,10 +22,20 @@ from sklearn.linear_model import LinearRegression
 from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators.regression._base import (
+    SCALE_Y,
     FairRegressorMixin,
     NeuralFairRegressor,
 )
-from otfair.utils import check_positive_int, check_scalar, local_random_state, set_params_from_init
+from otfair.utils import (
+    RANDOM_STATE,
+    HasMethods,
+    fit_context,
+    local_random_state,
+    non_negative_real,
+    positive_int,
+    positive_real,
+    set_params_from_init,
+)
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
@@ -71,6 +81,12 @@ class UnfairRegressor(NeuralFairRegressor):
         device: str | torch.device = "cpu",
     ) -> None:
         set_params_from_init(self, locals())
+
+    _parameter_constraints: dict[str, list[Any]] = {
+        k: v
+        for k, v in NeuralFairRegressor._parameter_constraints.items()
+        if k not in ("lam", "adversary_hidden")
+    }
 
 
 class BGLRegressor(FairRegressorMixin, BaseEstimator):
@@ -118,15 +134,24 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        "eps": [positive_real()],
+        "estimator": [None, HasMethods(["fit", "predict"])],
+        "max_iter": [positive_int()],
+        "max_samples": [None, positive_int()],
+        "scale_y": SCALE_Y,
+        "random_state": RANDOM_STATE,
+    }
+
+    @fit_context(validate_nested=True)  # the user's ``estimator`` validates its own
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> BGLRegressor:
         """Run exponentiated gradient with the bounded-group-loss constraint."""
         from fairlearn.reductions import BoundedGroupLoss, ExponentiatedGradient, SquareLoss
 
-        eps = check_scalar(self.eps, "eps", minimum=0.0, strict=True)
-        max_iter = check_positive_int(self.max_iter, "max_iter")
+        eps, max_iter = float(self.eps), int(self.max_iter)
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         if self.max_samples is not None:
-            cap = check_positive_int(self.max_samples, "max_samples")
+            cap = int(self.max_samples)
             if cap < len(y_scaled):
                 rng = local_random_state(self.random_state)
                 keep = np.sort(rng.choice(len(y_scaled), size=cap, replace=False))
@@ -206,10 +231,18 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        "eps": [non_negative_real()],
+        "ridge": [non_negative_real()],
+        "solver": [None, str],
+        "scale_y": SCALE_Y,
+        "random_state": RANDOM_STATE,
+    }
+
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRegressor:
         """Solve the CoD-constrained least squares problem."""
-        eps = check_scalar(self.eps, "eps", minimum=0.0)
-        ridge = check_scalar(self.ridge, "ridge", minimum=0.0)
+        eps, ridge = float(self.eps), float(self.ridge)
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
         X = X.astype(np.float64)
         x_mean, y_mean = X.mean(axis=0), y_scaled.mean()

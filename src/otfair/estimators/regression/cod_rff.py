@@ -19,7 +19,17 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import check_n_features, encode_fitted_groups
-from otfair.utils import draw_seed, set_params_from_init
+from otfair.estimators.regression._base import SCALE_Y
+from otfair.utils import (
+    RANDOM_STATE,
+    StrOptions,
+    draw_seed,
+    fit_context,
+    non_negative_real,
+    positive_int,
+    positive_real,
+    set_params_from_init,
+)
 
 __all__ = ["PAPER_GAMMAS", "CODRFFRegressor"]
 
@@ -100,16 +110,24 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        "eps": [non_negative_real()],
+        "gamma": [positive_real(), StrOptions({"scale"}), "array-like"],
+        "rescale": [StrOptions({"none", "minmax"})],
+        "n_components": [positive_int()],
+        "ridge": [non_negative_real()],
+        "solver": [None, str],
+        "scale_y": SCALE_Y,
+        "random_state": RANDOM_STATE,
+    }
+
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRFFRegressor:
         """Draw the random features and solve the CoD-constrained least squares."""
         from otfair.estimators import CODRegressor
 
-        gammas = _check_gammas(self.gamma)
-        if self.rescale not in ("none", "minmax"):
-            raise ValueError(f"`rescale` must be 'none' or 'minmax'; got {self.rescale!r}.")
-        n_comp = self.n_components
-        if isinstance(n_comp, bool) or not isinstance(n_comp, (int, np.integer)) or n_comp < 1:
-            raise ValueError(f"`n_components` must be a positive integer; got {n_comp!r}.")
+        gammas = _check_gammas(self.gamma)  # each value of a list (a grid)
+        n_comp = int(self.n_components)
         X = check_array(X, dtype=np.float64, input_name="X")
         self.n_features_in_ = X.shape[1]
         self.scaler_ = None

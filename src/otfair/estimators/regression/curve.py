@@ -21,8 +21,9 @@ separate fits.
 
 Equality with separate fits (same integer ``random_state``):
 
-* initial weights: before building model k the global torch generator is reseeded, and
-  encoder, head, adversary are built in the order of a separate fit;
+* initial weights: model k is built on a fresh generator seeded by the fit
+  (:func:`otfair.utils.use_generator`), encoder, head, adversary in the order of a
+  separate fit;
 * batches: a separate fit draws its epoch permutations, and WassersteinNet's extra
   critic batches (``n_critic > 1``), from one generator seeded by the fit. All models
   with an adversary consume it identically, and so do all models when ``n_critic = 1``
@@ -30,9 +31,10 @@ Equality with separate fits (same integer ``random_state``):
   With ``n_critic > 1`` the model with ``lam = 0`` (no critic, no extra draws) has its
   own generator, seeded alike: its batches are what its separate fit draws, and the
   step feeds each model its own rows (inputs of shape (K, b, d));
-* WGAN-GP draws (``gradient_penalty > 0``) come from the global generator; the models
-  with an adversary are built last, so it continues as after a separate fit's build,
-  and one draw serves all critics (their separate fits draw the same numbers);
+* WGAN-GP draws (``gradient_penalty > 0``) continue the generator that built the last
+  model; the models with an adversary are built last, so it continues as after a
+  separate fit's build, and one draw serves all critics (their separate fits draw the
+  same numbers). No global generator is seeded or drawn from;
 * arithmetic: the matrix products are made per model as ``nn.Linear`` makes them and
   the elementwise kernels see each model's rows as a separate fit's (see
   :class:`otfair.models.stacked._StackedLinear`), so on one machine the stacked models
@@ -59,7 +61,7 @@ from otfair.estimators._training import AdversaryStep, run_epochs
 from otfair.models.adversarial import grad_reverse
 from otfair.models.stacked import StackedJointAdversary, StackedLayers
 from otfair.penalties import RepresentationAdversary
-from otfair.utils import check_scalar, draw_seed, resolve_device, seed_everything
+from otfair.utils import check_scalar, draw_seed, resolve_device, torch_generator, use_generator
 
 if TYPE_CHECKING:
     from otfair.estimators.regression._base import NeuralFairRegressor
@@ -288,12 +290,13 @@ def _fit_stacked(
     est.device_ = device
     seed = draw_seed(est.random_state)
     order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
-    seed_everything(seed)
     built: list[Nets] = []
-    for k in order:  # each exactly as its separate fit builds it
-        torch.manual_seed(seed)
-        built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
+    for k in order:  # each exactly as its separate fit builds it, on its own generator
+        with use_generator(torch_generator(seed)) as init:
+            built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
     nets = _StackedNets.build(built, [lams[k] for k in order])
+    if nets.penalty is not None:  # WGAN-GP draws continue the last model's generator
+        nets.penalty.generator = init
     K = len(lams)
     history = train_stacked_nets(
         nets,

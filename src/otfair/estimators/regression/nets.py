@@ -15,7 +15,12 @@ import torch
 
 from otfair.estimators.regression._base import NeuralFairRegressor
 from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
-from otfair.utils import check_scalar, set_params_from_init
+from otfair.utils import (
+    non_negative_real,
+    positive_int,
+    positive_real,
+    set_params_from_init,
+)
 
 __all__ = ["CENet", "WassersteinNet"]
 
@@ -188,22 +193,19 @@ class WassersteinNet(NeuralFairRegressor):
     ) -> None:
         set_params_from_init(self, locals())
 
+    _parameter_constraints: dict[str, list[Any]] = {
+        **NeuralFairRegressor._parameter_constraints,
+        "clip": [positive_real(), None],
+        "gradient_penalty": [non_negative_real()],
+        "n_critic": [positive_int()],
+    }
+
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary:
-        gp = _non_negative(self.gradient_penalty, "gradient_penalty")
-        if self.clip is None:
-            if gp == 0.0:
-                raise ValueError(
-                    "`clip=None` leaves the critic unconstrained; set `gradient_penalty` > 0."
-                )
-        elif isinstance(self.clip, bool) or not float(self.clip) > 0:
-            raise ValueError(f"`clip` must be a positive number or None; got {self.clip!r}.")
+        gp = float(self.gradient_penalty)
+        if self.clip is None and gp == 0.0:  # a rule between two parameters
+            raise ValueError(
+                "`clip=None` leaves the critic unconstrained; set `gradient_penalty` > 0."
+            )
         return JointCriticPenalty(
             latent_dim, hidden=self.adversary_hidden, clip=self.clip, gradient_penalty=gp
         )
-
-
-def _non_negative(value: Any, name: str) -> float:
-    try:
-        return check_scalar(value, name, minimum=0.0)
-    except TypeError as exc:
-        raise ValueError(str(exc)) from None

@@ -3,8 +3,8 @@ r"""Shared pieces of the fair-representation classifiers (LAFTR, sIPM-LFR, CFair
 :class:`RepresentationEstimator` declares the parameters all four share (a dataclass: the
 constructor is generated from the fields, so a method declares only its own parameters)
 and the prediction methods. :class:`RepresentationClassifier` validates the inputs once
-(binary labels, exactly two sensitive groups, finite features, equal lengths), seeds
-everything from ``random_state``, and trains an
+(binary labels, exactly two sensitive groups, finite features, equal lengths), derives
+the fit's generators from ``random_state`` (never the global ones), and trains an
 :class:`~otfair.models.representation.EncoderClassifier` with an adversary penalty of
 :mod:`otfair.penalties._representation` on the one engine
 :func:`otfair.estimators._training.run_epochs`. A step minimizes
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
 import torch
@@ -51,12 +51,18 @@ from otfair.models.representation import EncoderClassifier
 from otfair.notions import stratum_codes
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
+    DEVICE,
+    RANDOM_STATE,
+    Widths,
     check_features,
-    check_positive_int,
-    check_scalar,
     draw_seed,
+    fit_context,
+    non_negative_real,
+    positive_int,
+    positive_real,
     resolve_device,
-    seed_everything,
+    torch_generator,
+    use_generator,
 )
 
 _PREDICT_CHUNK = 8192
@@ -99,21 +105,37 @@ def check_fit_inputs(
     return X, y.astype(np.float32), codes.astype(np.int64), groups, classes
 
 
-def start_fit(
-    est: Any, X: Any, y: Any, sensitive_features: Any
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.random.Generator, torch.device, int]:
-    """Validate the data, set ``classes_``/``n_features_in_``/``groups_`` and seed the fit.
+class FitStart(NamedTuple):
+    """What :func:`start_fit` returns: the checked data and the fit's generators."""
 
-    Returns ``(X, y, codes, rng, device, seed)`` (``y`` as 0/1 codes); every batch order
-    comes from ``rng``. The global generators are seeded too (model initialization), in
-    the fit's forked random state (:class:`~otfair.estimators._torch_base.
-    TorchEstimatorMixin`): the caller's streams are restored after the fit.
+    X: np.ndarray
+    y: np.ndarray  # 0/1 codes of the labels, float32
+    codes: np.ndarray  # group codes
+    rng: np.random.Generator  # batch orders
+    device: torch.device
+    seed: int
+    torch_gen: torch.Generator  # initial weights: build the modules in use_generator(it)
+
+
+def start_fit(est: Any, X: Any, y: Any, sensitive_features: Any) -> FitStart:
+    """Validate the data, set ``classes_``/``n_features_in_``/``groups_``, seed the fit.
+
+    Every batch order comes from ``rng``; the modules are built inside
+    ``otfair.utils.use_generator(torch_gen)``, whose draws are those of torch's global
+    generator seeded with ``seed`` (which no fit touches).
     """
     X = check_input(est, X, reset=True)
     X, y, codes, est.groups_, est.classes_ = check_fit_inputs(X, y, sensitive_features)
     seed = draw_seed(est.random_state)
-    seed_everything(seed)
-    return X, y, codes, np.random.default_rng(seed), resolve_device(est.device), seed
+    return FitStart(
+        X,
+        y,
+        codes,
+        np.random.default_rng(seed),
+        resolve_device(est.device),
+        seed,
+        torch_generator(seed),
+    )
 
 
 def groupwise_inputs(est: Any, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -157,6 +179,18 @@ class RepresentationEstimator(
     Not for direct use.
     """
 
+    _global_rng_free = True  # generators derived from random_state, passed down
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "strength": [non_negative_real()],
+        "head_hidden": [Widths()],
+        "epochs": [positive_int()],
+        "batch_size": [positive_int()],
+        "lr": [positive_real()],
+        "device": DEVICE,
+        "random_state": RANDOM_STATE,
+        "verbose": ["verbose"],
+    }
+
     strength: float = 1.0
     head_hidden: Sequence[int] = ()
     epochs: int = 20
@@ -168,11 +202,8 @@ class RepresentationEstimator(
 
     # -- training ------------------------------------------------------------------------
     def _training_budget(self) -> tuple[int, int, float]:
-        """Return the checked ``(epochs, batch_size, lr)``."""
-        epochs = check_positive_int(self.epochs, "epochs")
-        batch_size = check_positive_int(self.batch_size, "batch_size")
-        lr = check_scalar(self.lr, "lr", minimum=0.0, strict=True)
-        return epochs, batch_size, lr
+        """Return ``(epochs, batch_size, lr)`` (validated by ``fit``)."""
+        return int(self.epochs), int(self.batch_size), float(self.lr)
 
     def _train(
         self,
@@ -227,6 +258,14 @@ class RepresentationClassifier(RepresentationEstimator):
     default the cross-entropy).
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **RepresentationEstimator._parameter_constraints,
+        "latent_dim": [positive_int()],
+        "encoder_hidden": [Widths()],
+        "adversary_steps": [positive_int()],
+        "adversary_lr": [positive_real(), None],
+    }
+
     latent_dim: int = 8
     encoder_hidden: Sequence[int] = (64,)
     adversary_steps: int = 1
@@ -240,6 +279,7 @@ class RepresentationClassifier(RepresentationEstimator):
         return torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
 
     # -- fit -----------------------------------------------------------------------------
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> RepresentationClassifier:
         """Fit the encoder, the classifier and the adversary.
 
@@ -256,18 +296,17 @@ class RepresentationClassifier(RepresentationEstimator):
         -------
         self
         """
-        strength = check_scalar(self.strength, "strength", minimum=0.0)
+        strength = float(self.strength)
         epochs, batch_size, lr = self._training_budget()
-        latent_dim = check_positive_int(self.latent_dim, "latent_dim")
-        adversary_steps = check_positive_int(self.adversary_steps, "adversary_steps")
-        X, y, codes, rng, device, _ = start_fit(self, X, y, sensitive_features)
+        latent_dim, adversary_steps = int(self.latent_dim), int(self.adversary_steps)
+        X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
 
-        model = EncoderClassifier(
-            X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
-        ).to(device)
-        adversary = self._make_adversary(latent_dim).to(device) if strength > 0 else None
-        adv_lr = lr if self.adversary_lr is None else self.adversary_lr
-        adv_lr = check_scalar(adv_lr, "adversary_lr", minimum=0.0, strict=True)
+        with use_generator(torch_gen):
+            model = EncoderClassifier(
+                X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
+            ).to(device)
+            adversary = self._make_adversary(latent_dim).to(device) if strength > 0 else None
+        adv_lr = lr if self.adversary_lr is None else float(self.adversary_lr)
         groups = [{"params": list(model.parameters())}]
         if adversary is not None:
             groups.append({"params": list(adversary.parameters()), "lr": adv_lr})

@@ -26,12 +26,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import torch
 
 from otfair.estimators.representation._base import RepresentationClassifier
 from otfair.penalties._representation import ConditionalAlignment
 from otfair.penalties._representation_losses import balanced_cross_entropy
+from otfair.utils import Widths
 
 __all__ = ["CFairClassifier"]
 
@@ -60,6 +62,12 @@ class CFairClassifier(RepresentationClassifier):
     adversary_lr, epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
     """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **RepresentationClassifier._parameter_constraints,
+        "adversary_hidden": [Widths()],
+        "balanced": ["boolean"],
+    }
 
     latent_dim: int = 32
     adversary_hidden: Sequence[int] = (16, 8)

@@ -47,9 +47,10 @@ adversary computed exactly on the latent densities) is not implemented.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -67,7 +68,16 @@ from otfair.estimators.representation._base import (
 from otfair.models.mlp import MLP
 from otfair.models.representation import GroupFlows
 from otfair.penalties._representation_losses import diagonal_gmm_log_prob, symmetric_kl
-from otfair.utils import check_positive_int, check_scalar
+from otfair.utils import (
+    SENSITIVE_COLUMN,
+    Interval,
+    StrOptions,
+    Widths,
+    fit_context,
+    positive_int,
+    positive_real,
+    use_generator,
+)
 
 __all__ = ["FairNormalizingFlowClassifier"]
 
@@ -171,6 +181,18 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     ``sensitive_features`` (a group unseen at fit time is an error).
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **RepresentationEstimator._parameter_constraints,
+        "strength": [Interval(numbers.Real, 0, 1, closed="left")],
+        "density": [StrOptions({"gmm", "kde"})],
+        "n_components": [positive_int()],
+        "reg_covar": [positive_real()],
+        "bandwidth": [positive_real()],
+        "n_blocks": [positive_int()],
+        "flow_hidden": [Widths()],
+        "sensitive_column": SENSITIVE_COLUMN,
+    }
+
     strength: float = 0.5
     density: str = "gmm"
     n_components: int = 4
@@ -181,6 +203,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> FairNormalizingFlowClassifier:
         """Fit the group densities, the group flows and the latent classifier.
 
@@ -197,32 +220,27 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         -------
         self
         """
-        gamma = check_scalar(self.strength, "strength", minimum=0.0, maximum=1.0)
-        if gamma >= 1.0:
-            raise ValueError(f"`strength` must lie in [0, 1) (1 drops the task); got {gamma}.")
-        if self.density not in ("gmm", "kde"):
-            raise ValueError(f"`density` must be 'gmm' or 'kde'; got {self.density!r}.")
-        n_components = check_positive_int(self.n_components, "n_components")
-        reg_covar = check_scalar(self.reg_covar, "reg_covar", minimum=0.0, strict=True)
-        bandwidth = check_scalar(self.bandwidth, "bandwidth", minimum=0.0, strict=True)
-        n_blocks = check_positive_int(self.n_blocks, "n_blocks")
+        gamma = float(self.strength)  # in [0, 1): 1 drops the task
+        n_components, n_blocks = int(self.n_components), int(self.n_blocks)
+        reg_covar, bandwidth = float(self.reg_covar), float(self.bandwidth)
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, seed, torch_gen = start_fit(self, X, y, sensitive_features)
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
-        densities = torch.nn.ModuleList(
-            fit_density(
-                X[codes == g],
-                density=self.density,
-                n_components=n_components,
-                reg_covar=reg_covar,
-                bandwidth=bandwidth,
-                seed=seed,
-            )
-            for g in (0, 1)
-        ).to(device)
-        flows = GroupFlows(X.shape[1], 2, n_blocks, tuple(self.flow_hidden), seed % 10_000)
-        head = MLP(X.shape[1], hidden=tuple(self.head_hidden))
+        with use_generator(torch_gen):  # the modules' initial weights
+            densities = torch.nn.ModuleList(
+                fit_density(
+                    X[codes == g],
+                    density=self.density,
+                    n_components=n_components,
+                    reg_covar=reg_covar,
+                    bandwidth=bandwidth,
+                    seed=seed,
+                )
+                for g in (0, 1)
+            ).to(device)
+            flows = GroupFlows(X.shape[1], 2, n_blocks, tuple(self.flow_hidden), seed % 10_000)
+            head = MLP(X.shape[1], hidden=tuple(self.head_hidden))
         flows, head = flows.to(device), head.to(device)
         optimizer = torch.optim.Adam([*flows.parameters(), *head.parameters()], lr=lr)
 

@@ -45,9 +45,10 @@ expected one-hot vector.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -66,7 +67,15 @@ from otfair.estimators.representation._base import (
 from otfair.estimators.representation._discrete_coding import DiscreteCoding
 from otfair.models.made import CategoricalMADE
 from otfair.models.mlp import MLP
-from otfair.utils import check_positive_int, check_scalar
+from otfair.utils import (
+    SENSITIVE_COLUMN,
+    Interval,
+    Widths,
+    fit_context,
+    positive_int,
+    positive_real,
+    use_generator,
+)
 
 __all__ = ["DiscreteFairNFClassifier", "encoded_distance", "rank_matching"]
 
@@ -146,6 +155,18 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         compare cell by cell.
     """
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **RepresentationEstimator._parameter_constraints,
+        "strength": [Interval(numbers.Real, 0, 1, closed="both")],
+        "n_bins": [None, positive_int()],
+        "max_levels": [positive_int()],
+        "max_cells": [positive_int()],
+        "density_hidden": [Widths()],
+        "density_epochs": [positive_int()],
+        "density_lr": [positive_real()],
+        "sensitive_column": SENSITIVE_COLUMN,
+    }
+
     strength: float = 0.5
     n_bins: int | None = 4
     max_levels: int = 20
@@ -156,6 +177,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> DiscreteFairNFClassifier:
         """Fit the finite space, the group densities, the two maps and the classifier.
 
@@ -172,15 +194,10 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         -------
         self
         """
-        gamma = check_scalar(self.strength, "strength", minimum=0.0, maximum=1.0)
-        if self.n_bins is not None:
-            check_positive_int(self.n_bins, "n_bins")
-        check_positive_int(self.max_levels, "max_levels")
-        max_cells = check_positive_int(self.max_cells, "max_cells")
-        density_epochs = check_positive_int(self.density_epochs, "density_epochs")
-        density_lr = check_scalar(self.density_lr, "density_lr", minimum=0.0, strict=True)
+        gamma, max_cells = float(self.strength), int(self.max_cells)
+        density_epochs, density_lr = int(self.density_epochs), float(self.density_lr)
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, seed = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
         coding = DiscreteCoding(self.n_bins, int(self.max_levels)).fit(X)
@@ -199,7 +216,9 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         space = torch.as_tensor(coding.one_hot(coding.all_cells()), device=device)
         log_p, densities = {}, torch.nn.ModuleList()
         for g in (0, 1):
-            made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden)).to(device)
+            with use_generator(torch_gen):
+                made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden))
+            made = made.to(device)
             rows = torch.as_tensor(coding.one_hot(levels[codes == g]), device=device)
             _fit_density(made, rows, density_epochs, batch_size, density_lr, rng)
             log_p[g] = _log_prob_all(made, space)
@@ -233,7 +252,8 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         encoded[is_mapped & blind] = map_all[cells[is_mapped & blind]]
         Z = space[torch.as_tensor(encoded, device=device)]
 
-        head = MLP(Z.shape[1], hidden=tuple(self.head_hidden)).to(device)
+        with use_generator(torch_gen):
+            head = MLP(Z.shape[1], hidden=tuple(self.head_hidden)).to(device)
         optimizer = torch.optim.Adam(head.parameters(), lr=lr)
         yt = torch.as_tensor(y, device=device)
 

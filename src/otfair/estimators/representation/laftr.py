@@ -20,10 +20,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from otfair.estimators.representation._base import RepresentationClassifier
-from otfair.notions import as_notion
+from otfair.notions import Notion, as_notion
 from otfair.penalties._representation import LAFTRAdversary
+from otfair.utils import StrOptions, Widths
 
 __all__ = ["LAFTRClassifier"]
 
@@ -66,6 +68,12 @@ class LAFTRClassifier(RepresentationClassifier):
     >>> clf.predict(X).shape, clf.transform(X).shape
     ((200,), (200, 8))
     """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **RepresentationClassifier._parameter_constraints,
+        "notion": [StrOptions({"dp", "eo"}), Notion],
+        "adversary_hidden": [Widths()],
+    }
 
     notion: str = "dp"
     encoder_hidden: Sequence[int] = (20,)

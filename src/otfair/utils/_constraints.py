@@ -1,0 +1,215 @@
+"""Parameters declared once: scikit-learn's constraint format, read by every caller.
+
+Every estimator of otfair declares ``_parameter_constraints`` (a dict: parameter name ->
+list of constraints, scikit-learn's format of :mod:`sklearn.utils._param_validation`:
+:class:`~sklearn.utils._param_validation.Interval`, ``StrOptions``, ``Options``,
+``HasMethods``, ``"random_state"``, ``"boolean"``, ``None``, a type, ...) and validates
+them once, on entry of ``fit`` (:func:`fit_context`, scikit-learn's ``_fit_context``).
+The method registry, the CLI and the sweep specs validate an option with
+:func:`validate_option` / :func:`check_params`, against the same declarations, so a bad
+value gets the same message everywhere, naming the parameter and what it accepts::
+
+    The 'epochs' parameter of CENet must be an int in the range [1, inf). Got 0 instead.
+
+This module imports neither torch nor the estimators: the CLI can use it before it
+imports them (it needs the estimator class, whose module does).
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from sklearn.base import _fit_context
+from sklearn.utils._param_validation import (
+    HasMethods,
+    Interval,
+    InvalidParameterError,
+    Options,
+    StrOptions,
+    validate_parameter_constraints,
+)
+
+__all__ = [
+    "DEVICE",
+    "RANDOM_STATE",
+    "SENSITIVE_COLUMN",
+    "HasMethods",
+    "Interval",
+    "InvalidParameterError",
+    "Options",
+    "StrOptions",
+    "Widths",
+    "check_params",
+    "fit_context",
+    "positive_int",
+    "positive_real",
+    "non_negative_real",
+    "validate_option",
+]
+
+
+def fit_context(fit_method: Any = None, *, validate_nested: bool = False) -> Any:
+    """Decorate ``fit``: validate ``_parameter_constraints`` once, then fit.
+
+    scikit-learn's ``_fit_context``: the estimator's
+    :meth:`~sklearn.base.BaseEstimator._validate_params` runs on entry (unless
+    ``sklearn.set_config(skip_parameter_validation=True)``). The estimators fitted
+    inside skip theirs (their parameters come from this one, already validated), except
+    with ``validate_nested=True``: a meta-estimator given estimator objects by the user
+    (``@fit_context(validate_nested=True)``).
+    """
+    decorator = _fit_context(prefer_skip_nested_validation=not validate_nested)
+    return decorator if fit_method is None else decorator(fit_method)
+
+
+class _Custom(Options):
+    """A constraint with its own test and wording (an ``Options`` for ``make_constraint``)."""
+
+    def __init__(self) -> None:  # noqa: D107 - no options; the predicate decides
+        self.hidden = False
+        self.type = object
+        self.options: set[Any] = set()
+        self.deprecated: set[Any] = set()
+
+
+class Widths(_Custom):
+    """A sequence (tuple or list) of positive ints: hidden-layer widths.
+
+    Parameters
+    ----------
+    allow_empty : bool, default=True
+        Whether ``()`` (no hidden layer: a linear model) is accepted.
+    """
+
+    def __init__(self, allow_empty: bool = True) -> None:
+        super().__init__()
+        self.allow_empty = allow_empty
+
+    def is_satisfied_by(self, val: Any) -> bool:  # noqa: D102
+        if not isinstance(val, tuple | list):
+            return False
+        if not val and not self.allow_empty:
+            return False
+        return all(
+            isinstance(w, numbers.Integral) and not isinstance(w, bool) and int(w) >= 1
+            for w in val
+        )
+
+    def __str__(self) -> str:
+        empty = " (possibly empty)" if self.allow_empty else " (at least one)"
+        return f"a tuple or list of positive ints{empty}"
+
+
+class _TorchDevices(_Custom):
+    """A :class:`torch.device` instance (checked by type name: torch is not imported)."""
+
+    def is_satisfied_by(self, val: Any) -> bool:  # noqa: D102
+        cls = type(val)
+        return cls.__name__ == "device" and cls.__module__.startswith("torch")
+
+    def __str__(self) -> str:
+        return "a torch.device"
+
+
+class _RandomStates(_Custom):
+    """An int in [0, 2**32 - 1], a numpy ``RandomState``, a numpy ``Generator`` or None."""
+
+    def is_satisfied_by(self, val: Any) -> bool:  # noqa: D102
+        if val is None or isinstance(val, np.random.RandomState | np.random.Generator):
+            return True
+        return (
+            isinstance(val, numbers.Integral)
+            and not isinstance(val, bool)
+            and 0 <= int(val) <= 2**32 - 1
+        )
+
+    def __str__(self) -> str:
+        return (
+            "an int in the range [0, 4294967295], a numpy.random.RandomState, "
+            "a numpy.random.Generator or None"
+        )
+
+
+#: ``random_state``: an int in [0, 2**32 - 1], a ``RandomState``, a ``Generator`` or None.
+RANDOM_STATE: list[Any] = [_RandomStates()]
+#: ``sensitive_column``: a column index of ``X`` (negative from the end) or None.
+SENSITIVE_COLUMN: list[Any] = [Interval(numbers.Integral, None, None, closed="neither"), None]
+#: ``device``: a device string ("cpu", "cuda", "cuda:1", "auto"), a torch.device or None.
+DEVICE: list[Any] = [str, _TorchDevices(), None]
+
+
+def positive_int() -> Interval:
+    """``Interval(Integral, 1, None, closed="left")``: an int >= 1 (epochs, batch sizes)."""
+    return Interval(numbers.Integral, 1, None, closed="left")
+
+
+def positive_real() -> Interval:
+    """``Interval(Real, 0, None, closed="neither")``: a number > 0 (learning rates)."""
+    return Interval(numbers.Real, 0, None, closed="neither")
+
+
+def non_negative_real() -> Interval:
+    """``Interval(Real, 0, None, closed="left")``: a number >= 0 (penalty strengths)."""
+    return Interval(numbers.Real, 0, None, closed="left")
+
+
+def _constraints_of(estimator: Any) -> dict[str, Any]:
+    constraints = getattr(estimator, "_parameter_constraints", None)
+    if not isinstance(constraints, Mapping):
+        name = getattr(estimator, "__name__", type(estimator).__name__)
+        raise TypeError(f"{name} declares no `_parameter_constraints` dict.")
+    return dict(constraints)
+
+
+def check_params(estimator: Any, params: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate ``params`` against ``estimator``'s ``_parameter_constraints``; return them.
+
+    The one check of an estimator's options outside ``fit`` (the method registry, the
+    CLI's ``-o NAME=VALUE``, a sweep spec): the same constraints and the same message as
+    the estimator's own ``fit``.
+
+    Parameters
+    ----------
+    estimator : estimator class or instance
+        Declares ``_parameter_constraints``.
+    params : mapping of str to object
+        Parameter values (a subset of the constructor's parameters).
+
+    Returns
+    -------
+    dict
+        ``params``, unchanged.
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ``ValueError`` and a ``TypeError``) naming the first bad parameter, the
+        estimator and what the parameter accepts: "The 'epochs' parameter of CENet must
+        be an int in the range [1, inf). Got 0 instead.", or naming a parameter that
+        the estimator does not have.
+    """
+    constraints = _constraints_of(estimator)
+    caller = getattr(estimator, "__name__", type(estimator).__name__)
+    names = getattr(estimator, "_get_param_names", None)
+    if callable(names):  # a scikit-learn estimator: its constructor's parameters
+        constraints = {k: v for k, v in constraints.items() if k in names()}
+    unknown = [name for name in params if name not in constraints]
+    if unknown:
+        raise InvalidParameterError(
+            f"{caller} has no parameter {unknown[0]!r}; its parameters are "
+            f"{', '.join(sorted(constraints))}."
+        )
+    validate_parameter_constraints(constraints, dict(params), caller_name=caller)
+    return dict(params)
+
+
+def validate_option(estimator: Any, name: str, value: Any) -> Any:
+    """Validate one parameter ``name=value`` of ``estimator``; return ``value``.
+
+    ``check_params(estimator, {name: value})``: see :func:`check_params`.
+    """
+    check_params(estimator, {name: value})
+    return value

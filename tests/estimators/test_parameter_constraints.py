@@ -21,10 +21,6 @@ from otfair.utils import InvalidParameterError, validate_option
 _PENDING = {
     "FairClassifier": "until core lands",
     "ReductionClassifier": "until core lands",
-    "OTRepair": "until postproc lands",
-    "FairPCA": "until postproc lands",
-    "WassersteinBarycenterClassifier": "until postproc lands",
-    "WassersteinBarycenterRegressor": "until postproc lands",
 }
 
 

@@ -8,25 +8,34 @@ from typing import Any
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._path import check_strength, forget_fit
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
     keeps_global_rng,
     predict_in_chunks,
 )
-from otfair.estimators._training import TrainData, TrainLoop, predict_from_proba
-from otfair.estimators.classification.curve import fit_path, fit_single
+from otfair.estimators._training import (
+    TrainData,
+    TrainLoop,
+    check_strength,
+    check_strengths,
+    forget_fit,
+    predict_from_proba,
+)
+from otfair.estimators.classification._train import TrainingProblem, train
 from otfair.estimators.classification.ftm_matching import get_cache
 from otfair.models import MLP
+from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
 from otfair.penalties import FTM, FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
     check_positive_int,
     check_scalar,
     check_sensitive_features,
+    draw_seed,
+    resolve_device,
     set_params_from_init,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
@@ -256,14 +265,98 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         forget_fit(self)
         self._check_params()
-        return fit_single(self, X, y, sensitive_features)
+        self._fit_models([self], X, y, sensitive_features)
+        return self
 
     @keeps_global_rng
     def _fit_path(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[FairClassifier]:
-        """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`)."""
-        return fit_path(self, X, y, sensitive_features, strengths)
+        """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`).
+
+        Classifier k is ``clone(self)`` at ``strengths[k]``; ``self`` stays unfitted.
+        """
+        singles = [clone(self).set_params(strength=a) for a in check_strengths(strengths)]
+        for single in singles:
+            single._check_params()
+        self._fit_models(singles, X, y, sensitive_features)
+        return singles
+
+    def _fit_models(
+        self, singles: list[FairClassifier], X: Any, y: Any, sensitive_features: Any
+    ) -> None:
+        """Build the training problem of ``singles`` (K stacked models), train, export.
+
+        ``self`` gives the settings the K models share (all but ``strength``). The K
+        models share the seed, hence the initialization, the batches and every
+        data-dependent quantity of the penalty; the most penalized single validates the
+        data, since it decides what the data must provide. Each single gets ``model_``,
+        ``penalty_``, ``history_`` and the data attributes.
+        """
+        strengths = [float(single.strength) for single in singles]
+        ref = singles[int(np.argmax(strengths))]
+        penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features)
+        seed = draw_seed(self.random_state)
+        device = resolve_device(self.device)
+        with torch.random.fork_rng(devices=[]):
+            for single in singles:  # each exactly as its own fit builds it
+                torch.manual_seed(seed)
+                single.model_ = single._build_model(X.shape[1]).to(device)
+                single.penalty_ = single._make_penalty().fit(s, y) if single._active() else None
+                if single.penalty_ is not None:
+                    single.penalty_.to(device)
+            problem = self._problem(
+                singles, strengths, penalty, X, y, s, groups, pairs, seed, device
+            )
+            problem.penalties = (
+                [single._make_penalty() for single in singles]
+                if pairs
+                else [single.penalty_ for single in singles if single.penalty_ is not None] or None
+            )
+            if problem.penalties and problem.penalties[0].has_adversary and not pairs:
+                problem.adversary_optimizer = self._adversary_optimizer(problem.penalties)
+            histories = train(problem)
+        for k, single in enumerate(singles):
+            problem.model.export(k, single.model_).eval()
+            single.history_ = histories[k]
+            if single is not ref:
+                single._copy_data_attributes(ref)
+
+    def _problem(self, singles, strengths, penalty, X, y, s, groups, pairs, seed, device):
+        """Build the training problem of ``singles`` (the caller sets the penalties)."""
+        model = StackedMLP.from_models([single.model_ for single in singles])
+        loop = self._train_loop(model.parameters(), np.random.default_rng(seed))
+        Xt = torch.from_numpy(X).to(device)
+        yt = torch.from_numpy(y.astype(np.float32)).to(device)
+        ref = singles[int(np.argmax(strengths))]
+        if pairs:
+            pool, weights, steps = ref._ftm_setup(X, y, groups)
+            data = TrainData(X=Xt, y=yt, s=None, strata=None)
+            return TrainingProblem(
+                model, data, loop, strengths, None, pool=pool, group_weights=weights,
+                steps_per_epoch=steps,
+            )  # fmt: skip
+        data = self._train_data(s, y, groups, Xt, yt, ref.penalty_)
+        return TrainingProblem(
+            model,
+            data,
+            loop,
+            strengths,
+            None,
+            convex=self._mixing(penalty) == "convex",
+            batch_size=self.batch_size,
+            fixed_batches=self._fixed_batches(penalty),
+            group_codes=groups,
+        )
+
+    def _copy_data_attributes(self, source: FairClassifier) -> None:
+        """Copy what a fit learned of the data (labels, input width and names)."""
+        self.classes_ = source.classes_
+        self.n_features_in_ = source.n_features_in_
+        if hasattr(source, "feature_names_in_"):
+            self.feature_names_in_ = source.feature_names_in_
+        if hasattr(source, "n_pairings_"):
+            self.n_pairings_ = source.n_pairings_
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
@@ -309,25 +402,22 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return sens.codes.astype(np.int64)
 
-    def _train_data(self, s, y, groups, Xt, yt, penalty) -> tuple[TrainData, Any]:
-        """Training tensors of the plain scheme and the group codes of batch checks."""
+    def _train_data(self, s, y, groups, Xt, yt, penalty) -> TrainData:
+        """Training tensors of the plain scheme."""
         strata = None
-        group_codes = None
         if s is not None:
             discrete = [c for c in range(s.shape[1]) if len(np.unique(s[:, c])) <= 2]
             if discrete:  # intersectional groups of the discrete columns x label cells
                 cols = np.column_stack([s[:, c] for c in discrete])
                 codes = np.unique(cols, axis=0, return_inverse=True)[1].reshape(-1)
                 strata = as_notion(self.notion).strata(codes, y)
-        if groups is not None:
-            group_codes = groups
         data = TrainData(X=Xt, y=yt, s=None, strata=strata)
         if groups is not None:
             data.s = torch.from_numpy(groups).to(Xt.device)
         if penalty is not None and penalty.linear:
             data.G = penalty.constraints.matrix(s, y, device=Xt.device)
             data.features = Xt
-        return data, group_codes
+        return data
 
     def _train_loop(self, params: Any, rng: np.random.Generator) -> TrainLoop:
         """Adam on ``params`` (decayed per epoch when ``lr_decay != 1``) and the settings."""

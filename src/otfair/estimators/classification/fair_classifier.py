@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._torch_base import (
@@ -31,7 +33,6 @@ from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
 from otfair.penalties import FTM, FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
-    check_positive_int,
     check_scalar,
     check_sensitive_features,
     draw_seed,
@@ -152,6 +153,27 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     (200, 2)
     """
 
+    #: scikit-learn's parameter constraints, checked once at the start of :meth:`fit`
+    #: (a penalty's name, a notion's name and ``strength <= 1`` under convex mixing are
+    #: checked by the penalty object, :func:`otfair.notions.as_notion` and the fit)
+    _parameter_constraints: dict = {
+        "penalty": [str, HasMethods(["build", "get_params"])],
+        "strength": [Interval(Real, 0, None, closed="left")],
+        "notion": [str, Notion],  # the name: otfair.notions.as_notion, one message
+        "model": [StrOptions({"logistic", "mlp"})],
+        "hidden": ["array-like", None],
+        "mixing": [StrOptions({"auto", "convex", "additive"})],
+        "epochs": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "lr_decay": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "device": [str, torch.device],
+        "verbose": ["verbose"],
+        "fixed_batches": ["boolean", StrOptions({"auto"})],
+        "sensitive_type": [StrOptions({"categorical", "continuous"}), list, tuple, dict, None],
+    }
+
     def __init__(
         self,
         penalty: str | PenaltyObject = "none",
@@ -192,22 +214,15 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"penalty={spec!r}: {exc}") from None
 
     def _check_params(self) -> FairnessPenalty | None:
-        check_strength(self.strength)
+        """Check the parameters once (scikit-learn's constraints, then the penalty's)."""
+        check_strength(self.strength)  # a list: the message names fairness_path
+        self._validate_params()
         penalty = self._make_penalty()
-        if self.model not in ("logistic", "mlp"):
-            raise ValueError(f"`model` must be 'logistic' or 'mlp'; got {self.model!r}.")
-        if self.mixing not in ("auto", "convex", "additive"):
-            raise ValueError(f"`mixing` must be auto/convex/additive; got {self.mixing!r}.")
-        check_scalar(self.strength, "strength", minimum=0.0)
+        check_scalar(self.strength, "strength", minimum=0.0)  # finite
         if self._mixing(penalty) == "convex" and self.strength > 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
-        for name in ("epochs", "batch_size"):
-            check_positive_int(getattr(self, name), name)
-        for name in ("lr", "lr_decay"):
-            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
-        self._fixed_batches(penalty)
         if penalty is not None and penalty.requires_pairs:
             self._matching_settings().check()
         return penalty
@@ -224,12 +239,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _fixed_batches(self, penalty: FairnessPenalty | None) -> bool:
         """Resolve ``fixed_batches`` (``"auto"``: fixed for a penalty that keeps batch work)."""
-        if self.fixed_batches == "auto":
+        if isinstance(self.fixed_batches, str) and self.fixed_batches == "auto":
             return bool(penalty is not None and penalty.keeps_batch_work)
-        if not isinstance(self.fixed_batches, bool | np.bool_):
-            raise ValueError(
-                f"`fixed_batches` must be True, False or 'auto'; got {self.fixed_batches!r}."
-            )
         return bool(self.fixed_batches)
 
     def _active(self) -> bool:

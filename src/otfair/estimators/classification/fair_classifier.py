@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any
@@ -27,11 +26,10 @@ from otfair.estimators._training import (
     predict_from_proba,
 )
 from otfair.estimators.classification._train import TrainingProblem, train
-from otfair.estimators.classification.ftm_matching import get_cache
 from otfair.models import MLP
 from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
-from otfair.penalties import FTM, FairnessPenalty, PenaltyObject, as_penalty_object
+from otfair.penalties import FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
     check_scalar,
     check_sensitive_features,
@@ -223,14 +221,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
-        if penalty is not None and penalty.requires_pairs:
-            self._matching_settings().check()
+        if penalty is not None:
+            self._penalty_object().check()
         return penalty
-
-    def _matching_settings(self) -> FTM:
-        """Return the matched batches' settings: the ``FTM`` object (else ``FTM()``)."""
-        spec = self._penalty_object()
-        return spec if isinstance(spec, FTM) else FTM()
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:
         if self.mixing != "auto":
@@ -341,7 +334,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         yt = torch.from_numpy(y.astype(np.float32)).to(device)
         ref = singles[int(np.argmax(strengths))]
         if pairs:
-            pool, weights, steps = ref._ftm_setup(X, y, groups)
+            pool, weights, steps = self._penalty_object().matched_batches(
+                X, y, groups, self.batch_size
+            )
+            for single in singles:
+                single.n_pairings_ = pool.shape[0]
             data = TrainData(X=Xt, y=yt, s=None, strata=None)
             return TrainingProblem(
                 model, data, loop, strengths, None, pool=pool, group_weights=weights,
@@ -366,8 +363,6 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = source.n_features_in_
         if hasattr(source, "feature_names_in_"):
             self.feature_names_in_ = source.feature_names_in_
-        if hasattr(source, "n_pairings_"):
-            self.n_pairings_ = source.n_pairings_
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
@@ -441,36 +436,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose))
 
     def _adversary_optimizer(self, penalties: Sequence[FairnessPenalty]) -> torch.optim.Optimizer:
-        """One Adam on the adversaries of ``penalties`` (the object's ``lr``, default ``lr``).
+        """One Adam on the adversaries of ``penalties`` at the penalty object's rate.
 
         Adam's update is elementwise, so one optimizer over the K adversaries of a curve
         is K separate optimizers.
         """
         params = [p for penalty in penalties for p in penalty.parameters()]
-        own_lr = getattr(self._penalty_object(), "lr", None)  # Adversary(lr=...)
-        return torch.optim.Adam(params, lr=own_lr or self.lr)
-
-    def _ftm_setup(self, X, y, groups) -> tuple[np.ndarray, tuple[float, float], int]:
-        """FTM's cached pairings, group weights and steps per epoch (sets n_pairings_)."""
-        ftm = self._matching_settings()
-        cache = get_cache(ftm.cache_dir)
-        pool = cache.get(
-            X,
-            groups,
-            y,
-            m=ftm.group_batch_size,
-            label_weight=None if ftm.matching == "marginal" else float(ftm.label_weight),
-            seed=ftm.matching_seed,
-            n_rounds=ftm.n_pairing_rounds,
-        )
-        self.n_pairings_ = pool.shape[0]
-        sizes = np.bincount(groups, minlength=2)
-        # as many steps per epoch as the plain loop (ceil(n / batch_size)): with the
-        # learning rate decayed per epoch, the paper code's ceil(max(n0, n1) / m)
-        # gave FTM fewer steps than its unfair baseline and underfit (issue 18:
-        # German at lambda=0, 0.722 vs 0.75 accuracy over 3 seeds; 0.743 with this)
-        steps = math.ceil(sizes.sum() / self.batch_size)
-        return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
+        return torch.optim.Adam(params, lr=self._penalty_object().adversary_lr(self.lr))
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X: Any) -> np.ndarray:

@@ -268,8 +268,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         forget_fit(self)
-        self._check_params()
-        self._fit_models([self], X, y, sensitive_features)
+        penalty = self._check_params()  # the one build of the penalty in this fit
+        self._fit_models([self], [penalty], X, y, sensitive_features)
         return self
 
     @keeps_global_rng
@@ -281,13 +281,17 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Classifier k is ``clone(self)`` at ``strengths[k]``; ``self`` stays unfitted.
         """
         singles = [clone(self).set_params(strength=a) for a in check_strengths(strengths)]
-        for single in singles:
-            single._check_params()
-        self._fit_models(singles, X, y, sensitive_features)
+        penalties = [single._check_params() for single in singles]  # one build per model
+        self._fit_models(singles, penalties, X, y, sensitive_features)
         return singles
 
     def _fit_models(
-        self, singles: list[FairClassifier], X: Any, y: Any, sensitive_features: Any
+        self,
+        singles: list[FairClassifier],
+        built: list[FairnessPenalty | None],
+        X: Any,
+        y: Any,
+        sensitive_features: Any,
     ) -> None:
         """Build the training problem of ``singles`` (K stacked models), train, export.
 
@@ -298,22 +302,27 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``penalty_``, ``history_`` and the data attributes.
         """
         strengths = [float(single.strength) for single in singles]
-        ref = singles[int(np.argmax(strengths))]
-        penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features)
+        ref_k = int(np.argmax(strengths))
+        ref = singles[ref_k]
+        penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features, built[ref_k])
         seed = draw_seed(self.random_state)
         device = resolve_device(self.device)
         with torch.random.fork_rng(devices=[]):
-            for single in singles:  # each exactly as its own fit builds it
-                torch.manual_seed(seed)
+            for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
+                torch.manual_seed(seed)  # each model as its own fit builds it
                 single.model_ = single._build_model(X.shape[1]).to(device)
-                single.penalty_ = single._make_penalty().fit(s, y) if single._active() else None
+                if pen is not None and next(pen.parameters(), None) is not None:
+                    # a penalty with weights (an adversary) draws them after the model,
+                    # from the fit's seeded stream: built here, not at the check
+                    pen = built[k] = single._make_penalty()
+                single.penalty_ = pen.fit(s, y) if single._active() else None
                 if single.penalty_ is not None:
                     single.penalty_.to(device)
             problem = self._problem(
                 singles, strengths, penalty, X, y, s, groups, pairs, seed, device
             )
             problem.penalties = (
-                [single._make_penalty() for single in singles]
+                list(built)  # every model: the matched loss at its lambda (0 included)
                 if pairs
                 else [single.penalty_ for single in singles if single.penalty_ is not None] or None
             )

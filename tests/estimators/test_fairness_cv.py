@@ -128,8 +128,12 @@ def test_fold_scores_equal_an_independent_fit(fitted):
     dp = demographic_parity_gap(
         y[test], est.predict_proba(X[test])[:, 1], sensitive_features=s[test]
     )
-    assert search.cv_results_["split0_test_score"][1] == pytest.approx(acc, abs=1e-12)
-    assert search.cv_results_["split0_test_violation"][1] == pytest.approx(dp, abs=1e-12)
+    # the fold's path is one stacked fit, equal to separate fits up to ~1e-7 in
+    # probability: one decision at the threshold may flip (one row of the fold)
+    row = 1.0 / len(test) + 1e-12
+    assert search.cv_results_["split0_test_score"][1] == pytest.approx(acc, abs=row)
+    flip = 1.0 / np.bincount(s[test]).min() + 1e-12  # one flip moves a group's rate
+    assert search.cv_results_["split0_test_violation"][1] == pytest.approx(dp, abs=flip)
 
 
 def test_best_estimator_equals_a_refit_at_the_chosen_strength(fitted):

@@ -35,10 +35,16 @@ def _fit_path(
 ) -> list[Any]:
     """One fitted estimator per strength, in the order of ``strengths``.
 
-    Separate fits of ``clone(estimator)`` at each strength (the private fallback used
-    until the stacked path is available).
+    One stacked fit of the curve where the estimator takes a list of strengths, else
+    separate fits of ``clone(estimator)`` at each strength.
     """
     param = strength_param(estimator)
+    if len(strengths) > 1:
+        try:
+            curve = clone(estimator).set_params(**{param: [float(v) for v in strengths]})
+            return list(curve.fit(X, y, sensitive_features=sensitive_features).estimators_)
+        except (ValueError, TypeError):  # one strength only: separate fits below
+            pass
     return [
         clone(estimator)
         .set_params(**{param: float(s)})

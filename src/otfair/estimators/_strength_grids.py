@@ -1,6 +1,6 @@
 """Default strength grids: where :class:`~otfair.estimators.FairnessCV` searches.
 
-Each grid is the unpenalized model (strength 0) followed by a log grid over the range
+Each grid is the unpenalized model (strength 0) followed by a (mostly) log grid over the range
 where the method's trade-off moves: the convex weight alpha of OTF (its gradient is
 large, so the trade-off lies below alpha = 0.1), the convex weight of the other convex
 penalties (Norm, Barycenter), the additive weight lambda of FTM, GapReg, the adversary
@@ -21,8 +21,10 @@ GRIDS: dict[str, tuple[float, ...]] = {
     # (1 - alpha) CE + alpha OTF0: at alpha = 0.1 Adult's PDP is already ~3% of the
     # unfair model's (docs/classifiers.md), so the grid stops there
     "otf": (0.0, 1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1),
-    # (1 - alpha) CE + alpha R for the other convex penalties (alpha < 1)
-    "convex": (0.0, 1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3, 0.9),
+    # (1 - alpha) CE + alpha R for the other convex penalties: log-spaced to 0.3, then
+    # evenly spaced to 0.9, where Norm's trade-off lies on COMPAS (its DP gap moves only
+    # above alpha = 0.3)
+    "convex": (0.0, 0.01, 0.03, 0.1, 0.3, 0.5, 0.7, 0.9),
     # CE + lambda R (FTM, GapReg, adversary, FairTorch DP)
     "additive": (0.0, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0, 10.0),
     # MSE + lambda adversary (CENet, WassersteinNet)

@@ -10,6 +10,7 @@ from sklearn.metrics import accuracy_score
 from sklearn.model_selection import StratifiedKFold
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
 from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import CENet, FairClassifier, FairnessCV
@@ -238,3 +239,19 @@ def test_regression_net_on_law_school_with_error_gap(data_dir):
     assert pred.shape == split.y_test.shape
     gap = error_gap(split.y_test, pred, sensitive_features=split.s_test)
     assert np.isfinite(gap) and gap >= 0
+
+
+# ------------------------------------------------------------- scikit-learn checks
+def _checked() -> FairnessCV:
+    """FairnessCV around the registry's tiny gapreg MLP, supplied groups when omitted."""
+    from tests.estimators._registry_estimators import tiny, with_default_sensitive
+
+    inner = tiny("gapreg", sensitive_column=False)
+    return with_default_sensitive(
+        FairnessCV(inner, strengths=[0.0, 1.0], max_violation=1.0, metric="mean_score_gap", cv=2)
+    )
+
+
+@parametrize_with_checks([_checked()])
+def test_sklearn_checks(estimator, check):
+    check(estimator)

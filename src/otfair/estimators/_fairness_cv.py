@@ -15,7 +15,12 @@ from sklearn.utils import get_tags
 from sklearn.utils._indexing import _safe_indexing
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import check_consistent_length, check_is_fitted, indexable
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    check_X_y,
+    indexable,
+)
 
 from otfair.estimators._budget_rule import (
     CLASSIFICATION_METRICS,
@@ -269,6 +274,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             When no strength's mean held-out violation is within ``max_violation`` (the
             message names the lowest one reached and its strength).
         """
+        check_X_y(X, y, accept_sparse=False, ensure_min_samples=2)  # checked, kept as given
         if sensitive_features is None:
             raise ValueError("FairnessCV.fit needs `sensitive_features` (one value per row).")
         X, y, s = indexable(X, y, sensitive_features)

@@ -185,6 +185,15 @@ def test_bad_parameters_name_the_argument(params, match):
         FairnessCV(_base(), **params).fit(X, y, sensitive_features=s)
 
 
+def test_a_list_valued_strength_is_refused():
+    X, y, s = two_group_data(n=60, seed=0)
+    with pytest.raises(ValueError, match="fairness_path"):  # the estimator alone
+        FairClassifier("gapreg", [0.1, 1.0], epochs=1).fit(X, y, sensitive_features=s)
+    search = FairnessCV(FairClassifier("gapreg", [0.1, 1.0]), max_violation=0.1)
+    with pytest.raises(ValueError, match=r"FairnessCV\(strengths=\.\.\.\)"):
+        search.fit(X, y, sensitive_features=s)
+
+
 def test_sensitive_features_are_required():
     X, y, _ = two_group_data(n=60, seed=0)
     with pytest.raises(ValueError, match="sensitive_features"):

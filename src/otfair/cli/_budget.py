@@ -101,7 +101,7 @@ def run_budget(
     estimator = build_estimator(request, data, None, announce=announce)
     try:
         strength_param(estimator)
-    except TypeError:
+    except ValueError:
         raise ValueError(
             f"--max-violation needs a method with a trade-off strength that FairnessCV can "
             f"set (FairClassifier, CENet, WassersteinNet); {request.method!r} builds "

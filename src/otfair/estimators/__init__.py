@@ -30,6 +30,10 @@ Post-processing
     :class:`WassersteinBarycenterClassifier` (Xian, Yin and Zhao 2023) and
     :class:`WassersteinBarycenterRegressor` (Chzhen et al. 2020).
 
+Trade-off curves
+    :func:`fairness_path` fits an estimator at several strengths (one stacked training
+    run wherever the estimator supports it) and returns a :class:`FairnessPath`.
+
 The estimators live in subpackages by kind (``classification/``, ``regression/``,
 ``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
 :mod:`otfair.estimators._training`. The methods that ``otfair fit`` and
@@ -40,6 +44,7 @@ The estimators live in subpackages by kind (``classification/``, ``regression/``
 from typing import Any
 
 from otfair.estimators._fairness_cv import FairnessCV
+from otfair.estimators._path import FairnessPath, fairness_path
 from otfair.estimators.classification import (
     FairClassifier,
     FTMMatchingCache,
@@ -88,6 +93,7 @@ __all__ = [
     "FairNormalizingFlowClassifier",
     "FairPCA",
     "FairnessCV",
+    "FairnessPath",
     "LAFTRClassifier",
     "OTRepair",
     "ReductionClassifier",
@@ -98,6 +104,7 @@ __all__ = [
     "WassersteinBarycenterRegressor",
     "WassersteinNet",
     "as_torch_classifier",
+    "fairness_path",
     "train_base_classifier",
 ]
 

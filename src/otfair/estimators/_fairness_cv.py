@@ -30,6 +30,7 @@ from otfair.estimators._budget_rule import (
     resolve_metric,
     select_strength,
 )
+from otfair.estimators._path import fairness_path
 from otfair.estimators._strength_grids import default_strengths, strength_param
 
 __all__ = ["FairnessCV"]
@@ -38,24 +39,11 @@ __all__ = ["FairnessCV"]
 def _fit_path(
     estimator: Any, X: Any, y: Any, sensitive_features: Any, strengths: np.ndarray
 ) -> list[Any]:
-    """One fitted estimator per strength, in the order of ``strengths``.
-
-    One stacked fit of the curve where the estimator takes a list of strengths, else
-    separate fits of ``clone(estimator)`` at each strength.
-    """
-    param = strength_param(estimator)
-    if len(strengths) > 1:
-        try:
-            curve = clone(estimator).set_params(**{param: [float(v) for v in strengths]})
-            return list(curve.fit(X, y, sensitive_features=sensitive_features).estimators_)
-        except (ValueError, TypeError):  # one strength only: separate fits below
-            pass
-    return [
-        clone(estimator)
-        .set_params(**{param: float(s)})
-        .fit(X, y, sensitive_features=sensitive_features)
-        for s in strengths
-    ]
+    """One fitted estimator per strength, in the order of ``strengths`` (one stacked run)."""
+    path = fairness_path(
+        estimator, X, y, sensitive_features=sensitive_features, strengths=strengths
+    )
+    return list(path.estimators_)
 
 
 def _estimator_has(attr: str) -> Callable[[Any], bool]:
@@ -73,7 +61,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     A practitioner asks for "the most accurate model whose demographic-parity gap stays
     under 0.02", not for a strength. ``FairnessCV`` turns the budget into a strength in
     scikit-learn's ``*CV`` style (as ``LassoCV`` chooses ``alpha``): on each of the
-    ``cv`` folds it fits the whole trade-off path over ``strengths`` in one pass, scores
+    ``cv`` folds it fits the whole trade-off path over ``strengths`` in one stacked
+    training run (:func:`~otfair.estimators.fairness_path`), scores
     every model on the held-out fold (``scoring``) and measures its violation
     (``metric``), then picks
 
@@ -281,6 +270,12 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         check_consistent_length(X, y, s)
         task = self._task()
         param = strength_param(self.estimator)
+        template = self.estimator.get_params(deep=False)[param]
+        if not isinstance(template, Real) or isinstance(template, bool):
+            raise ValueError(
+                f"The estimator's `{param}` must be a number (FairnessCV sets it); got "
+                f"{template!r}. Pass the strengths to search as FairnessCV(strengths=...)."
+            )
         strengths = self._strength_grid()
         name, metric = resolve_metric(self.metric, task)
         scorer = self._scorer()

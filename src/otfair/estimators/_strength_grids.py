@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from otfair.estimators._path import strength_param
+
 __all__ = ["GRIDS", "default_strengths", "strength_param"]
 
 #: name -> default strengths (0 = the unpenalized model, then a log grid)
@@ -30,23 +32,6 @@ GRIDS: dict[str, tuple[float, ...]] = {
     # MSE + lambda adversary (CENet, WassersteinNet)
     "regression": (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0),
 }
-
-
-def strength_param(estimator: Any) -> str:
-    """Return the name of ``estimator``'s strength parameter.
-
-    ``strength`` for :class:`~otfair.estimators.FairClassifier`, ``lam`` for
-    :class:`~otfair.estimators.CENet` and :class:`~otfair.estimators.WassersteinNet`;
-    ``TypeError`` for an estimator with neither.
-    """
-    params = estimator.get_params(deep=False)
-    for name in ("strength", "lam"):
-        if name in params:
-            return name
-    raise TypeError(
-        f"{type(estimator).__name__} has no strength parameter (`strength` or `lam`); "
-        "FairnessCV takes a FairClassifier, CENet or WassersteinNet."
-    )
 
 
 def _grid_name(estimator: Any) -> str:

@@ -10,7 +10,7 @@ import fairness_cv as bench  # noqa: E402
 
 
 def _row(seed: int, budget: float, test_violation: float | None, eg_dp: float) -> dict:
-    row = {"dataset": "adult", "seed": seed, "budget": budget, "n_train": 100}
+    row = {"dataset": "adult", "seed": seed, "budget": budget, "n_train": 100, "n_strengths": 8}
     row.update(cv_cpu_s=2.0, cv_wall_s=2.0, gridsearch_cpu_s=8.0 if seed == 0 else float("nan"))
     if test_violation is None:
         row["feasible"] = False
@@ -42,4 +42,4 @@ def test_report_counts_exceedances_feasibility_and_the_cost_ratio():
     assert cells[4] == "1 / 2"  # test > budget, among the feasible
     assert cells[5] == "0.1, 0.2"  # chosen strengths
     assert cells[-1] == "2 / 3"  # EG over the budget
-    assert "| adult | 100 | 2.0 | 8.0 | 4.0x |" in text
+    assert "| adult | 100 | 8 | 2.0 | 8.0 | 4.0x |" in text

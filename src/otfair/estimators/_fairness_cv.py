@@ -41,7 +41,7 @@ def _fit_path(
 ) -> list[Any]:
     """One fitted estimator per strength, in the order of ``strengths`` (one stacked run)."""
     path = fairness_path(
-        estimator, X, y, sensitive_features=sensitive_features, strengths=strengths
+        estimator, X, y, sensitive_features=sensitive_features, strengths=strengths.tolist()
     )
     return list(path.estimators_)
 

@@ -23,6 +23,9 @@ Fair representations
     Kim et al. 2022), :class:`CFairClassifier` (Zhao et al. 2020) and
     :class:`FairNormalizingFlowClassifier` (Balunovic et al. 2022, simplified) and
     :class:`DiscreteFairNFClassifier` (its exact encoder of a finite input space).
+Choosing a strength
+    :class:`FairnessCV` picks the most accurate strength whose cross-validated
+    violation stays within a budget (``max_violation``).
 Post-processing
     :class:`WassersteinBarycenterClassifier` (Xian, Yin and Zhao 2023) and
     :class:`WassersteinBarycenterRegressor` (Chzhen et al. 2020).
@@ -40,6 +43,7 @@ The estimators live in subpackages by kind (``classification/``, ``regression/``
 
 from typing import Any
 
+from otfair.estimators._fairness_cv import FairnessCV
 from otfair.estimators._path import FairnessPath, fairness_path
 from otfair.estimators.classification import (
     FairClassifier,
@@ -88,6 +92,7 @@ __all__ = [
     "FairClassifier",
     "FairNormalizingFlowClassifier",
     "FairPCA",
+    "FairnessCV",
     "FairnessPath",
     "LAFTRClassifier",
     "OTRepair",

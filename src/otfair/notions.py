@@ -4,13 +4,13 @@ A group fairness notion asks the score distribution of every sensitive group to 
 *within each label cell* it conditions on (in the spirit of fairlearn's ``Moment`` and
 fairret's ``Statistic``):
 
-============================  ========  ======================  ============================
-notion                        name      label cells             equal across groups
-============================  ========  ======================  ============================
-:class:`DemographicParity`    ``dp``    all samples             :math:`P(\hat Y=1 \mid S)`
-:class:`EqualOpportunity`     ``eopp``  :math:`Y=1`             :math:`P(\hat Y=1\mid S,Y=1)`
-:class:`EqualizedOdds`        ``eo``    :math:`Y=0`, :math:`Y=1`  :math:`P(\hat Y=1\mid S,Y)`
-============================  ========  ======================  ============================
+==========================  ========  ========================  =============================
+notion                      name      label cells               equal across groups
+==========================  ========  ========================  =============================
+:class:`DemographicParity`  ``dp``    all samples               :math:`P(\hat Y=1 \mid S)`
+:class:`EqualOpportunity`   ``eopp``  :math:`Y=1`               :math:`P(\hat Y=1\mid S,Y=1)`
+:class:`EqualizedOdds`      ``eo``    :math:`Y=0`, :math:`Y=1`  :math:`P(\hat Y=1\mid S,Y)`
+==========================  ========  ========================  =============================
 
 Penalties and estimators take :class:`Notion` objects; strings are converted once at the
 edges by :func:`as_notion`. The probabilistic linear versions (PDP, PEO of the OTF paper,
@@ -27,6 +27,17 @@ import numpy as np
 import torch
 
 from otfair.utils import check_binary_labels, check_sensitive_features
+
+__all__ = [
+    "NOTIONS",
+    "DemographicParity",
+    "EqualOpportunity",
+    "EqualizedOdds",
+    "LinearConstraints",
+    "Notion",
+    "as_notion",
+    "stratum_codes",
+]
 
 
 def stratum_codes(groups: Any, labels: Any | None = None) -> np.ndarray:

@@ -67,3 +67,17 @@ def markdown_table(header: list[str], rows: list[list[str]]) -> list[str]:
     """Lines of a markdown table with ``header`` and the already formatted ``rows``."""
     lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     return lines + ["| " + " | ".join(row) + " |" for row in rows]
+
+
+def fit_at(est, X, y, strength, **fit):
+    """Fit ``est`` at one ``strength``, or its whole path when ``strength`` is a list.
+
+    A list goes through :func:`otfair.estimators.fairness_path` (one stacked run for the
+    estimators that support it); the strength parameter is ``strength`` or ``lam``.
+    """
+    from otfair.estimators import fairness_path
+
+    if isinstance(strength, (list, tuple)):
+        return fairness_path(est, X, y, strengths=list(strength), **fit)
+    name = "strength" if "strength" in est.get_params() else "lam"
+    return est.set_params(**{name: strength}).fit(X, y, **fit)

@@ -9,7 +9,7 @@ domain):
 
 * ``K separate``: K calls ``build(lam_k).fit`` (each trains the frozen 2x20 base
   classifier, 50 epochs, then its flows);
-* ``curve``: one ``build(...).set_params(lam=[...]).fit``: the base classifier once,
+* ``curve``: one ``fairness_path(build(...), ..., strengths=[...])``: the base classifier once,
   then K sets of flows; the models equal the separate fits (tests/estimators/
   test_adapfair_curve.py);
 * ``speed-up`` = separate / curve. The flows themselves are not stacked: each lambda's
@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from _common import bench_main, cpu_seconds, markdown_table
+from _common import bench_main, cpu_seconds, fit_at, markdown_table
 
 from otfair.datasets import load_dataset, load_domain_shift
 from otfair.experiments.methods import get_method
@@ -45,7 +45,7 @@ def _scenarios(quick: bool) -> dict[str, tuple[Any, Any]]:
 
 def _fit(lam: Any, split: Any, fit_kw: dict[str, Any], epochs: int) -> None:
     est = get_method("adapfair").build(0.5, random_state=0, epochs=epochs)
-    est.set_params(lam=lam).fit(split.X_train, split.y_train, **fit_kw)
+    fit_at(est, split.X_train, split.y_train, lam, **fit_kw)
 
 
 def run(quick: bool = False) -> dict[str, Any]:

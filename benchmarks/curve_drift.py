@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/curve_drift.py [--method gapreg] [--model mlp] [--epochs 30]
 [--strengths 0.1 0.3 1 3 10] [--dataset adult] [--json]``. Public API only, one torch
-thread. Fits ``FairClassifier(method, strength=[...])`` once and each strength
+thread. Fits ``fairness_path(FairClassifier(method), ...)`` once and each strength
 separately (same seed, same settings) on the dataset's seed-0 split, and prints per
 strength the largest absolute difference of the test probabilities and the number of
 test labels that differ.
@@ -22,7 +22,7 @@ import torch
 from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
-from otfair.estimators import FairClassifier
+from otfair.estimators import FairClassifier, fairness_path
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -37,13 +37,19 @@ def main(argv: list[str] | None = None) -> dict:
     torch.set_num_threads(1)
     split = load_dataset(args.dataset).split(test_size=0.2, random_state=0)
     common = {"model": args.model, "epochs": args.epochs, "random_state": 0}
-    curve = FairClassifier(args.method, list(args.strengths), **common)
-    curve.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    path = fairness_path(
+        FairClassifier(args.method, **common),
+        split.X_train,
+        split.y_train,
+        sensitive_features=split.s_train,
+        strengths=list(args.strengths),
+    )
+    curve = dict(zip(args.strengths, path.estimators_, strict=True))
     rows = []
     for a in args.strengths:
         alone = FairClassifier(args.method, a, **common)
         alone.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
-        p_curve = curve.predict_proba(split.X_test, strength=a)[:, 1]
+        p_curve = curve[a].predict_proba(split.X_test)[:, 1]
         p_alone = alone.predict_proba(split.X_test)[:, 1]
         rows.append(
             {

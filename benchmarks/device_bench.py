@@ -8,8 +8,8 @@ Public API only; wall-clock seconds (``time.perf_counter``, with
 Rows, per method:
 
 * ``one fit``: one fit at the method's default strength;
-* ``curve K``: one stacked fit of K strengths (``FairClassifier(method, strength=[...])``,
-  ``CENet(lam=[...])``) against ``K x`` the one fit: ``speed-up = K * one / curve``.
+* ``curve K``: one stacked fit of K strengths (``fairness_path``,
+  FairClassifier or CENet) against ``K x`` the one fit: ``speed-up = K * one / curve``.
 
 Issue 26's targets on one GPU: an OTF logistic fit at most half its CPU time (run the
 script with both devices); a stacked K = 8 OTF curve >= 3x faster than 8 separate fits;
@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from _common import ArgumentParser
+from _common import ArgumentParser, fit_at
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -53,14 +53,11 @@ def _wall(fn, device: str) -> float:
 def _fit_fn(method: str, strength: Any, split, epochs: int, device: str, rows: int | None):
     spec = get_method(method)
     est = spec.build(spec.default_strength, random_state=0, epochs=epochs, dataset=METHODS[method])
-    params = est.get_params()
-    name = "strength" if "strength" in params else "lam"
-    est.set_params(**{name: strength})
-    if "device" in params:
+    if "device" in est.get_params():
         est.set_params(device=device)
     stop = rows or len(split.y_train)
     X, y, s = split.X_train[:stop], split.y_train[:stop], split.s_train[:stop]
-    return lambda: est.fit(X, y, sensitive_features=s)
+    return lambda: fit_at(est, X, y, strength, sensitive_features=s)
 
 
 def run(device: str = "cpu", quick: bool = False) -> dict[str, Any]:

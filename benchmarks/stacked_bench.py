@@ -14,7 +14,8 @@ describe``) except for the epoch budget:
   dimension, batch 1024, Adam with decay 0.95), K strengths of the method's grid;
 * ``otf``: the OTF family (logistic regression, batch 1000, eps = 1e-3), K alphas;
 * ``K separate``: K calls ``FairClassifier(method, a_k).fit``; ``stacked``: one
-  ``FairClassifier(method, [a_1..a_K]).fit``; ``speed-up`` = separate / stacked;
+  ``fairness_path(FairClassifier(method), ..., strengths=[a_1..a_K])``;
+  ``speed-up`` = separate / stacked;
 * ``otf vs unfair``: one OTF fit (default, and ``fixed_batches=True``) and the stacked
   K-curve's cost per model, against one unpenalized logistic fit at equal epochs (the
   issue's target: <= 5x).
@@ -31,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from _common import bench_main
+from _common import bench_main, fit_at
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -52,7 +53,21 @@ def _estimator(method: str, strengths: Any, epochs: int):
     spec = get_method(method)
     grid = spec.default_strengths
     est = spec.build(grid[0], random_state=0, epochs=epochs, dataset="adult", notion="dp")
-    return est.set_params(strength=strengths)
+    return _Fit(est, strengths)
+
+
+class _Fit:
+    """An estimator and its strength (a list: its path, :func:`fairness_path`)."""
+
+    def __init__(self, est: Any, strength: Any) -> None:
+        self.est, self.strength = est, strength
+
+    def set_params(self, **params: Any) -> _Fit:
+        self.est.set_params(**params)
+        return self
+
+    def fit(self, X: Any, y: Any, **fit: Any) -> Any:
+        return fit_at(self.est, X, y, self.strength, **fit)
 
 
 def _strengths(method: str, K: int) -> list[float]:

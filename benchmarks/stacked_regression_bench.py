@@ -12,7 +12,7 @@ per-dataset settings (App. B of the accuracy-disparity paper, ``otfair methods d
 cenet``: widths, Adadelta learning rate, batch 256, 100 epochs; ``--quick``: 10 epochs):
 
 * ``K separate``: K calls ``get_method(m).build(l_k, dataset=...).fit``;
-* ``stacked``: one ``build(...).set_params(lam=[l_1..l_K]).fit``;
+* ``stacked``: one ``fairness_path(build(...), ..., strengths=[l_1..l_K])``;
 * ``speed-up`` = separate / stacked; the K lambdas are spread geometrically over the
   registry's grid (0.1 .. 50).
 
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 import torch
-from _common import bench_main, cpu_seconds, markdown_table
+from _common import bench_main, cpu_seconds, fit_at, markdown_table
 
 from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
@@ -50,16 +50,15 @@ def _curve_times(method: str, dataset: str, K: int, epochs: int | None, split) -
     lams = _lams(method, K)
     fit = {"sensitive_features": split.s_train}
 
-    def build(lam: Any):
-        est = spec.build(1.0, random_state=0, dataset=dataset, epochs=epochs)
-        return est.set_params(lam=lam)
+    def build():
+        return spec.build(1.0, random_state=0, dataset=dataset, epochs=epochs)
 
     def separate() -> None:
         for lam in lams:
-            build(lam).fit(split.X_train, split.y_train, **fit)
+            fit_at(build(), split.X_train, split.y_train, lam, **fit)
 
     def stacked() -> None:
-        build(lams).fit(split.X_train, split.y_train, **fit)
+        fit_at(build(), split.X_train, split.y_train, list(lams), **fit)
 
     t_stacked = cpu_seconds(stacked)
     t_separate = cpu_seconds(separate)

@@ -1,4 +1,4 @@
-"""FairClassifier(strength=[...]): one stacked run equals separate fits (issue 17).
+"""fairness_path(FairClassifier(...)): one stacked run equals separate fits.
 
 Tolerance: the same integer seed and strength give predicted probabilities within 1e-5
 (measured: ~1e-8 after 3 epochs, float32 rounding of batched vs separate products) and
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from sklearn.base import clone
 
-from otfair.estimators import FairClassifier
+from otfair.estimators import FairClassifier, fairness_path
 from otfair.penalties import FTM
 
 TOL = 1e-5
@@ -48,77 +48,77 @@ def test_curve_equals_separate_fits(penalty, strengths, kw):
     params = dict(epochs=3, batch_size=100, random_state=0, **kw)
     if penalty == "ftm":
         penalty = FTM(group_batch_size=60)
-    curve = FairClassifier(penalty, strengths, **params).fit(X, y, sensitive_features=s)
-    assert list(curve.strengths_) == strengths and len(curve.estimators_) == len(strengths)
+    template = FairClassifier(penalty, **params)
+    path = fairness_path(template, X, y, sensitive_features=s, strengths=strengths)
+    assert list(path.strengths_) == strengths and len(path.estimators_) == len(strengths)
+    assert not hasattr(template, "model_")  # the template is left unfitted
     for k, a in enumerate(strengths):
         sep = FairClassifier(penalty, a, **params).fit(X, y, sensitive_features=s)
         p_sep = sep.predict_proba(X)[:, 1]
-        p_cur = curve.predict_proba(X, strength=a)[:, 1]
+        p_cur = path.estimators_[k].predict_proba(X)[:, 1]
         np.testing.assert_allclose(p_cur, p_sep, rtol=0, atol=TOL)
-        np.testing.assert_allclose(curve.estimators_[k].predict_proba(X)[:, 1], p_cur)
         acc_sep, dp_sep = _metrics(p_sep, y, s)
         acc_cur, dp_cur = _metrics(p_cur, y, s)
         assert abs(acc_sep - acc_cur) <= 1 / len(y) + 1e-12
         assert abs(dp_sep - dp_cur) <= TOL
-        np.testing.assert_allclose(curve.history_[k], sep.history_, rtol=1e-4)
-        assert curve.estimators_[k].strength == a
+        np.testing.assert_allclose(path.estimators_[k].history_, sep.history_, rtol=1e-4)
+        assert path.estimators_[k].get_params()["strength"] == a
 
 
-def test_predict_selects_strength_and_errors():
+def test_each_model_is_a_plain_single_strength_classifier():
     X, y, s = _data(200)
-    curve = FairClassifier("gapreg", [0.0, 2.0], epochs=1, batch_size=50, random_state=0)
-    curve.fit(X, y, sensitive_features=s)
-    assert curve.predict(X, strength=2.0).shape == (200,)
-    assert curve.decision_function(X, strength=0.0).shape == (200,)
-    with pytest.raises(ValueError, match="strength="):
-        curve.predict_proba(X)
-    with pytest.raises(ValueError, match="not on the fitted curve"):
-        curve.predict(X, strength=1.0)
-    single = FairClassifier("gapreg", 2.0, epochs=1, batch_size=50, random_state=0)
-    single.fit(X, y, sensitive_features=s)
-    assert single.predict(X, strength=2.0).shape == (200,)
-    with pytest.raises(ValueError, match="fitted at"):
-        single.predict(X, strength=1.0)
-    assert clone(curve).get_params()["strength"] == [0.0, 2.0]
+    path = fairness_path(
+        FairClassifier("gapreg", epochs=1, batch_size=50, random_state=0),
+        X,
+        y,
+        sensitive_features=s,
+        strengths=[0.0, 2.0],
+    )
+    model = path.estimators_[1]
+    assert model.predict(X).shape == (200,) and model.decision_function(X).shape == (200,)
+    assert clone(model).get_params()["strength"] == 2.0
+    assert not hasattr(model, "estimators_")
 
 
 @pytest.mark.parametrize(
-    "strength,match",
+    "strengths,match",
     [([], "at least one"), ([1.0, 1.0], "distinct"), ([0.5, 2.0], "alpha"), ([-1.0], "strength")],
 )
-def test_invalid_curves(strength, match):
+def test_invalid_paths(strengths, match):
     X, y, s = _data(100)
     penalty = "otf" if match == "alpha" else "gapreg"
     with pytest.raises(ValueError, match=match):
-        FairClassifier(penalty, strength, epochs=1).fit(X, y, sensitive_features=s)
+        fairness_path(
+            FairClassifier(penalty, epochs=1), X, y, sensitive_features=s, strengths=strengths
+        )
+
+
+@pytest.mark.parametrize("strength", [[0.1, 0.5], (0.2,), np.array([0.3, 0.4])])
+def test_a_list_strength_is_refused_naming_fairness_path(strength):
+    X, y, s = _data(100)
+    with pytest.raises(ValueError, match=r"`strength` must be a number.*fairness_path"):
+        FairClassifier("otf", strength, epochs=1).fit(X, y, sensitive_features=s)
 
 
 def test_fixed_batches_single_equals_its_curve_and_learns():
     X, y, s = _data()
     params = {"epochs": 3, "batch_size": 100, "random_state": 0, "fixed_batches": True}
     single = FairClassifier("otf", 0.3, **params).fit(X, y, sensitive_features=s)
-    curve = FairClassifier("otf", [0.0, 0.3], **params).fit(X, y, sensitive_features=s)
+    path = fairness_path(
+        FairClassifier("otf", **params), X, y, sensitive_features=s, strengths=[0.0, 0.3]
+    )
     np.testing.assert_allclose(
-        single.predict_proba(X)[:, 1], curve.predict_proba(X, strength=0.3)[:, 1], atol=TOL
+        single.predict_proba(X)[:, 1], path.estimators_[1].predict_proba(X)[:, 1], atol=TOL
     )
     assert not hasattr(single, "estimators_") and len(single.history_) == 3
     assert single.history_[-1] < single.history_[0]
 
 
 def test_a_refit_replaces_the_earlier_fit_whole():
-    """A curve refitted at one strength predicts with the new model (and the reverse)."""
-    from otfair.estimators import CENet
-
+    """A refit forgets every fitted attribute of the earlier fit."""
     X, y, s = _data()
-    clf = FairClassifier("gapreg", [0.0, 1.0], epochs=1, batch_size=100, random_state=0)
+    clf = FairClassifier("gapreg", 1.0, epochs=1, batch_size=100, random_state=0)
     clf.fit(X, y, sensitive_features=s)
+    clf.stale_ = "from an earlier fit"
     clf.set_params(strength=0.5).fit(X, y, sensitive_features=s)
-    assert not hasattr(clf, "estimators_") and not hasattr(clf, "strengths_")
-    assert clf.predict_proba(X).shape == (len(X), 2)
-    clf.set_params(strength=[0.5, 2.0]).fit(X, y, sensitive_features=s)
-    assert not hasattr(clf, "model_") and list(clf.strengths_) == [0.5, 2.0]
-    target = X[:, 0] * 0.3 + 0.5
-    net = CENet(lam=[0.0, 1.0], encoder_hidden=(4,), adversary_hidden=(4,), epochs=1,
-                random_state=0).fit(X, target, sensitive_features=s)  # fmt: skip
-    net.set_params(lam=1.0).fit(X, target, sensitive_features=s)
-    assert not hasattr(net, "estimators_") and net.predict(X).shape == (len(X),)
+    assert not hasattr(clf, "stale_") and clf.predict_proba(X).shape == (len(X), 2)

@@ -50,4 +50,5 @@ def test_adapfair_checks_its_parameters_before_training_the_base(params, name):
 
 def test_adapfair_check_params_passes_on_the_defaults():
     AdapFairClassifier().check_params()
-    AdapFairClassifier(lam=[0.1, 0.5]).check_params()
+    with pytest.raises(ValueError, match="fairness_path"):
+        AdapFairClassifier(lam=[0.1, 0.5]).check_params()

@@ -1,4 +1,4 @@
-"""CENet / WassersteinNet(lam=[...]): one stacked run equals separate fits (issue 17).
+"""fairness_path(CENet / WassersteinNet): one stacked run equals separate fits.
 
 Tolerance: the same integer seed and lam give predictions within 1e-5 of the target range
 and per-epoch histories within 1e-5 (relative, plus 1e-7 absolute). Measured (torch 2.13,
@@ -13,10 +13,9 @@ import pickle
 import numpy as np
 import pytest
 
-from otfair.estimators import CENet, WassersteinNet
-from otfair.estimators._curve import copy_fitted, stack_estimators
+from otfair.estimators import CENet, WassersteinNet, fairness_path
 from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
-from otfair.experiments._stacking import configs_of, stack_groups
+from otfair.experiments._stacking import configs_of, path_template, stack_groups
 
 TOL = 1e-5
 
@@ -52,84 +51,63 @@ def test_curve_equals_separate_fits(cls, lams, kw):
     kw = dict(kw)
     X, y, s = _data(n=120 if kw.get("batch_size") == 5 else 300, p1=kw.pop("p1", 0.4))
     params = {**SMALL, **kw}
-    curve = cls(lam=lams, **params).fit(X, y, sensitive_features=s)
-    assert list(curve.lams_) == lams and len(curve.estimators_) == len(lams)
-    assert len(curve.history_) == len(lams)
+    path = fairness_path(cls(**params), X, y, sensitive_features=s, strengths=lams)
+    assert list(path.strengths_) == lams and len(path.estimators_) == len(lams)
     span = np.ptp(y)
     for k, lam in enumerate(lams):
         sep = cls(lam=lam, **params).fit(X, y, sensitive_features=s)
-        single = curve.estimators_[k]
+        single = path.estimators_[k]
         assert type(single) is cls and single.lam == lam
         assert (single.adversary_ is None) == (lam == 0)
-        p_cur = curve.predict(X, lam=lam)
+        p_cur = single.predict(X)
         np.testing.assert_allclose(p_cur, sep.predict(X), rtol=0, atol=TOL * span)
-        np.testing.assert_array_equal(single.predict(X), p_cur)
-        np.testing.assert_allclose(curve.transform(X, lam=lam), sep.transform(X), atol=TOL)
+        np.testing.assert_allclose(single.transform(X), sep.transform(X), atol=TOL)
         assert len(single.history_) == len(sep.history_) == params["epochs"]
         for h_cur, h_sep in zip(single.history_, sep.history_, strict=True):
             assert h_cur.keys() == h_sep.keys() == {"mse", "adversary_loss"}
             for key in h_sep:
                 assert h_cur[key] == pytest.approx(h_sep[key], rel=TOL, abs=1e-7), (k, key)
-        assert curve.history_[k] is single.history_
 
 
 def test_each_model_is_a_plain_fitted_estimator():
     X, y, s = _data()
-    curve = WassersteinNet(lam=[0.0, 1.0], batch_size=64, **SMALL)
-    curve.fit(X, y, sensitive_features=s)
-    single = pickle.loads(pickle.dumps(curve.estimators_[1]))
-    np.testing.assert_array_equal(single.predict(X), curve.predict(X, lam=1.0))
-    assert single.get_params()["lam"] == 1.0 and not hasattr(single, "estimators_")
-    assert single.score(X, y, sample_weight=None) == pytest.approx(
-        curve.estimators_[1].score(X, y)
+    path = fairness_path(
+        WassersteinNet(batch_size=64, **SMALL), X, y, sensitive_features=s, strengths=[0.0, 1.0]
     )
+    single = pickle.loads(pickle.dumps(path.estimators_[1]))
+    np.testing.assert_array_equal(single.predict(X), path.estimators_[1].predict(X))
+    assert single.get_params()["lam"] == 1.0 and not hasattr(single, "estimators_")
+    assert single.score(X, y, sample_weight=None) == pytest.approx(path.estimators_[1].score(X, y))
     clipped = max(float(p.detach().abs().max()) for p in single.adversary_.parameters())
     assert clipped <= single.clip * (1 + 1e-6)  # the float32 bound
 
 
-def test_predict_selects_lam_and_errors():
-    X, y, s = _data(100)
-    curve = CENet(lam=[0.0, 2.0], batch_size=50, **SMALL).fit(X, y, sensitive_features=s)
-    assert curve.predict(X, lam=2.0).shape == (100,)
-    with pytest.raises(ValueError, match="lam="):
-        curve.predict(X)
-    with pytest.raises(ValueError, match="not on the fitted curve"):
-        curve.transform(X, lam=1.0)
-    single = CENet(lam=2.0, batch_size=50, **SMALL).fit(X, y, sensitive_features=s)
-    np.testing.assert_array_equal(single.predict(X, lam=2.0), single.predict(X))
-    with pytest.raises(ValueError, match="fitted at"):
-        single.predict(X, lam=1.0)
+@pytest.mark.parametrize("cls", [CENet, WassersteinNet])
+def test_a_list_lam_is_refused_naming_fairness_path(cls):
+    X, y, s = _data(50)
+    with pytest.raises(ValueError, match=r"`lam` must be a number.*fairness_path"):
+        cls(lam=[0.0, 1.0], **SMALL).fit(X, y, sensitive_features=s)
 
 
 @pytest.mark.parametrize(
-    "lam,match",
+    "lams,match",
     [
-        ([], "`lam` must hold at least one"),
-        ([1.0, 1.0], "`lam` values must be distinct"),
+        ([], "`strengths` must hold at least one"),
+        ([1.0, 1.0], "`strengths` values must be distinct"),
         ([0.5, -1.0], "`lam` must be a finite number >= 0"),
-        ([0.5, np.nan], "`lam`"),
+        ([0.5, np.nan], "`strengths` must be finite"),
     ],
 )
 @pytest.mark.parametrize("cls", [CENet, WassersteinNet])
-def test_invalid_curves(cls, lam, match):
+def test_invalid_paths(cls, lams, match):
     X, y, s = _data(50)
     with pytest.raises(ValueError, match=match):
-        cls(lam=lam, **SMALL).fit(X, y, sensitive_features=s)
+        fairness_path(cls(**SMALL), X, y, sensitive_features=s, strengths=lams)
 
 
-def test_stack_estimators_fits_single_strength_nets_as_one_curve():
-    X, y, s = _data()
-    params = {**SMALL, "batch_size": 64}
-    singles = [CENet(lam=lam, **params) for lam in (4.0, 0.0)]
-    curve = stack_estimators(singles, "lam")
-    assert curve.get_params()["lam"] == [4.0, 0.0]
-    assert curve.get_params()["batch_size"] == 64
-    curve.fit(X, y, sensitive_features=s)
-    for single, model in zip(singles, curve.estimators_, strict=True):
-        copy_fitted(model, single)
-        sep = CENet(lam=single.lam, **params).fit(X, y, sensitive_features=s)
-        np.testing.assert_allclose(single.predict(X), sep.predict(X), atol=TOL * np.ptp(y))
-    assert not hasattr(singles[0], "estimators_")  # each one is a single-strength model
+def test_path_template_accepts_single_strength_nets_that_share_a_path():
+    singles = [CENet(lam=lam, **SMALL, batch_size=64) for lam in (4.0, 0.0)]
+    assert path_template(singles, "lam") is singles[0]
 
 
 @pytest.mark.parametrize(
@@ -139,12 +117,12 @@ def test_stack_estimators_fits_single_strength_nets_as_one_curve():
         [CENet(lam=1.0, **SMALL), WassersteinNet(lam=2.0, **SMALL)],  # two classes
         [CENet(lam=1.0, **SMALL), CENet(lam=1.0, **SMALL)],  # equal strengths
         [CENet(lam=a, **{**SMALL, "random_state": None}) for a in (1.0, 2.0)],  # no seed
-        [CENet(lam=[1.0, 2.0], **SMALL)],  # already a curve
+        [CENet(lam=[1.0, 2.0], **SMALL)],  # not a number
         [],
     ],
 )
-def test_stack_estimators_refuses_what_cannot_share_a_curve(singles):
-    assert stack_estimators(singles, "lam") is None
+def test_path_template_refuses_what_cannot_share_a_path(singles):
+    assert path_template(singles, "lam") is None
 
 
 # ------------------------------------------------------------------ otfair sweep

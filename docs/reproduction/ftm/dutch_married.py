@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets import load_dataset
+from otfair.estimators import fairness_path
 from otfair.experiments.methods import get_method
 from otfair.metrics import (
     demographic_parity_gap,
@@ -77,10 +78,7 @@ def _rows(
     s: np.ndarray,
 ) -> list[dict[str, Any]]:
     """Overall and per-half gaps of one fitted model under every coding."""
-    if lam is None:
-        p = est.predict_proba(split.X_test)[:, 1]
-    else:
-        p = est.predict_proba(split.X_test, strength=lam)[:, 1]
+    p = (est if lam is None else est[lam]).predict_proba(split.X_test)[:, 1]
     rows: list[dict[str, Any]] = []
     overall = float(demographic_parity_gap(y, p, sensitive_features=s))
     overall_msg = float(mean_score_gap(y, p, sensitive_features=s))
@@ -148,10 +146,18 @@ def main() -> None:
             device="cpu",
             dataset="dutch",
         )
-        if grid is not None:
-            est.set_params(strength=list(grid))
         start = time.perf_counter()
-        est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+        if grid is None:
+            est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+        else:  # the curve in one stacked run: one fitted model per strength
+            path = fairness_path(
+                est,
+                split.X_train,
+                split.y_train,
+                sensitive_features=split.s_train,
+                strengths=list(grid),
+            )
+            est = dict(zip(grid, path.estimators_, strict=True))
         print(f"{name} fitted in {time.perf_counter() - start:.0f} s", flush=True)
         for lam in [None] if grid is None else grid:
             rows.extend(_rows(name, lam, est, split, code, y, s))

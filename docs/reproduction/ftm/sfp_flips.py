@@ -61,6 +61,7 @@ import pandas as pd
 from scipy.optimize import linear_sum_assignment
 
 from otfair.datasets import load_dataset
+from otfair.estimators import fairness_path
 from otfair.experiments.methods import get_method
 from otfair.metrics import accuracy, demographic_parity_gap, self_fulfilling_prophecy
 from otfair.ot import sqeuclidean_cost
@@ -130,10 +131,18 @@ def _fit(name: str, strengths: list[float] | None, split: Any, seed: int, **opti
         dataset="adult",
         **options,
     )
-    if strengths is not None and len(strengths) > 1:
-        est.set_params(strength=list(strengths))
     start = time.perf_counter()
-    est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    if strengths is None:
+        est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    else:  # the curve in one stacked run: one fitted model per strength
+        path = fairness_path(
+            est,
+            split.X_train,
+            split.y_train,
+            sensitive_features=split.s_train,
+            strengths=list(strengths),
+        )
+        est = dict(zip(strengths, path.estimators_, strict=True))
     print(f"  {name} {options} fitted in {time.perf_counter() - start:.0f} s", flush=True)
     return est
 
@@ -146,7 +155,7 @@ def part_d() -> list[dict[str, Any]]:
     rows = [_panel("unfair-mlp, min-max inputs (reference)", "", ref, ref, split)]
     est = _fit("ftm", FTM_LAMBDAS, split, SEED)
     for lam in FTM_LAMBDAS:
-        p = est.predict_proba(split.X_test, strength=lam)[:, 1]
+        p = est[lam].predict_proba(split.X_test)[:, 1]
         rows.append(_panel("ftm, min-max inputs, pool of 2 rounds", lam, ref, p, split))
     return rows
 
@@ -171,7 +180,7 @@ def part_b_and_c() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     for name, label, grid, options in fits:
         est = _fit(name, grid, split, SEED, **options)
         for lam in grid:
-            p = est.predict_proba(X_test, strength=lam)[:, 1]
+            p = est[lam].predict_proba(X_test)[:, 1]
             rows.append(_panel(label, lam, ref, p, split))
             scores[f"{label}, lambda {lam}"] = p
 

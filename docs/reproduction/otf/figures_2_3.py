@@ -44,7 +44,7 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 
 from otfair.datasets import load_dataset  # noqa: E402
-from otfair.estimators import FairClassifier  # noqa: E402
+from otfair.estimators import FairClassifier, fairness_path  # noqa: E402
 from otfair.metrics import pdp_violation  # noqa: E402
 from otfair.ot import OTFProblem, euclidean_cost  # noqa: E402
 from otfair.penalties import OTF, make_penalty  # noqa: E402
@@ -134,15 +134,20 @@ def figure_3(seed: int = 0, epochs: int = 100, csv: Path | None = None) -> pd.Da
             continue
         clf = FairClassifier(
             penalty=OTF(eps=eps),
-            strength=list(ALPHAS),
             epochs=epochs,
             batch_size=BATCH,
             random_state=seed,
             fixed_batches=True,
         )
-        clf.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
-        for alpha in ALPHAS:
-            p = clf.predict_proba(split.X_test, strength=alpha)[:, 1]
+        path = fairness_path(
+            clf,
+            split.X_train,
+            split.y_train,
+            sensitive_features=split.s_train,
+            strengths=list(ALPHAS),
+        )
+        for alpha, model in zip(ALPHAS, path.estimators_, strict=True):
+            p = model.predict_proba(split.X_test)[:, 1]
             row = {
                 "eps": eps,
                 "alpha": alpha,

@@ -86,8 +86,29 @@ def fit_command(
         "when piped).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    max_violation: float | None = typer.Option(
+        None,
+        "--max-violation",
+        help="Choose the strength with FairnessCV: the most accurate one whose mean "
+        "held-out violation (--metric) is at most this budget (docs/budget.md).",
+    ),
+    metric: str | None = typer.Option(
+        None,
+        "--metric",
+        help="Violation measure of --max-violation [default: dp_gap (eo_gap, tpr_gap "
+        "under --notion eo, eopp); error_gap for regression].",
+    ),
+    cv: int = typer.Option(5, "--cv", help="Folds of --max-violation's cross-validation."),
 ) -> None:
     """Train METHOD on the DATASET training split and print the test fairness panel."""
+    if max_violation is not None:  # checked before torch is imported
+        from otfair.cli._budget import check_budget
+
+        problem = check_budget(max_violation, metric, cv, strength)
+        if problem:
+            fail(problem)
+    elif metric is not None or cv != 5:
+        fail("--metric and --cv apply with --max-violation only.")
     from otfair.datasets import DataFileError
     from otfair.experiments._single import run_single
 
@@ -95,24 +116,29 @@ def fit_command(
     if test_size is not None and dataset_options.get("split") == "predefined":
         fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
     try:
-        result = run_single(
-            dataset,
-            method,
-            strength=strength,
-            seed=seed,
-            notion=notion,
-            epochs=epochs,
-            method_options=parse_key_values(option),
-            device=device,
-            test_size=0.2 if test_size is None else test_size,
-            dataset_options=dataset_options,
-            source_domain=source_domain,
-            target_domain=target_domain,
-            max_train_rows=max_train_rows,
-            data_home=data_home,
-            verbose=_progress_default(progress, as_json),
-            announce=note,
-        )
+        run_args: dict[str, Any] = {
+            "strength": strength,
+            "seed": seed,
+            "notion": notion,
+            "epochs": epochs,
+            "method_options": parse_key_values(option),
+            "device": device,
+            "test_size": 0.2 if test_size is None else test_size,
+            "dataset_options": dataset_options,
+            "source_domain": source_domain,
+            "target_domain": target_domain,
+            "max_train_rows": max_train_rows,
+            "data_home": data_home,
+            "verbose": _progress_default(progress, as_json),
+        }
+        if max_violation is None:
+            result = run_single(dataset, method, **run_args, announce=note)
+        else:
+            from otfair.cli._budget import run_budget_single
+
+            result = run_budget_single(
+                dataset, method, max_violation, metric, cv, announce=note, **run_args
+            )
     except DataFileError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "data file missing"
         fail(f"{first} ({_DATA_FIX.format(name=dataset)})")
@@ -120,6 +146,10 @@ def fit_command(
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     if as_json:
         echo_json(result)
+    elif max_violation is not None:
+        from otfair.cli._budget import print_budget
+
+        print_budget(result)
     else:
         _print(result)
 

@@ -23,9 +23,16 @@ Fair representations
     Kim et al. 2022), :class:`CFairClassifier` (Zhao et al. 2020) and
     :class:`FairNormalizingFlowClassifier` (Balunovic et al. 2022, simplified) and
     :class:`DiscreteFairNFClassifier` (its exact encoder of a finite input space).
+Choosing a strength
+    :class:`FairnessCV` picks the most accurate strength whose cross-validated
+    violation stays within a budget (``max_violation``).
 Post-processing
     :class:`WassersteinBarycenterClassifier` (Xian, Yin and Zhao 2023) and
     :class:`WassersteinBarycenterRegressor` (Chzhen et al. 2020).
+
+Trade-off curves
+    :func:`fairness_path` fits an estimator at several strengths (one stacked training
+    run wherever the estimator supports it) and returns a :class:`FairnessPath`.
 
 The estimators live in subpackages by kind (``classification/``, ``regression/``,
 ``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
@@ -36,6 +43,8 @@ The estimators live in subpackages by kind (``classification/``, ``regression/``
 
 from typing import Any
 
+from otfair.estimators._fairness_cv import FairnessCV
+from otfair.estimators._path import FairnessPath, fairness_path
 from otfair.estimators.classification import (
     FairClassifier,
     FTMMatchingCache,
@@ -83,6 +92,8 @@ __all__ = [
     "FairClassifier",
     "FairNormalizingFlowClassifier",
     "FairPCA",
+    "FairnessCV",
+    "FairnessPath",
     "LAFTRClassifier",
     "OTRepair",
     "ReductionClassifier",
@@ -93,6 +104,7 @@ __all__ = [
     "WassersteinBarycenterRegressor",
     "WassersteinNet",
     "as_torch_classifier",
+    "fairness_path",
     "train_base_classifier",
 ]
 

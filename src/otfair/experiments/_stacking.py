@@ -1,24 +1,27 @@
-"""Sweep runs that differ only in strength, fitted as one stacked training run (issue 17).
+"""Sweep runs that differ only in strength, fitted as one path (one stacked training run).
 
 ``otfair sweep`` groups the pending runs of a sweep that share dataset, method, seed,
-notion, epochs, options and audits and differ only in strength, when the method builds an
-estimator that fits whole curves (:class:`otfair.estimators.FairClassifier`,
-:class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet`,
+notion, epochs, options and audits and differ only in strength, when the method builds
+an estimator that fits whole paths in one stacked run
+(:func:`otfair.estimators._path.supports_stacking`:
+:class:`~otfair.estimators.FairClassifier`, :class:`~otfair.estimators.CENet`,
+:class:`~otfair.estimators.WassersteinNet`,
 :class:`~otfair.estimators.AdapFairClassifier`). A group is one unit of work for the
 backends, run by :func:`execute_group` in one process through the stages of
 :mod:`otfair.experiments._single`, explicitly: the data is prepared once, the registry
-builds the K single-strength estimators, :func:`otfair.estimators._curve.stack_estimators`
-makes ONE curve estimator of them (strength parameter = the list of the K built values;
-separate fits when their other parameters differ), it is fitted once, and each strength
-is evaluated as its own run. Every run is still stored as its own row with its share of
-the stacked fit (``fit_time_s`` = the group's fit time / K) and ``stacked_k`` = K (1 for
-a run fitted alone), and resuming works at run granularity: only the pending strengths
-of a group are grouped and fitted. ``--no-stack`` (``run_sweep(stack=False)``) keeps one
-fit per run.
+builds the K single-strength estimators, :func:`path_template` checks that they can
+share one path (separate fits when their other parameters differ), and
+:func:`otfair.estimators.fairness_path` (the library's one curve implementation) fits it
+once; each strength is evaluated as its own run. Every run is still stored as its own
+row with its share of the stacked fit (``fit_time_s`` = the group's fit time / K) and
+``stacked_k`` = K (1 for a run fitted alone), and resuming works at run granularity:
+only the pending strengths of a group are grouped and fitted. ``--no-stack``
+(``run_sweep(stack=False)``) keeps one fit per run.
 """
 
 from __future__ import annotations
 
+import numbers
 import socket
 import time
 import traceback
@@ -33,19 +36,49 @@ WorkItem = RunConfig | tuple[RunConfig, ...]
 
 
 def curve_param(estimator: Any) -> str | None:
-    """Return the strength parameter of an estimator that fits curves, else None.
+    """Return the strength parameter of an estimator that fits stacked paths, else None.
 
     ``strength`` of :class:`~otfair.estimators.FairClassifier`; ``lam`` of
     :class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet` and
     :class:`~otfair.estimators.AdapFairClassifier`.
     """
-    from otfair.estimators import AdapFairClassifier, CENet, FairClassifier, WassersteinNet
+    from otfair.estimators._path import strength_param, supports_stacking
 
-    if isinstance(estimator, FairClassifier):
-        return "strength"
-    if isinstance(estimator, (CENet, WassersteinNet, AdapFairClassifier)):
-        return "lam"
-    return None
+    if estimator is None or not supports_stacking(estimator):
+        return None
+    try:
+        return strength_param(estimator)
+    except ValueError:
+        return None
+
+
+def path_template(estimators: Sequence[Any], param: str) -> Any | None:
+    """Return the estimator whose path fits the single-strength ``estimators`` at once.
+
+    The registry builds the runs of a group that differ only in strength one by one (it
+    may map a strength to another value); they share one path when they are all of one
+    class, with an integer ``random_state`` (separate fits with another seed would not
+    share the initialization), a real, distinct ``param`` each, and every other
+    parameter equal (``get_params()``, compared by ``repr``). Returns ``estimators[0]``
+    then (the path's template), else ``None`` (each is fitted on its own).
+    """
+    if not estimators or len({type(est) for est in estimators}) != 1:
+        return None
+    values = [getattr(est, param, None) for est in estimators]
+    if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in values):
+        return None
+    if len(set(values)) != len(values):
+        return None
+    seed = estimators[0].get_params().get("random_state")
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
+        return None
+    others = [
+        repr(sorted((k, v) for k, v in est.get_params().items() if k != param))
+        for est in estimators
+    ]
+    if any(other != others[0] for other in others[1:]):
+        return None
+    return estimators[0]
 
 
 def _stackable(config: RunConfig, cache: dict[tuple[str, str], tuple[bool, bool]]) -> bool:
@@ -158,15 +191,15 @@ def execute_group(
 
     Each run's request is validated (:class:`~otfair.experiments._request.RunRequest`),
     the data prepared once (the runs differ only in strength), the K estimators built by
-    the registry, and :func:`~otfair.estimators._curve.stack_estimators` makes the one
-    curve estimator that is fitted; its ``estimators_[k]`` is copied onto the k-th built
-    estimator, which is evaluated as a run of its own (so a row is what that run alone
-    computes from the shared curve). When the built estimators cannot share a curve, each
+    the registry, and :func:`otfair.estimators.fairness_path` fits them as one path
+    (when :func:`path_template` finds they can share it); its ``estimators_[k]`` is
+    evaluated as the k-th run (so a row is what that run alone computes from the shared
+    path). When the built estimators cannot share a curve, each
     is fitted on its own. Never raises: a failing stage gives an ``error`` record to the
     runs it concerns, as :func:`otfair.experiments._execute.execute_run` does for one run.
     The first fitted run carries the fit time (:func:`share_fit_time` spreads it).
     """
-    from otfair.estimators._curve import copy_fitted, stack_estimators
+    from otfair.estimators import fairness_path
     from otfair.experiments._execute import single_thread
     from otfair.experiments._request import RunRequest
     from otfair.experiments._single import (
@@ -202,12 +235,20 @@ def execute_group(
         live = list(built)
         estimators = [built[i][0] for i in live]
         param = curve_param(estimators[0]) if len(live) > 1 else None
-        curve = stack_estimators(estimators, param) if param is not None else None
+        template = path_template(estimators, param) if param is not None else None
         fit_times: dict[int, float] = {}
-        if curve is not None:
-            total = fit_estimator(curve, data)
-            for k, (i, est) in enumerate(zip(live, estimators, strict=True)):
-                copy_fitted(curve.estimators_[k], est)
+        if template is not None:
+            start = time.perf_counter()
+            path = fairness_path(
+                template,
+                data.split.X_train,
+                data.split.y_train,
+                strengths=[getattr(est, param) for est in estimators],
+                **data.fit_kwargs,
+            )
+            total = time.perf_counter() - start
+            for k, i in enumerate(live):
+                built[i] = (path.estimators_[k], built[i][1])
                 fit_times[i] = total if k == 0 else 0.0
         else:
             for i in live:

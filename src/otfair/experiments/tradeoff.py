@@ -1,9 +1,9 @@
 """The fairness-accuracy trade-off of one method: fit its strengths, tabulate, plot.
 
 :func:`fairness_tradeoff` fits an estimator at several fairness strengths (one stacked
-training run when the estimator fits curves, :class:`otfair.estimators.FairClassifier`;
-one fit per strength otherwise), evaluates each model on held-out data and returns the
-front as a :class:`pandas.DataFrame` and a matplotlib figure (violation on the x axis,
+training run through :func:`otfair.estimators.fairness_path` when the estimator fits
+stacked paths; one fit per strength otherwise), evaluates each model on held-out data and
+returns the front as a :class:`pandas.DataFrame` and a matplotlib figure (violation on the x axis,
 accuracy on the y axis, the Pareto-optimal models joined).
 """
 
@@ -40,12 +40,12 @@ def _fit_models(
     estimator: Any, strengths: list[float], param: str, X: Any, y: Any, s: Any
 ) -> tuple[list[Any], float]:
     t0 = time.perf_counter()
-    from otfair.estimators import FairClassifier
+    from otfair.estimators import fairness_path
+    from otfair.estimators._path import strength_param, supports_stacking
 
-    if isinstance(estimator, FairClassifier) and param == "strength":
-        curve = clone(estimator).set_params(strength=strengths)
-        curve.fit(X, y, sensitive_features=s)
-        return list(curve.estimators_), time.perf_counter() - t0
+    if supports_stacking(estimator) and param == strength_param(estimator):
+        path = fairness_path(estimator, X, y, sensitive_features=s, strengths=strengths)
+        return list(path.estimators_), time.perf_counter() - t0
     models = [
         clone(estimator).set_params(**{param: a}).fit(X, y, sensitive_features=s)
         for a in strengths

@@ -1,16 +1,17 @@
 r"""Fit :class:`FairClassifier`: K strengths in one stacked training run (K = 1: one fit).
 
-Every fit runs here (issue 25: one engine, one path): a single strength is a curve of
-one. ``FairClassifier(penalty, strength=[a_1, ..., a_K], ...)`` trains the K models of
-the curve together (issue 17): the K models share the seed, hence the initialization, the
-batches and every data-dependent quantity of the penalty (constraint slices, OTF costs
-and their class reduction, FTM's matchings); their parameters are stacked
-(:class:`otfair.models.StackedMLP`) and one optimizer minimizes :math:`\sum_k L_k`,
-which is exactly K separate Adam fits (nothing couples the models). After the fit,
-``estimators_[k]`` is a fitted single-strength :class:`FairClassifier` equal, up to
-float rounding, to ``FairClassifier(penalty, a_k, ...)`` fitted separately with the same
-integer ``random_state`` (tested in ``tests/estimators/test_classif_curve.py``; the
-logistic model to ~1e-8, an MLP drifts over a fit: ``benchmarks/curve_drift.py``).
+Every fit runs here: a single strength is a path of one.
+``fairness_path(FairClassifier(penalty, ...), X, y, sensitive_features=s,
+strengths=[a_1, ..., a_K])`` trains the K models of the curve together: the K models
+share the seed, hence the initialization, the batches and every data-dependent quantity
+of the penalty (constraint slices, OTF costs and their class reduction, FTM's
+matchings); their parameters are stacked (:class:`otfair.models.StackedMLP`) and one
+optimizer minimizes :math:`\sum_k L_k`, which is exactly K separate Adam fits (nothing
+couples the models). Classifier k of the path is a fitted single-strength
+:class:`FairClassifier` equal, up to float rounding, to ``FairClassifier(penalty, a_k,
+...)`` fitted separately with the same integer ``random_state`` (tested in
+``tests/estimators/test_classif_curve.py``; the logistic model to ~1e-8, an MLP drifts
+over a fit: ``benchmarks/curve_drift.py``).
 """
 
 from __future__ import annotations
@@ -21,12 +22,7 @@ import numpy as np
 import torch
 from sklearn.base import clone
 
-from otfair.estimators._curve import (
-    check_fitted_value,
-    check_strengths,
-    is_curve,
-    select_model,
-)
+from otfair.estimators._path import check_strengths
 from otfair.estimators.classification._train import train_matched, train_penalized
 from otfair.models.stacked import StackedMLP
 from otfair.utils import draw_seed, resolve_device
@@ -35,33 +31,24 @@ if TYPE_CHECKING:
     from otfair.estimators.classification.fair_classifier import FairClassifier
 
 
-__all__ = [
-    "check_fitted_value",
-    "check_strengths",
-    "fit_curve",
-    "fit_single",
-    "is_curve",
-    "select",
-]
+__all__ = ["fit_path", "fit_single"]
 
 
-def fit_curve(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> FairClassifier:
-    """Fit ``est`` (whose ``strength`` is a sequence) as one stacked run; returns ``est``.
+def fit_path(
+    est: FairClassifier, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
+) -> list[FairClassifier]:
+    """Fit ``est`` at every strength in one stacked run; return the K fitted classifiers.
 
-    Sets ``estimators_`` (one fitted single-strength FairClassifier per strength, in the
-    given order), ``strengths_``, ``history_`` (one loss history per model),
-    ``classes_`` and ``n_features_in_``.
+    ``est`` is the template (left unfitted); classifier k is ``clone(est)`` with
+    ``strength=strengths[k]``, with its ``model_``, ``penalty_``, ``history_`` and the
+    data attributes.
     """
-    strengths = check_strengths(est.strength)
+    strengths = check_strengths(strengths)
     singles = [clone(est).set_params(strength=a) for a in strengths]
     for single in singles:
         single._check_params()
-    ref = _fit_stacked(est, singles, strengths, X, y, sensitive_features)
-    est.estimators_ = singles
-    est.strengths_ = np.asarray(strengths)
-    est.history_ = [single.history_ for single in singles]
-    _copy_data_attributes(ref, est)
-    return est
+    _fit_stacked(est, singles, strengths, X, y, sensitive_features)
+    return singles
 
 
 def fit_single(est: FairClassifier, X: Any, y: Any, sensitive_features: Any) -> FairClassifier:
@@ -149,8 +136,3 @@ def _fit_stacked(
             if pairs:
                 single.n_pairings_ = ref.n_pairings_
     return ref
-
-
-def select(est: FairClassifier, strength: float | None) -> FairClassifier:
-    """Return the fitted model of ``strength`` on a curve fit (``ValueError`` if absent)."""
-    return select_model(est, strength, "strength")

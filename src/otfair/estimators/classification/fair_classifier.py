@@ -11,16 +11,14 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._curve import forget_fit
-from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
-from otfair.estimators._training import TrainData, TrainLoop, predict_from_proba
-from otfair.estimators.classification.curve import (
-    check_fitted_value,
-    fit_curve,
-    fit_single,
-    is_curve,
-    select,
+from otfair.estimators._path import check_strength, forget_fit
+from otfair.estimators._torch_base import (
+    TorchEstimatorMixin,
+    keeps_global_rng,
+    predict_in_chunks,
 )
+from otfair.estimators._training import TrainData, TrainLoop, predict_from_proba
+from otfair.estimators.classification.curve import fit_path, fit_single
 from otfair.estimators.classification.ftm_matching import get_cache
 from otfair.models import MLP
 from otfair.notions import Notion, as_notion
@@ -69,15 +67,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``requires_pairs``) trains on matched equal-size group batches
         (fairness-through-matching.txt §4.3). ``set_params(penalty__eps=...)`` sets an
         object's setting.
-    strength : float or sequence of float, default=0.0
-        alpha (convex mixing) or lambda (additive mixing). A sequence of distinct
-        values fits the whole trade-off curve in one stacked training run
-        (:mod:`otfair.estimators.classification.curve`): the models share the seed,
-        batches, OTF costs and FTM matchings, and each step of ``estimators_[k]`` is the
-        step of a separate fit at ``strength[k]`` with the same integer ``random_state``
-        up to float rounding: over a whole fit a logistic model stays within ~1e-7 in
-        probability of its separate fit, an MLP drifts further (docs/stacking.md).
-        Predict with ``predict_proba(X, strength=a)``.
+    strength : float, default=0.0
+        alpha (convex mixing) or lambda (additive mixing). A list is refused: the
+        trade-off curve over several strengths is
+        :func:`otfair.estimators.fairness_path`, which trains them in one stacked run
+        (the models share the seed, batches, OTF costs and FTM matchings; each equals
+        its separate fit with the same integer ``random_state`` up to float rounding,
+        docs/stacking.md).
     notion : {"dp", "eo", "eopp"} or Notion, default="dp"
         Fairness notion given to the penalty (:func:`otfair.notions.as_notion`); a
         penalty raises for a notion it does not support (``barycenter`` and ``ftm`` are
@@ -132,11 +128,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     penalty_ : torch.nn.Module or None
         Penalty instance used for training.
     history_ : list of float
-        Mean training loss per epoch (curve fit: one list per strength).
-    estimators_ : list of FairClassifier
-        Curve fit only: one fitted single-strength classifier per ``strength`` value.
-    strengths_ : ndarray of shape (K,)
-        Curve fit only: the fitted strengths, in the order of ``estimators_``.
+        Mean training loss per epoch.
     n_features_in_ : int
 
     Examples
@@ -191,6 +183,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"penalty={spec!r}: {exc}") from None
 
     def _check_params(self) -> FairnessPenalty | None:
+        check_strength(self.strength)
         penalty = self._make_penalty()
         if self.model not in ("logistic", "mlp"):
             raise ValueError(f"`model` must be 'logistic' or 'mlp'; got {self.model!r}.")
@@ -262,10 +255,15 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         forget_fit(self)
-        if is_curve(self.strength):
-            return fit_curve(self, X, y, sensitive_features)
-        self._check_params()  # errors name the single strength, not a list of one
+        self._check_params()
         return fit_single(self, X, y, sensitive_features)
+
+    @keeps_global_rng
+    def _fit_path(
+        self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
+    ) -> list[FairClassifier]:
+        """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`)."""
+        return fit_path(self, X, y, sensitive_features, strengths)
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
@@ -374,32 +372,19 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
 
     # ------------------------------------------------------------------ predict
-    def decision_function(self, X: Any, strength: float | None = None) -> np.ndarray:
-        """Logits of the positive class, shape (n,).
-
-        ``strength`` chooses the model of a curve fit (``strength=[...]``); for a
-        single-strength fit it must be None or the fitted strength.
-        """
-        if hasattr(self, "estimators_"):
-            return select(self, strength).decision_function(X)
+    def decision_function(self, X: Any) -> np.ndarray:
+        """Logits of the positive class, shape (n,)."""
         check_is_fitted(self, "model_")
-        check_fitted_value(self, strength, "strength")
         X = validate_data(self, X, dtype=np.float32, reset=False)
         device = next(self.model_.parameters()).device
         (logits,) = predict_in_chunks(lambda x: self.model_(x)[:, 0], X, device, 65536)
         return logits.astype(np.float64)
 
-    def predict_proba(self, X: Any, strength: float | None = None) -> np.ndarray:
-        """Class probabilities, shape (n, 2): columns P(y=0), P(y=1).
-
-        ``strength`` chooses the model of a curve fit, as in :meth:`decision_function`.
-        """
-        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X, strength)))
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities, shape (n, 2): columns P(y=0), P(y=1)."""
+        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
         return np.column_stack([1.0 - p1, p1])
 
-    def predict(self, X: Any, strength: float | None = None) -> np.ndarray:
-        """Predicted labels of ``classes_`` (threshold 0.5 on P(y=1)), shape (n,).
-
-        ``strength`` chooses the model of a curve fit, as in :meth:`decision_function`.
-        """
-        return self._decode_labels(predict_from_proba(self.predict_proba(X, strength)[:, 1]))
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted labels of ``classes_`` (threshold 0.5 on P(y=1)), shape (n,)."""
+        return self._decode_labels(predict_from_proba(self.predict_proba(X)[:, 1]))

@@ -25,12 +25,7 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._curve import (
-    check_fitted_value,
-    check_strengths,
-    is_curve,
-    select_model,
-)
+from otfair.estimators._path import check_strength, check_strengths
 from otfair.estimators._torch_base import TorchEstimatorMixin, keeps_global_rng
 from otfair.estimators._training import predict_from_proba, run_epochs
 from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, stratified_batches
@@ -168,11 +163,11 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     output : {"logits", "probability"}, default="logits"
         What a torch ``base_classifier`` returns.
     mode, notion, lam, distance, sinkhorn_eps, n_blocks, hidden, epochs, batch_size, lr
-        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`. ``lam`` may be a
-        list: the trade-off curve, whose models share one frozen base classifier
-        (trained once) and each have their own flows (``estimators_``, ``lams_``;
-        choose one with ``predict_proba(X, lam=...)``). Each model equals the separate
-        fit with the same seed and ``lam``.
+        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`. ``lam`` is a
+        number; the trade-off curve over several values is
+        :func:`otfair.estimators.fairness_path`, whose models share one frozen base
+        classifier (trained once) and each have their own flows. Each model equals the
+        separate fit with the same seed and ``lam``.
     base_epochs, base_batch_size : int, default=50, 256
         Epochs and batch size of the base classifier (Adam, learning rate 1e-3).
     base_penalty : {"none", "gap"}, default="none"
@@ -198,11 +193,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     base_classifier_ : torch.nn.Module or object
         The frozen classifier.
     preprocessor_ : AdapFairPreprocessor
-        The fitted flows (single ``lam``).
-    estimators_ : list of AdapFairClassifier
-        The curve's models, one per value of ``lams_`` (``lam`` a list).
-    lams_ : list of float
-        The curve's values (``lam`` a list).
+        The fitted flows.
     """
 
     def __init__(
@@ -267,8 +258,6 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         self.check_params()
-        if is_curve(self.lam):  # lam=[...]: one base classifier, one set of flows per lam
-            return self._fit_curve(X, y, sensitive_features, source_data)
         X = self._check_input(X, reset=True)
         X_np, s = self._split_sensitive(X, sensitive_features)
         y = self._encode_labels(y)
@@ -291,10 +280,10 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 check_positive_int(getattr(self, name), name)
             check_scalar(self.base_strength, "base_strength", minimum=0.0)
             _check_base_penalty(self.base_penalty, self.base_notion)
-        lams = check_strengths(self.lam, "lam") if is_curve(self.lam) else [self.lam]
+        check_strength(self.lam, "lam")
         flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
-        for lam in lams:  # the flows' own checks, on a preprocessor without a classifier
-            AdapFairPreprocessor(None, **{**flow_params, "lam": lam})._check_params()
+        # the flows' own checks, on a preprocessor without a classifier
+        AdapFairPreprocessor(None, **flow_params)._check_params()
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""
@@ -351,57 +340,51 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 
-    def _fit_curve(self, X: Any, y: Any, sensitive_features: Any, source_data: Any) -> Any:
-        """Fit the curve: the base classifier once, then the flows of every ``lam``.
+    @keeps_global_rng
+    def _fit_path(
+        self,
+        X: Any,
+        y: Any,
+        sensitive_features: Any,
+        strengths: list[float],
+        source_data: tuple[Any, Any, Any] | None = None,
+    ) -> list[AdapFairClassifier]:
+        """Fit the path (:func:`otfair.estimators.fairness_path`): one base, flows per ``lam``.
 
         The base classifier and each set of flows are seeded from ``random_state`` alone,
-        so model k is the separate fit with ``lam = lams_[k]`` (tested bitwise).
+        so model k is the separate fit with ``lam = strengths[k]`` (tested bitwise).
         """
-        lams = check_strengths(self.lam, "lam")
-        X = self._check_input(X, reset=True)
-        X_np, s = self._split_sensitive(X, sensitive_features)
-        y = self._encode_labels(y)
-        base = self._base(X_np, y, s, source_data)
-        self.estimators_ = [
-            clone(self).set_params(lam=lam)._fit_flows(base, X, X_np, y, s) for lam in lams
-        ]
-        for est in self.estimators_:
-            est.classes_ = self.classes_
-        self.lams_ = lams
-        self.base_classifier_ = base
-        self.n_features_in_ = self.estimators_[0].n_features_in_
-        return self
+        lams = check_strengths(strengths)
+        models = [clone(self).set_params(lam=lam) for lam in lams]
+        for model in models:
+            model.check_params()
+        first = models[0]
+        X = first._check_input(X, reset=True)
+        X_np, s = first._split_sensitive(X, sensitive_features)
+        y = first._encode_labels(y)
+        base = first._base(X_np, y, s, source_data)
+        for model in models:
+            model._fit_flows(base, X, X_np, y, s)
+            model.classes_ = first.classes_
+            model.n_features_in_ = first.n_features_in_
+            if hasattr(first, "feature_names_in_"):
+                model.feature_names_in_ = first.feature_names_in_
+        return models
 
-    def _model(self, lam: float | None) -> AdapFairClassifier:
-        """Return the model that predicts: the curve's model of ``lam``, or ``self``."""
-        if hasattr(self, "estimators_"):
-            return select_model(self, lam, "lam")
+    def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Probabilities of the frozen classifier on the preprocessed features, (n, 2)."""
         check_is_fitted(self, "preprocessor_")
-        check_fitted_value(self, lam, "lam")
-        return self
-
-    def predict_proba(
-        self, X: Any, *, sensitive_features: Any = None, lam: float | None = None
-    ) -> np.ndarray:
-        """Probabilities of the frozen classifier on the preprocessed features, (n, 2).
-
-        ``lam`` chooses the model of a curve fit (``lam`` a list at fit time).
-        """
-        model = self._model(lam)
         X = self._check_input(X, reset=False)
-        X_np, s = model._split_sensitive(X, sensitive_features)
-        return model.preprocessor_.predict_proba(X_np, sensitive_features=s)
+        X_np, s = self._split_sensitive(X, sensitive_features)
+        return self.preprocessor_.predict_proba(X_np, sensitive_features=s)
 
-    def predict(
-        self, X: Any, *, sensitive_features: Any = None, lam: float | None = None
-    ) -> np.ndarray:
-        """Labels of ``classes_`` (threshold 0.5); ``lam`` as in :meth:`predict_proba`."""
-        proba = self.predict_proba(X, sensitive_features=sensitive_features, lam=lam)
+    def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
+        """Labels of ``classes_`` (threshold 0.5 on P(y=1))."""
+        proba = self.predict_proba(X, sensitive_features=sensitive_features)
         return self._decode_labels(predict_from_proba(proba[:, 1]))
 
     def baseline_proba(self, X: Any) -> np.ndarray:
         """Positive-class probability of the untouched base classifier, shape (n,)."""
-        model = self.estimators_[0] if hasattr(self, "estimators_") else self
-        check_is_fitted(model, "preprocessor_")
-        X_np, _ = model._split_sensitive(X, None)
-        return model.preprocessor_.classifier_proba(X_np)
+        check_is_fitted(self, "preprocessor_")
+        X_np, _ = self._split_sensitive(X, None)
+        return self.preprocessor_.classifier_proba(X_np)

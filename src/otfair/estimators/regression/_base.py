@@ -17,8 +17,11 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
-from otfair.estimators._curve import check_fitted_value, is_curve, select_model
-from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
+from otfair.estimators._torch_base import (
+    TorchEstimatorMixin,
+    keeps_global_rng,
+    predict_in_chunks,
+)
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
     check_consistent_length,
@@ -197,29 +200,24 @@ class NeuralFairRegressor(
         -------
         self
         """
-        from otfair.estimators.regression.curve import fit_net, fit_net_curve
+        from otfair.estimators.regression.curve import fit_net
 
-        if is_curve(getattr(self, "lam", 0.0)):  # lam=[...]: the curve in one stacked run
-            return fit_net_curve(self, X, y, sensitive_features)
         return fit_net(self, X, y, sensitive_features)  # a stacked run of one model
 
-    def _fitted_model(self, lam: float | None) -> NeuralFairRegressor:
-        """Return the model that predicts: the curve's model of ``lam``, or ``self``."""
-        if hasattr(self, "estimators_"):
-            return select_model(self, lam, "lam")
-        check_is_fitted(self, "encoder_")
-        if lam is not None:
-            check_fitted_value(self, lam, "lam")
-        return self
+    @keeps_global_rng
+    def _fit_path(
+        self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
+    ) -> list[NeuralFairRegressor]:
+        """K values of ``lam`` in one stacked run (:func:`otfair.estimators.fairness_path`)."""
+        from otfair.estimators.regression.curve import fit_net_path
+
+        return fit_net_path(self, X, y, sensitive_features, strengths)
 
     @torch.no_grad()
-    def predict(self, X: Any, lam: float | None = None) -> np.ndarray:
-        """Predicted targets, shape (n,), in the units of the training ``y``.
-
-        ``lam`` chooses the model of a curve fit (``lam=[...]``, required then); for a
-        single fit it must be None or the fitted ``lam``.
-        """
-        model = self._fitted_model(lam)
+    def predict(self, X: Any) -> np.ndarray:
+        """Predicted targets, shape (n,), in the units of the training ``y``."""
+        check_is_fitted(self, "encoder_")
+        model = self
         X = model._check_X(X, reset=False)
         (pred,) = predict_in_chunks(
             lambda x: torch.sigmoid(model.head_(model.encoder_(x))).squeeze(1), X, model.device_
@@ -227,12 +225,10 @@ class NeuralFairRegressor(
         return model._unscale(pred.astype(np.float64))
 
     @torch.no_grad()
-    def transform(self, X: Any, lam: float | None = None) -> np.ndarray:
-        """Representation :math:`Z = g(X)`, shape (n, encoder_hidden[-1]), float64.
-
-        ``lam`` chooses the model of a curve fit, as in :meth:`predict`.
-        """
-        model = self._fitted_model(lam)
+    def transform(self, X: Any) -> np.ndarray:
+        """Representation :math:`Z = g(X)`, shape (n, encoder_hidden[-1]), float64."""
+        check_is_fitted(self, "encoder_")
+        model = self
         X = model._check_X(X, reset=False)
         (z,) = predict_in_chunks(model.encoder_, X, model.device_)
         return z.astype(np.float64)

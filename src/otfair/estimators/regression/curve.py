@@ -1,8 +1,10 @@
-r"""Fit a trade-off curve of CENet / WassersteinNet in one stacked training run (issue 17).
+r"""Fit CENet / WassersteinNet: K values of ``lam`` in one stacked training run.
 
-``CENet(lam=[l_1, ..., l_K])`` (or ``WassersteinNet``) trains the K regression nets of
-the curve together. Model :math:`k` minimizes, as its separate fit does (App. B of the
-accuracy-disparity paper; :class:`~otfair.estimators.regression._base.NeuralFairRegressor`),
+Every fit runs here (a single ``lam`` is a stack of one); ``fairness_path(CENet(...), X,
+y, sensitive_features=s, strengths=[l_1, ..., l_K])`` (or ``WassersteinNet``) trains the
+K regression nets of the curve together. Model :math:`k` minimizes, as its separate fit
+does (App. B of the accuracy-disparity paper;
+:class:`~otfair.estimators.regression._base.NeuralFairRegressor`),
 
 .. math::
 
@@ -48,13 +50,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import torch
 from sklearn.base import clone
 from torch import nn
 from torch.nn import functional as F
 
-from otfair.estimators._curve import check_strengths, forget_fit
+from otfair.estimators._path import check_strength, check_strengths, forget_fit
 from otfair.estimators._training import AdversaryStep, run_epochs
 from otfair.models.adversarial import grad_reverse
 from otfair.models.stacked import StackedJointAdversary, StackedLayers
@@ -64,7 +65,7 @@ from otfair.utils import check_scalar, draw_seed, resolve_device, seed_everythin
 if TYPE_CHECKING:
     from otfair.estimators.regression._base import NeuralFairRegressor
 
-__all__ = ["fit_net_curve"]
+__all__ = ["fit_net", "fit_net_path"]
 
 Nets = tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]
 _DATA_ATTRIBUTES = (
@@ -238,31 +239,31 @@ def train_stacked_nets(
     )
 
 
-def fit_net_curve(
-    est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any
-) -> NeuralFairRegressor:
-    """Fit ``est`` (whose ``lam`` is a sequence) as one stacked run; return ``est``.
+def fit_net_path(
+    est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any, lams: list[float]
+) -> list[NeuralFairRegressor]:
+    """Fit ``est`` at every ``lam`` of ``lams`` in one stacked run; return the K nets.
 
-    Sets ``estimators_`` (one fitted single-``lam`` estimator per value, in the given
-    order), ``lams_``, ``history_`` (one per-epoch ``mse`` / ``adversary_loss`` history
-    per model), ``groups_``, ``n_features_in_``, the target scaling and ``device_``.
+    ``est`` is the template (left unfitted); net k is ``clone(est)`` with
+    ``lam=lams[k]``, with its fitted nets, ``history_`` (per-epoch ``mse`` /
+    ``adversary_loss``), ``groups_``, ``n_features_in_``, the target scaling and
+    ``device_``.
     """
-    lams = check_strengths(est.lam, "lam")
+    lams = check_strengths(lams)
     for value in lams:
         check_scalar(value, "lam", minimum=0.0)
     singles = [clone(est).set_params(lam=value) for value in lams]
-    _fit_stacked(est, singles, lams, X, y, sensitive_features)
-    est.estimators_ = singles
-    est.lams_ = np.asarray(lams)
-    est.history_ = [single.history_ for single in singles]
-    return est
+    _fit_stacked(singles[0], singles, lams, X, y, sensitive_features)
+    return singles
 
 
 def fit_net(
     est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any
 ) -> NeuralFairRegressor:
     """Fit a single-``lam`` ``est``: a stacked run of one model (the one training path)."""
-    lam = check_scalar(getattr(est, "lam", 0.0), "lam", minimum=0.0)  # none: the unfair net
+    lam = check_scalar(  # none: the unfair net
+        check_strength(getattr(est, "lam", 0.0), "lam"), "lam", minimum=0.0
+    )
     _fit_stacked(est, [est], [lam], X, y, sensitive_features)
     return est
 

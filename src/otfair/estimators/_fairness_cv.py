@@ -1,0 +1,360 @@
+r"""FairnessCV: the most accurate strength within a fairness-violation budget, by CV."""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from numbers import Integral, Real
+from typing import Any
+
+import numpy as np
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone, is_classifier
+from sklearn.metrics import check_scoring, get_scorer_names
+from sklearn.utils import get_tags
+from sklearn.utils._indexing import _safe_indexing
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.utils.metaestimators import available_if
+from sklearn.utils.validation import (
+    check_consistent_length,
+    check_is_fitted,
+    check_X_y,
+    indexable,
+)
+
+from otfair.estimators._budget_rule import (
+    CLASSIFICATION_METRICS,
+    REGRESSION_METRICS,
+    cv_results,
+    make_splits,
+    resolve_metric,
+    select_strength,
+)
+from otfair.estimators._path import fairness_path
+from otfair.estimators._strength_grids import default_strengths, strength_param
+
+__all__ = ["FairnessCV"]
+
+
+def _fit_path(
+    estimator: Any, X: Any, y: Any, sensitive_features: Any, strengths: np.ndarray
+) -> list[Any]:
+    """One fitted estimator per strength, in the order of ``strengths`` (one stacked run)."""
+    path = fairness_path(
+        estimator, X, y, sensitive_features=sensitive_features, strengths=strengths
+    )
+    return list(path.estimators_)
+
+
+def _estimator_has(attr: str) -> Callable[[Any], bool]:
+    def check(self: FairnessCV) -> bool:
+        if hasattr(self, "best_estimator_"):
+            return hasattr(self.best_estimator_, attr)
+        return hasattr(self.estimator, attr)
+
+    return check
+
+
+class FairnessCV(MetaEstimatorMixin, BaseEstimator):
+    r"""The most accurate fairness strength whose cross-validated violation is in budget.
+
+    A practitioner asks for "the most accurate model whose demographic-parity gap stays
+    under 0.02", not for a strength. ``FairnessCV`` turns the budget into a strength in
+    scikit-learn's ``*CV`` style (as ``LassoCV`` chooses ``alpha``): on each of the
+    ``cv`` folds it fits the whole trade-off path over ``strengths`` in one stacked
+    training run (:func:`~otfair.estimators.fairness_path`), scores
+    every model on the held-out fold (``scoring``) and measures its violation
+    (``metric``), then picks
+
+    .. math::
+
+        s^\star = s_{k^\star},\qquad
+        k^\star = \operatorname*{arg\,max}_{k:\ \bar v_k \le b}\ \bar a_k,
+        \qquad
+        \bar a_k = \frac1F \sum_{f=1}^F a_{k,f},\quad
+        \bar v_k = \frac1F \sum_{f=1}^F v_{k,f},
+
+    with :math:`a_{k,f}` and :math:`v_{k,f}` the score and the violation of strength
+    :math:`s_k` on held-out fold :math:`f` and :math:`b` = ``max_violation``; among
+    equal scores the smaller strength wins. With ``refit=True`` one estimator at
+    :math:`s^\star` is then fitted on all the data (``best_estimator_``).
+
+    **The budget holds in expectation over folds, not as a guarantee.** The chosen
+    strength's *mean* held-out violation is within ``max_violation``; on one fold, and on
+    new data, its violation is a random quantity around that mean and can exceed the
+    budget (often does, when the chosen strength sits at the edge of the budget). Ask for
+    a margin (a smaller ``max_violation``) where the bound must hold on new data; the
+    benchmark ``benchmarks/fairness_cv.py`` measures how often the test violation exceeds
+    the budget (``docs/budget.md``).
+
+    Parameters
+    ----------
+    estimator : estimator
+        An unfitted :class:`~otfair.estimators.FairClassifier` (any penalty but
+        ``"none"``), :class:`~otfair.estimators.CENet` or
+        :class:`~otfair.estimators.WassersteinNet`; its strength parameter (``strength``
+        or ``lam``) is set by ``FairnessCV``, the others are kept. Use an integer
+        ``random_state`` for reproducible choices.
+    strengths : array-like of float, optional
+        The strengths searched (distinct, non-negative; sorted ascending). ``None``: the
+        method's default grid, strength 0 then a log grid
+        (:data:`otfair.estimators._strength_grids.GRIDS`).
+    max_violation : float
+        The budget :math:`b \ge 0` on the mean held-out ``metric``.
+    metric : str or callable, default="dp_gap"
+        The violation measure, lower is fairer. Classifiers (on ``P(Y=1|x)``, hard
+        decisions at 0.5): ``"dp_gap"``, ``"eo_gap"``, ``"max_eo_gap"``, ``"tpr_gap"``,
+        ``"fpr_gap"``, ``"mean_score_gap"``, ``"wdp"``, ``"ksdp"``, ``"tvdp"``,
+        ``"pdp_violation"``, ``"peo_violation"``; regressors: ``"error_gap"``, ``"wdp"``,
+        ``"ksdp"``, ``"mean_score_gap"``, ``"pdp_violation"`` (:mod:`otfair.metrics`). A
+        callable ``metric(y_true, y_score, *, sensitive_features) -> float``.
+    scoring : str or callable, optional
+        What "most accurate" means: a scikit-learn scorer name (``"roc_auc"``,
+        ``"balanced_accuracy"``, ``"neg_mean_squared_error"``...) or a scorer
+        ``scoring(estimator, X, y)``, higher is better. ``None``: accuracy for
+        classifiers, :math:`R^2` for regressors.
+    cv : int, cross-validation generator or iterable, default=5
+        An integer is the number of folds of a ``StratifiedKFold`` on the combined key
+        label x sensitive group (a regression target cut at its quartiles; a coarser key
+        when a combination has fewer rows than folds). A splitter or an iterable of
+        ``(train, test)`` indices is used as given.
+    refit : bool, default=True
+        Fit ``best_estimator_`` at the chosen strength on the whole data.
+
+    Attributes
+    ----------
+    strength_ : float
+        The chosen strength :math:`s^\star`.
+    best_index_ : int
+        Its index in ``cv_results_``.
+    best_score_ : float
+        Its mean held-out score :math:`\bar a_{k^\star}`.
+    best_violation_ : float
+        Its mean held-out violation :math:`\bar v_{k^\star}` (at most ``max_violation``).
+    best_estimator_ : estimator
+        ``refit=True`` only: the estimator fitted at ``strength_`` on all the data.
+    cv_results_ : dict of numpy arrays
+        One entry per strength, ascending (``GridSearchCV``'s layout): ``strength``,
+        ``params``, ``split{f}_test_score``, ``split{f}_test_violation``,
+        ``mean_test_score``, ``std_test_score``, ``mean_test_violation``,
+        ``std_test_violation``, ``feasible`` (mean violation within the budget) and
+        ``rank_test_score`` (feasible strengths first, each part by score then strength;
+        rank 1 is the chosen one).
+    strength_param_ : str
+        The estimator's strength parameter (``"strength"`` or ``"lam"``).
+    metric_ : str
+        The name of the violation measure.
+    n_splits_ : int
+        Number of folds.
+    path_fit_time_ : float
+        Wall seconds of the fold fits (the paths), refit excluded.
+    classes_ : ndarray
+        Classifiers: the labels, from ``best_estimator_``.
+
+    Notes
+    -----
+    ``sensitive_features`` is requested by ``fit`` by default, so inside a
+    :class:`~sklearn.pipeline.Pipeline` with ``sklearn.set_config(
+    enable_metadata_routing=True)`` a call ``pipe.fit(X, y, sensitive_features=s)``
+    reaches it (scikit-learn's metadata routing; ``set_fit_request`` changes it).
+    Without routing, pass ``pipe.fit(X, y, fairnesscv__sensitive_features=s)``.
+
+    See Also
+    --------
+    sklearn.linear_model.LassoCV : the same pattern for the lasso's ``alpha``.
+    fairlearn.reductions.ExponentiatedGradient : a reduction that takes the bound itself.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import FairClassifier, FairnessCV
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(300, 3)); s = rng.integers(0, 2, 300)
+    >>> y = (X[:, 0] + s + rng.normal(size=300) > 0.5).astype(int)
+    >>> base = FairClassifier("gapreg", epochs=5, batch_size=50, lr=0.05, random_state=0)
+    >>> search = FairnessCV(base, strengths=[0.0, 1.0, 10.0], max_violation=0.3, cv=3)
+    >>> search.fit(X, y, sensitive_features=s).strength_ in search.cv_results_["strength"]
+    True
+    >>> bool(search.best_violation_ <= 0.3)
+    True
+    >>> search.predict(X[:4]).shape
+    (4,)
+    """
+
+    _parameter_constraints: dict = {  # noqa: RUF012 (scikit-learn's convention)
+        "estimator": [HasMethods(["fit"])],
+        "strengths": ["array-like", None],
+        "max_violation": [Interval(Real, 0, None, closed="left")],
+        "metric": [StrOptions(set(CLASSIFICATION_METRICS) | set(REGRESSION_METRICS)), callable],
+        "scoring": [StrOptions(set(get_scorer_names())), callable, None],
+        "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
+        "refit": ["boolean"],
+    }
+    # `fit` consumes sensitive_features: requested by default (metadata routing)
+    __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
+
+    def __init__(
+        self,
+        estimator: Any,
+        *,
+        strengths: Sequence[float] | np.ndarray | None = None,
+        max_violation: float,
+        metric: str | Callable[..., float] = "dp_gap",
+        scoring: str | Callable[..., float] | None = None,
+        cv: Any = 5,
+        refit: bool = True,
+    ) -> None:
+        self.estimator = estimator
+        self.strengths = strengths
+        self.max_violation = max_violation
+        self.metric = metric
+        self.scoring = scoring
+        self.cv = cv
+        self.refit = refit
+
+    # ------------------------------------------------------------------ helpers
+    def _task(self) -> str:
+        return "classification" if is_classifier(self.estimator) else "regression"
+
+    def _strength_grid(self) -> np.ndarray:
+        if self.strengths is None:
+            return default_strengths(self.estimator)
+        values = np.asarray(self.strengths, dtype=float)
+        if values.ndim != 1 or values.size == 0:
+            raise ValueError(f"`strengths` must be a non-empty 1-D list; got {self.strengths!r}.")
+        if not np.isfinite(values).all() or (values < 0).any():
+            raise ValueError(f"`strengths` must be finite and >= 0; got {values.tolist()}.")
+        if len(np.unique(values)) != values.size:
+            raise ValueError(f"`strengths` must be distinct; got {values.tolist()}.")
+        return np.sort(values)
+
+    def _scorer(self) -> Callable[..., float]:
+        default = "accuracy" if self._task() == "classification" else "r2"
+        return check_scoring(self.estimator, scoring=self.scoring or default)
+
+    @staticmethod
+    def _scores(est: Any, X: Any, task: str) -> np.ndarray:
+        """Return the scores a violation is measured on: P(Y = 1 | x), or the predictions."""
+        if task == "classification":
+            return np.asarray(est.predict_proba(X))[:, 1]
+        return np.asarray(est.predict(X), dtype=float).ravel()
+
+    # ---------------------------------------------------------------------- fit
+    @_fit_context(prefer_skip_nested_validation=False)
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairnessCV:
+        """Cross-validate the path over ``strengths``, choose a strength, refit.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,)
+            Binary labels (classifier) or real targets (regressor).
+        sensitive_features : array-like of shape (n,) or (n, k)
+            The sensitive attribute(s), given to the estimator's ``fit`` and to
+            ``metric``; used in the fold key.
+
+        Returns
+        -------
+        self : FairnessCV
+
+        Raises
+        ------
+        ValueError
+            When no strength's mean held-out violation is within ``max_violation`` (the
+            message names the lowest one reached and its strength).
+        """
+        check_X_y(X, y, accept_sparse=False, ensure_min_samples=2)  # checked, kept as given
+        if sensitive_features is None:
+            raise ValueError("FairnessCV.fit needs `sensitive_features` (one value per row).")
+        X, y, s = indexable(X, y, sensitive_features)
+        check_consistent_length(X, y, s)
+        task = self._task()
+        param = strength_param(self.estimator)
+        template = self.estimator.get_params(deep=False)[param]
+        if not isinstance(template, Real) or isinstance(template, bool):
+            raise ValueError(
+                f"The estimator's `{param}` must be a number (FairnessCV sets it); got "
+                f"{template!r}. Pass the strengths to search as FairnessCV(strengths=...)."
+            )
+        strengths = self._strength_grid()
+        name, metric = resolve_metric(self.metric, task)
+        scorer = self._scorer()
+        splits = list(make_splits(self.cv, X, y, s, task))
+
+        scores = np.empty((len(splits), len(strengths)))
+        violations = np.empty_like(scores)
+        fit_time = 0.0
+        for f, (train, test) in enumerate(splits):
+            X_te, y_te, s_te = (_safe_indexing(a, test) for a in (X, y, s))
+            fold_start = time.perf_counter()
+            fitted = _fit_path(
+                self.estimator,
+                _safe_indexing(X, train),
+                _safe_indexing(y, train),
+                _safe_indexing(s, train),
+                strengths,
+            )
+            fit_time += time.perf_counter() - fold_start
+            for k, est in enumerate(fitted):
+                scores[f, k] = scorer(est, X_te, y_te)
+                y_metric = np.asarray(y_te)
+                if task == "classification":  # the measures take 0/1 labels
+                    y_metric = (y_metric == est.classes_[1]).astype(int)
+                violations[f, k] = metric(
+                    y_metric, self._scores(est, X_te, task), sensitive_features=s_te
+                )
+
+        self.cv_results_ = cv_results(strengths, scores, violations, param, self.max_violation)
+        self.strength_param_ = param
+        self.metric_ = name
+        self.n_splits_ = len(splits)
+        self.path_fit_time_ = fit_time
+        self.best_index_ = select_strength(self.cv_results_, self.max_violation)
+        self.strength_ = float(strengths[self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.best_violation_ = float(self.cv_results_["mean_test_violation"][self.best_index_])
+        if self.refit:
+            best = clone(self.estimator).set_params(**{param: self.strength_})
+            self.best_estimator_ = best.fit(X, y, sensitive_features=s)
+        return self
+
+    # ------------------------------------------------------------------ predict
+    def _best(self) -> Any:
+        check_is_fitted(self, "strength_")
+        if not self.refit:
+            raise AttributeError(
+                "This FairnessCV was fitted with refit=False: there is no best_estimator_ "
+                "to predict with; refit it at `strength_` or set refit=True."
+            )
+        return self.best_estimator_
+
+    def predict(self, X: Any) -> np.ndarray:
+        """Predict with ``best_estimator_``."""
+        return self._best().predict(X)
+
+    @available_if(_estimator_has("predict_proba"))
+    def predict_proba(self, X: Any) -> np.ndarray:
+        """Class probabilities of ``best_estimator_`` (classifiers)."""
+        return self._best().predict_proba(X)
+
+    def score(self, X: Any, y: Any) -> float:
+        """Return the ``scoring`` score of ``best_estimator_`` on ``(X, y)``."""
+        return float(self._scorer()(self._best(), X, y))
+
+    @property
+    def classes_(self) -> np.ndarray:
+        """The labels of ``best_estimator_`` (classifiers)."""
+        return self._best().classes_
+
+    @property
+    def n_features_in_(self) -> int:
+        """Number of input features seen by ``best_estimator_``."""
+        return self._best().n_features_in_
+
+    def __sklearn_tags__(self) -> Any:
+        tags = super().__sklearn_tags__()
+        inner = get_tags(self.estimator)
+        tags.estimator_type = inner.estimator_type
+        tags.classifier_tags = copy.deepcopy(inner.classifier_tags)
+        tags.regressor_tags = copy.deepcopy(inner.regressor_tags)
+        return tags

@@ -1,0 +1,266 @@
+"""FairnessCV: the selection rule, its folds, Pipeline routing, clone, a regression net."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import sklearn
+from sklearn.base import clone
+from sklearn.metrics import accuracy_score
+from sklearn.model_selection import StratifiedKFold
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
+from sklearn.utils.estimator_checks import parametrize_with_checks
+from tests.estimators._classif_data import two_group_data
+
+from otfair.estimators import CENet, FairClassifier, FairnessCV
+from otfair.estimators._budget_rule import fold_key, rank_strengths, select_strength
+from otfair.estimators._strength_grids import GRIDS, default_strengths
+from otfair.metrics import demographic_parity_gap, error_gap
+
+STRENGTHS = [0.0, 1.0, 20.0]
+
+
+def _base(**kw) -> FairClassifier:
+    params = {"epochs": 4, "batch_size": 100, "lr": 0.05, "random_state": 0}
+    params.update(kw)
+    return FairClassifier("gapreg", **params)
+
+
+def _table(strength, score, violation) -> dict:
+    return {
+        "strength": np.asarray(strength, dtype=float),
+        "mean_test_score": np.asarray(score, dtype=float),
+        "mean_test_violation": np.asarray(violation, dtype=float),
+    }
+
+
+# ------------------------------------------------------------------ the rule (pure)
+def test_rule_picks_the_most_accurate_feasible_strength():
+    table = _table([0.0, 0.1, 1.0, 10.0], [0.90, 0.88, 0.85, 0.70], [0.10, 0.05, 0.02, 0.01])
+    assert select_strength(table, 0.05) == 1  # 0.88 beats 0.85 and 0.70; 0.90 is over
+    assert select_strength(table, 0.02) == 2
+    assert select_strength(table, 0.5) == 0
+    assert rank_strengths(table, 0.05).tolist() == [4, 1, 2, 3]  # infeasible last
+
+
+def test_rule_ties_go_to_the_smaller_strength_whatever_the_order():
+    table = _table([10.0, 1.0, 0.1, 5.0], [0.8, 0.8, 0.7, 0.8], [0.01, 0.02, 0.0, 0.03])
+    assert select_strength(table, 0.05) == 1  # strengths 10, 1, 5 tie at 0.8: 1 wins
+    assert rank_strengths(table, 0.05).tolist() == [3, 1, 4, 2]
+
+
+def test_rule_nan_violation_is_never_feasible_and_nan_score_never_wins():
+    table = _table([0.0, 1.0, 2.0], [0.9, np.nan, 0.6], [np.nan, 0.0, 0.01])
+    assert select_strength(table, 0.05) == 2
+
+
+def test_rule_infeasible_budget_names_the_lowest_violation_and_its_strength():
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.7], [0.2, 0.05, 0.031])
+    with pytest.raises(ValueError, match=r"max_violation=0\.01.*0\.031 \(strength=10\)"):
+        select_strength(table, 0.01)
+
+
+# ------------------------------------------------------------------------- folds
+def test_folds_are_stratified_by_label_and_group():
+    X, y, s = two_group_data(n=600, seed=1)
+    key = fold_key(y, s, "classification", 5)
+    assert key is not None and len(np.unique(key)) == 4  # (label, group) cells
+    cells = {(a, b): np.sum((y == a) & (s == b)) for a in (0, 1) for b in (0, 1)}
+    search = FairnessCV(_base(), max_violation=1.0, cv=5)
+    from otfair.estimators._budget_rule import make_splits
+
+    for _, test in make_splits(search.cv, X, y, s, "classification"):
+        for (a, b), total in cells.items():
+            inside = np.sum((y[test] == a) & (s[test] == b))
+            assert abs(inside - total / 5) <= 1  # every cell split evenly
+
+
+def test_fold_key_falls_back_when_cells_are_too_small():
+    rng = np.random.default_rng(0)
+    y, s = rng.normal(size=40), rng.normal(size=40)  # continuous target and attribute
+    key = fold_key(y, s, "regression", 5)
+    assert key is not None and len(np.unique(key)) == 4  # quartiles of y only
+    assert fold_key(np.arange(6) % 2, np.arange(6), "classification", 5) is None
+
+
+# ----------------------------------------------------------------- default grids
+def test_default_grids_follow_the_penalty_and_the_estimator():
+    assert default_strengths(FairClassifier("otf")).tolist() == list(GRIDS["otf"])
+    assert default_strengths(FairClassifier("norm")).tolist() == list(GRIDS["convex"])
+    assert default_strengths(FairClassifier("gapreg")).tolist() == list(GRIDS["additive"])
+    assert default_strengths(CENet()).tolist() == list(GRIDS["regression"])
+    with pytest.raises(ValueError, match="penalty='none'"):
+        default_strengths(FairClassifier("none"))
+
+
+# ------------------------------------------------------------------- classifier
+@pytest.fixture(scope="module")
+def fitted():
+    X, y, s = two_group_data(n=500, seed=0)
+    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.15, cv=3)
+    return search.fit(X, y, sensitive_features=s), (X, y, s)
+
+
+def test_cv_results_layout_and_choice(fitted):
+    search, _ = fitted
+    res = search.cv_results_
+    assert res["strength"].tolist() == STRENGTHS
+    for key in ("mean_test_score", "std_test_score", "mean_test_violation", "feasible"):
+        assert len(res[key]) == len(STRENGTHS)
+    splits = np.array([res[f"split{f}_test_violation"] for f in range(3)])
+    np.testing.assert_allclose(res["mean_test_violation"], splits.mean(axis=0))
+    assert search.best_index_ == select_strength(res, 0.15)
+    assert search.strength_ == STRENGTHS[search.best_index_]
+    assert res["rank_test_score"][search.best_index_] == 1
+    assert search.best_violation_ <= 0.15
+    feasible = res["feasible"]
+    assert search.best_score_ == res["mean_test_score"][feasible].max()
+
+
+def test_fold_scores_equal_an_independent_fit(fitted):
+    """split0's accuracy and DP gap of one strength, recomputed with sklearn's own folds."""
+    search, (X, y, s) = fitted
+    key = fold_key(y, s, "classification", 3)
+    train, test = next(StratifiedKFold(3).split(X, key))
+    est = clone(_base()).set_params(strength=STRENGTHS[1])
+    est.fit(X[train], y[train], sensitive_features=s[train])
+    acc = accuracy_score(y[test], est.predict(X[test]))
+    dp = demographic_parity_gap(
+        y[test], est.predict_proba(X[test])[:, 1], sensitive_features=s[test]
+    )
+    # the fold's path is one stacked fit, equal to separate fits up to ~1e-7 in
+    # probability: one decision at the threshold may flip (one row of the fold)
+    row = 1.0 / len(test) + 1e-12
+    assert search.cv_results_["split0_test_score"][1] == pytest.approx(acc, abs=row)
+    flip = 1.0 / np.bincount(s[test]).min() + 1e-12  # one flip moves a group's rate
+    assert search.cv_results_["split0_test_violation"][1] == pytest.approx(dp, abs=flip)
+
+
+def test_best_estimator_equals_a_refit_at_the_chosen_strength(fitted):
+    search, (X, y, s) = fitted
+    refit = clone(_base()).set_params(strength=search.strength_)
+    refit.fit(X, y, sensitive_features=s)
+    np.testing.assert_allclose(search.predict_proba(X), refit.predict_proba(X), rtol=0, atol=1e-7)
+    np.testing.assert_array_equal(search.predict(X), refit.predict(X))
+    assert search.score(X, y) == pytest.approx(accuracy_score(y, refit.predict(X)))
+    assert search.classes_.tolist() == [0, 1]
+
+
+def test_infeasible_budget_is_a_clear_error():
+    X, y, s = two_group_data(n=300, seed=2)
+    search = FairnessCV(_base(), strengths=[0.0], max_violation=0.0, cv=3)
+    with pytest.raises(ValueError, match=r"No strength meets max_violation=0: the lowest mean"):
+        search.fit(X, y, sensitive_features=s)
+
+
+def test_clone_and_get_params():
+    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.05, metric="eo_gap")
+    copy = clone(search)
+    assert copy.get_params()["max_violation"] == 0.05
+    assert copy.get_params()["metric"] == "eo_gap"
+    assert copy.get_params()["estimator__penalty"] == "gapreg"
+    assert not hasattr(copy, "strength_")
+    copy.set_params(estimator__epochs=2, cv=4)
+    assert copy.estimator.epochs == 2 and copy.cv == 4 and search.estimator.epochs == 4
+    assert sklearn.base.is_classifier(search)
+    assert sklearn.base.is_regressor(FairnessCV(CENet(), max_violation=0.1))
+
+
+@pytest.mark.parametrize(
+    ("params", "match"),
+    [
+        ({"max_violation": -0.1}, "max_violation"),
+        ({"max_violation": float("nan")}, "max_violation"),
+        ({"max_violation": 0.1, "metric": "bogus"}, "metric"),
+        ({"max_violation": 0.1, "metric": "error_gap"}, "metric"),  # not a classifier's
+        ({"max_violation": 0.1, "strengths": [1.0, -1.0]}, "strengths"),
+        ({"max_violation": 0.1, "strengths": [1.0, 1.0]}, "strengths"),
+        ({"max_violation": 0.1, "cv": 1}, "cv"),
+    ],
+)
+def test_bad_parameters_name_the_argument(params, match):
+    X, y, s = two_group_data(n=60, seed=0)
+    with pytest.raises(ValueError, match=match):
+        FairnessCV(_base(), **params).fit(X, y, sensitive_features=s)
+
+
+def test_a_list_valued_strength_is_refused():
+    X, y, s = two_group_data(n=60, seed=0)
+    with pytest.raises(ValueError, match="fairness_path"):  # the estimator alone
+        FairClassifier("gapreg", [0.1, 1.0], epochs=1).fit(X, y, sensitive_features=s)
+    search = FairnessCV(FairClassifier("gapreg", [0.1, 1.0]), max_violation=0.1)
+    with pytest.raises(ValueError, match=r"FairnessCV\(strengths=\.\.\.\)"):
+        search.fit(X, y, sensitive_features=s)
+
+
+def test_sensitive_features_are_required():
+    X, y, _ = two_group_data(n=60, seed=0)
+    with pytest.raises(ValueError, match="sensitive_features"):
+        FairnessCV(_base(), max_violation=0.1).fit(X, y)
+
+
+def test_pipeline_with_metadata_routing_matches_a_direct_fit():
+    X, y, s = two_group_data(n=400, seed=3)
+    X = X * 10 + 3
+    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.3, cv=3)
+    with sklearn.config_context(enable_metadata_routing=True):
+        pipe = make_pipeline(StandardScaler(), clone(search))
+        pipe.fit(X, y, sensitive_features=s)
+        routed = pipe[-1]
+        assert pipe.predict(X).shape == (400,)
+    direct = clone(search).fit(StandardScaler().fit_transform(X), y, sensitive_features=s)
+    assert routed.strength_ == direct.strength_
+    np.testing.assert_array_equal(
+        routed.cv_results_["mean_test_score"], direct.cv_results_["mean_test_score"]
+    )
+    # without routing, the step-prefixed parameter reaches it as well
+    plain = make_pipeline(StandardScaler(), clone(search))
+    plain.fit(X, y, fairnesscv__sensitive_features=s)
+    assert plain[-1].strength_ == direct.strength_
+    assert search.get_metadata_routing().fit.requests["sensitive_features"] is True
+
+
+def test_refit_false_keeps_the_choice_without_a_model():
+    X, y, s = two_group_data(n=300, seed=4)
+    search = FairnessCV(_base(), strengths=[0.0, 5.0], max_violation=1.0, cv=3, refit=False)
+    search.fit(X, y, sensitive_features=s)
+    assert not hasattr(search, "best_estimator_")
+    with pytest.raises(AttributeError, match="refit=False"):
+        search.predict(X)
+
+
+# ------------------------------------------------------------------- regression
+def test_regression_net_on_law_school_with_error_gap(data_dir):
+    from otfair.datasets import load_dataset
+
+    split = load_dataset("law_school", data_home=data_dir).split(test_size=0.2, random_state=0)
+    rows = np.random.default_rng(0).choice(len(split.y_train), 600, replace=False)
+    X, y, s = split.X_train[rows], split.y_train[rows], split.s_train[rows]
+    net = CENet(encoder_hidden=(8,), adversary_hidden=(8,), epochs=2, random_state=0)
+    search = FairnessCV(net, strengths=[0.0, 1.0, 10.0], metric="error_gap", max_violation=1.0)
+    search.fit(X, y, sensitive_features=s)
+    res = search.cv_results_
+    assert search.strength_param_ == "lam" and search.metric_ == "error_gap"
+    assert search.best_index_ == select_strength(res, 1.0)
+    assert search.best_estimator_.lam == search.strength_
+    pred = search.predict(split.X_test)
+    assert pred.shape == split.y_test.shape
+    gap = error_gap(split.y_test, pred, sensitive_features=split.s_test)
+    assert np.isfinite(gap) and gap >= 0
+
+
+# ------------------------------------------------------------- scikit-learn checks
+def _checked() -> FairnessCV:
+    """FairnessCV around the registry's tiny gapreg MLP, supplied groups when omitted."""
+    from tests.estimators._registry_estimators import tiny, with_default_sensitive
+
+    inner = tiny("gapreg", sensitive_column=False)
+    return with_default_sensitive(
+        FairnessCV(inner, strengths=[0.0, 1.0], max_violation=1.0, metric="mean_score_gap", cv=2)
+    )
+
+
+@parametrize_with_checks([_checked()])
+def test_sklearn_checks(estimator, check):
+    check(estimator)

@@ -44,6 +44,8 @@ extensions = [
     "numpydoc",
     "myst_parser",
     "sphinx_gallery.gen_gallery",
+    # MathJax 3 copied into the site: the math renders offline (no CDN)
+    "sphinx-mathjax-offline",
 ]
 
 # --- sources -------------------------------------------------------------------------
@@ -116,6 +118,19 @@ html_theme_options = {
     "icon_links": [],
 }
 html_show_sourcelink = False
+# an explicit colour mode: with none the theme logs "invalid theme mode" on a first visit
+html_context = {"default_mode": "light"}
+
+
+def api_page(ns: str) -> str:
+    """The reStructuredText of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name."""
+    module = importlib.import_module(f"otfair.{ns}")
+    title = f"``otfair.{ns}``"
+    lines = [title, "=" * len(title), "", f".. automodule:: otfair.{ns}", "   :no-members:"]
+    lines += ["", f".. currentmodule:: otfair.{ns}", ""]
+    lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
+    lines += [f"   {name}" for name in sorted(module.__all__, key=str.lower)]
+    return "\n".join(lines) + "\n"
 
 
 def _write_api_pages(app) -> None:
@@ -126,13 +141,7 @@ def _write_api_pages(app) -> None:
     out = DOCS / "api"
     out.mkdir(exist_ok=True)
     for ns in NAMESPACES:
-        module = importlib.import_module(f"otfair.{ns}")
-        title = f"``otfair.{ns}``"
-        lines = [title, "=" * len(title), "", f".. automodule:: otfair.{ns}", "   :no-members:"]
-        lines += ["", f".. currentmodule:: otfair.{ns}", ""]
-        lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
-        lines += [f"   {name}" for name in sorted(module.__all__, key=str.lower)]
-        text = "\n".join(lines) + "\n"
+        text = api_page(ns)
         page = out / f"{ns}.rst"
         if not page.exists() or page.read_text() != text:  # unchanged: no rebuild
             page.write_text(text)

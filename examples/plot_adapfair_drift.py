@@ -10,8 +10,8 @@ staying close to the original predictions:
 
 .. math::
 
-    \\min_{T}\\; \\mathrm{CE}\\bigl(f(T_S(X)), Y\\bigr)
-    + \\lambda\\, W_2\\bigl(f(T_0(X))\\mid S=0,\\; f(T_1(X))\\mid S=1\\bigr).
+    \\min_{T}\\; \\lambda\\,\\mathrm{CE}\\bigl(f(T_S(X)), Y\\bigr)
+    + (1 - \\lambda)\\, W_2\\bigl(f(T_0(X))\\mid S=0,\\; f(T_1(X))\\mid S=1\\bigr).
 
 Here a scikit-learn logistic regression is trained on a *source* synthetic population,
 then deployed on a *target* population whose groups are further apart. AdapFair
@@ -34,7 +34,8 @@ target = make_synthetic(n_samples=2000, covariate_shift=1.5, random_state=1).spl
 )
 clf = LogisticRegression().fit(source.X_train, source.y_train)  # frozen from now on
 
-pre = AdapFairPreprocessor(clf, lam=0.5, epochs=20, batch_size=256, random_state=0)
+# lam weighs the cross-entropy, 1 - lam the fairness term: a small lam favours fairness
+pre = AdapFairPreprocessor(clf, lam=0.1, epochs=20, batch_size=256, random_state=0)
 pre.fit(target.X_train, target.y_train, sensitive_features=target.s_train)
 
 # %%

@@ -31,8 +31,8 @@ Xte, s = split.X_test, split.s_test
 
 models = {
     "unfair": FairClassifier("none", model="mlp", epochs=20, batch_size=256, random_state=0),
-    "FTM (λ = 2)": FairClassifier(
-        FTM(group_batch_size=256), 2.0, model="mlp", epochs=20, batch_size=256, random_state=0
+    "FTM (λ = 0.5)": FairClassifier(
+        FTM(group_batch_size=256), 0.5, model="mlp", epochs=20, batch_size=256, random_state=0
     ),
 }
 

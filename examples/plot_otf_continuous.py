@@ -16,7 +16,7 @@ scores rise with age. The plot shows the score against age at three strengths.
 import matplotlib.pyplot as plt
 import numpy as np
 
-from otfair.estimators import FairClassifier
+from otfair.estimators import FairClassifier, fairness_path
 from otfair.penalties import OTF
 
 rng = np.random.default_rng(0)
@@ -27,17 +27,16 @@ X = np.column_stack([z + rng.normal(0, 0.5, n), rng.normal(size=(n, 3))]).astype
 y = (X[:, 0] + X[:, 1] + rng.logistic(size=n) > 0).astype(int)
 
 strengths = [0.0, 0.05, 0.5]
-curve = FairClassifier(
-    OTF(), strength=strengths, sensitive_type="continuous", epochs=30, batch_size=500,
-    random_state=0,
+template = FairClassifier(
+    OTF(), sensitive_type="continuous", epochs=30, batch_size=500, random_state=0
 )
-curve.fit(X, y, sensitive_features=age)
+path = fairness_path(template, X, y, sensitive_features=age, strengths=strengths)
 
 # %%
 # The score against age: the slope flattens as the strength grows.
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), sharey=True)
-for ax, a in zip(axes, strengths):
-    score = curve.predict_proba(X, strength=a)[:, 1]
+for ax, a, model in zip(axes, strengths, path.estimators_):
+    score = model.predict_proba(X)[:, 1]
     corr = np.corrcoef(score, age)[0, 1]
     ax.scatter(age, score, s=3, alpha=0.3)
     ax.set_title(f"strength {a}: corr(score, age) = {corr:.2f}")

@@ -131,6 +131,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Mean training loss per epoch.
     n_features_in_ : int
 
+    References
+    ----------
+    .. [1] Buyl, M. and De Bie, T. *Optimal Transport of Classifiers to Fairness*. NeurIPS
+       2022, arXiv:2202.03814.
+    .. [2] Kim, K., Kong, I., Lee, J., Chae, M., Park, S. and Kim, Y. *Fairness Through
+       Matching*. TMLR 2024.
+
     Examples
     --------
     >>> import numpy as np

@@ -60,6 +60,11 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     mitigator_ : fairlearn.reductions.ExponentiatedGradient
     prediction_ : str
         The prediction rule this fit uses (``"randomized"`` or ``"deterministic"``).
+
+    References
+    ----------
+    .. [1] Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. *A
+       Reductions Approach to Fair Classification*. ICML 2018.
     """
 
     def __init__(

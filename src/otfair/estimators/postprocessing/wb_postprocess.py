@@ -76,6 +76,11 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     thresholds_, tie_probability_ : ndarray
         Group :math:`s` predicts 1 when :math:`f > t_s`, and with probability
         :math:`\gamma_s` when :math:`f = t_s`.
+
+    References
+    ----------
+    .. [1] Xian, R., Yin, L. and Zhao, H. *Fair and Optimal Classification via
+       Post-Processing*. ICML 2023.
     """
 
     def __init__(

@@ -86,6 +86,11 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         ``1 / min_s n_s`` in Kolmogorov-Smirnov distance.
     calibration_sensitive_ : ndarray
         The sensitive attributes of those rows.
+
+    References
+    ----------
+    .. [1] Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. *Fair Regression
+       with Wasserstein Barycenters*. NeurIPS 2020.
     """
 
     def __init__(

@@ -111,6 +111,11 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     classifier_fingerprint_ : str
         SHA-256 of the classifier's state before (= after) training.
 
+    References
+    ----------
+    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
+       Machine Learning Operations*. 2024.
+
     Examples
     --------
     >>> import numpy as np, torch

@@ -194,6 +194,11 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The frozen classifier.
     preprocessor_ : AdapFairPreprocessor
         The fitted flows.
+
+    References
+    ----------
+    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
+       Machine Learning Operations*. 2024.
     """
 
     def __init__(

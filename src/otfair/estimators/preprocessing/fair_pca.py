@@ -74,6 +74,11 @@ class FairPCA(TransformerMixin, BaseEstimator):
         Standard PCA directions (for the trade-off).
     mean_, scale_ : ndarray of shape (d,)
     groups_ : ndarray
+
+    References
+    ----------
+    .. [1] Kleindessner, M., Donini, M., Russell, C. and Zafar, M. B. *Efficient fair PCA
+       for fair representation learning*. AISTATS 2023.
     """
 
     def __init__(

@@ -78,6 +78,13 @@ class OTRepair(TransformerMixin, BaseEstimator):
         The fitted groups.
     weights_ : ndarray
         Their shares :math:`\pi_s`.
+
+    References
+    ----------
+    .. [1] Gordaliza, P., del Barrio, E., Gamboa, F. and Loubes, J.-M. *Obtaining Fairness
+       using Optimal Transport Theory*. ICML 2019.
+    .. [2] Feldman, M., Friedler, S. A., Moeller, J., Scheidegger, C. and
+       Venkatasubramanian, S. *Certifying and Removing Disparate Impact*. KDD 2015.
     """
 
     def __init__(

@@ -57,6 +57,11 @@ class UnfairRegressor(NeuralFairRegressor):
         Seed of the initialization and batch order.
     device : str or torch.device, default="cpu"
         Torch device.
+
+    References
+    ----------
+    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
+       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
     """
 
     def __init__(
@@ -104,6 +109,11 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         Target scaling to [0, 1].
     random_state : int, RandomState or None, default=None
         Seed of the subsample (the algorithm itself is deterministic).
+
+    References
+    ----------
+    .. [1] Agarwal, A., Dudík, M. and Wu, Z. S. *Fair Regression: Quantitative Definitions
+       and Reduction-based Algorithms*. ICML 2019.
     """
 
     def __init__(
@@ -193,6 +203,11 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
     -----
     Komiyama et al. also give a kernelized version (random Fourier features); this class
     solves the linear model. Requires ``pip install otfair[cod]`` (cvxpy).
+
+    References
+    ----------
+    .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for
+       Regression with Fairness Constraints*. ICML 2018.
     """
 
     def __init__(

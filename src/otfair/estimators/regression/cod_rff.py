@@ -84,6 +84,11 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
         The ``rescale="minmax"`` map fitted on the training inputs.
     cod_ : CODRegressor
         The linear COD model on the features (``cod_.cod_`` is the attained CoD).
+
+    References
+    ----------
+    .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for
+       Regression with Fairness Constraints*. ICML 2018.
     """
 
     def __init__(

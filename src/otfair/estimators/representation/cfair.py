@@ -59,6 +59,11 @@ class CFairClassifier(RepresentationClassifier):
         adversaries lag and the EO gap on Adult barely moves (docs/baselines.md).
     adversary_lr, epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+
+    References
+    ----------
+    .. [1] Zhao, H., Coston, A., Adel, T. and Gordon, G. J. *Conditional Learning of Fair
+       Representations*. ICLR 2020.
     """
 
     latent_dim: int = 32

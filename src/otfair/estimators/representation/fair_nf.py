@@ -169,6 +169,10 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     -----
     The encoder is group-specific, so ``predict`` and ``transform`` need
     ``sensitive_features`` (a group unseen at fit time is an error).
+
+    References
+    ----------
+    .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
     """
 
     strength: float = 0.5

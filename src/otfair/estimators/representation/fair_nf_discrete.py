@@ -144,6 +144,10 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         does not bound the DP gap on the data beyond what the densities capture: with
         ~10^5-10^6 cells and ~10^4 rows per group the empirical laws are too sparse to
         compare cell by cell.
+
+    References
+    ----------
+    .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
     """
 
     strength: float = 0.5

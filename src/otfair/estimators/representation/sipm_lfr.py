@@ -46,6 +46,11 @@ class SIPMClassifier(RepresentationClassifier):
         Adam learning rate of the critic (``None``: ``lr``).
     epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+
+    References
+    ----------
+    .. [1] Kim, D., Kim, K., Kong, I., Ohn, I. and Kim, Y. *Learning Fair Representation
+       with a Parametric Integral Probability Metric*. ICML 2022.
     """
 
     adversary_steps: int = 5

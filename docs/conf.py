@@ -25,10 +25,11 @@ if "OTFAIR_DATA_DIR" not in os.environ and _SHARED.is_dir():
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("MPLBACKEND", "agg")
 
-import otfair  # noqa: E402
 from docutils import nodes  # noqa: E402
 from sphinx import addnodes  # noqa: E402
 from sphinx.transforms.post_transforms import SphinxPostTransform  # noqa: E402
+
+import otfair  # noqa: E402
 
 project = "otfair"
 author = "otfair developers"
@@ -123,7 +124,7 @@ html_context = {"default_mode": "light"}
 
 
 def api_page(ns: str) -> str:
-    """The reStructuredText of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name."""
+    """Return the text of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name."""
     module = importlib.import_module(f"otfair.{ns}")
     title = f"``otfair.{ns}``"
     lines = [title, "=" * len(title), "", f".. automodule:: otfair.{ns}", "   :no-members:"]
@@ -172,9 +173,9 @@ class _FolderLinksAsText(SphinxPostTransform):
     def run(self, **kwargs) -> None:
         for node in list(self.document.findall(addnodes.pending_xref)):
             target = node.get("reftarget", "")
-            if node.get("reftype") == "myst" and target.endswith("/"):
-                if (DOCS / Path(self.env.docname).parent / target).is_dir():
-                    node.replace_self(node.children or [nodes.Text(target)])
+            folder = DOCS / Path(self.env.docname).parent / target
+            if node.get("reftype") == "myst" and target.endswith("/") and folder.is_dir():
+                node.replace_self(node.children or [nodes.Text(target)])
 
 
 def setup(app):

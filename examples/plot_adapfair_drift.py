@@ -26,12 +26,8 @@ from otfair.datasets import make_synthetic
 from otfair.estimators import AdapFairPreprocessor
 from otfair.metrics import demographic_parity_gap
 
-source = make_synthetic(n_samples=2000, covariate_shift=0.5, random_state=0).split(
-    random_state=0
-)
-target = make_synthetic(n_samples=2000, covariate_shift=1.5, random_state=1).split(
-    random_state=1
-)
+source = make_synthetic(n_samples=2000, covariate_shift=0.5, random_state=0).split(random_state=0)
+target = make_synthetic(n_samples=2000, covariate_shift=1.5, random_state=1).split(random_state=1)
 clf = LogisticRegression().fit(source.X_train, source.y_train)  # frozen from now on
 
 # lam weighs the cross-entropy, 1 - lam the fairness term: a small lam favours fairness

@@ -48,7 +48,7 @@ for k, (name, report) in enumerate(reports.items()):
     x = np.arange(len(table)) + k * width
     axes[0].bar(x, table["selection_rate"], width, label=name)
     axes[1].bar(x, table["tpr"], width, label=name)
-for ax, title in zip(axes, ["selection rate", "true-positive rate"]):
+for ax, title in zip(axes, ["selection rate", "true-positive rate"], strict=True):
     ax.set_xticks(np.arange(len(table)) + width, [f"sex = {g}" for g in table.index])
     ax.set_title(f"{title} per group (test)")
 axes[0].legend(loc="lower left")

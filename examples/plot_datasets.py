@@ -18,8 +18,16 @@ import numpy as np
 
 from otfair.datasets import load_dataset
 
-names = ["adult", "compas", "german", "bank", "dutch", "diabetes", "law_school",
-         "communities_crime"]
+names = [
+    "adult",
+    "compas",
+    "german",
+    "bank",
+    "dutch",
+    "diabetes",
+    "law_school",
+    "communities_crime",
+]
 rows = []
 for name in names:
     data = load_dataset(name)
@@ -32,7 +40,7 @@ for name in names:
 
 # %%
 fig, axes = plt.subplots(2, 4, figsize=(13, 5.5))
-for ax, (name, attribute, task, groups) in zip(axes.ravel(), rows):
+for ax, (name, attribute, task, groups) in zip(axes.ravel(), rows, strict=True):
     labels = [f"{attribute}={g:g}\nn={n}" for g, n, _ in groups]
     ax.bar(labels, [rate for *_, rate in groups], color=["C0", "C1"][: len(groups)])
     ax.set_title(name if task == "classification" else f"{name} (mean target)")

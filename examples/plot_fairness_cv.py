@@ -37,20 +37,35 @@ search.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
 test_gap = demographic_parity_gap(
     split.y_test, search.predict_proba(split.X_test)[:, 1], sensitive_features=split.s_test
 )
-print(f"chosen strength {search.strength_:g}, CV DP gap {search.best_violation_:.3f}, "
-      f"test DP gap {test_gap:.3f}")
+print(
+    f"chosen strength {search.strength_:g}, CV DP gap {search.best_violation_:.3f}, "
+    f"test DP gap {test_gap:.3f}"
+)
 
 # %%
 r = search.cv_results_
 fig, ax = plt.subplots(figsize=(6.5, 4))
-ax.errorbar(r["mean_test_violation"], r["mean_test_score"], xerr=r["std_test_violation"],
-            yerr=r["std_test_score"], fmt="o-", capsize=3, label="held-out mean ± std")
-for value, v, a in zip(r["strength"], r["mean_test_violation"], r["mean_test_score"]):
+ax.errorbar(
+    r["mean_test_violation"],
+    r["mean_test_score"],
+    xerr=r["std_test_violation"],
+    yerr=r["std_test_score"],
+    fmt="o-",
+    capsize=3,
+    label="held-out mean ± std",
+)
+for value, v, a in zip(r["strength"], r["mean_test_violation"], r["mean_test_score"], strict=True):
     ax.annotate(f"{value:g}", (v, a), xytext=(4, 4), textcoords="offset points", fontsize=8)
 ax.axvspan(0, budget, color="C2", alpha=0.12, label=f"budget: DP gap ≤ {budget}")
 k = search.best_index_
-ax.plot(r["mean_test_violation"][k], r["mean_test_score"][k], "*", ms=16, color="C3",
-        label=f"chosen: strength {search.strength_:g}")
+ax.plot(
+    r["mean_test_violation"][k],
+    r["mean_test_score"][k],
+    "*",
+    ms=16,
+    color="C3",
+    label=f"chosen: strength {search.strength_:g}",
+)
 ax.set_xlim(0, None)
 ax.set_xlabel("mean held-out DP gap")
 ax.set_ylabel("mean held-out accuracy")

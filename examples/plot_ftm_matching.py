@@ -25,7 +25,9 @@ partner = match(X0, X1, cost="sqeuclidean", seed=0).numpy()  # X0[i] is matched 
 fig, ax = plt.subplots(figsize=(6, 4.5))
 for i, j in enumerate(partner):
     ax.annotate(
-        "", xy=X1[j], xytext=X0[i],
+        "",
+        xy=X1[j],
+        xytext=X0[i],
         arrowprops={"arrowstyle": "->", "color": "0.6", "lw": 0.7},
     )
 ax.scatter(*X0.T, label="group 0", zorder=3)

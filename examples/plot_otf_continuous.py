@@ -35,7 +35,7 @@ path = fairness_path(template, X, y, sensitive_features=age, strengths=strengths
 # %%
 # The score against age: the slope flattens as the strength grows.
 fig, axes = plt.subplots(1, 3, figsize=(10, 3.2), sharey=True)
-for ax, a, model in zip(axes, strengths, path.estimators_):
+for ax, a, model in zip(axes, strengths, path.estimators_, strict=True):
     score = model.predict_proba(X)[:, 1]
     corr = np.corrcoef(score, age)[0, 1]
     ax.scatter(age, score, s=3, alpha=0.3)

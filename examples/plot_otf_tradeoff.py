@@ -7,8 +7,9 @@ How much accuracy does demographic parity cost, and does the optimal-transport p
 penalty ``Norm`` (the norm of the constraint violation, the paper's baseline)?
 
 Both penalties are fitted as a **whole curve in one training run**
-(:func:`~otfair.estimators.fairness_path`: the models share batches and seed) on a small synthetic dataset: 3,000 rows, a logistic model, 40 epochs, so the
-script takes about ten seconds on 2 CPU cores.
+(:func:`~otfair.estimators.fairness_path`: the models share batches and seed) on a
+small synthetic dataset: 3,000 rows, a logistic model, 40 epochs, so the script takes
+about ten seconds on 2 CPU cores.
 """
 
 # %%
@@ -28,8 +29,11 @@ fig, ax = plt.subplots(figsize=(6, 4))
 for penalty, marker in [(OTF(eps=1e-3), "o"), (Norm(), "s")]:
     template = FairClassifier(penalty, epochs=40, batch_size=500, random_state=0)
     path = fairness_path(
-        template, split.X_train, split.y_train,
-        sensitive_features=split.s_train, strengths=strengths,
+        template,
+        split.X_train,
+        split.y_train,
+        sensitive_features=split.s_train,
+        strengths=strengths,
     )
     auc, violation = [], []
     for model in path.estimators_:

@@ -28,8 +28,11 @@ lams = [0.0, 0.1, 1.0, 5.0]
 fig, ax = plt.subplots(figsize=(6, 4))
 for Net, marker in [(CENet, "o"), (WassersteinNet, "s")]:
     path = fairness_path(
-        Net(epochs=30, random_state=0), split.X_train, split.y_train,
-        sensitive_features=split.s_train, strengths=lams,
+        Net(epochs=30, random_state=0),
+        split.X_train,
+        split.y_train,
+        sensitive_features=split.s_train,
+        strengths=lams,
     )
     gaps, mses = [], []
     for model in path.estimators_:
@@ -37,7 +40,7 @@ for Net, marker in [(CENet, "o"), (WassersteinNet, "s")]:
         gaps.append(error_gap(split.y_test, pred, sensitive_features=split.s_test))
         mses.append(mean_squared_error(split.y_test, pred))
     ax.plot(mses, gaps, marker=marker, label=Net.__name__)
-    for lam, x, y in zip(lams, mses, gaps):
+    for lam, x, y in zip(lams, mses, gaps, strict=True):
         ax.annotate(f"λ={lam:g}", (x, y), fontsize=7, xytext=(3, 3), textcoords="offset points")
 
 ax.set_xlabel("test MSE")

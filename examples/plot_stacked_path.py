@@ -51,10 +51,12 @@ def front(models):
     for model in models:
         p = model.predict_proba(split.X_test)[:, 1]
         out.append(
-            (demographic_parity_gap(split.y_test, p, sensitive_features=split.s_test),
-             roc_auc(split.y_test, p))
+            (
+                demographic_parity_gap(split.y_test, p, sensitive_features=split.s_test),
+                roc_auc(split.y_test, p),
+            )
         )
-    return list(zip(*out))
+    return list(zip(*out, strict=True))
 
 
 # %%

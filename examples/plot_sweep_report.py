@@ -28,10 +28,17 @@ spec = parse_spec(
         "datasets": [{"name": "synthetic"}],
         "methods": [
             {"name": "unfair", "options": {"lr": 0.01, "batch_size": 250}},
-            {"name": "gapreg", "strengths": [0.5, 5.0],
-             "options": {"lr": 0.01, "batch_size": 250}},
-            {"name": "otf", "strengths": [0.01, 0.1], "notions": ["dp"],
-             "options": {"lr": 0.01, "batch_size": 250}},
+            {
+                "name": "gapreg",
+                "strengths": [0.5, 5.0],
+                "options": {"lr": 0.01, "batch_size": 250},
+            },
+            {
+                "name": "otf",
+                "strengths": [0.01, 0.1],
+                "notions": ["dp"],
+                "options": {"lr": 0.01, "batch_size": 250},
+            },
         ],
         "report": {"performance": ["accuracy"], "fairness": ["dp_gap"]},
     }

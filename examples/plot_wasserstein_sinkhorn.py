@@ -44,7 +44,7 @@ axes[0].axhline(exact, color="k", ls="--", label=f"exact W₂² = {exact:.3f}")
 axes[0].set_xlabel("ε")
 axes[0].set_title("Transport cost vs regularization")
 axes[0].legend()
-for ax, eps in zip(axes[1:], [0.01, 0.5]):
+for ax, eps in zip(axes[1:], [0.01, 0.5], strict=True):
     plan = sinkhorn(None, None, M, eps, max_iter=5000, warn=False).plan
     ax.imshow(plan.numpy(), cmap="magma", origin="lower")
     ax.set_title(f"entropic plan, ε = {eps}")

@@ -190,11 +190,15 @@ class LinearConstraints:
 
     Examples
     --------
+    One binary attribute, a quarter of the training rows in group 1; the rows of
+    :math:`G` are the group coded 1, then the group coded 0, evaluated at a member of
+    each group:
+
     >>> import numpy as np
     >>> c = LinearConstraints("dp").fit(np.array([0, 0, 0, 1]))
     >>> c.matrix(np.array([0, 1])).numpy().round(3)
-    array([[ 0.333, -1.   ],
-           [-1.   ,  3.   ]], dtype=float32)
+    array([[-1.   ,  3.   ],
+           [ 0.333, -1.   ]], dtype=float32)
     """
 
     def __init__(self, notion: str | Notion = "dp") -> None:

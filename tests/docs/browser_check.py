@@ -20,6 +20,7 @@ Exit status 0 when every check passes, 1 otherwise (each problem printed).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import http.server
 import json
@@ -97,8 +98,13 @@ class Browser:
 
         self.profile = tempfile.mkdtemp(prefix="otfair-chromium-")
         self.proc = subprocess.Popen(
-            [executable, *CHROMIUM_FLAGS, "--remote-debugging-port=0",
-             f"--user-data-dir={self.profile}", "about:blank"],
+            [
+                executable,
+                *CHROMIUM_FLAGS,
+                "--remote-debugging-port=0",
+                f"--user-data-dir={self.profile}",
+                "about:blank",
+            ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -121,7 +127,10 @@ class Browser:
             self.call(f"{domain}.enable")
         self.call(
             "Emulation.setDeviceMetricsOverride",
-            width=1280, height=900, deviceScaleFactor=1, mobile=False,
+            width=1280,
+            height=900,
+            deviceScaleFactor=1,
+            mobile=False,
         )
 
     def call(self, method: str, **params):
@@ -158,8 +167,9 @@ class Browser:
         self.evaluate("1")  # collects the events that arrived meanwhile
 
     def evaluate(self, expression: str):
-        result = self.call("Runtime.evaluate", expression=expression, returnByValue=True,
-                           awaitPromise=True)
+        result = self.call(
+            "Runtime.evaluate", expression=expression, returnByValue=True, awaitPromise=True
+        )
         return result.get("result", {}).get("value")
 
     def screenshot(self, path: Path) -> None:
@@ -170,10 +180,8 @@ class Browser:
         path.write_bytes(base64.b64decode(data))
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(Exception):  # closing after any earlier failure
             self.ws.close()
-        except Exception:  # noqa: BLE001 (closing on any earlier failure)
-            pass
         self.proc.terminate()
         try:
             self.proc.wait(timeout=10)
@@ -219,8 +227,7 @@ def page_problems(browser: Browser, base: str, external: set[str]) -> list[str]:
             if _local(response["url"], base) and response["status"] >= 400:
                 problems.append(f"HTTP {response['status']}: {response['url']}")
     images = browser.evaluate(
-        "Array.from(document.images).map(i => [i.currentSrc || i.src, i.complete, "
-        "i.naturalWidth])"
+        "Array.from(document.images).map(i => [i.currentSrc || i.src, i.complete, i.naturalWidth])"
     )
     for src, complete, width in images:
         if _local(src, base) and not (complete and width > 0):
@@ -255,8 +262,10 @@ def check_site(root: Path, screenshots: Path | None) -> list[str]:
             problems += [f"{page}: {p}" for p in found]
             if screenshots is not None:
                 if name == "gallery":  # the example's figure, not only its code
-                    browser.evaluate("document.querySelector('img.sphx-glr-single-img')"
-                                     "?.scrollIntoView({block: 'center'})")
+                    browser.evaluate(
+                        "document.querySelector('img.sphx-glr-single-img')"
+                        "?.scrollIntoView({block: 'center'})"
+                    )
                     time.sleep(0.3)
                 browser.screenshot(screenshots / f"{name}.png")
         browser.open(base + "search.html?q=wasserstein")
@@ -301,9 +310,19 @@ def check_report(root: Path, screenshot: Path | None = None) -> list[str]:
 def build_site() -> None:
     """Build the site with the project's one command (warnings are errors)."""
     subprocess.run(
-        [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-b", "html", "docs",
-         "docs/_build/html"],
-        cwd=REPO, check=True,
+        [
+            sys.executable,
+            "-m",
+            "sphinx",
+            "-W",
+            "--keep-going",
+            "-b",
+            "html",
+            "docs",
+            "docs/_build/html",
+        ],
+        cwd=REPO,
+        check=True,
     )
 
 
@@ -312,8 +331,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", type=Path, default=SITE, help="the built site")
     parser.add_argument("--build", action="store_true", help="build the site first")
     parser.add_argument("--screenshots", type=Path, help="save the pages' screenshots here")
-    parser.add_argument("--report", type=Path, action="append", default=[],
-                        help="an HTML sweep report folder to check instead (repeatable)")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        action="append",
+        default=[],
+        help="an HTML sweep report folder to check instead (repeatable)",
+    )
     args = parser.parse_args(argv)
     if find_chromium() is None:
         print("error: no chromium found (apt-get install -y chromium)", file=sys.stderr)
@@ -321,8 +345,9 @@ def main(argv: list[str] | None = None) -> int:
     problems = []
     if args.report:
         for folder in args.report:
-            shot = args.screenshots / f"report_{folder.parent.name}.png" if args.screenshots \
-                else None
+            shot = (
+                args.screenshots / f"report_{folder.parent.name}.png" if args.screenshots else None
+            )
             problems += check_report(folder, shot)
     else:
         if args.build:

@@ -55,9 +55,7 @@ def test_namespace_declares_all_and_names_resolve(ns):
 @pytest.mark.parametrize("ns", NAMESPACES)
 def test_generated_page_lists_every_public_name(conf, ns):
     text = conf.api_page(ns)
-    listed = {
-        line.strip() for line in text.split(".. autosummary::")[1].splitlines()[4:] if line
-    }
+    listed = {line.strip() for line in text.split(".. autosummary::")[1].splitlines()[4:] if line}
     public = set(importlib.import_module(f"otfair.{ns}").__all__)
     assert listed == public
 
@@ -76,12 +74,16 @@ def test_every_estimator_docstring_cites_and_shows(conf):
 
     from otfair import estimators
 
+    # FairnessCV implements no paper: a model-selection tool (its See Also names LassoCV)
+    no_paper = {"FairnessCV"}
     lacking = []
     for name in estimators.__all__:
         obj = getattr(estimators, name)
         if inspect.isclass(obj) and issubclass(obj, BaseEstimator):
             doc = inspect.getdoc(obj) or ""
             for section in ("Parameters", "References", "Examples"):
+                if section == "References" and name in no_paper:
+                    continue
                 if f"\n{section}\n--" not in doc:
                     lacking.append(f"{name}: {section}")
     assert not lacking, f"estimator docstrings lack sections: {lacking}"

@@ -26,9 +26,7 @@ needs_browser = pytest.mark.skipif(
 
 @pytest.mark.network
 @needs_browser
-@pytest.mark.skipif(
-    not (browser_check.SITE / "index.html").is_file(), reason="site not built"
-)
+@pytest.mark.skipif(not (browser_check.SITE / "index.html").is_file(), reason="site not built")
 def test_built_site_in_chromium(tmp_path):
     problems = browser_check.check_site(browser_check.SITE, tmp_path)
     assert not problems

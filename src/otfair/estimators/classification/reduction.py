@@ -65,6 +65,17 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     ----------
     .. [1] Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. *A
        Reductions Approach to Fair Classification*. ICML 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import ReductionClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = ReductionClassifier(eps=0.05, max_iter=10, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X).shape
+    (200, 2)
     """
 
     def __init__(

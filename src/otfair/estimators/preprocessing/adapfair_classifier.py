@@ -199,6 +199,17 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     ----------
     .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
        Machine Learning Operations*. 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import AdapFairClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = AdapFairClassifier(epochs=2, base_epochs=2, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
+    (200, 2)
     """
 
     def __init__(

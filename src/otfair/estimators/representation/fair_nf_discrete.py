@@ -148,6 +148,17 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     References
     ----------
     .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import DiscreteFairNFClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = DiscreteFairNFClassifier(epochs=2, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
+    (200, 2)
     """
 
     strength: float = 0.5

@@ -27,12 +27,13 @@ that differ only in strength through :func:`fairness_path` too.
 from __future__ import annotations
 
 import inspect
-import numbers
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone, is_classifier
+
+from otfair.estimators._training import check_strength, check_strengths, forget_fit
 
 __all__ = [
     "FairnessPath",
@@ -46,51 +47,6 @@ __all__ = [
 
 #: the strength parameters of otfair's estimators, in the order they are looked for
 _STRENGTH_NAMES = ("strength", "lam")
-
-
-def _is_sequence(value: Any) -> bool:
-    return not isinstance(value, (numbers.Real, str)) and hasattr(value, "__len__")
-
-
-def check_strength(value: Any, name: str = "strength") -> Any:
-    """Refuse a sequence of strengths (a curve) with the one message naming the path.
-
-    Returns ``value`` unchanged otherwise (its range is checked by the estimator).
-    """
-    if _is_sequence(value):
-        shown = [float(v) if isinstance(v, numbers.Real) else v for v in value]
-        raise ValueError(
-            f"`{name}` must be a number; got {shown}. A list of strengths is a trade-off "
-            f"curve: fit it with otfair.estimators.fairness_path(estimator, X, y, "
-            f"sensitive_features=s, strengths={shown})."
-        )
-    return value
-
-
-def check_strengths(strengths: Any, name: str = "strengths") -> list[float]:
-    """Return the path's strengths as a list of distinct finite floats.
-
-    Raises ``ValueError`` naming ``name`` for an empty, repeated or non-finite list.
-    """
-    if isinstance(strengths, (numbers.Real, str)):
-        strengths = [strengths]
-    try:
-        values = np.asarray(strengths, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a list of numbers; got {strengths!r}.") from None
-    if values.size == 0:
-        raise ValueError(f"`{name}` must hold at least one value.")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"`{name}` must be finite; got {values.tolist()}.")
-    if len(np.unique(values)) != values.size:
-        raise ValueError(f"`{name}` values must be distinct; got {values.tolist()}.")
-    return [float(v) for v in values]
-
-
-def forget_fit(est: Any) -> None:
-    """Remove the fitted attributes (``name_``) of an earlier fit from ``est``."""
-    for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
-        delattr(est, name)
 
 
 def strength_param(estimator: Any) -> str:

@@ -25,6 +25,7 @@ them with the shared conventions:
 from __future__ import annotations
 
 import math
+import numbers
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -44,6 +45,50 @@ class TrainData:
     strata: np.ndarray | None  # (n,) codes used to stratify batches (groups [x labels])
     G: torch.Tensor | None = None  # (d_F, n) constraint matrix for linear notions
     features: torch.Tensor | None = None  # (n, d') inputs of the OTF cost
+
+
+def check_strength(value: Any, name: str = "strength") -> Any:
+    """Refuse a sequence of strengths (a curve) with the one message naming the path.
+
+    Returns ``value`` unchanged otherwise (its range is checked by the estimator).
+    """
+    if not isinstance(value, (numbers.Real, str)) and hasattr(value, "__len__"):
+        shown = [float(v) if isinstance(v, numbers.Real) else v for v in value]
+        raise ValueError(
+            f"`{name}` must be a number; got {shown}. A list of strengths is a trade-off "
+            f"curve: fit it with otfair.estimators.fairness_path(estimator, X, y, "
+            f"sensitive_features=s, strengths={shown})."
+        )
+    return value
+
+
+def check_strengths(strengths: Any, name: str = "strengths") -> list[float]:
+    """Return a path's strengths as a list of distinct finite floats.
+
+    Raises ``ValueError`` naming ``name`` for an empty, repeated or non-finite list.
+    """
+    if isinstance(strengths, (numbers.Real, str)):
+        strengths = [strengths]
+    try:
+        values = np.asarray(strengths, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise ValueError(f"`{name}` must be a list of numbers; got {strengths!r}.") from None
+    if values.size == 0:
+        raise ValueError(f"`{name}` must hold at least one value.")
+    if not np.all(np.isfinite(values)):
+        raise ValueError(f"`{name}` must be finite; got {values.tolist()}.")
+    if len(np.unique(values)) != values.size:
+        raise ValueError(f"`{name}` values must be distinct; got {values.tolist()}.")
+    return [float(v) for v in values]
+
+
+def forget_fit(est: Any) -> None:
+    """Remove the fitted attributes (``name_``) of an earlier fit from ``est``.
+
+    A refit replaces the earlier fit whole.
+    """
+    for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
+        delattr(est, name)
 
 
 def stratified_order(strata: np.ndarray | None, n: int, rng: np.random.Generator) -> np.ndarray:

@@ -170,7 +170,17 @@ class FairnessPenalty(nn.Module, abc.ABC):
         return torch.stack(rows)
 
     def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Bare formula on a well-formed batch; the default validates (calls ``forward``)."""
+        """Bare formula on a well-formed batch; the default validates (calls ``forward``).
+
+        A (K, n) block (K models of a curve, a ``batchable`` penalty) goes to
+        :meth:`evaluate` directly, whose formula serves both shapes (the engine checked
+        the data once; ``forward``'s checks are for one score vector); a penalty that
+        overrides ``forward`` only is evaluated row by row.
+        """
+        if batch.scores.dim() == 2:
+            if type(self).evaluate is not FairnessPenalty.evaluate:
+                return self.evaluate(batch)
+            return self.evaluate_rows(batch)
         return self(batch.scores, batch.sensitive, batch.labels, batch.features)
 
     def adversary_loss(

@@ -51,8 +51,9 @@ def make_penalty(name: str, notion: str | Notion = "dp", **options: Any) -> Fair
     Raises
     ------
     ValueError
-        For an unknown name (listing the registered ones) or a notion the penalty does
-        not support.
+        For an unknown name (listing the registered ones), a notion the penalty does
+        not support, or a factory that ignores a notion with label cells (it returned a
+        penalty that does not read the labels).
 
     Examples
     --------
@@ -65,11 +66,20 @@ def make_penalty(name: str, notion: str | Notion = "dp", **options: Any) -> Fair
         raise ValueError(
             f"Unknown penalty {name!r}. Registered penalties: {', '.join(list_penalties())}."
         ) from None
-    penalty = factory(as_notion(notion), **options)
+    notion = as_notion(notion)
+    penalty = factory(notion, **options)
     if not isinstance(penalty, FairnessPenalty):
         raise TypeError(
             f"The factory of penalty {name!r} returned {type(penalty).__name__}, not a "
             "FairnessPenalty."
+        )
+    if notion.requires_labels and not penalty.requires_labels:
+        # a factory that ignores `notion` would silently train demographic parity
+        raise ValueError(
+            f"penalty {name!r} was asked for notion={notion.name!r}, but its factory built "
+            f"{type(penalty).__name__}, which does not read the labels "
+            "(requires_labels=False): it would train demographic parity. The factory "
+            "must build a penalty for the notion or raise ValueError for it."
         )
     return penalty
 

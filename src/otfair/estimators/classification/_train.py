@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -45,6 +46,91 @@ from otfair.estimators._training import (
 )
 from otfair.models.stacked import StackedMLP
 from otfair.penalties import penalty_values
+
+
+@dataclass
+class TrainingProblem:
+    """One fit of K stacked FairClassifier models (K = 1: a single fit), as one value.
+
+    Built once by :meth:`FairClassifier.fit <otfair.estimators.FairClassifier.fit>` (or
+    its path) and handed to :func:`train`, which reads nothing else.
+
+    Attributes
+    ----------
+    model : StackedMLP
+        The K models, stacked.
+    data : TrainData
+        Training tensors (features, labels, group codes, strata, constraint matrix).
+    loop : TrainLoop
+        Epochs, optimizer, scheduler, batch generator, verbosity.
+    strengths : list of float
+        The strength of each model.
+    penalties : list or None
+        Plain scheme: one fitted penalty per model with a positive strength (None when
+        no model is penalized). Matched scheme: one penalty per model.
+    convex : bool
+        Convex mixing ``(1 - a) CE + a R`` (else additive ``CE + a R``).
+    batch_size : int
+        Batch size of the plain scheme.
+    fixed_batches : bool
+        Keep the first epoch's batches (plain scheme).
+    adversary_optimizer : torch.optim.Optimizer or None
+        The adversaries' optimizer (a penalty with ``has_adversary``).
+    group_codes : ndarray or None
+        Plain scheme: the group of each training row (a batch missing a group trains on
+        the cross-entropy alone).
+    pool : ndarray or None
+        Matched scheme (a penalty with ``requires_pairs``): the cached pairings
+        (P, 2, m); None trains the plain scheme.
+    group_weights : tuple of float
+        Matched scheme: the groups' shares of the training set.
+    steps_per_epoch : int or None
+        Matched scheme: steps per epoch.
+    """
+
+    model: StackedMLP
+    data: TrainData
+    loop: TrainLoop
+    strengths: list[float]
+    penalties: list[Any] | None
+    convex: bool = True
+    batch_size: int = 1000
+    fixed_batches: bool = False
+    adversary_optimizer: torch.optim.Optimizer | None = None
+    group_codes: np.ndarray | None = None
+    pool: np.ndarray | None = None
+    group_weights: tuple[float, float] = (0.5, 0.5)
+    steps_per_epoch: int | None = None
+
+
+def train(problem: TrainingProblem) -> list[list[float]]:
+    """Train the problem's K models; return each model's mean loss per epoch (K lists).
+
+    The matched scheme when the problem has a pairing ``pool``, else the plain one.
+    """
+    if problem.pool is not None:
+        return train_matched(
+            problem.model,
+            problem.data,
+            problem.pool,
+            problem.loop,
+            strengths=problem.strengths,
+            group_weights=problem.group_weights,
+            steps_per_epoch=problem.steps_per_epoch,
+            penalties=problem.penalties,
+        )
+    return train_penalized(
+        problem.model,
+        problem.data,
+        problem.loop,
+        penalties=problem.penalties,
+        strengths=problem.strengths,
+        convex=problem.convex,
+        batch_size=problem.batch_size,
+        adversary_optimizer=problem.adversary_optimizer,
+        group_codes=problem.group_codes,
+        fixed_batches=problem.fixed_batches,
+    )
 
 
 def _per_model(losses: torch.Tensor) -> dict[str, torch.Tensor]:

@@ -2,31 +2,39 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._path import check_strength, forget_fit
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
     keeps_global_rng,
     predict_in_chunks,
 )
-from otfair.estimators._training import TrainData, TrainLoop, predict_from_proba
-from otfair.estimators.classification.curve import fit_path, fit_single
-from otfair.estimators.classification.ftm_matching import get_cache
+from otfair.estimators._training import (
+    TrainData,
+    TrainLoop,
+    check_strength,
+    check_strengths,
+    forget_fit,
+    predict_from_proba,
+)
+from otfair.estimators.classification._train import TrainingProblem, train
 from otfair.models import MLP
+from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
-from otfair.penalties import FTM, FairnessPenalty, PenaltyObject, as_penalty_object
+from otfair.penalties import FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
-    check_positive_int,
     check_scalar,
     check_sensitive_features,
+    draw_seed,
+    resolve_device,
     set_params_from_init,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
@@ -150,6 +158,27 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     (200, 2)
     """
 
+    #: scikit-learn's parameter constraints, checked once at the start of :meth:`fit`
+    #: (a penalty's name, a notion's name and ``strength <= 1`` under convex mixing are
+    #: checked by the penalty object, :func:`otfair.notions.as_notion` and the fit)
+    _parameter_constraints: dict = {
+        "penalty": [str, HasMethods(["build", "get_params"])],
+        "strength": [Interval(Real, 0, None, closed="left")],
+        "notion": [str, Notion],  # the name: otfair.notions.as_notion, one message
+        "model": [StrOptions({"logistic", "mlp"})],
+        "hidden": ["array-like", None],
+        "mixing": [StrOptions({"auto", "convex", "additive"})],
+        "epochs": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "lr": [Interval(Real, 0, None, closed="neither")],
+        "lr_decay": [Interval(Real, 0, None, closed="neither")],
+        "random_state": ["random_state"],
+        "device": [str, torch.device],
+        "verbose": ["verbose"],
+        "fixed_batches": ["boolean", StrOptions({"auto"})],
+        "sensitive_type": [StrOptions({"categorical", "continuous"}), list, tuple, dict, None],
+    }
+
     def __init__(
         self,
         penalty: str | PenaltyObject = "none",
@@ -190,30 +219,18 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"penalty={spec!r}: {exc}") from None
 
     def _check_params(self) -> FairnessPenalty | None:
-        check_strength(self.strength)
+        """Check the parameters once (scikit-learn's constraints, then the penalty's)."""
+        check_strength(self.strength)  # a list: the message names fairness_path
+        self._validate_params()
         penalty = self._make_penalty()
-        if self.model not in ("logistic", "mlp"):
-            raise ValueError(f"`model` must be 'logistic' or 'mlp'; got {self.model!r}.")
-        if self.mixing not in ("auto", "convex", "additive"):
-            raise ValueError(f"`mixing` must be auto/convex/additive; got {self.mixing!r}.")
-        check_scalar(self.strength, "strength", minimum=0.0)
+        check_scalar(self.strength, "strength", minimum=0.0)  # finite
         if self._mixing(penalty) == "convex" and self.strength > 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
-        for name in ("epochs", "batch_size"):
-            check_positive_int(getattr(self, name), name)
-        for name in ("lr", "lr_decay"):
-            check_scalar(getattr(self, name), name, minimum=0.0, strict=True)
-        self._fixed_batches(penalty)
-        if penalty is not None and penalty.requires_pairs:
-            self._matching_settings().check()
+        if penalty is not None:
+            self._penalty_object().check()
         return penalty
-
-    def _matching_settings(self) -> FTM:
-        """Return the matched batches' settings: the ``FTM`` object (else ``FTM()``)."""
-        spec = self._penalty_object()
-        return spec if isinstance(spec, FTM) else FTM()
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:
         if self.mixing != "auto":
@@ -222,12 +239,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _fixed_batches(self, penalty: FairnessPenalty | None) -> bool:
         """Resolve ``fixed_batches`` (``"auto"``: fixed for a penalty that keeps batch work)."""
-        if self.fixed_batches == "auto":
+        if isinstance(self.fixed_batches, str) and self.fixed_batches == "auto":
             return bool(penalty is not None and penalty.keeps_batch_work)
-        if not isinstance(self.fixed_batches, bool | np.bool_):
-            raise ValueError(
-                f"`fixed_batches` must be True, False or 'auto'; got {self.fixed_batches!r}."
-            )
         return bool(self.fixed_batches)
 
     def _active(self) -> bool:
@@ -262,15 +275,110 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         forget_fit(self)
-        self._check_params()
-        return fit_single(self, X, y, sensitive_features)
+        penalty = self._check_params()  # the one build of the penalty in this fit
+        self._fit_models([self], [penalty], X, y, sensitive_features)
+        return self
 
     @keeps_global_rng
     def _fit_path(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[FairClassifier]:
-        """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`)."""
-        return fit_path(self, X, y, sensitive_features, strengths)
+        """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`).
+
+        Classifier k is ``clone(self)`` at ``strengths[k]``; ``self`` stays unfitted.
+        """
+        singles = [clone(self).set_params(strength=a) for a in check_strengths(strengths)]
+        penalties = [single._check_params() for single in singles]  # one build per model
+        self._fit_models(singles, penalties, X, y, sensitive_features)
+        return singles
+
+    def _fit_models(
+        self,
+        singles: list[FairClassifier],
+        built: list[FairnessPenalty | None],
+        X: Any,
+        y: Any,
+        sensitive_features: Any,
+    ) -> None:
+        """Build the training problem of ``singles`` (K stacked models), train, export.
+
+        ``self`` gives the settings the K models share (all but ``strength``). The K
+        models share the seed, hence the initialization, the batches and every
+        data-dependent quantity of the penalty; the most penalized single validates the
+        data, since it decides what the data must provide. Each single gets ``model_``,
+        ``penalty_``, ``history_`` and the data attributes.
+        """
+        strengths = [float(single.strength) for single in singles]
+        ref_k = int(np.argmax(strengths))
+        ref = singles[ref_k]
+        penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features, built[ref_k])
+        seed = draw_seed(self.random_state)
+        device = resolve_device(self.device)
+        with torch.random.fork_rng(devices=[]):
+            for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
+                torch.manual_seed(seed)  # each model as its own fit builds it
+                single.model_ = single._build_model(X.shape[1]).to(device)
+                if pen is not None and next(pen.parameters(), None) is not None:
+                    # a penalty with weights (an adversary) draws them after the model,
+                    # from the fit's seeded stream: built here, not at the check
+                    pen = built[k] = single._make_penalty()
+                single.penalty_ = pen.fit(s, y) if single._active() else None
+                if single.penalty_ is not None:
+                    single.penalty_.to(device)
+            problem = self._problem(
+                singles, strengths, penalty, X, y, s, groups, pairs, seed, device
+            )
+            problem.penalties = (
+                list(built)  # every model: the matched loss at its lambda (0 included)
+                if pairs
+                else [single.penalty_ for single in singles if single.penalty_ is not None] or None
+            )
+            if problem.penalties and problem.penalties[0].has_adversary and not pairs:
+                problem.adversary_optimizer = self._adversary_optimizer(problem.penalties)
+            histories = train(problem)
+        for k, single in enumerate(singles):
+            problem.model.export(k, single.model_).eval()
+            single.history_ = histories[k]
+            if single is not ref:
+                single._copy_data_attributes(ref)
+
+    def _problem(self, singles, strengths, penalty, X, y, s, groups, pairs, seed, device):
+        """Build the training problem of ``singles`` (the caller sets the penalties)."""
+        model = StackedMLP.from_models([single.model_ for single in singles])
+        loop = self._train_loop(model.parameters(), np.random.default_rng(seed))
+        Xt = torch.from_numpy(X).to(device)
+        yt = torch.from_numpy(y.astype(np.float32)).to(device)
+        ref = singles[int(np.argmax(strengths))]
+        if pairs:
+            pool, weights, steps = self._penalty_object().matched_batches(
+                X, y, groups, self.batch_size
+            )
+            for single in singles:
+                single.n_pairings_ = pool.shape[0]
+            data = TrainData(X=Xt, y=yt, s=None, strata=None)
+            return TrainingProblem(
+                model, data, loop, strengths, None, pool=pool, group_weights=weights,
+                steps_per_epoch=steps,
+            )  # fmt: skip
+        data = self._train_data(s, y, groups, Xt, yt, ref.penalty_)
+        return TrainingProblem(
+            model,
+            data,
+            loop,
+            strengths,
+            None,
+            convex=self._mixing(penalty) == "convex",
+            batch_size=self.batch_size,
+            fixed_batches=self._fixed_batches(penalty),
+            group_codes=groups,
+        )
+
+    def _copy_data_attributes(self, source: FairClassifier) -> None:
+        """Copy what a fit learned of the data (labels, input width and names)."""
+        self.classes_ = source.classes_
+        self.n_features_in_ = source.n_features_in_
+        if hasattr(source, "feature_names_in_"):
+            self.feature_names_in_ = source.feature_names_in_
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
@@ -316,25 +424,22 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return sens.codes.astype(np.int64)
 
-    def _train_data(self, s, y, groups, Xt, yt, penalty) -> tuple[TrainData, Any]:
-        """Training tensors of the plain scheme and the group codes of batch checks."""
+    def _train_data(self, s, y, groups, Xt, yt, penalty) -> TrainData:
+        """Training tensors of the plain scheme."""
         strata = None
-        group_codes = None
         if s is not None:
             discrete = [c for c in range(s.shape[1]) if len(np.unique(s[:, c])) <= 2]
             if discrete:  # intersectional groups of the discrete columns x label cells
                 cols = np.column_stack([s[:, c] for c in discrete])
                 codes = np.unique(cols, axis=0, return_inverse=True)[1].reshape(-1)
                 strata = as_notion(self.notion).strata(codes, y)
-        if groups is not None:
-            group_codes = groups
         data = TrainData(X=Xt, y=yt, s=None, strata=strata)
         if groups is not None:
             data.s = torch.from_numpy(groups).to(Xt.device)
         if penalty is not None and penalty.linear:
             data.G = penalty.constraints.matrix(s, y, device=Xt.device)
             data.features = Xt
-        return data, group_codes
+        return data
 
     def _train_loop(self, params: Any, rng: np.random.Generator) -> TrainLoop:
         """Adam on ``params`` (decayed per epoch when ``lr_decay != 1``) and the settings."""
@@ -347,36 +452,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose))
 
     def _adversary_optimizer(self, penalties: Sequence[FairnessPenalty]) -> torch.optim.Optimizer:
-        """One Adam on the adversaries of ``penalties`` (the object's ``lr``, default ``lr``).
+        """One Adam on the adversaries of ``penalties`` at the penalty object's rate.
 
         Adam's update is elementwise, so one optimizer over the K adversaries of a curve
         is K separate optimizers.
         """
         params = [p for penalty in penalties for p in penalty.parameters()]
-        own_lr = getattr(self._penalty_object(), "lr", None)  # Adversary(lr=...)
-        return torch.optim.Adam(params, lr=own_lr or self.lr)
-
-    def _ftm_setup(self, X, y, groups) -> tuple[np.ndarray, tuple[float, float], int]:
-        """FTM's cached pairings, group weights and steps per epoch (sets n_pairings_)."""
-        ftm = self._matching_settings()
-        cache = get_cache(ftm.cache_dir)
-        pool = cache.get(
-            X,
-            groups,
-            y,
-            m=ftm.group_batch_size,
-            label_weight=None if ftm.matching == "marginal" else float(ftm.label_weight),
-            seed=ftm.matching_seed,
-            n_rounds=ftm.n_pairing_rounds,
-        )
-        self.n_pairings_ = pool.shape[0]
-        sizes = np.bincount(groups, minlength=2)
-        # as many steps per epoch as the plain loop (ceil(n / batch_size)): with the
-        # learning rate decayed per epoch, the paper code's ceil(max(n0, n1) / m)
-        # gave FTM fewer steps than its unfair baseline and underfit (issue 18:
-        # German at lambda=0, 0.722 vs 0.75 accuracy over 3 seeds; 0.743 with this)
-        steps = math.ceil(sizes.sum() / self.batch_size)
-        return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
+        return torch.optim.Adam(params, lr=self._penalty_object().adversary_lr(self.lr))
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X: Any) -> np.ndarray:

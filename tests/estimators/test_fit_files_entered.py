@@ -1,0 +1,56 @@
+"""How many modules of estimators/ and penalties/ one FairClassifier fit enters.
+
+A fit builds one training problem and hands it to pure trainer functions; a fit that
+bounces between modules spreads one concept over many files. Counted with a
+``sys.setprofile`` trace of the Python functions called during one fit (imports done
+before). The design target is 6 for OTF, FTM and GapReg alike; today's counts are the
+bounds below (the penalty objects, the name table and the base classes still live in
+separate modules of penalties/), so a change that adds a module to a fit fails here.
+"""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import otfair
+from otfair.estimators import FairClassifier
+
+ROOT = os.path.dirname(otfair.__file__)
+#: the current bound per penalty (target: 6)
+BOUNDS = {"otf": 9, "ftm": 9, "gapreg": 8}
+
+
+def _entered(penalty, **kw):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    s = (rng.random(120) < 0.5).astype(int)
+    y = (X[:, 0] + s > 0.5).astype(int)
+
+    def make():
+        return FairClassifier(penalty, 0.5, epochs=1, batch_size=40, random_state=0, **kw)
+
+    make().fit(X, y, sensitive_features=s)  # imports and caches outside the trace
+    seen = set()
+
+    def trace(frame, event, arg):
+        if event == "call":
+            rel = os.path.relpath(frame.f_code.co_filename, ROOT)
+            if rel.startswith(("estimators", "penalties")):
+                seen.add(rel)
+
+    sys.setprofile(trace)
+    try:
+        make().fit(X, y, sensitive_features=s)
+    finally:
+        sys.setprofile(None)
+    return seen
+
+
+@pytest.mark.parametrize("penalty", sorted(BOUNDS))
+def test_one_fit_enters_few_modules(penalty):
+    kw = {} if penalty == "otf" else {"model": "mlp", "hidden": (4,)}
+    seen = _entered(penalty, **kw)
+    assert "estimators/classification/fair_classifier.py" in seen  # the trace sees the fit
+    assert len(seen) <= BOUNDS[penalty], sorted(seen)

@@ -98,7 +98,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     strengths : array-like of float, optional
         The strengths searched (distinct, non-negative; sorted ascending). ``None``: the
         method's default grid, strength 0 then a log grid
-        (:data:`otfair.estimators._strength_grids.GRIDS`).
+        (``GRIDS`` in ``otfair/estimators/_strength_grids.py``, docs/budget.md).
     max_violation : float
         The budget :math:`b \ge 0` on the mean held-out ``metric``.
     metric : str or callable, default="dp_gap"

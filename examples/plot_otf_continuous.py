@@ -39,7 +39,7 @@ for ax, a, model in zip(axes, strengths, path.estimators_, strict=True):
     score = model.predict_proba(X)[:, 1]
     corr = np.corrcoef(score, age)[0, 1]
     ax.scatter(age, score, s=3, alpha=0.3)
-    ax.set_title(f"strength {a}: corr(score, age) = {corr:.2f}")
+    ax.set_title(f"α = {a}: corr(score, age) = {corr:.2f}", fontsize=10)
     ax.set_xlabel("age (continuous sensitive attribute)")
 axes[0].set_ylabel("predicted probability")
 fig.tight_layout()

@@ -14,7 +14,7 @@ notion                      name      label cells               equal across gro
 
 Penalties and estimators take :class:`Notion` objects; strings are converted once at the
 edges by :func:`as_notion`. The probabilistic linear versions (PDP, PEO of the OTF paper,
-otf-optimal-transport-to-fairness.txt §2.1, Def. 1 and Table 1) are built by
+Buyl & De Bie, NeurIPS 2022, §2.1, Def. 1 and Table 1) are built by
 :class:`LinearConstraints`, whose rows are one block per label cell of the notion.
 """
 
@@ -162,7 +162,7 @@ class LinearConstraints:
     r"""Rows :math:`g_c(z)` of a linear fairness notion, with expectations from training data.
 
     A score vector :math:`\mathbf h` over a batch is fair when :math:`G\mathbf h = 0`, with
-    :math:`G_{cj} = g_c(z_j)` (otf-optimal-transport-to-fairness.txt §2.1, Def. 1, §3.1).
+    :math:`G_{cj} = g_c(z_j)` (Buyl & De Bie, NeurIPS 2022, §2.1, Def. 1, §3.1).
     Each column of ``sensitive`` is binary (0/1, one-hot encoded into its two groups)
     or continuous (more than two distinct values):
 

@@ -35,11 +35,22 @@ def test_no_internal_issue_numbers_in_src():
     assert not hits, "internal issue numbers in src/otfair:\n" + "\n".join(hits)
 
 
+def _docs_pages():
+    return [p for p in sorted((REPO / "docs").rglob("*.md")) if "_build" not in p.parts]
+
+
 def test_no_paper_paths_in_src_docs_or_readme():
     files = sorted(SRC.rglob("*.py")) + [REPO / "README.md"]
-    files += [p for p in sorted((REPO / "docs").rglob("*.md")) if "_build" not in p.parts]
+    files += [p for p in _docs_pages() if "reproduction" not in p.parts]
     hits = _hits(PAPER_PATH, files)
     assert not hits, "papers cited by a file path:\n" + "\n".join(hits)
+
+
+def test_no_local_paper_copies_cited_in_reproduction_pages():
+    """The reproduction pages name the paper files as sections; never a local path."""
+    pages = [p for p in _docs_pages() if "reproduction" in p.parts]
+    hits = _hits(re.compile(r"shared/papers"), pages)
+    assert not hits, "papers cited by a local path:\n" + "\n".join(hits)
 
 
 def test_patterns_catch_what_they_should():

@@ -73,7 +73,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         for a name added with :func:`otfair.penalties.register_penalty`), a registered
         name (``"otf"`` is ``OTF()``), or "none". ``FTM`` (a penalty with
         ``requires_pairs``) trains on matched equal-size group batches
-        (fairness-through-matching.txt §4.3). ``set_params(penalty__eps=...)`` sets an
+        (Kim et al., TMLR 2024, §4.3). ``set_params(penalty__eps=...)`` sets an
         object's setting.
     strength : float, default=0.0
         alpha (convex mixing) or lambda (additive mixing). A list is refused: the

@@ -24,7 +24,7 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     randomized classifiers :math:`Q` (mixtures of logistic regressions) with
     :class:`fairlearn.reductions.ExponentiatedGradient` and the
     ``DemographicParity`` / ``EqualizedOdds`` moment (the "Reduction" baseline of
-    fairness-through-matching.txt App. D.2; the paper used a torch version).
+    Kim et al., TMLR 2024, App. D.2; the paper used a torch version).
 
     :meth:`predict_proba` returns the mixture's *expected* positive probability
     :math:`p(x) = \sum_t Q_t h_t(x)`. :meth:`predict` is, by default, fairlearn's

@@ -1,6 +1,6 @@
 r"""AdapFair: invertible preprocessors that make a frozen classifier fair.
 
-Implements adapfair.txt §III (eq. 1, Algorithm 1) and §III-D. Given a trained classifier
+Implements Huang et al., 2024, §III (eq. 1, Algorithm 1) and §III-D. Given a trained classifier
 :math:`f` whose parameters never change, learn invertible flows :math:`T_0, T_1`
 (sensitive-attribute *aware*) or a single :math:`T` (*blind*: no sensitive attribute at
 deployment) minimizing

@@ -1,4 +1,4 @@
-r"""AdapFair's scenarios (adapfair.txt §IV) as one estimator: base classifier + flows.
+r"""AdapFair's scenarios (Huang et al., 2024, §IV) as one estimator: base classifier + flows.
 
 :class:`AdapFairClassifier` is what ``otfair fit --method adapfair|adapfair-blind`` runs:
 

@@ -4,17 +4,17 @@ A group fairness notion asks the score distribution of every sensitive group to 
 *within each label cell* it conditions on (in the spirit of fairlearn's ``Moment`` and
 fairret's ``Statistic``):
 
-============================  ========  ======================  ============================
-notion                        name      label cells             equal across groups
-============================  ========  ======================  ============================
-:class:`DemographicParity`    ``dp``    all samples             :math:`P(\hat Y=1 \mid S)`
-:class:`EqualOpportunity`     ``eopp``  :math:`Y=1`             :math:`P(\hat Y=1\mid S,Y=1)`
-:class:`EqualizedOdds`        ``eo``    :math:`Y=0`, :math:`Y=1`  :math:`P(\hat Y=1\mid S,Y)`
-============================  ========  ======================  ============================
+==========================  ========  ========================  =============================
+notion                      name      label cells               equal across groups
+==========================  ========  ========================  =============================
+:class:`DemographicParity`  ``dp``    all samples               :math:`P(\hat Y=1 \mid S)`
+:class:`EqualOpportunity`   ``eopp``  :math:`Y=1`               :math:`P(\hat Y=1\mid S,Y=1)`
+:class:`EqualizedOdds`      ``eo``    :math:`Y=0`, :math:`Y=1`  :math:`P(\hat Y=1\mid S,Y)`
+==========================  ========  ========================  =============================
 
 Penalties and estimators take :class:`Notion` objects; strings are converted once at the
 edges by :func:`as_notion`. The probabilistic linear versions (PDP, PEO of the OTF paper,
-otf-optimal-transport-to-fairness.txt §2.1, Def. 1 and Table 1) are built by
+Buyl & De Bie, NeurIPS 2022, §2.1, Def. 1 and Table 1) are built by
 :class:`LinearConstraints`, whose rows are one block per label cell of the notion.
 """
 
@@ -27,6 +27,17 @@ import numpy as np
 import torch
 
 from otfair.utils import check_binary_labels, check_sensitive_features
+
+__all__ = [
+    "NOTIONS",
+    "DemographicParity",
+    "EqualOpportunity",
+    "EqualizedOdds",
+    "LinearConstraints",
+    "Notion",
+    "as_notion",
+    "stratum_codes",
+]
 
 
 def stratum_codes(groups: Any, labels: Any | None = None) -> np.ndarray:
@@ -151,7 +162,7 @@ class LinearConstraints:
     r"""Rows :math:`g_c(z)` of a linear fairness notion, with expectations from training data.
 
     A score vector :math:`\mathbf h` over a batch is fair when :math:`G\mathbf h = 0`, with
-    :math:`G_{cj} = g_c(z_j)` (otf-optimal-transport-to-fairness.txt §2.1, Def. 1, §3.1).
+    :math:`G_{cj} = g_c(z_j)` (Buyl & De Bie, NeurIPS 2022, §2.1, Def. 1, §3.1).
     Each column of ``sensitive`` is binary (0/1, one-hot encoded into its two groups)
     or continuous (more than two distinct values):
 
@@ -179,11 +190,15 @@ class LinearConstraints:
 
     Examples
     --------
+    One binary attribute, a quarter of the training rows in group 1; the rows of
+    :math:`G` are the group coded 1, then the group coded 0, evaluated at a member of
+    each group:
+
     >>> import numpy as np
     >>> c = LinearConstraints("dp").fit(np.array([0, 0, 0, 1]))
     >>> c.matrix(np.array([0, 1])).numpy().round(3)
-    array([[ 0.333, -1.   ],
-           [-1.   ,  3.   ]], dtype=float32)
+    array([[-1.   ,  3.   ],
+           [ 0.333, -1.   ]], dtype=float32)
     """
 
     def __init__(self, notion: str | Notion = "dp") -> None:

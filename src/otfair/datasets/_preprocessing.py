@@ -135,7 +135,7 @@ class Preprocessor:
 
         Returns
         -------
-        numpy.ndarray of shape (n, len(feature_names_)), float32
+        numpy.ndarray of shape (n, len(``feature_names_``)), float32
         """
         if not hasattr(self, "feature_names_"):
             raise ValueError("This Preprocessor is not fitted yet; call fit() first.")

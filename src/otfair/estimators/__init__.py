@@ -108,8 +108,8 @@ __all__ = [
     "train_base_classifier",
 ]
 
-#: Names that moved to :mod:`otfair.experiments.methods` in issue 14 (deprecated then,
-#: removed in issue 25: estimators never import experiments).
+#: Names that moved to :mod:`otfair.experiments.methods` (deprecated first, then
+#: removed: estimators never import experiments).
 _MOVED_TO_METHODS = ("MethodSpec", "get_method", "list_methods", "paper_settings")
 
 

@@ -1,7 +1,7 @@
 r"""Optional audits that a run adds to its panel (they need the model or the inputs).
 
 ``fairness_report`` only sees labels, scores and groups. The FTM paper also audits a
-model through its inputs (fairness-through-matching.txt, §5.2.2, §5.4 and App. E):
+model through its inputs (Kim et al., TMLR 2024, §5.2.2, §5.4 and App. E):
 
 - subset fairness on random half-spaces :math:`\{i : v^\top x_i \ge 0\}`,
   :math:`v \sim U[-1, 1]^d` (§5.2.2, Fig. 4): the DP gap summarized by mean, std, max and

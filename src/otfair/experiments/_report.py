@@ -313,7 +313,7 @@ def _matched_tables(
     return tables
 
 
-#: Profile names treated as smoke tests when the store does not say (issue 16).
+#: Profile names treated as smoke tests when the store does not say.
 SMOKE_PROFILES = frozenset({"quick", "smoke"})
 
 

@@ -443,7 +443,7 @@ def timing_group(config: RunConfig) -> tuple[Any, ...]:
     """Return the group of runs assumed to cost the same.
 
     (dataset, method, epochs, rows, device): a run timed on one device says nothing of
-    its cost on another (issue 26: a GPU sweep is not estimated from CPU timings, and the
+    its cost on another (a GPU sweep is not estimated from CPU timings, nor the
     reverse), so the device requested by the run is part of the group.
     """
     return (

@@ -1,6 +1,6 @@
 r"""Invertible affine-coupling flows (RealNVP style) used as fair preprocessors.
 
-AdapFair (adapfair.txt, §III-A) places an invertible map :math:`T: \mathbb{R}^d \to
+AdapFair (Huang et al., 2024, §III-A) places an invertible map :math:`T: \mathbb{R}^d \to
 \mathbb{R}^d` in front of a frozen classifier. The map is a stack of affine coupling
 layers (Dinh et al., "Density estimation using Real NVP", 2017): with a binary mask
 :math:`b \in \{0, 1\}^d`,

@@ -5,7 +5,7 @@ width ~100) that differ only in the penalty strength. :class:`StackedMLP` holds 
 models' weights as ``(K, out, in)`` tensors (``nn.Linear.weight`` of each, stacked) and
 evaluates all of them on one batch, so a training step is one forward and one backward
 pass, one optimizer step and one set of elementwise operations for all K models instead
-of K (issue 17). :class:`StackedLayers` is the general stack of linear layers (the
+of K. :class:`StackedLayers` is the general stack of linear layers (the
 regression nets' encoder and head), :class:`StackedJointAdversary` the stacked
 adversary on ``(Z, Y)`` of CENet and WassersteinNet.
 

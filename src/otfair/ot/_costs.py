@@ -33,7 +33,7 @@ def _pair(X: object, Y: object) -> tuple[torch.Tensor, torch.Tensor]:
 def euclidean_cost(X: object, Y: object, *, exact: bool = True) -> torch.Tensor:
     r"""Euclidean distance matrix :math:`C_{ij} = \lVert x_i - y_j \rVert_2`.
 
-    The cost of the OTF paper's experiments (otf-optimal-transport-to-fairness.txt,
+    The cost of the OTF paper's experiments (Buyl & De Bie, NeurIPS 2022,
     §5.2). The gradient at a zero distance is taken as zero.
 
     Parameters
@@ -61,7 +61,7 @@ def euclidean_cost(X: object, Y: object, *, exact: bool = True) -> torch.Tensor:
 def sqeuclidean_cost(X: object, Y: object) -> torch.Tensor:
     r"""Squared Euclidean cost :math:`C_{ij} = \lVert x_i - y_j \rVert_2^2`.
 
-    The cost of the marginal matchings of fairness-through-matching.txt, §4.
+    The cost of the marginal matchings of Kim et al., TMLR 2024, §4.
 
     Parameters
     ----------
@@ -108,7 +108,7 @@ def joint_cost(
 
     A large weight ``a`` makes the ``y`` term dominate, so that an optimal matching pairs
     points with equal ``y`` whenever the counts allow it (the joint matching of
-    fairness-through-matching.txt §4, with ``y`` the labels and ``a = 100``).
+    Kim et al., TMLR 2024, §4, with ``y`` the labels and ``a = 100``).
 
     Parameters
     ----------

@@ -1,6 +1,6 @@
 r"""Public OTF / OTFR solves and the adjusted cost OTF0 (optimal transport to fairness).
 
-otf-optimal-transport-to-fairness.txt §3 and App. A; methods.md §2. For positive masses
+Buyl & De Bie, NeurIPS 2022, §3 and App. A; methods.md §2. For positive masses
 :math:`h \in \mathbb R_{>0}^n` (e.g. a model's scores), a cost
 :math:`C \in \mathbb R^{n \times n}` and a constraint matrix
 :math:`G \in \mathbb R^{d \times n}` (admissible column masses :math:`f`: :math:`G f = 0`),
@@ -171,7 +171,7 @@ def otf0(
         \mathrm{OTF}^0_\varepsilon(h) = \mathrm{OTF}_\varepsilon(h)
             - \mathrm{OTFR}_\varepsilon(h)
 
-    otf-optimal-transport-to-fairness.txt Def. 5 and §3.4. It is zero when
+    Buyl & De Bie, NeurIPS 2022, Def. 5 and §3.4. It is zero when
     :math:`G h = 0` (Prop. 2) and positive otherwise. The returned tensor is
     differentiable in ``h`` with the envelope-theorem gradient: both dual functions are
     evaluated at their converged, *detached* duals with ``h`` attached (``gamma = |G h|``

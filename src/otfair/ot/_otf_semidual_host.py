@@ -8,7 +8,7 @@ it is ~10x cheaper per solve than the batched torch solver, whose fixed-length m
 Newton steps pay torch's per-call overhead on tiny tensors (measured in
 ``benchmarks/otf_ratio_bench.py``: one warm-started ``otf0`` at n = 1000, 0.95 ms here
 vs 13 ms batched). On an accelerator the batched solver runs instead, with no host read
-inside the solve loop (issue 26); :func:`otfair.ot._otf_solver.solver_backend` chooses.
+inside the solve loop; :func:`otfair.ot._otf_solver.solver_backend` chooses.
 
 The method, its formulas and why it is not the paper's alternating algorithm: see
 :mod:`otfair.ot._otf_semidual`.

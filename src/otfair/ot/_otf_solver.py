@@ -8,7 +8,7 @@ scaling and warm starts around any solver with the same interface (the paper's
 alternating algorithm, App. A, is kept as a reference in ``benchmarks/otf_alternating.py``
 and plugs in through ``solver=``); :func:`solve_otf0` combines the OTF and OTFR solves
 into the adjusted cost OTF0 with its envelope-theorem gradient
-(otf-optimal-transport-to-fairness.txt §3.4).
+(Buyl & De Bie, NeurIPS 2022, §3.4).
 """
 
 from __future__ import annotations
@@ -194,7 +194,7 @@ def solver_backend(device: torch.device) -> str:
 
     ``$OTFAIR_OTF_SOLVER`` = ``auto`` (the default) picks the host (numpy) solver for CPU
     tensors, where reading a value is free and it is ~10x cheaper per solve, and the
-    batched torch solver elsewhere (no host round-trip inside its loop: issue 26);
+    batched torch solver elsewhere (no host round-trip inside its loop);
     ``batched`` or ``host`` force one (e.g. ``batched`` to check the device path on a CPU).
     """
     choice = os.environ.get(BACKEND_ENV_VAR, "auto").strip().lower() or "auto"

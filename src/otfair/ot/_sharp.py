@@ -13,7 +13,7 @@ def sharp_gradient(
 ) -> torch.Tensor:
     r"""Gradient of the sharp value :math:`S_\varepsilon(M) = \langle P^*(M), M\rangle`.
 
-    AdapFair (adapfair.txt, App. A, Lemma 1; Luise et al. 2018), written for the
+    AdapFair (Huang et al., 2024, App. A, Lemma 1; Luise et al. 2018), written for the
     temperature :math:`\varepsilon` of :func:`sinkhorn` (the paper's :math:`\epsilon`
     is the inverse temperature :math:`1/\varepsilon`):
 
@@ -93,7 +93,7 @@ def sharp_sinkhorn(
     of size ``n1 - 1``, so keep ``n1`` in the low thousands. Weights are treated as
     constants (no gradient). For 1-D score distributions prefer the exact
     :func:`wasserstein_1d_power` (exact, unbiased and ~1000x cheaper); this stays for
-    fidelity to the AdapFair paper (adapfair.txt §III) and for multi-dimensional scores.
+    fidelity to the AdapFair paper (Huang et al., 2024, §III) and for multi-dimensional scores.
 
     Parameters
     ----------

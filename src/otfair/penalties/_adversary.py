@@ -36,7 +36,7 @@ class AdversaryPenalty(FairnessPenalty):
     with :math:`H(\bar s)` the binary entropy of the group share in the batch (the loss
     of the best constant adversary). Up to that constant and the clipping at 0 this is
     the predictor's ``-lambda * L_A`` term of Zhang et al. / the Adv baseline of
-    fairness-through-matching.txt App. D.2 (``CE + lambda * Adv``); the constant keeps
+    Kim et al., TMLR 2024, App. D.2 (``CE + lambda * Adv``); the constant keeps
     the penalty >= 0 and 0 when the adversary learns nothing. The projection term of
     Zhang et al. is not used (as in the FTM paper's baseline).
 

@@ -20,7 +20,7 @@ class BarycenterPenalty(FairnessPenalty):
     functions, so everything is exact: the quantile functions are step functions on the
     merged cumulative-weight grid and the integral over :math:`t \in (0, 1)` is a finite
     sum (Jiang et al. 2020, "Wasserstein fair classification"; the OT Barycenter
-    baseline of otf-optimal-transport-to-fairness.txt §5.1). Demographic parity and a
+    baseline of Buyl & De Bie, NeurIPS 2022, §5.1). Demographic parity and a
     binary sensitive attribute only, as in the reference implementation. For two groups
     the value equals :math:`2 p_0 p_1 W_1(h_\#\mu_0, h_\#\mu_1)`.
 

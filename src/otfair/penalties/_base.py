@@ -83,17 +83,16 @@ class FairnessPenalty(nn.Module, abc.ABC):
     Penalties built from training-set statistics (the linear notions' ``G``) compute
     them in :meth:`fit`, called once per estimator fit; the default does nothing.
 
-    Shapes
-    ------
-    scores : (n,) or (n, 1)
-        Probabilities of the positive class, in [0, 1].
-    sensitive : (n,) or (n, k)
-        Group codes (0/1) for group-based penalties; numeric attributes (one-hot,
-        binary or continuous) for linear-constraint penalties.
-    labels : (n,), optional
-        Binary labels, needed by equalized-odds notions.
-    features : (n, d), optional
-        Model inputs, needed by penalties with a transport cost in input space (OTF).
+    Notes
+    -----
+    Shapes of the arguments of :meth:`forward`:
+
+    - ``scores``: (n,) or (n, 1), probabilities of the positive class, in [0, 1];
+    - ``sensitive``: (n,) or (n, k), group codes (0/1) for group-based penalties;
+      numeric attributes (one-hot, binary or continuous) for linear-constraint penalties;
+    - ``labels``: (n,), optional, binary labels, needed by equalized-odds notions;
+    - ``features``: (n, d), optional, model inputs, needed by penalties with a transport
+      cost in input space (OTF).
     """
 
     requires_labels: bool = False

@@ -17,7 +17,7 @@ _ROWS = ("released", "per-group")
 class FairTorchDemographicParity(FairnessPenalty):
     r"""FairTorch's ``DemographicParityLoss``: squared positive parts of the DP moments.
 
-    The "Reduction" baseline of the FTM paper (fairness-through-matching.txt, App. D.2
+    The "Reduction" baseline of the FTM paper (Kim et al., TMLR 2024, App. D.2
     and Table 7) is Agarwal et al.'s reduction "for the MLP model architecture" as
     implemented by FairTorch (``github.com/wbawakate/fairtorch``, package ``fairtorch``
     0.1.2, ``constraint.py``): the network is trained on

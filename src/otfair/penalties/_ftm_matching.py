@@ -3,7 +3,7 @@
 How pairings are drawn
 ----------------------
 A *pairing* is two equal-size batches ``D_0`` (group 0) and ``D_1`` (group 1) of ``m``
-points plus the optimal matching between them (fairness-through-matching.txt §4: the
+points plus the optimal matching between them (Kim et al., TMLR 2024, §4: the
 marginal OT map with cost ``||x0 - x1||^2`` or the joint map with
 ``||x0 - x1||^2 + a |y0 - y1|``), computed with :func:`otfair.ot.match`.
 Pairings are drawn in *rounds*: each round shuffles both groups and cuts them into

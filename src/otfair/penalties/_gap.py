@@ -16,7 +16,7 @@ class GapPenalty(FairnessPenalty):
         \mathrm{Gap}(h) = \Big(\frac{1}{n_0}\sum_{i: s_i=0} h_i
                          - \frac{1}{n_1}\sum_{i: s_i=1} h_i\Big)^2
 
-    The "Reg" / "Gap Reg" baseline of the FTM paper (fairness-through-matching.txt,
+    The "Reg" / "Gap Reg" baseline of the FTM paper (Kim et al., TMLR 2024,
     App. D.2; Chuang & Mroueh 2021), trained as ``CE + lambda * Gap``.
 
     For a label-conditioned notion (EO: cells :math:`Y=0` and :math:`Y=1`; equal

@@ -1,7 +1,7 @@
 r"""AdapFair's fairness term: OT distance between the groups' score distributions.
 
 For scores :math:`r = f(T_s(x)) \in [0, 1]` and a notion with conditioning cells
-:math:`c` (adapfair.txt §III-D, Table A.1),
+:math:`c` (Huang et al., 2024, §III-D, Table A.1),
 
 .. math::
 
@@ -121,7 +121,7 @@ class GroupWassersteinLoss(FairnessPenalty):
     r"""AdapFair's fairness term as a penalty: :func:`fairness_loss` of the batch.
 
     :math:`\sum_c \mathcal W(p(r \mid S=0, c), p(r \mid S=1, c))` over the notion's label
-    cells (adapfair.txt §III-D); see the module docstring. Trained by AdapFair as
+    cells (Huang et al., 2024, §III-D); see the module docstring. Trained by AdapFair as
     ``lam * CE + (1 - lam) * loss`` (convex mixing).
 
     Parameters

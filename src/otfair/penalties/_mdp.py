@@ -19,7 +19,7 @@ class MatchedDemographicParity(FairnessPenalty):
             \big|f(x^{(0)}_i) - f(x^{(1)}_{\pi(i)})\big|
 
     where :math:`\pi` is a transport map from a batch of group 0 to an equal-size batch
-    of group 1 (fairness-through-matching.txt §3.2, Eq. (7); the marginal or joint OT
+    of group 1 (Kim et al., TMLR 2024, §3.2, Eq. (7); the marginal or joint OT
     map of §4). By Theorem 3.7 of the paper, ``MDP <= delta`` implies ``DP <= delta``
     for any transport map. The matching itself never depends on ``f``, so it is part of
     the batch (``requires_pairs``: see :class:`otfair.estimators.FTMMatchingCache`); the

@@ -16,7 +16,7 @@ class NormPenalty(LinearPenalty):
                          = \sum_c \Big|\frac{1}{n}\sum_j G_{cj} h_j\Big|
 
     i.e. the sum over constraints of the absolute batch estimate of
-    :math:`E[g_c(Z)\,h(X)]` (otf-optimal-transport-to-fairness.txt §5.1, the "Norm"
+    :math:`E[g_c(Z)\,h(X)]` (Buyl & De Bie, NeurIPS 2022, §5.1, the "Norm"
     baseline; trained as ``(1 - alpha) CE + alpha Norm``).
 
     Parameters

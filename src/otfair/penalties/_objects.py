@@ -1,4 +1,4 @@
-r"""Penalty objects: what ``FairClassifier(penalty=...)`` takes (issue 25, item 3).
+r"""Penalty objects: what ``FairClassifier(penalty=...)`` takes.
 
 A penalty object holds a fairness penalty's own settings and nothing of the data, like
 fairlearn's ``constraints=`` objects: ``FairClassifier(penalty=OTF(eps=1e-3),
@@ -213,7 +213,7 @@ class FTM(PenaltyObject):
     r"""Fairness through matching: the matched score gap on OT-matched batches (FTM §4.3).
 
     Training on this penalty draws equal-size group batches matched by the transport
-    map (fairness-through-matching.txt §4.3, Eq. (7)); these settings describe them.
+    map (Kim et al., TMLR 2024, §4.3, Eq. (7)); these settings describe them.
 
     Parameters
     ----------

@@ -25,7 +25,7 @@ class OTFPenalty(LinearPenalty):
 
     with :math:`\Pi^{\mathcal F}(h) = \{P \ge 0: P1 = h,\ G P^\top 1 = 0\}` and the
     relaxed set allowing :math:`|G P^\top 1| \le |G h|`
-    (otf-optimal-transport-to-fairness.txt §3.2-3.4, Def. 5). It is >= 0 and 0 when
+    (Buyl & De Bie, NeurIPS 2022, §3.2-3.4, Def. 5). It is >= 0 and 0 when
     :math:`G h = 0` (Prop. 2). The dual problems are solved in the log domain by
     :func:`otfair.ot.otf0` and differentiated with the envelope theorem (§3.4).
 

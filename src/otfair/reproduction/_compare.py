@@ -1,4 +1,4 @@
-"""Match a paper's published values with otfair's stored runs (issue 18).
+"""Match a paper's published values with otfair's stored runs.
 
 One comparison row per published number: the paper's value, otfair's mean and std over
 the seeds used, the verdict (:func:`otfair.reproduction.verdict`), or the reason the

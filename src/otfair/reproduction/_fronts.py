@@ -1,4 +1,4 @@
-r"""Two trade-off fronts compared at matched fairness levels, paired by seed (issue 27).
+r"""Two trade-off fronts compared at matched fairness levels, paired by seed.
 
 A paper's claim about a figure ("OTF outperforms Norm in the lower violation range",
 "AdapFair demonstrates a favourable balance") compares fronts, not single numbers. Here

@@ -1,4 +1,4 @@
-"""The four papers' published numbers, shipped as package data (issue 18).
+"""The four papers' published numbers, shipped as package data.
 
 One CSV per paper in ``otfair/reproduction/data/``: every number of every table, and
 the numbers the text states for figures, each row citing its table or figure.

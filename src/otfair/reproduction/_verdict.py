@@ -1,4 +1,4 @@
-"""Paper value vs otfair's value: reproduced / close / differs (issues 18 and 27).
+"""Paper value vs otfair's value: reproduced / close / differs.
 
 The rule compares the difference with the standard error of the difference (not with raw
 spreads), with small per-kind floors, exact counts, and one-sided claims judged as

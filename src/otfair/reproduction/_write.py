@@ -1,4 +1,4 @@
-"""The paper-vs-otfair report: Markdown, CSV and the papers' figure axes as PNG (issue 18)."""
+"""The paper-vs-otfair report: Markdown, CSV and the papers' figure axes as PNG."""
 
 from __future__ import annotations
 

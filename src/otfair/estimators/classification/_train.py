@@ -265,7 +265,7 @@ def train_matched(
     steps_per_epoch: int | None = None,
     penalties: Sequence[Any] | None = None,
 ) -> list[list[float]]:
-    r"""FTM training on matched group batches (fairness-through-matching.txt §4.3, Eq. (7)).
+    r"""FTM training on matched group batches (Kim et al., TMLR 2024, §4.3, Eq. (7)).
 
     Returns K loss histories. Each step takes one pairing ``(D_0, D_1, pi)`` of the
     cached ``pool`` (shape (P, 2, m)), runs the K models once on the ``2m`` points and

@@ -73,7 +73,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         for a name added with :func:`otfair.penalties.register_penalty`), a registered
         name (``"otf"`` is ``OTF()``), or "none". ``FTM`` (a penalty with
         ``requires_pairs``) trains on matched equal-size group batches
-        (fairness-through-matching.txt §4.3). ``set_params(penalty__eps=...)`` sets an
+        (Kim et al., TMLR 2024, §4.3). ``set_params(penalty__eps=...)`` sets an
         object's setting.
     strength : float, default=0.0
         alpha (convex mixing) or lambda (additive mixing). A list is refused: the
@@ -138,6 +138,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     history_ : list of float
         Mean training loss per epoch.
     n_features_in_ : int
+
+    References
+    ----------
+    .. [1] Buyl, M. and De Bie, T. *Optimal Transport of Classifiers to Fairness*. NeurIPS
+       2022, arXiv:2202.03814.
+    .. [2] Kim, K., Kong, I., Lee, J., Chae, M., Park, S. and Kim, Y. *Fairness Through
+       Matching*. TMLR 2024.
 
     Examples
     --------

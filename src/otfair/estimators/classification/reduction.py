@@ -24,7 +24,7 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     randomized classifiers :math:`Q` (mixtures of logistic regressions) with
     :class:`fairlearn.reductions.ExponentiatedGradient` and the
     ``DemographicParity`` / ``EqualizedOdds`` moment (the "Reduction" baseline of
-    fairness-through-matching.txt App. D.2; the paper used a torch version).
+    Kim et al., TMLR 2024, App. D.2; the paper used a torch version).
 
     :meth:`predict_proba` returns the mixture's *expected* positive probability
     :math:`p(x) = \sum_t Q_t h_t(x)`. :meth:`predict` is, by default, fairlearn's
@@ -60,6 +60,22 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     mitigator_ : fairlearn.reductions.ExponentiatedGradient
     prediction_ : str
         The prediction rule this fit uses (``"randomized"`` or ``"deterministic"``).
+
+    References
+    ----------
+    .. [1] Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. *A
+       Reductions Approach to Fair Classification*. ICML 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import ReductionClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = ReductionClassifier(eps=0.05, max_iter=10, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X).shape
+    (200, 2)
     """
 
     def __init__(

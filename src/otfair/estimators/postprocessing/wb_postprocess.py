@@ -88,6 +88,23 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     :math:`G = 4001` common rates, :math:`O(k\,(n + G))` for :math:`k` groups;
     ``predict`` on :math:`m` rows compares each score with its group's threshold,
     :math:`O(m)`, plus the base model. Memory :math:`O(n)`.
+
+    References
+    ----------
+    .. [1] Xian, R., Yin, L. and Zhao, H. *Fair and Optimal Classification via
+       Post-Processing*. ICML 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import WassersteinBarycenterClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> clf = WassersteinBarycenterClassifier(LogisticRegression(), random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict(X, sensitive_features=s).shape
+    (200,)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -99,6 +99,23 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     :math:`O(k\,m + m \log m + m \log n)` per attribute (the rows sorted, a binary
     search for :math:`\hat F_s`, an index into the sorted values for every
     :math:`\hat Q_{s'}`), plus the base model. Memory :math:`O(n + m)`.
+
+    References
+    ----------
+    .. [1] Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. *Fair Regression
+       with Wasserstein Barycenters*. NeurIPS 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import WassersteinBarycenterRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
+    >>> from sklearn.linear_model import LinearRegression
+    >>> reg = WassersteinBarycenterRegressor(LinearRegression(), random_state=0)
+    >>> reg.fit(X, y, sensitive_features=s).predict(X, sensitive_features=s).shape
+    (200,)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -1,6 +1,6 @@
 r"""AdapFair: invertible preprocessors that make a frozen classifier fair.
 
-Implements adapfair.txt §III (eq. 1, Algorithm 1) and §III-D. Given a trained classifier
+Implements Huang et al., 2024, §III (eq. 1, Algorithm 1) and §III-D. Given a trained classifier
 :math:`f` whose parameters never change, learn invertible flows :math:`T_0, T_1`
 (sensitive-attribute *aware*) or a single :math:`T` (*blind*: no sensitive attribute at
 deployment) minimizing
@@ -131,6 +131,11 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         epoch's wall time ``time_s``.
     classifier_fingerprint_ : str
         SHA-256 of the classifier's state before (= after) training.
+
+    References
+    ----------
+    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
+       Machine Learning Operations*. 2024.
 
     Examples
     --------

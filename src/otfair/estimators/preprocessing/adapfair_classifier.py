@@ -1,4 +1,4 @@
-r"""AdapFair's scenarios (adapfair.txt §IV) as one estimator: base classifier + flows.
+r"""AdapFair's scenarios (Huang et al., 2024, §IV) as one estimator: base classifier + flows.
 
 :class:`AdapFairClassifier` is what ``otfair fit --method adapfair|adapfair-blind`` runs:
 
@@ -207,6 +207,22 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The frozen classifier.
     preprocessor_ : AdapFairPreprocessor
         The fitted flows.
+
+    References
+    ----------
+    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
+       Machine Learning Operations*. 2024.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import AdapFairClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = AdapFairClassifier(epochs=2, base_epochs=2, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
+    (200, 2)
     """
 
     _global_rng_free = True  # generators derived from random_state, passed down

@@ -1,6 +1,6 @@
 """A frozen classifier seen as a differentiable score function ``x -> logit``.
 
-AdapFair (adapfair.txt, §III-A) treats the classifier :math:`f` as a black box that returns
+AdapFair (Huang et al., 2024, §III-A) treats the classifier :math:`f` as a black box that returns
 predictions and their gradients with respect to the *input*; its parameters never change.
 :func:`as_torch_classifier` turns the classifiers we support into a :class:`TorchScorer`:
 

@@ -83,6 +83,23 @@ class FairPCA(TransformerMixin, BaseEstimator):
     :math:`O(n\,d^2)`, and solves symmetric eigenproblems and a null space,
     :math:`O(d^3)`; ``transform`` of :math:`m` rows is a product, :math:`O(m\,d\,k)`.
     No randomness (the eigenvectors' signs are fixed).
+
+    References
+    ----------
+    .. [1] Kleindessner, M., Donini, M., Russell, C. and Zafar, M. B. *Efficient fair PCA
+       for fair representation learning*. AISTATS 2023.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import FairPCA
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> pca = FairPCA(n_components=2).fit(X, sensitive_features=s)
+    >>> Z = pca.transform(X)
+    >>> Z.shape, bool(abs(Z[s == 0].mean(0) - Z[s == 1].mean(0)).max() < 1e-6)
+    ((200, 2), True)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -92,6 +92,24 @@ class OTRepair(TransformerMixin, BaseEstimator):
     the sorted values for the :math:`Q_{s'}`). ``method="joint"`` solves an exact OT
     problem between at most ``max_ot_samples`` points per group (network simplex, roughly
     cubic in that size), then one nearest-neighbour query per transformed row.
+
+    References
+    ----------
+    .. [1] Gordaliza, P., del Barrio, E., Gamboa, F. and Loubes, J.-M. *Obtaining Fairness
+       using Optimal Transport Theory*. ICML 2019.
+    .. [2] Feldman, M., Friedler, S. A., Moeller, J., Scheidegger, C. and
+       Venkatasubramanian, S. *Certifying and Removing Disparate Impact*. KDD 2015.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import OTRepair
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> repair = OTRepair(strength=1.0).fit(X, sensitive_features=s)
+    >>> repair.transform(X, sensitive_features=s).shape
+    (200, 3)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

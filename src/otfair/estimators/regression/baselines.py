@@ -67,6 +67,22 @@ class UnfairRegressor(NeuralFairRegressor):
         Seed of the initialization and batch order.
     device : str or torch.device, default="cpu"
         Torch device.
+
+    References
+    ----------
+    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
+       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import UnfairRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
+    >>> reg = UnfairRegressor(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    >>> reg.predict(X).shape
+    (200,)
     """
 
     def __init__(
@@ -120,6 +136,22 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         Target scaling to [0, 1].
     random_state : int, RandomState or None, default=None
         Seed of the subsample (the algorithm itself is deterministic).
+
+    References
+    ----------
+    .. [1] Agarwal, A., Dudík, M. and Wu, Z. S. *Fair Regression: Quantitative Definitions
+       and Reduction-based Algorithms*. ICML 2019.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import BGLRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
+    >>> reg = BGLRegressor(eps=0.1, max_iter=10).fit(X, y, sensitive_features=s)
+    >>> reg.predict(X).shape
+    (200,)
     """
 
     def __init__(
@@ -218,6 +250,22 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
     -----
     Komiyama et al. also give a kernelized version (random Fourier features); this class
     solves the linear model. Requires ``pip install otfair[cod]`` (cvxpy).
+
+    References
+    ----------
+    .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for
+       Regression with Fairness Constraints*. ICML 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import CODRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
+    >>> reg = CODRegressor(eps=0.1)
+    >>> reg.fit(X, y, sensitive_features=s).predict(X).shape
+    (200,)
     """
 
     def __init__(

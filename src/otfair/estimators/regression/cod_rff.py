@@ -94,6 +94,22 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
         The ``rescale="minmax"`` map fitted on the training inputs.
     cod_ : CODRegressor
         The linear COD model on the features (``cod_.cod_`` is the attained CoD).
+
+    References
+    ----------
+    .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for
+       Regression with Fairness Constraints*. ICML 2018.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import CODRFFRegressor
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
+    >>> reg = CODRFFRegressor(eps=0.1, n_components=20, random_state=0)
+    >>> reg.fit(X, y, sensitive_features=s).predict(X).shape
+    (200,)
     """
 
     def __init__(

@@ -146,6 +146,11 @@ class WassersteinNet(NeuralFairRegressor):
         ``0`` is the paper's clipped critic.
     n_critic : int, default=1
         Critic steps per encoder step (1 in the paper, 5 in WGAN).
+
+    References
+    ----------
+    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
+       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
     """
 
     __doc__ += (

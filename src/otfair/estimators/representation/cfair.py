@@ -61,6 +61,22 @@ class CFairClassifier(RepresentationClassifier):
         adversaries lag and the EO gap on Adult barely moves (docs/baselines.md).
     adversary_lr, epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+
+    References
+    ----------
+    .. [1] Zhao, H., Coston, A., Adel, T. and Gordon, G. J. *Conditional Learning of Fair
+       Representations*. ICLR 2020.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import CFairClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = CFairClassifier(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    >>> clf.predict_proba(X).shape
+    (200, 2)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -179,6 +179,21 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     -----
     The encoder is group-specific, so ``predict`` and ``transform`` need
     ``sensitive_features`` (a group unseen at fit time is an error).
+
+    References
+    ----------
+    .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import FairNormalizingFlowClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = FairNormalizingFlowClassifier(epochs=2, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
+    (200, 2)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

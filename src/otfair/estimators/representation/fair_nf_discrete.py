@@ -153,6 +153,21 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         does not bound the DP gap on the data beyond what the densities capture: with
         ~10^5-10^6 cells and ~10^4 rows per group the empirical laws are too sparse to
         compare cell by cell.
+
+    References
+    ----------
+    .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import DiscreteFairNFClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = DiscreteFairNFClassifier(epochs=2, random_state=0)
+    >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
+    (200, 2)
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {

@@ -58,6 +58,11 @@ class LAFTRClassifier(RepresentationClassifier):
         Seeds weights and batch orders (reproducible fits).
     verbose : bool, default=False
 
+    References
+    ----------
+    .. [1] Madras, D., Creager, E., Pitassi, T. and Zemel, R. *Learning Adversarially Fair
+       and Transferable Representations*. ICML 2018.
+
     Examples
     --------
     >>> import numpy as np

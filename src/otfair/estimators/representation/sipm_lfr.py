@@ -46,6 +46,22 @@ class SIPMClassifier(RepresentationClassifier):
         Adam learning rate of the critic (``None``: ``lr``).
     epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+
+    References
+    ----------
+    .. [1] Kim, D., Kim, K., Kong, I., Ohn, I. and Kim, Y. *Learning Fair Representation
+       with a Parametric Integral Probability Metric*. ICML 2022.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import SIPMClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
+    >>> clf = SIPMClassifier(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    >>> clf.predict_proba(X).shape
+    (200, 2)
     """
 
     adversary_steps: int = 5

@@ -59,7 +59,7 @@ for _mode, _name in (("aware", "adapfair"), ("blind", "adapfair-blind")):
                 f"AdapFair ({_mode}): normalizing-flow preprocessors in front of a frozen "
                 "2x20 MLP, lambda*CE + (1-lambda)*W2 between group score distributions."
             ),
-            paper="AdapFair (adapfair.txt), §III-IV and App. A-D2",
+            paper="AdapFair (Huang et al., 2024), §III-IV and App. A-D2",
             estimator=AdapFairClassifier,
             fixed=("base_classifier", "mode", "lam"),
             defaults={"epochs": DEFAULT_EPOCHS, "batch_size": DEFAULT_BATCH_SIZE},

@@ -1,0 +1,62 @@
+"""Docstrings and docs cite papers, not internal issue numbers or file paths.
+
+The site renders the docstrings: an "issue 27" means nothing to a reader, nor does a
+path to a local copy of a paper. Papers are cited by authors, venue and year (the full
+references are on the user guide's pages).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SRC = REPO / "src" / "otfair"
+#: "issue 27", "issues 18 and 27", "Issue #5"
+ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+#: a path to a local copy of a paper, or the paper files' names
+PAPER_PATH = re.compile(
+    r"shared/papers|\b(?:otf-optimal-transport-to-fairness|fairness-through-matching|"
+    r"accuracy-disparity-regression|adapfair)\.txt\b"
+)
+
+
+def _hits(pattern: re.Pattern, files) -> list[str]:
+    out = []
+    for path in files:
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                out.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
+    return out
+
+
+def test_no_internal_issue_numbers_in_src():
+    hits = _hits(ISSUE, sorted(SRC.rglob("*.py")))
+    assert not hits, "internal issue numbers in src/otfair:\n" + "\n".join(hits)
+
+
+def _docs_pages():
+    return [p for p in sorted((REPO / "docs").rglob("*.md")) if "_build" not in p.parts]
+
+
+def test_no_paper_paths_in_src_docs_or_readme():
+    files = sorted(SRC.rglob("*.py")) + [REPO / "README.md"]
+    files += [p for p in _docs_pages() if "reproduction" not in p.parts]
+    hits = _hits(PAPER_PATH, files)
+    assert not hits, "papers cited by a file path:\n" + "\n".join(hits)
+
+
+def test_no_local_paper_copies_cited_in_reproduction_pages():
+    """The reproduction pages name the paper files as sections; never a local path."""
+    pages = [p for p in _docs_pages() if "reproduction" in p.parts]
+    hits = _hits(re.compile(r"shared/papers"), pages)
+    assert not hits, "papers cited by a local path:\n" + "\n".join(hits)
+
+
+def test_patterns_catch_what_they_should():
+    assert ISSUE.search("as measured (issue 27: FTM)")
+    assert ISSUE.search("(issues 18 and 27)")
+    assert not ISSUE.search("an issue with 2 groups")
+    assert PAPER_PATH.search("`../shared/papers/adapfair.txt` (§III)")
+    assert PAPER_PATH.search("(fairness-through-matching.txt §4.3)")
+    assert not PAPER_PATH.search("Kim et al., TMLR 2024, §4.3")

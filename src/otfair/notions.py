@@ -182,8 +182,8 @@ class LinearConstraints:
     >>> import numpy as np
     >>> c = LinearConstraints("dp").fit(np.array([0, 0, 0, 1]))
     >>> c.matrix(np.array([0, 1])).numpy().round(3)
-    array([[ 0.333, -1.   ],
-           [-1.   ,  3.   ]], dtype=float32)
+    array([[-1.   ,  3.   ],
+           [ 0.333, -1.   ]], dtype=float32)
     """
 
     def __init__(self, notion: str | Notion = "dp") -> None:

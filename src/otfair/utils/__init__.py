@@ -11,20 +11,27 @@ from otfair.utils._torch import (
     seed_everything,
 )
 from otfair.utils._validation import (
+    MIN_GROUP_SIZE,
+    MIN_TRAIN_GROUP_SIZE,
     check_binary_labels,
     check_consistent_length,
     check_finite_1d,
+    check_group_sizes,
     check_probabilities,
     check_sensitive_features,
     encode_groups,
+    warn_small_groups,
 )
 
 __all__ = [
+    "MIN_GROUP_SIZE",
+    "MIN_TRAIN_GROUP_SIZE",
     "as_float_tensor",
     "check_binary_labels",
     "check_consistent_length",
     "check_features",
     "check_finite_1d",
+    "check_group_sizes",
     "check_positive_int",
     "check_scalar",
     "check_probabilities",
@@ -37,4 +44,5 @@ __all__ = [
     "set_params_from_init",
     "SensitiveColumns",
     "split_sensitive",
+    "warn_small_groups",
 ]

@@ -64,6 +64,19 @@ metric depends on its kind:
   near-tie crossings, never a behaviour change: any change of training moves every score,
   so the continuous metrics of the same panel catch it
   (``test_a_perturbed_model_fails_the_golden_comparison`` shows it).
+- **Stochastic flows** (``FLOW_CASES``: Fair NF's normalizing flow and its discrete
+  encoder's density, trained with sampled KL estimates): training amplifies a reordered
+  float32 sum into a few moved scores, so their discrete metrics cross more near ties.
+  Measured on another 2-core AVX2 machine (same packages): ``german/fair-nf/dp`` TVDP
+  moved by 0.020 (4 steps of 1/n, n = 200 test rows: one score of the smaller group
+  crossing a histogram bin moves TVDP by 1/n_group) and ``adult/fair-nf-discrete/dp``
+  EO gap by 5.2e-4 (4.7 steps of 1/n, n = 9,045); German's continuous metrics compared
+  before TVDP (log loss, mean score gap, PDP/PEO) stayed within ``rel=1e-3``, Adult's
+  were not reached (the comparison stops at the first failing key). Their discrete
+  metrics are compared at ``FLOW_DISCRETE_STEPS / n`` (10 steps, twice the largest move
+  seen) and their continuous ones at ``FLOW_REL`` (1e-2), which still catches a changed
+  training (the ``german/fair-nf/dp`` case of
+  ``test_a_perturbed_model_fails_the_golden_comparison``: one epoch less fails).
 """
 
 from __future__ import annotations
@@ -81,21 +94,32 @@ DISCRETE = frozenset(
     {"accuracy", "auc", "dp_gap", "tpr_gap", "fpr_gap", "eo_gap", "max_eo_gap", "ksdp", "tvdp"}
 )
 DISCRETE_STEPS = 3
+#: Stochastic-flow cases whose discrete metrics get FLOW_DISCRETE_STEPS (see the docstring).
+FLOW_CASES = frozenset({"german/fair-nf/dp", "adult/fair-nf-discrete/dp"})
+FLOW_DISCRETE_STEPS = 10
+FLOW_REL = 1e-2
 
 
-def _assert_close(got: dict, want: dict, where: str, n: int | None = None) -> None:
+def _assert_close(
+    got: dict,
+    want: dict,
+    where: str,
+    n: int | None = None,
+    steps: int = DISCRETE_STEPS,
+    rel: float = REL,
+) -> None:
     assert set(got) == set(want), f"{where}: panel keys differ"
     n = int(want.get("n", n or 0)) or None
     for key, value in want.items():
         if isinstance(value, dict):
-            _assert_close(got[key], value, f"{where}.{key}", n)
+            _assert_close(got[key], value, f"{where}.{key}", n, steps, rel)
         elif value is None or (isinstance(value, float) and math.isnan(value)):
             assert got[key] is None or math.isnan(got[key]), f"{where}.{key}"
         elif key in DISCRETE and n:
-            step = DISCRETE_STEPS / n
+            step = steps / n
             assert abs(got[key] - value) <= step, f"{where}.{key}: {got[key]} vs {value}"
         else:
-            assert got[key] == pytest.approx(value, rel=REL, abs=ABS), f"{where}.{key}"
+            assert got[key] == pytest.approx(value, rel=rel, abs=ABS), f"{where}.{key}"
 
 
 def test_golden_covers_every_registered_method():
@@ -110,7 +134,9 @@ def test_golden_covers_every_registered_method():
 
 @pytest.mark.parametrize(("case_id", "argv"), cases(), ids=[c for c, _ in cases()])
 def test_fit_panel_matches_golden(case_id, argv):
-    _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id)
+    flow = case_id in FLOW_CASES
+    steps, rel = (FLOW_DISCRETE_STEPS, FLOW_REL) if flow else (DISCRETE_STEPS, REL)
+    _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, steps=steps, rel=rel)
 
 
 @pytest.mark.parametrize(
@@ -119,6 +145,7 @@ def test_fit_panel_matches_golden(case_id, argv):
         ("german/gapreg/dp", ["--strength", "1.05"]),  # a 5 % stronger penalty
         ("german/otf/dp", ["--epochs", "29"]),  # one epoch less
         ("law_school/cenet", ["--seed", "1"]),  # another split and initialization
+        ("german/fair-nf/dp", ["--epochs", "29"]),  # a flow case, at its wider steps
     ],
 )
 def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
@@ -129,5 +156,7 @@ def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
             argv[argv.index(flag) + 1] = value
         else:
             argv += [flag, value]
+    flow = case_id in FLOW_CASES
+    steps, rel = (FLOW_DISCRETE_STEPS, FLOW_REL) if flow else (DISCRETE_STEPS, REL)
     with pytest.raises(AssertionError):
-        _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id)
+        _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, steps=steps, rel=rel)

@@ -124,3 +124,15 @@ def test_training_with_a_one_row_group_fails_before_the_first_epoch(penalty):
     # 10,000 epochs: a check after the first epoch would make this test run for minutes
     with pytest.raises(ValueError, match=r"group\(s\) 1 \(n=1\) have fewer than 2 rows"):
         clf.fit(X, y, sensitive_features=s)
+
+
+def test_a_representation_learner_refuses_a_one_row_group():
+    from otfair.estimators import LAFTRClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3)).astype(np.float32)
+    y = (X[:, 0] > 0).astype(int)
+    s = np.zeros(60, dtype=int)
+    s[7] = 1
+    with pytest.raises(ValueError, match=r"group\(s\) 1 \(n=1\) have fewer than 2 rows"):
+        LAFTRClassifier(epochs=10_000, random_state=0).fit(X, y, sensitive_features=s)

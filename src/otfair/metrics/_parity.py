@@ -303,6 +303,7 @@ def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
     float
     """
     y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features)
+    assert codes is not None and groups is not None  # sensitive_features is given
     mses, _ = group_means((pred - y) ** 2, codes, len(groups))
     require_defined(mses, groups, "The group MSE")
     return max_pairwise_gap(mses)

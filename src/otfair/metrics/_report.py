@@ -251,7 +251,8 @@ def fairness_report(
     summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
     keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
     summary = {k: summary[k] for k in keys}
-    audit, notes = None, ()
+    audit: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
     if task == "regression":
         audit, notes = _accuracy_disparity(y, score, sens)
     notes = (*size_notes, *notes)
@@ -268,7 +269,7 @@ def _small_groups(
     ``excluded`` is True when at least two groups reach the size, so that the small
     ones are left out of the gaps (and a warning is due).
     """
-    if sens.groups is None:
+    if sens.groups is None or sens.codes is None:
         return np.zeros(0, dtype=bool), ((), False)
     counts = np.bincount(sens.codes, minlength=len(sens.groups))
     small = counts < min_size
@@ -298,6 +299,7 @@ def _without_groups(
     sens: SensitiveColumns, drop: np.ndarray
 ) -> tuple[np.ndarray, SensitiveColumns]:
     """Rows of the kept groups and ``sens`` restricted to them (codes renumbered)."""
+    assert sens.groups is not None and sens.codes is not None  # callers check
     keep = np.flatnonzero(~drop)
     remap = np.full(len(sens.groups), -1, dtype=np.int64)
     remap[keep] = np.arange(len(keep))
@@ -329,7 +331,7 @@ def _nan_dict(keys: tuple[str, ...]) -> dict[str, float]:
 
 
 def _distribution_gaps(score: np.ndarray, sens: SensitiveColumns) -> dict[str, float]:
-    if sens.codes is None:
+    if sens.codes is None or sens.groups is None:
         return _nan_dict(("wdp", "ksdp"))
     k = len(sens.groups)
     return {
@@ -350,7 +352,7 @@ def _classification(
         "peo_violation": _peo(y, score, sens.linear),
     }
     out.update(_distribution_gaps(score, sens))
-    if sens.codes is None:
+    if sens.codes is None or sens.groups is None:
         out.update(
             _nan_dict(("dp_gap", "mean_score_gap", "tvdp", "tpr_gap", "fpr_gap")),
             eo_gap=float("nan"),
@@ -399,7 +401,7 @@ def _regression(
         "pdp_violation": float(abs_pearson_columns(pred, sens.linear).max()),
     }
     out.update(_distribution_gaps(pred, sens))
-    if sens.codes is None:
+    if sens.codes is None or sens.groups is None:
         out.update(_nan_dict(("error_gap", "mean_score_gap")))
         return out, _empty_table(_REGRESSION_COLUMNS)
     codes, k = sens.codes, len(sens.groups)

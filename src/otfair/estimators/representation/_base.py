@@ -52,6 +52,7 @@ from otfair.notions import stratum_codes
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
     check_features,
+    check_group_sizes,
     check_positive_int,
     check_scalar,
     draw_seed,
@@ -96,6 +97,7 @@ def check_fit_inputs(
             f"`sensitive_features` must have exactly two groups; got {len(groups)} "
             f"({list(groups)[:5]})."
         )
+    check_group_sizes(codes, groups)  # a one-row group fails before the first epoch
     return X, y.astype(np.float32), codes.astype(np.int64), groups, classes
 
 

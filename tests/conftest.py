@@ -124,9 +124,7 @@ def _torch_single_thread():
 #: development machine under load (each over ~8 s there): real-data end-to-end runs,
 #: subprocess CLI runs that import torch, and long trainings.
 SLOW_TESTS: dict[str, str] = {
-    "tests/cli/test_newcomer_errors.py::test_bad_input_gives_one_error_line": (
-        "63 subprocess CLI runs, each importing the package"
-    ),
+    "tests/cli/test_newcomer_errors.py": "63 subprocess CLI runs, each importing the package",
     "tests/cli/test_cli_demo.py::test_demo_end_to_end": "the whole demo sweep",
     "tests/cli/test_cli_demo.py::test_law_school_demo_settings": "a real-data demo fit",
     "tests/cli/test_cli_datasets.py::test_subprocess_missing_data_no_traceback": "subprocess",

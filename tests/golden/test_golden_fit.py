@@ -66,17 +66,18 @@ metric depends on its kind:
   (``test_a_perturbed_model_fails_the_golden_comparison`` shows it).
 - **Stochastic flows** (``FLOW_CASES``: Fair NF's normalizing flow and its discrete
   encoder's density, trained with sampled KL estimates): training amplifies a reordered
-  float32 sum into a few moved scores, so their discrete metrics cross more near ties.
-  Measured on another 2-core AVX2 machine (same packages): ``german/fair-nf/dp`` TVDP
-  moved by 0.020 (4 steps of 1/n, n = 200 test rows: one score of the smaller group
-  crossing a histogram bin moves TVDP by 1/n_group) and ``adult/fair-nf-discrete/dp``
-  EO gap by 5.2e-4 (4.7 steps of 1/n, n = 9,045); German's continuous metrics compared
-  before TVDP (log loss, mean score gap, PDP/PEO) stayed within ``rel=1e-3``, Adult's
-  were not reached (the comparison stops at the first failing key). Their discrete
-  metrics are compared at ``FLOW_DISCRETE_STEPS / n`` (10 steps, twice the largest move
-  seen) and their continuous ones at ``FLOW_REL`` (1e-2), which still catches a changed
-  training (the ``german/fair-nf/dp`` case of
-  ``test_a_perturbed_model_fails_the_golden_comparison``: one epoch less fails).
+  float32 sum into moved scores, and the discrete encoder's scores take few distinct
+  values, so one near tie holds many rows. Measured against the recording with the same
+  packages: ``german/fair-nf/dp`` TVDP +0.0201 on this 2-core machine (1 thread) and on
+  another 2-core AVX2 machine, every other metric within ``rel=1e-3``;
+  ``adult/fair-nf-discrete/dp`` on this machine KSDP +0.0022, TVDP +0.0015, TPR gap
+  +0.0010, EO gap +0.0005 (the other machine: EO gap +0.0005 too), continuous metrics up
+  to 7.0e-3 relative (PDP violation; WDP 2.5e-3, mean score gap 2.3e-3, log loss
+  6.6e-4). Compared at what is stable: the continuous metrics at ``FLOW_REL`` (2e-2, 3x
+  the largest relative move) and the discrete ones at the coarse level
+  ``FLOW_DISCRETE_ABS`` (0.05 of a rate or distance, 2.5x the largest move). A changed
+  training still fails (the ``german/fair-nf/dp`` case of
+  ``test_a_perturbed_model_fails_the_golden_comparison``: one epoch less).
 """
 
 from __future__ import annotations
@@ -94,10 +95,15 @@ DISCRETE = frozenset(
     {"accuracy", "auc", "dp_gap", "tpr_gap", "fpr_gap", "eo_gap", "max_eo_gap", "ksdp", "tvdp"}
 )
 DISCRETE_STEPS = 3
-#: Stochastic-flow cases whose discrete metrics get FLOW_DISCRETE_STEPS (see the docstring).
+#: Stochastic-flow cases, compared at FLOW_REL and FLOW_DISCRETE_ABS (see the docstring).
 FLOW_CASES = frozenset({"german/fair-nf/dp", "adult/fair-nf-discrete/dp"})
-FLOW_DISCRETE_STEPS = 10
-FLOW_REL = 1e-2
+FLOW_DISCRETE_ABS = 0.05
+FLOW_REL = 2e-2
+
+
+def _tolerances(case_id: str) -> dict:
+    """Keyword tolerances of ``_assert_close`` for a case (coarser for the flows)."""
+    return {"rel": FLOW_REL, "discrete_abs": FLOW_DISCRETE_ABS} if case_id in FLOW_CASES else {}
 
 
 def _assert_close(
@@ -105,18 +111,18 @@ def _assert_close(
     want: dict,
     where: str,
     n: int | None = None,
-    steps: int = DISCRETE_STEPS,
     rel: float = REL,
+    discrete_abs: float | None = None,
 ) -> None:
     assert set(got) == set(want), f"{where}: panel keys differ"
     n = int(want.get("n", n or 0)) or None
     for key, value in want.items():
         if isinstance(value, dict):
-            _assert_close(got[key], value, f"{where}.{key}", n, steps, rel)
+            _assert_close(got[key], value, f"{where}.{key}", n, rel, discrete_abs)
         elif value is None or (isinstance(value, float) and math.isnan(value)):
             assert got[key] is None or math.isnan(got[key]), f"{where}.{key}"
         elif key in DISCRETE and n:
-            step = steps / n
+            step = DISCRETE_STEPS / n if discrete_abs is None else discrete_abs
             assert abs(got[key] - value) <= step, f"{where}.{key}: {got[key]} vs {value}"
         else:
             assert got[key] == pytest.approx(value, rel=rel, abs=ABS), f"{where}.{key}"
@@ -134,9 +140,7 @@ def test_golden_covers_every_registered_method():
 
 @pytest.mark.parametrize(("case_id", "argv"), cases(), ids=[c for c, _ in cases()])
 def test_fit_panel_matches_golden(case_id, argv):
-    flow = case_id in FLOW_CASES
-    steps, rel = (FLOW_DISCRETE_STEPS, FLOW_REL) if flow else (DISCRETE_STEPS, REL)
-    _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, steps=steps, rel=rel)
+    _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, **_tolerances(case_id))
 
 
 @pytest.mark.parametrize(
@@ -145,7 +149,7 @@ def test_fit_panel_matches_golden(case_id, argv):
         ("german/gapreg/dp", ["--strength", "1.05"]),  # a 5 % stronger penalty
         ("german/otf/dp", ["--epochs", "29"]),  # one epoch less
         ("law_school/cenet", ["--seed", "1"]),  # another split and initialization
-        ("german/fair-nf/dp", ["--epochs", "29"]),  # a flow case, at its wider steps
+        ("german/fair-nf/dp", ["--epochs", "29"]),  # a flow case, at its coarser tolerances
     ],
 )
 def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
@@ -156,7 +160,5 @@ def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
             argv[argv.index(flag) + 1] = value
         else:
             argv += [flag, value]
-    flow = case_id in FLOW_CASES
-    steps, rel = (FLOW_DISCRETE_STEPS, FLOW_REL) if flow else (DISCRETE_STEPS, REL)
     with pytest.raises(AssertionError):
-        _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, steps=steps, rel=rel)
+        _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, **_tolerances(case_id))

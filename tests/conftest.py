@@ -17,6 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+#: Helper modules (``_name.py``) are imported by the tests that need them, never collected:
+#: ``--doctest-modules`` (pyproject's addopts) would import them all at collection, and
+#: some register toy methods in the registry, which would change other modules' cases.
+collect_ignore_glob = ["_[!_]*.py", "*/_[!_]*.py"]
+
 _REPO = Path(__file__).resolve().parents[1]
 _SHARED = _REPO.parent / "shared" / "datasets"
 

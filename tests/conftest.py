@@ -17,6 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+#: Helper modules (``_name.py``) are imported by the tests that need them, never collected:
+#: ``--doctest-modules`` (pyproject's addopts) would import them all at collection, and
+#: some register toy methods in the registry, which would change other modules' cases.
+collect_ignore_glob = ["_[!_]*.py", "*/_[!_]*.py"]
+
 _REPO = Path(__file__).resolve().parents[1]
 _SHARED = _REPO.parent / "shared" / "datasets"
 
@@ -111,3 +116,56 @@ def _torch_single_thread():
 
     torch.set_num_threads(1)
     yield
+
+
+# --------------------------------------------------------------------------------------
+# The fast default and the `slow` set: `python -m pytest -n 2` runs every test not marked
+# slow (addopts `-m "not slow"` in pyproject.toml); `python -m pytest -n 2 -m slow` runs
+# the rest. .ci/run runs both, so CI still covers everything.
+# --------------------------------------------------------------------------------------
+
+#: Tests marked slow here rather than in their module (node-id prefixes), with why. Chosen
+#: from per-test durations measured with `pytest -n 2 -p durplug` on the 2-core
+#: development machine under load (each over ~8 s there): real-data end-to-end runs,
+#: subprocess CLI runs that import torch, and long trainings.
+SLOW_TESTS: dict[str, str] = {
+    "tests/cli/test_newcomer_errors.py": "63 subprocess CLI runs, each importing the package",
+    "tests/cli/test_cli_demo.py::test_demo_end_to_end": "the whole demo sweep",
+    "tests/cli/test_cli_demo.py::test_law_school_demo_settings": "a real-data demo fit",
+    "tests/cli/test_cli_datasets.py::test_subprocess_missing_data_no_traceback": "subprocess",
+    "tests/cli/test_cli_sweep.py::test_sweep_with_failures_exits_1": "a sweep with a report",
+    "tests/cli/test_cli_sweep.py::test_unreachable_scheduler_is_one_line": "dask start-up",
+    "tests/baselines/test_representation.py::test_strength_lowers_the_dp_gap": "trainings",
+    "tests/baselines/test_representation.py::test_fair_nf_dp_gap_falls_with_gamma": "Crime",
+    "tests/baselines/test_representation.py::test_cfair_eo_gap_falls_with_mu": "Adult",
+    "tests/baselines/test_ot_repair.py::test_adult_total_repair": "Adult",
+    "tests/baselines/test_fair_nf_discrete.py::test_adult_dp_gap_halves": "Adult",
+    "tests/baselines/test_fair_nf_density.py::test_kde_fit_is_seeded": "two KDE fits",
+    "tests/baselines/test_cod_rff.py": "QCQP solves on Law School",
+    "tests/baselines/test_wb_regression.py::test_agrees_with_equipy": "equipy comparison",
+    "tests/benchmarks/test_peers_smoke.py": "peer libraries' trainings",
+    "tests/estimators/test_classif_reduction_registry.py": "fairlearn reductions",
+    "tests/golden/test_golden_fit.py::test_fit_panel_matches_golden": "37 CLI fits",
+    "tests/golden/test_golden_fit.py::test_a_perturbed_model_fails": "3 CLI fits",
+    "tests/reproduction/": "reproduction protocols end to end",
+}
+
+#: scikit-learn's checks in the fast set: one method per estimator family (plain and
+#: penalized FairClassifier, a representation learner, a regression net, a fairlearn
+#: wrapper, a post-processor), so a fast run still catches an API break; every method's
+#: checks run in the slow set.
+FAST_SKLEARN_METHODS = frozenset(
+    {"unfair", "otf", "laftr", "cenet", "reduction", "wb-postprocess"}
+)
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = pytest.mark.slow
+    for item in items:
+        nodeid = item.nodeid
+        if any(nodeid.startswith(prefix) for prefix in SLOW_TESTS):
+            item.add_marker(slow)
+        elif nodeid.startswith("tests/estimators/test_sklearn_checks.py::test_sklearn_checks["):
+            method = item.module._METHOD_OF.get(id(item.callspec.params["estimator"]))
+            if method not in FAST_SKLEARN_METHODS:
+                item.add_marker(slow)

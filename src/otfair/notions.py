@@ -20,6 +20,7 @@ Buyl & De Bie, NeurIPS 2022, §2.1, Def. 1 and Table 1) are built by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -124,7 +125,7 @@ class EqualizedOdds(Notion):
         super().__init__("eo", (0, 1))
 
 
-NOTIONS: dict[str, type[Notion]] = {
+NOTIONS: dict[str, Callable[[], Notion]] = {
     "dp": DemographicParity,
     "eopp": EqualOpportunity,
     "eo": EqualizedOdds,
@@ -248,7 +249,7 @@ class LinearConstraints:
             if len(values) < 2:
                 raise ValueError(f"`sensitive` column {col} is constant ({values.tolist()}).")
             for lab in label_values:
-                ylab = np.ones(n) if lab < 0 else (y == lab).astype(np.float64)
+                ylab = np.ones(n) if lab < 0 else (np.asarray(y) == lab).astype(np.float64)
                 if ylab.sum() == 0:
                     raise ValueError(f"`labels` has no sample with label {lab}.")
                 p_label = float(np.mean(ylab))
@@ -305,7 +306,7 @@ class LinearConstraints:
         out = []
         for col, kind, lab, a, b in self.rows_:
             x = s[:, col]
-            ylab = torch.ones_like(x) if lab < 0 else (y == lab).to(x)
+            ylab = torch.ones_like(x) if lab < 0 or y is None else (y == lab).to(x)
             if kind == "binary":
                 row = ylab * (x / a - 1.0 / b)
             elif kind == "binary0":

@@ -60,16 +60,19 @@ EXPECTED: dict[str, dict[str, str]] = {
         ),
         "check_non_transformer_estimators_n_iter": _NO_N_ITER,
     },
-    "sipm-lfr": {"check_methods_subset_invariance": _FLOAT32_ROWS},
-    "unfair-reg": {
-        "check_regressors_train": _TINY_REGRESSION,
-        "check_methods_subset_invariance": _FLOAT32_ROWS,
-    },
+    "unfair-reg": {"check_regressors_train": _TINY_REGRESSION},
     "wassersteinnet": {"check_regressors_train": _TINY_REGRESSION},
     "wb-regression": {
         "check_methods_sample_order_invariance": _ROW_ORDER_DRAWS,
         "check_methods_subset_invariance": _ROW_ORDER_DRAWS,
     },
+}
+
+#: Checks whose outcome depends on the CPU's float32 arithmetic (passed on one 2-core AVX2
+#: machine, failed on another): a non-strict expected failure, run in the test below.
+ARITHMETIC_DEPENDENT: dict[tuple[str, str], str] = {
+    ("sipm-lfr", "check_methods_subset_invariance"): _FLOAT32_ROWS,
+    ("unfair-reg", "check_methods_subset_invariance"): _FLOAT32_ROWS,
 }
 
 _ESTIMATORS = {
@@ -80,6 +83,7 @@ _METHOD_OF = {id(est): name for name, est in _ESTIMATORS.items()}
 
 def test_expected_failures_are_few_and_named():
     assert set(EXPECTED) <= set(_ESTIMATORS)
+    assert {method for method, _ in ARITHMETIC_DEPENDENT} <= set(_ESTIMATORS)
     for name, checks in EXPECTED.items():
         assert len(checks) <= 3, name
         assert all(reason.strip() for reason in checks.values()), name
@@ -91,7 +95,15 @@ def test_expected_failures_are_few_and_named():
     xfail_strict=True,
 )
 def test_sklearn_checks(estimator, check):
-    check(estimator)
+    name = getattr(check, "func", check).__name__
+    reason = ARITHMETIC_DEPENDENT.get((_METHOD_OF[id(estimator)], name))
+    if reason is None:
+        check(estimator)
+        return
+    try:
+        check(estimator)
+    except AssertionError:
+        pytest.xfail(reason)  # not strict: passing is fine too
 
 
 @pytest.mark.parametrize("name", ["unfair", "gapreg", "laftr"])

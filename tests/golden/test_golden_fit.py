@@ -64,6 +64,20 @@ metric depends on its kind:
   near-tie crossings, never a behaviour change: any change of training moves every score,
   so the continuous metrics of the same panel catch it
   (``test_a_perturbed_model_fails_the_golden_comparison`` shows it).
+- **Stochastic flows** (``FLOW_CASES``: Fair NF's normalizing flow and its discrete
+  encoder's density, trained with sampled KL estimates): training amplifies a reordered
+  float32 sum into moved scores, and the discrete encoder's scores take few distinct
+  values, so one near tie holds many rows. Measured against the recording with the same
+  packages: ``german/fair-nf/dp`` TVDP +0.0201 on this 2-core machine (1 thread) and on
+  another 2-core AVX2 machine, every other metric within ``rel=1e-3``;
+  ``adult/fair-nf-discrete/dp`` on this machine KSDP +0.0022, TVDP +0.0015, TPR gap
+  +0.0010, EO gap +0.0005 (the other machine: EO gap +0.0005 too), continuous metrics up
+  to 7.0e-3 relative (PDP violation; WDP 2.5e-3, mean score gap 2.3e-3, log loss
+  6.6e-4). Compared at what is stable: the continuous metrics at ``FLOW_REL`` (2e-2, 3x
+  the largest relative move) and the discrete ones at the coarse level
+  ``FLOW_DISCRETE_ABS`` (0.05 of a rate or distance, 2.5x the largest move). A changed
+  training still fails (the ``german/fair-nf/dp`` case of
+  ``test_a_perturbed_model_fails_the_golden_comparison``: one epoch less).
 """
 
 from __future__ import annotations
@@ -81,21 +95,37 @@ DISCRETE = frozenset(
     {"accuracy", "auc", "dp_gap", "tpr_gap", "fpr_gap", "eo_gap", "max_eo_gap", "ksdp", "tvdp"}
 )
 DISCRETE_STEPS = 3
+#: Stochastic-flow cases, compared at FLOW_REL and FLOW_DISCRETE_ABS (see the docstring).
+FLOW_CASES = frozenset({"german/fair-nf/dp", "adult/fair-nf-discrete/dp"})
+FLOW_DISCRETE_ABS = 0.05
+FLOW_REL = 2e-2
 
 
-def _assert_close(got: dict, want: dict, where: str, n: int | None = None) -> None:
+def _tolerances(case_id: str) -> dict:
+    """Keyword tolerances of ``_assert_close`` for a case (coarser for the flows)."""
+    return {"rel": FLOW_REL, "discrete_abs": FLOW_DISCRETE_ABS} if case_id in FLOW_CASES else {}
+
+
+def _assert_close(
+    got: dict,
+    want: dict,
+    where: str,
+    n: int | None = None,
+    rel: float = REL,
+    discrete_abs: float | None = None,
+) -> None:
     assert set(got) == set(want), f"{where}: panel keys differ"
     n = int(want.get("n", n or 0)) or None
     for key, value in want.items():
         if isinstance(value, dict):
-            _assert_close(got[key], value, f"{where}.{key}", n)
+            _assert_close(got[key], value, f"{where}.{key}", n, rel, discrete_abs)
         elif value is None or (isinstance(value, float) and math.isnan(value)):
             assert got[key] is None or math.isnan(got[key]), f"{where}.{key}"
         elif key in DISCRETE and n:
-            step = DISCRETE_STEPS / n
+            step = DISCRETE_STEPS / n if discrete_abs is None else discrete_abs
             assert abs(got[key] - value) <= step, f"{where}.{key}: {got[key]} vs {value}"
         else:
-            assert got[key] == pytest.approx(value, rel=REL, abs=ABS), f"{where}.{key}"
+            assert got[key] == pytest.approx(value, rel=rel, abs=ABS), f"{where}.{key}"
 
 
 def test_golden_covers_every_registered_method():
@@ -110,7 +140,7 @@ def test_golden_covers_every_registered_method():
 
 @pytest.mark.parametrize(("case_id", "argv"), cases(), ids=[c for c, _ in cases()])
 def test_fit_panel_matches_golden(case_id, argv):
-    _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id)
+    _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, **_tolerances(case_id))
 
 
 @pytest.mark.parametrize(
@@ -119,6 +149,7 @@ def test_fit_panel_matches_golden(case_id, argv):
         ("german/gapreg/dp", ["--strength", "1.05"]),  # a 5 % stronger penalty
         ("german/otf/dp", ["--epochs", "29"]),  # one epoch less
         ("law_school/cenet", ["--seed", "1"]),  # another split and initialization
+        ("german/fair-nf/dp", ["--epochs", "29"]),  # a flow case, at its coarser tolerances
     ],
 )
 def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
@@ -130,4 +161,4 @@ def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):
         else:
             argv += [flag, value]
     with pytest.raises(AssertionError):
-        _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id)
+        _assert_close(run_case(argv), GOLDEN[case_id]["panel"], case_id, **_tolerances(case_id))

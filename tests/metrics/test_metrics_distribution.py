@@ -14,6 +14,10 @@ from otfair.metrics import (
     wasserstein_demographic_parity,
 )
 
+#: hand-computed cases use groups of a few rows: the small-group warning is expected there
+#: (tests/metrics/test_small_groups_pos_label.py checks it)
+pytestmark = pytest.mark.filterwarnings("ignore:.*group.s. .* have fewer than:UserWarning")
+
 
 @pytest.mark.parametrize("sizes", [(50, 50), (37, 91), (1, 5)])
 def test_wdp_and_ksdp_match_scipy_two_groups(sizes):

@@ -26,6 +26,10 @@ from otfair.metrics import (
     wasserstein_demographic_parity,
 )
 
+#: hand-computed cases use groups of a few rows: the small-group warning is expected there
+#: (tests/metrics/test_small_groups_pos_label.py checks it)
+pytestmark = pytest.mark.filterwarnings("ignore:.*group.s. .* have fewer than:UserWarning")
+
 Y = np.array([0, 1, 0, 1, 0, 1])
 P = np.array([0.1, 0.8, 0.3, 0.6, 0.4, 0.9])
 S = np.array([0, 0, 0, 1, 1, 1])

@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import gzip
 import hashlib
+import io
 import json
 import os
 import tempfile
@@ -75,7 +76,7 @@ def record_path() -> Path:
     return default_cache_dir() / "verified.json"
 
 
-def sha256_stream(fh: IO[bytes]) -> str:
+def sha256_stream(fh: IO[bytes] | io.BufferedIOBase) -> str:
     """Hex sha256 of a binary stream, read in 1 MiB chunks."""
     digest = hashlib.sha256()
     for chunk in iter(lambda: fh.read(_CHUNK), b""):

@@ -17,6 +17,7 @@ from otfair.utils import (
     check_finite_1d,
     check_probabilities,
     encode_groups,
+    warn_small_groups,
 )
 
 
@@ -65,14 +66,26 @@ def prepare_scores(y_score: Any, *, probabilities: bool, name: str = "y_score") 
     return check_finite_1d(y_score, name)
 
 
+def encode_metric_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
+    """Encode the groups of a metric call; warn when a group is under ``MIN_GROUP_SIZE``."""
+    codes, groups = encode_groups(sensitive_features, "sensitive_features")
+    warn_small_groups(codes, groups, stacklevel=5)
+    return codes, groups
+
+
 def prepare_binary(
     y_true: Any,
     y_score: Any,
     sensitive_features: Any,
     *,
     probabilities: bool = True,
+    pos_label: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate a binary-classification metric call.
+
+    ``pos_label`` names the positive class of ``y_true`` (any two label values, strings
+    too); without it the labels must be 0/1. A group with fewer than ``MIN_GROUP_SIZE``
+    rows gets a ``UserWarning`` naming it and its size.
 
     Returns
     -------
@@ -86,20 +99,30 @@ def prepare_binary(
         Group values, ``groups[codes[i]]`` is the group of sample ``i``.
     """
     check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
-    y = check_binary_labels(y_true, "y_true")
+    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
     score = prepare_scores(y_score, probabilities=probabilities)
-    codes, groups = encode_groups(sensitive_features, "sensitive_features")
+    codes, groups = encode_metric_groups(sensitive_features)
     return y, score, codes, groups
 
 
 def prepare_scores_groups(
-    y_true: Any, y_score: Any, sensitive_features: Any, *, probabilities: bool = False
+    y_true: Any,
+    y_score: Any,
+    sensitive_features: Any,
+    *,
+    probabilities: bool = False,
+    pos_label: Any = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a call that needs only scores and groups (``y_true``: its length only)."""
+    """Validate a call that needs only scores and groups (``y_true``: its length only).
+
+    With ``pos_label``, ``y_true`` must also be two classes, one of them ``pos_label``.
+    """
     check_lengths(y_true=y_true, y_score=y_score)
     check_lengths(y_score=y_score, sensitive_features=sensitive_features)
+    if pos_label is not None:
+        check_binary_labels(y_true, "y_true", pos_label=pos_label)
     score = prepare_scores(y_score, probabilities=probabilities)
-    codes, groups = encode_groups(sensitive_features, "sensitive_features")
+    codes, groups = encode_metric_groups(sensitive_features)
     return score, codes, groups
 
 
@@ -125,7 +148,7 @@ def prepare_regression(
     pred = check_finite_1d(y_pred, "y_pred")
     if sensitive_features is None:
         return y, pred, None, None
-    codes, groups = encode_groups(sensitive_features, "sensitive_features")
+    codes, groups = encode_metric_groups(sensitive_features)
     return y, pred, codes, groups
 
 

@@ -68,13 +68,18 @@ def _score_distance(
     y_score: Any,
     sensitive_features: Any,
     distance: Callable[[np.ndarray, np.ndarray], float],
+    pos_label: Any = None,
 ) -> float:
     """Validate a metric call and return the largest ``distance`` between two groups."""
-    score, codes, groups = prepare_scores_groups(y_true, y_score, sensitive_features)
+    score, codes, groups = prepare_scores_groups(
+        y_true, y_score, sensitive_features, pos_label=pos_label
+    )
     return max_pairwise_distance(score, codes, len(groups), distance)
 
 
-def wasserstein_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
+def wasserstein_demographic_parity(
+    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     r"""WDP: exact 1-Wasserstein distance between the groups' score distributions.
 
     .. math::
@@ -87,7 +92,7 @@ def wasserstein_demographic_parity(y_true: Any, y_score: Any, *, sensitive_featu
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features
+    y_true, y_score, sensitive_features, pos_label
         See :func:`~otfair.metrics.mean_score_gap`.
 
     Returns
@@ -95,10 +100,12 @@ def wasserstein_demographic_parity(y_true: Any, y_score: Any, *, sensitive_featu
     float
         Non-negative; at most 1 for scores in [0, 1].
     """
-    return _score_distance(y_true, y_score, sensitive_features, wasserstein_1d)
+    return _score_distance(y_true, y_score, sensitive_features, wasserstein_1d, pos_label)
 
 
-def ks_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
+def ks_demographic_parity(
+    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     r"""KSDP: Kolmogorov-Smirnov distance between the groups' score distributions.
 
     .. math::
@@ -109,7 +116,7 @@ def ks_demographic_parity(y_true: Any, y_score: Any, *, sensitive_features: Any)
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
     """
-    return _score_distance(y_true, y_score, sensitive_features, ks_distance)
+    return _score_distance(y_true, y_score, sensitive_features, ks_distance, pos_label)
 
 
 def tv_demographic_parity(
@@ -119,6 +126,7 @@ def tv_demographic_parity(
     sensitive_features: Any,
     bins: int = 100,
     score_range: tuple[float, float] = (0.0, 1.0),
+    pos_label: Any = None,
 ) -> float:
     r"""TVDP: total variation between the groups' score histograms.
 
@@ -143,6 +151,8 @@ def tv_demographic_parity(
         Number of equal-width bins.
     score_range : (float, float), default=(0.0, 1.0)
         Interval covered by the bins.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
@@ -154,7 +164,9 @@ def tv_demographic_parity(
     lo, hi = (float(v) for v in score_range)
     if not hi > lo:
         raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")
-    score, codes, groups = prepare_scores_groups(y_true, y_score, sensitive_features)
+    score, codes, groups = prepare_scores_groups(
+        y_true, y_score, sensitive_features, pos_label=pos_label
+    )
     if score.min() < lo or score.max() > hi:
         raise ValueError(
             f"`y_score` must lie in score_range [{lo}, {hi}]; got range "

@@ -101,7 +101,11 @@ def consistency(
     if not callable(predict):
         raise TypeError(f"`predict` must be callable; got {type(predict).__name__}.")
     x = check_matrix(X, "X")
-    cols = [sensitive_columns] if np.isscalar(sensitive_columns) else list(sensitive_columns)
+    cols: list[int] = (
+        [sensitive_columns]  # type: ignore[list-item]
+        if np.isscalar(sensitive_columns)
+        else list(sensitive_columns)  # type: ignore[arg-type]
+    )
     if not cols:
         raise ValueError("`sensitive_columns` is empty.")
     for j in cols:

@@ -38,7 +38,9 @@ def abs_pearson_columns(score: np.ndarray, sens: np.ndarray) -> np.ndarray:
     return np.minimum(out, 1.0)
 
 
-def pdp_violation(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
+def pdp_violation(
+    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     r"""Violation of probabilistic demographic parity (PDP), OTF paper eq. (1) and §5.2.
 
     .. math::
@@ -57,6 +59,8 @@ def pdp_violation(y_true: Any, y_score: Any, *, sensitive_features: Any) -> floa
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns: binary, one-hot encoded categories (one column per
         category) and continuous attributes may be mixed.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
@@ -64,12 +68,16 @@ def pdp_violation(y_true: Any, y_score: Any, *, sensitive_features: Any) -> floa
         In [0, 1].
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
+    if pos_label is not None:
+        check_binary_labels(y_true, "y_true", pos_label=pos_label)
     score = prepare_scores(y_score, probabilities=False)
     sens = check_sensitive_features(sensitive_features, n)
     return float(abs_pearson_columns(score, sens).max())
 
 
-def peo_violation(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
+def peo_violation(
+    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     r"""Violation of probabilistic equalized odds (PEO), OTF paper eq. (2) and §5.2.
 
     .. math::
@@ -87,6 +95,8 @@ def peo_violation(y_true: Any, y_score: Any, *, sensitive_features: Any) -> floa
         Scores.
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns (see :func:`pdp_violation`).
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
@@ -94,7 +104,7 @@ def peo_violation(y_true: Any, y_score: Any, *, sensitive_features: Any) -> floa
         In [0, 1].
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
-    y = check_binary_labels(y_true, "y_true")
+    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
     score = prepare_scores(y_score, probabilities=False)
     sens = check_sensitive_features(sensitive_features, n)
     values = [

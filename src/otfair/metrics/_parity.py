@@ -23,7 +23,12 @@ from otfair.metrics._checks import (
 
 
 def demographic_parity_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, threshold: float = 0.5
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    threshold: float = 0.5,
+    pos_label: Any = None,
 ) -> float:
     r"""Demographic parity gap of hard predictions :math:`\hat Y = 1[f(X) \ge \tau]`.
 
@@ -46,19 +51,25 @@ def demographic_parity_gap(
         Group membership; several columns define intersectional groups.
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
     float
         The gap, in [0, 1].
     """
-    _, score, codes, groups = prepare_binary(y_true, y_score, sensitive_features)
+    _, score, codes, groups = prepare_binary(
+        y_true, y_score, sensitive_features, pos_label=pos_label
+    )
     tau = check_threshold(threshold)
     rates, _ = group_means((score >= tau).astype(np.float64), codes, len(groups))
     return max_pairwise_gap(rates)
 
 
-def mean_score_gap(y_true: Any, y_score: Any, *, sensitive_features: Any) -> float:
+def mean_score_gap(
+    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+) -> float:
     r"""Gap between the groups' mean scores ("soft DP", :math:`\Delta\mathrm{DP}` in FTM §5).
 
     .. math::
@@ -75,12 +86,16 @@ def mean_score_gap(y_true: Any, y_score: Any, *, sensitive_features: Any) -> flo
         Scores or predictions.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership; several columns define intersectional groups.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
     float
     """
-    score, codes, groups = prepare_scores_groups(y_true, y_score, sensitive_features)
+    score, codes, groups = prepare_scores_groups(
+        y_true, y_score, sensitive_features, pos_label=pos_label
+    )
     means, _ = group_means(score, codes, len(groups))
     return max_pairwise_gap(means)
 
@@ -94,10 +109,9 @@ def _conditional_rates(
 
 
 def _rate_gap(
-    y_true: Any, y_score: Any, sensitive_features: Any, threshold: float, label: int
+    y: np.ndarray, score: np.ndarray, codes: np.ndarray, groups: np.ndarray, tau: float, label: int
 ) -> float:
-    y, score, codes, groups = prepare_binary(y_true, y_score, sensitive_features)
-    tau = check_threshold(threshold)
+    """Gap of P(Yhat = 1 | S = g, Y = label) over the groups of prepared arrays."""
     rates = _conditional_rates(y, score, codes, len(groups), tau, label)
     name = "true positive rate" if label == 1 else "false positive rate"
     bad = [str(g) for g, r in zip(groups, rates, strict=True) if np.isnan(r)]
@@ -109,8 +123,27 @@ def _rate_gap(
     return max_pairwise_gap(rates)
 
 
+def _label_rate_gap(
+    y_true: Any,
+    y_score: Any,
+    sensitive_features: Any,
+    threshold: float,
+    label: int,
+    pos_label: Any = None,
+) -> float:
+    y, score, codes, groups = prepare_binary(
+        y_true, y_score, sensitive_features, pos_label=pos_label
+    )
+    return _rate_gap(y, score, codes, groups, check_threshold(threshold), label)
+
+
 def true_positive_rate_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, threshold: float = 0.5
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    threshold: float = 0.5,
+    pos_label: Any = None,
 ) -> float:
     r"""True-positive-rate gap, i.e. the equal-opportunity (EOpp) gap.
 
@@ -131,13 +164,15 @@ def true_positive_rate_gap(
         Group membership.
     threshold : float, default=0.5
         Decision threshold.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
     float
         The gap, in [0, 1].
     """
-    return _rate_gap(y_true, y_score, sensitive_features, threshold, label=1)
+    return _label_rate_gap(y_true, y_score, sensitive_features, threshold, 1, pos_label)
 
 
 #: The equal-opportunity (EOpp) gap is the true-positive-rate gap.
@@ -145,7 +180,12 @@ equal_opportunity_gap = true_positive_rate_gap
 
 
 def false_positive_rate_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, threshold: float = 0.5
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    threshold: float = 0.5,
+    pos_label: Any = None,
 ) -> float:
     r"""False-positive-rate gap.
 
@@ -156,7 +196,7 @@ def false_positive_rate_gap(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold
+    y_true, y_score, sensitive_features, threshold, pos_label
         See :func:`true_positive_rate_gap`; here every group needs at least one negative.
 
     Returns
@@ -164,7 +204,7 @@ def false_positive_rate_gap(
     float
         The gap, in [0, 1].
     """
-    return _rate_gap(y_true, y_score, sensitive_features, threshold, label=0)
+    return _label_rate_gap(y_true, y_score, sensitive_features, threshold, 0, pos_label)
 
 
 def equalized_odds_gap(
@@ -174,6 +214,7 @@ def equalized_odds_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     agg: Literal["mean", "worst_case"] = "mean",
+    pos_label: Any = None,
 ) -> float:
     r"""Equalized-odds gap in the FTM paper's "1/2 sum" form (or the worst case).
 
@@ -190,7 +231,7 @@ def equalized_odds_gap(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold
+    y_true, y_score, sensitive_features, threshold, pos_label
         See :func:`true_positive_rate_gap`; here every group needs positives and
         negatives.
     agg : {"mean", "worst_case"}, default="mean"
@@ -203,23 +244,28 @@ def equalized_odds_gap(
     """
     if agg not in ("mean", "worst_case"):
         raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
-    tpr = true_positive_rate_gap(
-        y_true, y_score, sensitive_features=sensitive_features, threshold=threshold
+    y, score, codes, groups = prepare_binary(
+        y_true, y_score, sensitive_features, pos_label=pos_label
     )
-    fpr = false_positive_rate_gap(
-        y_true, y_score, sensitive_features=sensitive_features, threshold=threshold
-    )
+    tau = check_threshold(threshold)
+    tpr = _rate_gap(y, score, codes, groups, tau, 1)
+    fpr = _rate_gap(y, score, codes, groups, tau, 0)
     return 0.5 * (tpr + fpr) if agg == "mean" else max(tpr, fpr)
 
 
 def max_equalized_odds_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, threshold: float = 0.5
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    threshold: float = 0.5,
+    pos_label: Any = None,
 ) -> float:
     r"""Worst-case equalized-odds gap :math:`\max(\Delta_0, \Delta_1)` (max-EO).
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold
+    y_true, y_score, sensitive_features, threshold, pos_label
         See :func:`equalized_odds_gap`.
 
     Returns
@@ -232,6 +278,7 @@ def max_equalized_odds_gap(
         sensitive_features=sensitive_features,
         threshold=threshold,
         agg="worst_case",
+        pos_label=pos_label,
     )
 
 
@@ -256,6 +303,7 @@ def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
     float
     """
     y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features)
+    assert codes is not None and groups is not None  # sensitive_features is given
     mses, _ = group_means((pred - y) ** 2, codes, len(groups))
     require_defined(mses, groups, "The group MSE")
     return max_pairwise_gap(mses)

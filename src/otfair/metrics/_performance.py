@@ -18,12 +18,13 @@ from otfair.metrics._checks import check_lengths, check_threshold, prepare_regre
 from otfair.utils import check_binary_labels, check_finite_1d, check_probabilities
 
 
-def _binary(y_true: Any, y_score: Any) -> tuple[np.ndarray, np.ndarray]:
+def _binary(y_true: Any, y_score: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
     check_lengths(y_true=y_true, y_score=y_score)
-    return check_binary_labels(y_true, "y_true"), check_probabilities(y_score, "y_score")
+    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
+    return y, check_probabilities(y_score, "y_score")
 
 
-def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5) -> float:
+def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: Any = None) -> float:
     r"""Accuracy of the hard predictions :math:`1[f(x) \ge \tau]`.
 
     .. math::
@@ -38,12 +39,14 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5) -> float:
         Probability scores in [0, 1] (hard 0/1 predictions are valid scores).
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
     float
     """
-    y, score = _binary(y_true, y_score)
+    y, score = _binary(y_true, y_score, pos_label)
     return accuracy_unchecked(y, score, check_threshold(threshold))
 
 
@@ -52,7 +55,7 @@ def accuracy_unchecked(y: np.ndarray, score: np.ndarray, threshold: float) -> fl
     return float(sk.accuracy_score(y, (score >= threshold).astype(np.int64)))
 
 
-def roc_auc(y_true: Any, y_score: Any) -> float:
+def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     r"""Area under the ROC curve (Mann-Whitney form, ties count one half).
 
     .. math::
@@ -69,6 +72,8 @@ def roc_auc(y_true: Any, y_score: Any) -> float:
         Binary labels; both classes must occur.
     y_score : array-like of shape (n,)
         Scores; only their order matters, any real values are accepted.
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
@@ -76,14 +81,14 @@ def roc_auc(y_true: Any, y_score: Any) -> float:
         In [0, 1].
     """
     check_lengths(y_true=y_true, y_score=y_score)
-    y = check_binary_labels(y_true, "y_true")
+    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
     score = check_finite_1d(y_score, "y_score")
     if y.min() == y.max():
         raise ValueError("ROC AUC is undefined: `y_true` contains only one class.")
     return float(sk.roc_auc_score(y, score))
 
 
-def log_loss(y_true: Any, y_score: Any) -> float:
+def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     r"""Binary cross-entropy of the probability scores.
 
     .. math::
@@ -100,12 +105,14 @@ def log_loss(y_true: Any, y_score: Any) -> float:
         Binary labels in {0, 1}.
     y_score : array-like of shape (n,)
         Probabilities of the positive class, in [0, 1].
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
 
     Returns
     -------
     float
     """
-    y, p = _binary(y_true, y_score)
+    y, p = _binary(y_true, y_score, pos_label)
     return log_loss_unchecked(y, p)
 
 

@@ -27,7 +27,7 @@ from otfair.metrics._distribution import (
 from otfair.metrics._linear import abs_pearson_columns
 from otfair.metrics._performance import accuracy_unchecked, log_loss_unchecked, roc_auc
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
-from otfair.utils import check_binary_labels, check_finite_1d
+from otfair.utils import MIN_GROUP_SIZE, check_binary_labels, check_finite_1d
 
 #: The max-gap measures, computed without the small groups (see ``min_group_size``).
 _CLASSIFICATION_GAPS = (
@@ -66,9 +66,6 @@ REGRESSION_KEYS: tuple[str, ...] = (
     "n_groups",
 )
 """Stable keys of :attr:`FairnessReport.summary` for ``task="regression"``."""
-
-#: Default of ``fairness_report(min_group_size=)`` and ``otfair audit --min-group-size``.
-MIN_GROUP_SIZE = 30
 
 _REGRESSION_GAPS = ("error_gap", "mean_score_gap", "wdp", "ksdp")
 _TVDP_BINS = np.linspace(0.0, 1.0, 101)
@@ -138,6 +135,7 @@ def fairness_report(
     max_categories: int = 10,
     sensitive_type: Any = None,
     min_group_size: int = MIN_GROUP_SIZE,
+    pos_label: Any = None,
 ) -> FairnessReport:
     r"""Compute the standard performance and fairness panel.
 
@@ -163,11 +161,12 @@ def fairness_report(
     Small groups: a group with fewer than ``min_group_size`` samples is flagged in
     ``by_group["small"]``. When at least two groups reach the size, the small ones are
     left out of the max-gap measures (DP, mean score, WDP, KSDP, TVDP, TPR, FPR, EO
-    gaps; regression: error and mean prediction gaps), a ``UserWarning`` names them and
-    ``notes`` says so: a rate of 2 or 6 people moves by 17-50 points per person, so the
-    largest pairwise gap would be theirs. When fewer than two groups reach it, every
-    group is kept (there is nothing else to compare) and ``notes`` says the gaps rest on
-    small groups. PDP/PEO (correlations over all samples) are not affected.
+    gaps; regression: error and mean prediction gaps) and ``notes`` says so: a rate of 2
+    or 6 people moves by 17-50 points per person, so the largest pairwise gap would be
+    theirs. When fewer than two groups reach it, every group is kept (there is nothing
+    else to compare) and ``notes`` says the gaps rest on small groups. Either way a
+    ``UserWarning`` names each small group and its size (the note's text). PDP/PEO
+    (correlations over all samples) are not affected.
 
     A value that is undefined on this sample is NaN rather than an error: AUC with one
     class, TPR/FPR gaps when a group has no positives/negatives.
@@ -191,10 +190,13 @@ def fairness_report(
         of each column in order; ``None`` follows the rule above.
     min_group_size : int, default=30
         Groups with fewer samples are flagged and left out of the max gaps (see above);
-        0 keeps every group. Default 30: one person then moves a group's rate by at
-        most 3.3 points and the standard error of a rate is at most
-        0.5 / sqrt(30) = 0.09, the usual floor for a normal approximation of a
-        proportion.
+        0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE` (30): one person
+        then moves a group's rate by at most 3.3 points and the standard error of a rate
+        is at most 0.5 / sqrt(30) = 0.09, the usual floor for a normal approximation of
+        a proportion.
+    pos_label : int, float, bool or str, optional
+        Classification: the positive class of ``y_true`` (e.g. ``"yes"`` for labels
+        ``"yes"``/``"no"``); without it the labels must be 0/1.
 
     Returns
     -------
@@ -203,9 +205,14 @@ def fairness_report(
 
     Examples
     --------
-    >>> rep = fairness_report([0, 1, 1, 0], [0.2, 0.9, 0.6, 0.4], sensitive_features=[0, 0, 1, 1])
+    >>> rep = fairness_report([0, 1, 1, 0], [0.2, 0.9, 0.6, 0.4], sensitive_features=[0, 0, 1, 1],
+    ...                       min_group_size=0)  # groups of 2 rows: no small-group warning
     >>> rep.summary["dp_gap"], rep.summary["accuracy"]
     (0.0, 1.0)
+    >>> y = ["yes", "no", "yes", "no"]
+    >>> fairness_report(y, [0.9, 0.2, 0.7, 0.4], sensitive_features=[0, 0, 1, 1],
+    ...                 pos_label="yes", min_group_size=0).summary["accuracy"]
+    1.0
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
@@ -221,7 +228,7 @@ def fairness_report(
     )
     small, (size_notes, exclude) = _small_groups(sens, int(min_group_size))
     if task == "classification":
-        y = check_binary_labels(y_true, "y_true")
+        y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
         score = prepare_scores(y_score, probabilities=True)
         tau = check_threshold(threshold)
         summary, by_group = _classification(y, score, sens, tau)
@@ -244,11 +251,12 @@ def fairness_report(
     summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
     keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
     summary = {k: summary[k] for k in keys}
-    audit, notes = None, ()
+    audit: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
     if task == "regression":
         audit, notes = _accuracy_disparity(y, score, sens)
     notes = (*size_notes, *notes)
-    if exclude:
+    if size_notes:
         warnings.warn(size_notes[0], UserWarning, stacklevel=2)
     return FairnessReport(summary, by_group, task, tau, sens, audit, notes)
 
@@ -261,7 +269,7 @@ def _small_groups(
     ``excluded`` is True when at least two groups reach the size, so that the small
     ones are left out of the gaps (and a warning is due).
     """
-    if sens.groups is None:
+    if sens.groups is None or sens.codes is None:
         return np.zeros(0, dtype=bool), ((), False)
     counts = np.bincount(sens.codes, minlength=len(sens.groups))
     small = counts < min_size
@@ -291,6 +299,7 @@ def _without_groups(
     sens: SensitiveColumns, drop: np.ndarray
 ) -> tuple[np.ndarray, SensitiveColumns]:
     """Rows of the kept groups and ``sens`` restricted to them (codes renumbered)."""
+    assert sens.groups is not None and sens.codes is not None  # callers check
     keep = np.flatnonzero(~drop)
     remap = np.full(len(sens.groups), -1, dtype=np.int64)
     remap[keep] = np.arange(len(keep))
@@ -322,7 +331,7 @@ def _nan_dict(keys: tuple[str, ...]) -> dict[str, float]:
 
 
 def _distribution_gaps(score: np.ndarray, sens: SensitiveColumns) -> dict[str, float]:
-    if sens.codes is None:
+    if sens.codes is None or sens.groups is None:
         return _nan_dict(("wdp", "ksdp"))
     k = len(sens.groups)
     return {
@@ -343,7 +352,7 @@ def _classification(
         "peo_violation": _peo(y, score, sens.linear),
     }
     out.update(_distribution_gaps(score, sens))
-    if sens.codes is None:
+    if sens.codes is None or sens.groups is None:
         out.update(
             _nan_dict(("dp_gap", "mean_score_gap", "tvdp", "tpr_gap", "fpr_gap")),
             eo_gap=float("nan"),
@@ -392,7 +401,7 @@ def _regression(
         "pdp_violation": float(abs_pearson_columns(pred, sens.linear).max()),
     }
     out.update(_distribution_gaps(pred, sens))
-    if sens.codes is None:
+    if sens.codes is None or sens.groups is None:
         out.update(_nan_dict(("error_gap", "mean_score_gap")))
         return out, _empty_table(_REGRESSION_COLUMNS)
     codes, k = sens.codes, len(sens.groups)

@@ -165,7 +165,7 @@ def subset_fairness(
     rng = np.random.default_rng(random_state)
     directions = rng.uniform(-1.0, 1.0, size=(n_subsets, x.shape[1]))
     onehot = np.eye(k)[codes]
-    values = []
+    values: list[Any] = []  # floats (wdp) and float64 scalars (means)
     for start in range(0, n_subsets, _CHUNK):
         masks = (x @ directions[start : start + _CHUNK].T >= 0.0).astype(np.float64)
         counts = masks.T @ onehot  # (chunk, k) group sizes in each subset

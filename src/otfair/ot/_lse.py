@@ -107,9 +107,11 @@ def lse_cols(
         if m_tot is None:
             m_tot, s_tot = m, s
         else:
+            assert s_tot is not None  # set with m_tot
             m_new = torch.maximum(m_tot, m)
             s_tot = s_tot * torch.exp(m_tot - m_new) + s * torch.exp(m - m_new)
             m_tot = m_new
+    assert m_tot is not None and s_tot is not None  # at least one chunk
     return m_tot + s_tot.log()
 
 

@@ -125,5 +125,5 @@ def match(
         else:
             generator.seed()
     probs = torch.from_numpy(np.maximum(plan, 0.0))
-    index = torch.multinomial(probs, 1, generator=generator)[:, 0]
-    return index.to(X0t.device)
+    drawn = torch.multinomial(probs, 1, generator=generator)[:, 0]
+    return drawn.to(X0t.device)

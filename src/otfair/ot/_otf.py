@@ -163,7 +163,7 @@ def otf0(
     method: str = "semidual",
     solver: Any = None,
     check: bool = True,
-) -> torch.Tensor | tuple[torch.Tensor, OTF0Details]:
+) -> torch.Tensor | tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:
     r"""Compute the adjusted OTF cost, differentiable in the masses ``h``.
 
     .. math::

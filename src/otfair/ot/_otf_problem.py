@@ -106,7 +106,7 @@ def euclidean_class_problem(
     order = torch.argsort(codes, stable=True)
     reduced, _ = euclidean_class_cost(X[order], info[:K], eps)
     problem = object.__new__(OTFProblem)
-    problem.C, problem.G, problem.chunk_rows = None, G[:, order].contiguous(), None
+    problem.C, problem.G, problem.chunk_rows = None, G[:, order].contiguous(), None  # type: ignore[assignment]
     problem.classes = (cols, codes[order])
     problem._cache = {eps: reduced}
     problem._basis = None
@@ -249,7 +249,7 @@ class OTFProblem:
             )
         self.matrices(eps)
         new = object.__new__(OTFProblem)
-        new.C, new.G, new.chunk_rows, new.classes = None, self.G, self.chunk_rows, self.classes
+        new.C, new.G, new.chunk_rows, new.classes = None, self.G, self.chunk_rows, self.classes  # type: ignore[assignment]
         new._cache = {eps: self._cache[eps]}
         new._basis = self._basis
         return new
@@ -271,7 +271,7 @@ class OTFProblem:
 
     def otf0(
         self, h: torch.Tensor, eps: float, *, return_details: bool = False, **kwargs
-    ) -> torch.Tensor | tuple[torch.Tensor, OTF0Details]:
+    ) -> torch.Tensor | tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:
         """Return the adjusted cost OTF0 of ``h`` (differentiable); keywords as :func:`otf0`."""
         value, details = solve_otf0(self, h, eps, **kwargs)
         return (value, details) if return_details else value

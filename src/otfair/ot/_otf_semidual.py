@@ -359,6 +359,7 @@ def solve_semidual(
         if check and bool((err <= tol).all()):
             break
         if use_joint:
+            assert joint is not None  # use_joint implies it
             y = sd.joint_newton(y, joint & (err > tol), tol, check=check)
             err = sd.violation(sd.constraint_values((y @ G64).to(sd.dtype)))
             if check and bool((err <= tol).all()):

@@ -242,7 +242,7 @@ def _solve_batch(
     if gamma is not None:
         gam = torch.where(rel[:, None], gamma.to(device=device, dtype=torch.float64), gam)
     if backend == "host":
-        kw = {"tol": tol, "max_iter": max_iter}
+        kw: dict[str, Any] = {"tol": tol, "max_iter": max_iter}
         if C.shape[1] <= SMALL_COLUMNS:
             return solve_small_batch(H, C, G, eps, gam, relaxed, y0=y0, **kw)
         res = [
@@ -513,12 +513,13 @@ def solve_otf0(
     single = ht.dim() == 1
     H = ht[None] if single else ht
     K = H.shape[0]
+    starts: list[Any]
     if warm_start is None:
         starts = [None] * K
     elif single:
         starts = [warm_start]
     else:
-        starts = list(warm_start)
+        starts = list(warm_start)  # type: ignore[arg-type]  # a sequence when K > 1
     if len(starts) != K:
         raise ValueError(f"`warm_start` must hold {K} details (one per row of `h`).")
     H_eff = H.clamp(min=float(min_score))

@@ -29,12 +29,16 @@ from otfair.utils._random import (
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
 from otfair.utils._torch import as_float_tensor, resolve_device
 from otfair.utils._validation import (
+    MIN_GROUP_SIZE,
+    MIN_TRAIN_GROUP_SIZE,
     check_binary_labels,
     check_consistent_length,
     check_finite_1d,
+    check_group_sizes,
     check_probabilities,
     check_sensitive_features,
     encode_groups,
+    warn_small_groups,
 )
 
 __all__ = [
@@ -48,12 +52,15 @@ __all__ = [
     "StrOptions",
     "SensitiveColumns",
     "Widths",
+    "MIN_GROUP_SIZE",
+    "MIN_TRAIN_GROUP_SIZE",
     "as_float_tensor",
     "check_binary_labels",
     "check_consistent_length",
     "check_features",
     "check_finite_1d",
     "check_params",
+    "check_group_sizes",
     "check_positive_int",
     "check_probabilities",
     "check_scalar",
@@ -72,4 +79,5 @@ __all__ = [
     "torch_generator",
     "use_generator",
     "validate_option",
+    "warn_small_groups",
 ]

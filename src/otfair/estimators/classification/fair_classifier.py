@@ -31,6 +31,7 @@ from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
 from otfair.penalties import FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
+    check_group_sizes,
     check_scalar,
     check_sensitive_features,
     draw_seed,
@@ -396,6 +397,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             # too) unless declared continuous; `s` = 0/1 indicators / continuous columns
             sens = split_sensitive(sensitive_features, sensitive_type=self.sensitive_type)
             s = check_sensitive_features(sens.linear, n, name="sensitive_features")
+            if sens.groups is not None and (self._active() or pairs):
+                check_group_sizes(sens.codes, sens.groups)  # before the first epoch
         elif self._active() or pairs:
             raise ValueError(
                 f"`sensitive_features` is required for penalty={self.penalty!r} with "

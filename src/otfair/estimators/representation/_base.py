@@ -55,6 +55,7 @@ from otfair.utils import (
     RANDOM_STATE,
     Widths,
     check_features,
+    check_group_sizes,
     draw_seed,
     fit_context,
     non_negative_real,
@@ -102,6 +103,7 @@ def check_fit_inputs(
             f"`sensitive_features` must have exactly two groups; got {len(groups)} "
             f"({list(groups)[:5]})."
         )
+    check_group_sizes(codes, groups)  # a one-row group fails before the first epoch
     return X, y.astype(np.float32), codes.astype(np.int64), groups, classes
 
 

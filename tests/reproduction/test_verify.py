@@ -1,0 +1,181 @@
+"""``otfair reproduce PAPER --verify N``: archived runs re-run with today's code.
+
+The fast tests check the selection (stratified, oldest first, stacked groups whole) and
+the tolerances on hand-made rows; the ``slow`` ones re-run a small sample of each
+committed archive (the runs whose group took a few seconds when archived) and require
+every compared metric within its tolerance.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from otfair.reproduction._verify import (
+    DEFAULT_TOLERANCE,
+    Difference,
+    compare_run,
+    read_unstable,
+    select_runs,
+    tolerance_for,
+    verify_archive,
+    work_items,
+)
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
+
+
+def _row(key, method, dataset, finished, strength=None, k=1, seed=0, **metrics):
+    config = {
+        "dataset": dataset,
+        "dataset_options": {},
+        "epochs": None,
+        "max_train_rows": None,
+        "method": method,
+        "method_options": {},
+        "notion": None,
+        "seed": seed,
+        "source_domain": None,
+        "strength": strength,
+        "target_domain": None,
+        "test_size": 0.2,
+    }
+    return {
+        "key": key,
+        "method": method,
+        "dataset": dataset,
+        "finished_at": finished,
+        "strength": strength,
+        "seed": seed,
+        "config": config,
+        "metrics": {"stacked_k": k, **metrics},
+    }
+
+
+def test_selection_is_stratified_and_oldest_first():
+    rows = [
+        _row("a2", "m", "d1", 20.0),
+        _row("a1", "m", "d1", 10.0),
+        _row("b1", "m", "d2", 15.0),
+        _row("c1", "n", "d1", 5.0),
+        _row("c2", "n", "d1", 30.0),
+    ]
+    picked = [r["key"] for r in select_runs(rows, 4)]
+    # one per stratum per round, strata by their oldest run, oldest run first in each
+    assert picked == ["c1", "a1", "b1", "c2"]
+    assert [r["key"] for r in select_runs(rows, 10)] == ["c1", "a1", "b1", "c2", "a2"]
+    assert select_runs(rows, 0) == []
+    with pytest.raises(ValueError, match="`n`"):
+        select_runs(rows, -1)
+
+
+def test_a_stacked_run_is_rerun_with_its_whole_group():
+    from otfair.experiments._spec import RunConfig
+
+    def keyed(strength, seed=0, k=3):
+        row = _row("", "cenet", "law_school", strength, strength=strength, k=k, seed=seed)
+        row["key"] = RunConfig(**row["config"]).key()
+        return row
+
+    group = [keyed(s) for s in (5.0, 0.1, 1.0)]
+    other_seed = keyed(1.0, seed=1)
+    items = work_items([group[0]], [*group, other_seed])
+    assert len(items) == 1
+    assert [r["strength"] for r in items[0]] == [0.1, 1.0, 5.0]  # the grid's order
+    # a run of the group picked again is not re-run twice
+    assert len(work_items([group[0], group[2]], [*group, other_seed])) == 1
+
+
+def test_a_changed_configuration_is_refused():
+    from otfair.reproduction._verify import run_config
+
+    row = _row("not-the-hash", "m", "d", 1.0)
+    with pytest.raises(ValueError, match="hashes to"):
+        run_config(row)
+
+
+def test_tolerance_is_the_listed_spread_or_the_default():
+    table = pd.DataFrame(
+        [
+            {
+                "method": "cenet",
+                "dataset": "adult",
+                "strength": 50.0,
+                "metric": "r2",
+                "spread": 0.06,
+                "measured": "x",
+            },
+            {
+                "method": "cenet",
+                "dataset": "adult",
+                "strength": None,
+                "metric": None,
+                "spread": 0.0001,
+                "measured": "x",
+            },
+        ]
+    )
+    assert tolerance_for(table, "cenet", "adult", 50.0, "r2") == (0.06, True)
+    # a listed spread below the default does not tighten it
+    assert tolerance_for(table, "cenet", "adult", 5.0, "r2") == (DEFAULT_TOLERANCE, True)
+    assert tolerance_for(table, "cenet", "crime", 50.0, "r2") == (DEFAULT_TOLERANCE, False)
+    assert tolerance_for(read_unstable("/nonexistent.csv"), "a", "b", 1.0, "r2")[1] is False
+
+
+def test_differences_are_judged_against_their_tolerance():
+    row = _row("k", "cenet", "adult", 1.0, strength=50.0, r2=0.348, error_gap=0.06)
+    empty = read_unstable("/nonexistent.csv")
+    diffs = {d.metric: d for d in compare_run(row, {"r2": 0.397, "error_gap": 0.06}, empty)}
+    assert set(diffs) == {"r2", "error_gap"}
+    assert not diffs["r2"].within and math.isclose(diffs["r2"].diff, 0.049)
+    assert diffs["error_gap"].within
+    spread = pd.DataFrame(
+        [
+            {
+                "method": "cenet",
+                "dataset": "adult",
+                "strength": 50.0,
+                "metric": "r2",
+                "spread": 0.05,
+                "measured": "x",
+            }
+        ]
+    )
+    assert all(d.within for d in compare_run(row, {"r2": 0.397, "error_gap": 0.06}, spread))
+    nan = Difference("k", "m", "d", None, 0, "r", "auc", math.nan, math.nan, 1e-3, False)
+    assert nan.within  # NaN archived and NaN again is the same value
+
+
+def test_cli_verify_needs_an_archive():
+    from otfair.cli import app
+
+    result = CliRunner().invoke(app, ["reproduce", "otf", "--verify", "1"])
+    assert result.exit_code == 2 and "--verify needs --runs" in result.output
+    result = CliRunner().invoke(app, ["reproduce", "otf", "--help"])
+    assert "--verify" in result.output
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("paper", ["otf", "ftm", "adapfair", "accuracy_parity"])
+def test_a_sample_of_each_archive_reproduces_at_head(paper, data_dir):
+    """Three runs per paper (three strata, oldest first) whose groups took <= 4 s."""
+    diffs = verify_archive(DOCS / paper / "runs", 3, max_seconds=4.0)
+    assert len({d.key for d in diffs}) >= 3
+    outside = [d for d in diffs if not d.within]
+    assert not outside, outside[:3]
+
+
+@pytest.mark.slow
+def test_the_cenet_runs_reproduce_at_head(data_dir):
+    """CENet's re-archived runs (a cheap stacked group: Law, 5 lambdas)."""
+    diffs = verify_archive(
+        DOCS / "accuracy_parity" / "runs",
+        1,
+        keep=lambda r: r["method"] == "cenet" and r["dataset"] == "law_school",
+    )
+    assert len({d.key for d in diffs}) == 5  # the whole stacked group
+    assert all(d.within for d in diffs), [d for d in diffs if not d.within][:3]

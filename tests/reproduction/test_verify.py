@@ -220,3 +220,33 @@ def test_every_cenet_move_of_the_code_change_is_within_its_tolerance():
     ].iloc[0]
     assert row["r2_head"] - row["r2_archived"] == pytest.approx(0.049, abs=0.001)
     assert tolerance_for(listed, "cenet", "adult (regression)", 50.0, "r2")[1]
+
+
+def test_revision_range_orders_revisions_by_their_first_run():
+    from otfair.reproduction._write import revision_range
+
+    frame = pd.DataFrame(
+        {
+            "git_revision": ["bbbbbbbbbb", "aaaaaaaaaa", "bbbbbbbbbb", "cccccccccc"],
+            "finished_at": [20.0, 10.0, 30.0, 40.0],
+        }
+    )
+    text = revision_range(frame)
+    assert text.startswith("aaaaaaa (1 runs), oldest, to ccccccc (1 runs), newest; 3 revisions")
+    assert "bbbbbbb (2 runs)" in text
+    assert revision_range(frame.iloc[:1]) == "bbbbbbb (1 runs), one revision"
+
+
+@pytest.mark.parametrize(
+    "folder", ["otf", "ftm", "ftm/imbalance", "ftm/reduction", "adapfair", "accuracy_parity"]
+)
+def test_each_report_header_states_its_runs_revisions(folder):
+    from otfair.experiments._archive import read_archive
+
+    runs = read_archive(DOCS / folder.split("/")[0] / "runs")
+    index = (DOCS / folder / "index.md").read_text(encoding="utf-8")
+    line = next(x for x in index.splitlines() if x.startswith("- Code revisions of the runs"))
+    oldest = min(runs, key=lambda r: r["finished_at"])["git_revision"][:7]
+    assert oldest in line  # the profile's runs are a subset; its oldest is at least as new
+    newest = max(runs, key=lambda r: r["finished_at"])["git_revision"][:7]
+    assert folder != "accuracy_parity" or newest in line  # the CENet re-runs

@@ -250,3 +250,23 @@ def test_each_report_header_states_its_runs_revisions(folder):
     assert oldest in line  # the profile's runs are a subset; its oldest is at least as new
     newest = max(runs, key=lambda r: r["finished_at"])["git_revision"][:7]
     assert folder != "accuracy_parity" or newest in line  # the CENet re-runs
+
+
+@pytest.mark.slow
+def test_cli_verify_exits_1_when_an_archived_value_was_altered(tmp_path, data_dir):
+    import json
+
+    from otfair.cli import app
+    from otfair.experiments._archive import read_archive
+
+    rows = read_archive(DOCS / "otf" / "runs")
+    oldest = select_runs(rows, 1)[0]  # the run --verify 1 picks: a cheap unfair model
+    assert (oldest.get("metrics") or {}).get("stacked_k") in (None, 1)
+    altered = json.loads(json.dumps(oldest))
+    altered["metrics"]["auc"] += 0.01  # beyond the 0.001 tolerance
+    (tmp_path / f"seed-{altered['seed']}.jsonl").write_text(json.dumps(altered) + "\n")
+    result = CliRunner().invoke(
+        app, ["reproduce", "otf", "--verify", "1", "--runs", str(tmp_path)]
+    )
+    assert result.exit_code == 1, result.output
+    assert "OUT" in result.output and "auc" in result.output and "1 outside" in result.output

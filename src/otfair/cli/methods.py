@@ -62,6 +62,9 @@ def describe_method(spec: MethodSpec) -> dict[str, Any]:
 
 
 def _lookup(name: str) -> MethodSpec:
+    from otfair.cli._checks import check_method
+
+    check_method(name)  # an unknown name answers before the registry imports torch
     from otfair.experiments.methods import get_method
 
     try:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from otfair.cli._checks import check_scheduler, check_spec
 from otfair.cli._common import check_output_dir, check_output_file, fail
 
 if TYPE_CHECKING:
@@ -172,16 +173,24 @@ def sweep_command(
     a sweep estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
     ok, 1 some run failed, 2 user error, 130/143 interrupted by SIGINT/SIGTERM.
     """
-    from otfair.experiments import ConfigError, load_spec, make_report, run_sweep
-    from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
-
     check_output_dir(out)
     if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR
         if not data_home.expanduser().is_dir():
             fail(f"--data-home {str(data_home)!r} is not an existing directory.")
         os.environ["OTFAIR_DATA_DIR"] = str(data_home.expanduser().resolve())
+    # the spec's names and the scheduler's address are checked before torch is imported
+    if backend not in ("local", "cluster"):
+        fail(f"--backend must be 'local' or 'cluster'; got {backend!r}.")
+    if scheduler is not None and backend != "cluster":
+        fail("--scheduler is only used with --backend cluster.")
+    spec = check_spec(config)
+    if scheduler is not None:
+        check_scheduler(scheduler)
+
+    from otfair.experiments import ConfigError, make_report, run_sweep
+    from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
+
     try:
-        spec = load_spec(config)
         if device is not None:
             spec = spec.with_device(device)
         summary = run_sweep(

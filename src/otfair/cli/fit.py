@@ -177,6 +177,11 @@ def fit_command(
         fail(f"{first} ({_DATA_FIX.format(name=dataset)})")
     except (ValueError, TypeError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    if result.get("constant"):
+        note(
+            f"{method} predicted a constant on the test split (one class for every row, or "
+            "constant scores): its fairness gaps are trivially small; `constant` is true."
+        )
     if as_json:
         echo_json(result)
     else:

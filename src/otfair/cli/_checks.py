@@ -21,7 +21,7 @@ from otfair.cli._common import fail
 __all__ = ["check_dataset", "check_fetchable", "check_method", "check_scheduler", "check_spec"]
 
 #: Seconds to wait for a TCP connection to a scheduler before calling it unreachable.
-CONNECT_TIMEOUT_S = 3.0
+CONNECT_TIMEOUT_S = 5.0
 
 
 def check_dataset(name: str) -> None:
@@ -118,8 +118,9 @@ def check_scheduler(address: str) -> None:
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         fail(
-            f"cannot reach the Dask scheduler {address} ({reason}); is it running? "
-            "(start one with `dask scheduler`, or use --backend local)"
+            f"cannot reach the Dask scheduler {address} within {CONNECT_TIMEOUT_S:g} s "
+            f"({reason}); is it running? (start one with `dask scheduler`, or use "
+            "--backend local)"
         )
 
 

@@ -246,15 +246,21 @@ def report_command(
     """Write trade-off plots, tables and an index page for the sweep in RESULTS."""
     from otfair.experiments import STORE_FILENAME, ResultStore, make_report, open_store
     from otfair.experiments._store import StoreError, check_store_file
+    from otfair.experiments._store_files import is_read_only_location
 
     db = results / STORE_FILENAME if results.is_dir() else results
     if not db.is_file():
         fail(f"no sweep results at {db} (run `otfair sweep CONFIG --out {results}` first).")
+    if out is None and is_read_only_location(db):  # the store itself is read, never written
+        fail(
+            f"{db.parent} is read-only, so the report cannot be written beside the store "
+            f"(the store is fine and is only read); pass --out DIR somewhere writable."
+        )
     try:
         check_store_file(db)
         if out is not None:
             check_output_dir(out)
-        with ResultStore(db) as store:
+        with ResultStore(db, read_only=True) as store:
             n_ok, n_failed = store.count("ok"), store.count("error")
     except StoreError as exc:
         fail(str(exc))
@@ -270,7 +276,7 @@ def report_command(
     try:
         index = make_report(results, out)
         if csv is not None:
-            with open_store(db.parent) as store:
+            with open_store(db.parent, read_only=True) as store:
                 store.export_csv(csv)
     except (FileNotFoundError, ValueError, OSError) as exc:
         fail(_one_line(exc))

@@ -352,7 +352,7 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     if not db.is_file():
         raise FileNotFoundError(f"No result store at {db} (run `otfair sweep` first).")
     out = Path(out_dir) if out_dir is not None else db.parent / "report"
-    with ResultStore(db) as store:
+    with ResultStore(db, read_only=True) as store:  # a report never writes the store
         frame = store.to_frame("ok")
         if frame.empty:  # checked before anything is written
             raise ValueError(f"The result store {db} has no successful run to report.")

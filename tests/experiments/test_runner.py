@@ -231,7 +231,9 @@ def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, s
     _, stderr = proc.communicate(timeout=25)  # a run takes 30 s: it must be abandoned
     assert proc.returncode == 128 + signum, stderr
     assert f"interrupted by {signal.Signals(signum).name}" in stderr
-    assert stderr.count("abandoned: dummy-lr") == workers and "Traceback" not in stderr
+    said = [ln for ln in stderr.splitlines() if ln.startswith("interrupted by")]
+    assert len(said) == 1 and said[0].count("dummy-lr") == workers, stderr  # one line
+    assert "Traceback" not in stderr
     deadline = time.time() + 10
     while _group_alive(proc.pid) and time.time() < deadline:
         time.sleep(0.1)
@@ -240,6 +242,45 @@ def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, s
     assert all(row in after for row in before)  # finished rows kept as they were
     new = [row for row in after if row not in before]  # dummy-raise fails at once: stored
     assert all(row["method"] == "dummy-raise" for row in new)  # abandoned runs: no row
+
+
+_SLOW_START = """
+import os, sys, time
+if "--multiprocessing-fork" in sys.argv:  # a spawned worker, still starting up
+    open(os.path.join(os.environ["OTFAIR_TEST_MARKS"], str(os.getpid())), "w").close()
+    time.sleep(4)
+"""
+
+
+def test_ctrl_c_during_worker_start_up_is_one_line(plugin_path, tmp_path):
+    # workers that take 4 s to start (a sitecustomize sleeping in each spawned process):
+    # SIGINT to the whole group reaches them before worker_init ignores it
+    out = tmp_path / "out"
+    fast = load_spec(write_spec(tmp_path / "fast.toml", seeds=3))
+    run_sweep(fast, out, profile="quick", progress=False)  # timings: no pilots next time
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SLOW_START)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = write_spec(tmp_path / "s.toml", seeds=3, sleep=30.0)
+    env = dict(os.environ, OTFAIR_TEST_MARKS=str(marks))
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    proc = subprocess.Popen(
+        _sweep_cmd(config, out, "--workers", "2", "--yes", "--no-progress"),
+        start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while len(list(marks.iterdir())) < 2 and time.time() < deadline:  # workers starting
+        time.sleep(0.05)
+    assert len(list(marks.iterdir())) >= 2, "the workers never started"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    said = [ln for ln in stderr.splitlines() if ln.startswith("interrupted by SIGINT")]
+    assert len(said) == 1, stderr
 
 
 def test_plan_profile_and_config_are_recorded(plugin_path, tmp_path):

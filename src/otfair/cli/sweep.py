@@ -224,13 +224,19 @@ def _interrupted(summary: SweepSummary) -> None:
     import signal
 
     kept = summary.ok + summary.failed
-    lines = [
+    shown = ", ".join(summary.abandoned[:SHOWN_ERRORS])
+    more = (
+        f", and {len(summary.abandoned) - SHOWN_ERRORS} more"
+        if len(summary.abandoned) > SHOWN_ERRORS
+        else ""
+    )
+    abandoned = f" ({shown}{more})" if shown else ""
+    typer.echo(  # one line, whenever the signal came
         f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
-        f"finished and stored, {len(summary.abandoned)} abandoned (not stored), "
-        f"{summary.not_started} not started; rerun the same command to resume."
-    ]
-    lines += [f"  abandoned: {label}" for label in summary.abandoned]
-    typer.echo("\n".join(lines), err=True)
+        f"finished and stored, {len(summary.abandoned)} abandoned, not stored{abandoned}; "
+        f"{summary.not_started} not started; rerun the same command to resume.",
+        err=True,
+    )
     raise typer.Exit(128 + int(signal.Signals[summary.interrupted or "SIGINT"]))
 
 

@@ -243,6 +243,6 @@ def test_a_sweep_whose_pilots_ran_every_run_says_so(tmp_path):
          "epochs": 1, "max_train_rows": 64, "seeds": [0]}
     )  # fmt: skip
     plans = []
-    summary = run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append)
+    summary = run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append, pilot=True)
     assert summary.ok == 1
     assert plans[-1].basis == "nothing left: the pilot fits ran every run"

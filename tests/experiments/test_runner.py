@@ -312,3 +312,28 @@ def test_progress_lines_without_a_terminal():
         for _ in range(3):
             advance(False)
     assert stream.getvalue().count("\n") == 1  # only the last line
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_one_run_sweep_trains_once(plugin_path, tmp_path, workers):
+    # fits on the sweep's data leave a mark (the preflight probe fits 64 synthetic rows,
+    # below the dummy's 100-row mark threshold): no warm-up, no pilot by default
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    one = '\n[profiles.one]\nseeds = [0]\nmax_strengths = 1\nmethods = ["dummy-lr"]\n'
+    spec = load_spec(write_spec(tmp_path / "s.toml", one, options=f'mark_dir = "{marks}"'))
+    plans = []
+    summary = run_sweep(
+        spec, tmp_path / "out", profile="one", workers=workers, progress=False,
+        on_plan=plans.append,
+    )  # fmt: skip
+    assert summary.ok == 1
+    assert len(list(marks.iterdir())) == 1
+    assert plans and plans[-1].estimate_s is None and "one run" in plans[-1].basis
+    # asked for, the pilot and the warm-up fit again (the pilot is the real item here)
+    again = tmp_path / "marks2"
+    again.mkdir()
+    spec = load_spec(write_spec(tmp_path / "t.toml", one, options=f'mark_dir = "{again}"'))
+    run_sweep(spec, tmp_path / "out2", profile="one", progress=False, on_plan=plans.append,
+              pilot=True, warm_up=True)  # fmt: skip
+    assert plans[-1].estimate_s is not None

@@ -166,6 +166,18 @@ def sweep_command(
             help="Directory of the dataset files for every run (sets OTFAIR_DATA_DIR for them).",
         ),
     ] = None,
+    pilot: bool | None = typer.Option(
+        None,
+        "--pilot/--no-pilot",
+        help="Time a pilot of each method x dataset group for the estimate before the "
+        "workers start (default: when more than one fit is pending).",
+    ),
+    warm_up: bool = typer.Option(
+        False,
+        "--warm-up",
+        help="Fit a throwaway tiny model in each worker first, so that fit times leave "
+        "out one-time costs.",
+    ),
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 
@@ -201,6 +213,8 @@ def sweep_command(
             retry_failed=retry_failed,
             merge=merge,
             stack=stack,
+            pilot=pilot,
+            warm_up=warm_up,
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError, SchedulerUnreachableError) as exc:

@@ -15,10 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from otfair.experiments._plan import PILOT_EPOCHS, Pilot
-
-#: The range stated with an estimate: (low, high) factors on the point estimate.
-ESTIMATE_RANGE = (0.5, 2.0)
+from otfair.experiments._plan import ESTIMATE_RANGE, PILOT_EPOCHS, Pilot
 
 
 @dataclass(frozen=True)

@@ -73,8 +73,13 @@ class SweepPlan:
             return f"{text}; " + (
                 self.basis or "timing a pilot of each method x dataset group to estimate the total"
             )
-        bound = "at least " if self.partial else ""
-        return f"{text}; estimated {bound}{format_duration(self.estimate_s)} ({self.basis})"
+        if self.partial:
+            return f"{text}; estimated at least {format_duration(self.estimate_s)} ({self.basis})"
+        low, high = (self.estimate_s * f for f in ESTIMATE_RANGE)
+        return (
+            f"{text}; estimated {format_duration(self.estimate_s)} (likely "
+            f"{format_duration(low)} to {format_duration(high)}; {self.basis})"
+        )
 
 
 def format_duration(seconds: float) -> str:
@@ -87,6 +92,11 @@ def format_duration(seconds: float) -> str:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
 
+
+#: The range stated with a sweep's estimate, as factors of it: the measured wall times
+#: of held-out sweeps fall within it (``benchmarks/sweep_estimates.py``,
+#: ``docs/measurements/sweep_estimates.md``).
+ESTIMATE_RANGE = (0.5, 2.0)
 
 #: Speed of each worker beyond the first, relative to one worker alone (process start-up,
 #: memory bandwidth and cores shared with other work: a pool never scales perfectly).

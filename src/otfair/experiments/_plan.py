@@ -96,9 +96,9 @@ def format_duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-#: The range stated with a sweep's estimate, as factors of it: the measured wall times
-#: of held-out sweeps fall within it (``benchmarks/sweep_estimates.py``,
-#: ``docs/measurements/sweep_estimates.md``).
+#: The range stated with a sweep's estimate, as factors of it (the target: a held-out
+#: sweep's wall time within 2x of its estimate); ``benchmarks/sweep_estimates.py``
+#: measures it (``docs/measurements/sweep_estimates.md``).
 ESTIMATE_RANGE = (0.5, 2.0)
 
 #: Speed of each worker beyond the first, relative to one worker alone (process start-up,

@@ -178,11 +178,12 @@ def test_every_failure_is_counted_with_its_message(plugin_path, tmp_path):
 
 def test_first_run_of_each_worker_is_not_an_outlier(plugin_path, tmp_path):
     # `cold_start` makes the first fit of every process sleep 1 s, like a lazy import; the
-    # other fits (LogisticRegression on 400 rows) take milliseconds. The warm-up absorbs it.
+    # other fits (LogisticRegression on 400 rows) take milliseconds. The warm-up (opt-in)
+    # absorbs it.
     config = write_spec(tmp_path / "s.toml", seeds=2, options="cold_start = 1.0")
     spec = load_spec(config)
-    run_sweep(spec, tmp_path / "inline", profile="quick", progress=False)
-    run_sweep(spec, tmp_path / "pool", profile="quick", workers=2, progress=False)
+    run_sweep(spec, tmp_path / "inline", profile="quick", progress=False, warm_up=True)
+    run_sweep(spec, tmp_path / "pool", profile="quick", workers=2, progress=False, warm_up=True)
     for out in ("inline", "pool"):
         times = [r["fit_time_s"] for r in _ok_rows(tmp_path / out) if r["status"] == "ok"]
         assert len(times) == 2 and max(times) < 1.0, (out, times)

@@ -30,7 +30,11 @@ def test_long_fit_is_refused_with_its_estimate(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(single, "run_single", counting)
-    res = _fit("--method", "unfair", "--epochs", "100000", "--max-train-rows", "300", "--json")
+    # 100000 epochs take far more than 0.36 s (--confirm-above 0.0001 h) on any machine
+    res = _fit(
+        "--method", "unfair", "--epochs", "100000", "--max-train-rows", "300", "--json",
+        "--confirm-above", "0.0001",
+    )  # fmt: skip
     assert res.exit_code == 2, res.output
     assert "estimated" in res.output and "--yes" in res.output
     assert sorted(calls) == [1, 2]  # only the two pilots: the 100000-epoch fit never started

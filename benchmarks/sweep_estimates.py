@@ -186,6 +186,14 @@ def write(rows: list[dict[str, Any]], out: Path) -> None:
             f"{format_duration(r['actual_s'])} | {r['ratio_actual_over_estimate']:.2f} | "
             f"{'yes' if r['in_range'] else 'no'} |"
         )
+    lines += [
+        "",
+        "`pilots` is the time from the start of the sweep to its final estimate (the data",
+        "check, the pilot fits and, for a pool of workers, the timing of one worker's",
+        "start-up); `actual` is the time from that estimate to the end of the sweep, what",
+        "the estimate predicts. Sweeps of a few seconds are timed at the noise level of a",
+        "shared machine; the rows with the longest `actual` say most about long sweeps.",
+    ]
     (out / "sweep_estimates.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

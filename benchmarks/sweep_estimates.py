@@ -96,6 +96,12 @@ SWEEPS: list[tuple[str, Any, int | None, bool]] = [
         2,
         False,
     ),
+    (
+        "german-otf-long-2workers",
+        _spec("i", "german", [{"name": "unfair"}, _otf(0.1, 0.5, 0.9)], seeds=4, epochs=200),
+        2,
+        True,
+    ),
 ]
 
 #: Held-out seeds estimated from a subset's stored timings: (name, spec, subset seeds).
@@ -103,6 +109,11 @@ EXTRAPOLATED = [
     (
         "extrapolated-german-otf",
         _spec("x", "german", [{"name": "unfair"}, _otf(0.3, 0.7)], seeds=3, epochs=30),
+        (0,),
+    ),
+    (
+        "extrapolated-german-ftm",
+        _spec("y", "german", [{"name": "ftm", "strengths": [0.5, 2.0]}], seeds=3, epochs=100),
         (0,),
     ),
 ]

@@ -170,6 +170,7 @@ def test_estimate_items_spreads_over_workers_but_not_below_the_longest_item():
 
 def test_no_duration_prints_as_zero_seconds():
     assert format_duration(0.0) == "under 1 s" and format_duration(0.4) == "under 1 s"
+    assert format_duration(0.5) == "under 1 s" and format_duration(1.0) == "1 s"
     assert format_duration(42.0) == "42 s" and format_duration(7200.0) == "2.0 h"
 
 
@@ -294,3 +295,24 @@ def test_pilot_fits_draw_splits_no_run_uses_and_give_the_epoch_cost(monkeypatch)
     assert (pilot.runs, pilot.wall_s, pilot.fit_s, pilot.epoch_s) == (2, 7.0, 6.0, 4.0)
     # hand computed: other 1 + fixed 2 + 10 x 4 = 43 s per 2 runs; 3 runs: 64.5 s
     assert pilot.estimate(3) == pytest.approx(43.0 * 3 / 2)
+
+
+def test_a_workers_start_up_is_timed_with_each_method_and_each_dataset():
+    from otfair.experiments._pilots import start_up_configs
+
+    runs = [
+        RunConfig(dataset=d, method=m, seed=s, epochs=50, max_train_rows=None)
+        for d in ("german", "adult")
+        for m in ("unfair", "otf")
+        for s in (0, 1)
+    ]
+    configs = start_up_configs(runs)
+    synthetic = [c for c in configs if c.dataset == "synthetic"]
+    real = [c for c in configs if c.dataset != "synthetic"]
+    assert sorted(c.method for c in synthetic) == ["otf", "unfair"]
+    # the first run on each dataset, shrunk to 1 epoch and 64 training rows
+    assert [(c.dataset, c.method, c.seed) for c in real] == [
+        ("german", "unfair", 0),
+        ("adult", "unfair", 0),
+    ]
+    assert all(c.epochs == 1 and c.max_train_rows == 64 for c in configs)

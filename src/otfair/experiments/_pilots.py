@@ -18,7 +18,14 @@ from otfair.experiments._plan import PILOT_EPOCHS, Pilot, record_seconds, run_ep
 from otfair.experiments._spec import RunConfig
 from otfair.experiments._stacking import WorkItem, configs_of, execute_item
 
-__all__ = ["PILOT_GROUP_RUNS", "PILOT_SEED_OFFSET", "pilot_item", "run_item", "time_worker_start"]
+__all__ = [
+    "PILOT_GROUP_RUNS",
+    "PILOT_SEED_OFFSET",
+    "pilot_item",
+    "run_item",
+    "start_up_configs",
+    "time_worker_start",
+]
 
 #: Runs of a stacked group that a scaled pilot fits (the estimate scales by K over this).
 PILOT_GROUP_RUNS = 2
@@ -75,6 +82,25 @@ def pilot_item(
         epoch_s = max(0.0, fit2 - fit) / (PILOT_EPOCHS[0] - PILOT_EPOCHS[1])
     spent = time.perf_counter() - began
     return Pilot(runs, wall, fit, epochs, epoch_s, spent_s=spent), None
+
+
+def start_up_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
+    """Return the fits that time a worker's start-up: what its first runs pay once.
+
+    One tiny fit of each method on the embedded synthetic data
+    (:func:`otfair.experiments._backends.warm_up_configs`: lazy imports, first
+    operations) and one tiny run (1 epoch, 64 training rows) on each dataset of
+    ``configs``, the first run using it (loading the data file).
+    """
+    from otfair.experiments._backends import warm_up_configs
+
+    out = warm_up_configs(configs)
+    datasets: set[str] = set()
+    for c in configs:
+        if c.dataset not in datasets:
+            datasets.add(c.dataset)
+            out.append(replace(c, epochs=1, max_train_rows=64))
+    return out
 
 
 def _start_worker(plugins: tuple[str, ...], warmups: tuple[RunConfig, ...]) -> None:

@@ -25,7 +25,7 @@ at :data:`PARALLEL_EFFICIENCY` each beyond the first (a worker pool does not sca
 perfectly on shared cores), and is never below the longest item. A process pool first
 starts its workers: ``min(workers, items)`` of them, at the same time on the usable
 cores, each paying the start-up measured once by the runner before the estimate (a
-fresh process, its imports and a tiny fit per method:
+fresh process, its imports, a tiny fit per method and per dataset:
 :func:`otfair.experiments._pilots.time_worker_start`), which adds
 ``startup * max(1, started / cores)`` (:func:`pool_start_seconds`).
 """
@@ -91,7 +91,7 @@ class SweepPlan:
 
 def format_duration(seconds: float) -> str:
     """``under 1 s``, ``42 s``, ``12.5 min`` or ``3.4 h`` (never ``0 s``)."""
-    if seconds < 0.5:
+    if seconds < 1:
         return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"

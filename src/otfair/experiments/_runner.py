@@ -65,7 +65,7 @@ from otfair.experiments._claim import (
     source_versions,
 )
 from otfair.experiments._execute import execute_run, single_thread
-from otfair.experiments._pilots import pilot_item, time_worker_start
+from otfair.experiments._pilots import pilot_item, start_up_configs, time_worker_start
 from otfair.experiments._plan import (
     Pilot,
     Progress,
@@ -382,7 +382,7 @@ def _execute(
         """One pool worker's start-up (measured), when the work goes to a process pool."""
         if kind != "local" or workers <= 1 or not queue:
             return 0.0
-        return time_worker_start(spec.plugins, warmups or warm_up_configs(todo), stop)
+        return time_worker_start(spec.plugins, start_up_configs(todo), stop)
 
     def pilots_and_plan() -> bool:
         """Run the pilots and call ``on_plan``; return whether this process is warm."""

@@ -5,7 +5,7 @@ subsample, device: :func:`timing_group`), not one run for all: runs of a group t
 the store before (e.g. in a ``one_split`` profile) give their mean wall time; for the
 others the runner fits one *pilot* of the group's first work item (a run, or a stacked
 group of runs fitted as one) in the parent process before the workers start
-(:func:`run_pilot`):
+(:func:`otfair.experiments._pilots.pilot_item`):
 
 - a method without an ``epochs`` budget (or one trained for a single epoch) is piloted
   with the real item, whose records are stored (no work is lost);

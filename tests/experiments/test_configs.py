@@ -65,5 +65,6 @@ def _check_reproduce_report(config, out):
     assert "**Smoke test**" in index and "Verdict rule" in index
     table = pd.read_csv(report / "comparison.csv")
     assert len(table) == len(load_paper_values(config.stem))  # none dropped
-    assert set(table["verdict"]) <= {"reproduced", "close", "differs", "not run", "no verdict"}
+    outcomes = {"reproduced", "close", "differs", "constant", "not run", "no verdict"}
+    assert set(table["verdict"]) <= outcomes
     assert table.loc[table["verdict"] == "not run", "reason"].str.startswith("not run: ").all()

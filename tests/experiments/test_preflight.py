@@ -243,6 +243,15 @@ def test_a_sweep_whose_pilots_ran_every_run_says_so(tmp_path):
          "epochs": 1, "max_train_rows": 64, "seeds": [0]}
     )  # fmt: skip
     plans = []
-    summary = run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append)
+    summary = run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append, pilot=True)
     assert summary.ok == 1
     assert plans[-1].basis == "nothing left: the pilot fits ran every run"
+
+
+def test_pilot_cold_cost_is_paid_once_per_run():
+    # a 2-epoch fit of 9 s against a 1-epoch fit of 2 s: 5 s that the second fit skipped
+    # (a cache), added once to every run; hand computed: other 0.5, fixed 0, per epoch 7,
+    # capped at 10 epochs x 2 s = 20, plus 5
+    pilot = Pilot(runs=1, wall_s=2.5, fit_s=2.0, epochs=10, epoch_s=7.0, cold_s=5.0)
+    assert pilot.estimate(1) == pytest.approx(0.5 + 20.0 + 5.0)
+    assert pilot.estimate(2) == pytest.approx(2 * 25.5)

@@ -178,11 +178,12 @@ def test_every_failure_is_counted_with_its_message(plugin_path, tmp_path):
 
 def test_first_run_of_each_worker_is_not_an_outlier(plugin_path, tmp_path):
     # `cold_start` makes the first fit of every process sleep 1 s, like a lazy import; the
-    # other fits (LogisticRegression on 400 rows) take milliseconds. The warm-up absorbs it.
+    # other fits (LogisticRegression on 400 rows) take milliseconds. The warm-up (opt-in)
+    # absorbs it.
     config = write_spec(tmp_path / "s.toml", seeds=2, options="cold_start = 1.0")
     spec = load_spec(config)
-    run_sweep(spec, tmp_path / "inline", profile="quick", progress=False)
-    run_sweep(spec, tmp_path / "pool", profile="quick", workers=2, progress=False)
+    run_sweep(spec, tmp_path / "inline", profile="quick", progress=False, warm_up=True)
+    run_sweep(spec, tmp_path / "pool", profile="quick", workers=2, progress=False, warm_up=True)
     for out in ("inline", "pool"):
         times = [r["fit_time_s"] for r in _ok_rows(tmp_path / out) if r["status"] == "ok"]
         assert len(times) == 2 and max(times) < 1.0, (out, times)
@@ -231,7 +232,9 @@ def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, s
     _, stderr = proc.communicate(timeout=25)  # a run takes 30 s: it must be abandoned
     assert proc.returncode == 128 + signum, stderr
     assert f"interrupted by {signal.Signals(signum).name}" in stderr
-    assert stderr.count("abandoned: dummy-lr") == workers and "Traceback" not in stderr
+    said = [ln for ln in stderr.splitlines() if ln.startswith("interrupted by")]
+    assert len(said) == 1 and said[0].count("dummy-lr") == workers, stderr  # one line
+    assert "Traceback" not in stderr
     deadline = time.time() + 10
     while _group_alive(proc.pid) and time.time() < deadline:
         time.sleep(0.1)
@@ -240,6 +243,45 @@ def test_signal_stops_promptly_without_orphans(plugin_path, tmp_path, workers, s
     assert all(row in after for row in before)  # finished rows kept as they were
     new = [row for row in after if row not in before]  # dummy-raise fails at once: stored
     assert all(row["method"] == "dummy-raise" for row in new)  # abandoned runs: no row
+
+
+_SLOW_START = """
+import os, sys, time
+if "--multiprocessing-fork" in sys.argv:  # a spawned worker, still starting up
+    open(os.path.join(os.environ["OTFAIR_TEST_MARKS"], str(os.getpid())), "w").close()
+    time.sleep(4)
+"""
+
+
+def test_ctrl_c_during_worker_start_up_is_one_line(plugin_path, tmp_path):
+    # workers that take 4 s to start (a sitecustomize sleeping in each spawned process):
+    # SIGINT to the whole group reaches them before worker_init ignores it
+    out = tmp_path / "out"
+    fast = load_spec(write_spec(tmp_path / "fast.toml", seeds=3))
+    run_sweep(fast, out, profile="quick", progress=False)  # timings: no pilots next time
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(_SLOW_START)
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = write_spec(tmp_path / "s.toml", seeds=3, sleep=30.0)
+    env = dict(os.environ, OTFAIR_TEST_MARKS=str(marks))
+    env["PYTHONPATH"] = os.pathsep.join([str(site), env.get("PYTHONPATH", "")])
+    proc = subprocess.Popen(
+        _sweep_cmd(config, out, "--workers", "2", "--yes", "--no-progress"),
+        start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=env,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while len(list(marks.iterdir())) < 2 and time.time() < deadline:  # workers starting
+        time.sleep(0.05)
+    assert len(list(marks.iterdir())) >= 2, "the workers never started"
+    os.killpg(proc.pid, signal.SIGINT)
+    _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 130, stderr
+    assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+    said = [ln for ln in stderr.splitlines() if ln.startswith("interrupted by SIGINT")]
+    assert len(said) == 1, stderr
 
 
 def test_plan_profile_and_config_are_recorded(plugin_path, tmp_path):
@@ -271,3 +313,28 @@ def test_progress_lines_without_a_terminal():
         for _ in range(3):
             advance(False)
     assert stream.getvalue().count("\n") == 1  # only the last line
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_a_one_run_sweep_trains_once(plugin_path, tmp_path, workers):
+    # fits on the sweep's data leave a mark (the preflight probe fits 64 synthetic rows,
+    # below the dummy's 100-row mark threshold): no warm-up, no pilot by default
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    one = '\n[profiles.one]\nseeds = [0]\nmax_strengths = 1\nmethods = ["dummy-lr"]\n'
+    spec = load_spec(write_spec(tmp_path / "s.toml", one, options=f'mark_dir = "{marks}"'))
+    plans = []
+    summary = run_sweep(
+        spec, tmp_path / "out", profile="one", workers=workers, progress=False,
+        on_plan=plans.append,
+    )  # fmt: skip
+    assert summary.ok == 1
+    assert len(list(marks.iterdir())) == 1
+    assert plans and plans[-1].estimate_s is None and "one run" in plans[-1].basis
+    # asked for, the pilot and the warm-up fit again (the pilot is the real item here)
+    again = tmp_path / "marks2"
+    again.mkdir()
+    spec = load_spec(write_spec(tmp_path / "t.toml", one, options=f'mark_dir = "{again}"'))
+    run_sweep(spec, tmp_path / "out2", profile="one", progress=False, on_plan=plans.append,
+              pilot=True, warm_up=True)  # fmt: skip
+    assert plans[-1].estimate_s is not None

@@ -108,7 +108,8 @@ def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
     method = {"name": "gapreg", "strengths": [0.0, 1.0, 5.0], "options": {"batch_size": 100}}
     spec = _synthetic_spec("stack", 2, method)
     plans = []
-    run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append)
+    # one work item: piloted only when asked (a one-fit sweep otherwise trains once)
+    run_sweep(spec, tmp_path / "out", progress=False, on_plan=plans.append, pilot=True)
     with open_store(tmp_path / "out") as store:
         rows = store.rows()
     assert len(rows) == 3

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 import torch
 
-from otfair.estimators import FairClassifier
+from otfair.estimators import FairClassifier, fairness_path
 
 _WATCHED = ("item", "cpu", "numpy", "tolist", "__float__", "__int__", "__bool__")
 _PACKAGES = (os.sep.join(("otfair", "ot", "")), os.sep.join(("otfair", "penalties", "")))
@@ -68,10 +68,10 @@ def test_a_stacked_otf_curve_makes_at_most_4_host_reads_per_step(host_reads, fix
     X, y, s = _data()
     epochs, batch = 2, 500
     clf = FairClassifier(
-        "otf", [0.01, 0.1, 0.5], epochs=epochs, batch_size=batch, random_state=0,
+        "otf", 0.01, epochs=epochs, batch_size=batch, random_state=0,
         fixed_batches=fixed_batches,
     )  # fmt: skip
-    clf.fit(X, y, sensitive_features=s)
+    fairness_path(clf, X, y, sensitive_features=s, strengths=[0.01, 0.1, 0.5])  # stacked
     steps = epochs * int(np.ceil(len(y) / batch))
     total = sum(host_reads.values())
     assert total > 0  # the wrappers see the package's calls (the test can fail)

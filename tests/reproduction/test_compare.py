@@ -10,7 +10,12 @@ import pytest
 from _hand_rows import paper_row, run_row
 
 from otfair.reproduction import verdict
-from otfair.reproduction._compare import compare_values, dataset_sensitive, verdict_counts
+from otfair.reproduction._compare import (
+    compare_values,
+    dataset_sensitive,
+    judge_table,
+    verdict_counts,
+)
 
 DATASETS = {"german": ("german", "sex"), "crime": ("communities_crime", "white")}
 
@@ -98,6 +103,7 @@ def test_level_not_reached_and_unsupported_settings_say_why():
         "reproduced": 0,
         "close": 0,
         "differs": 0,
+        "constant": 0,
         "no verdict": 0,
         "not run": 7,
     }
@@ -235,3 +241,62 @@ def test_ftm_joint_label_weight_is_an_option_with_the_paper_default():
     assert spec.build(1.0, random_state=0).penalty.label_weight == 100.0
     est = spec.build(1.0, random_state=0, label_weight=5.0)
     assert (est.penalty.label_weight, est.penalty.matching) == (5.0, "joint")
+
+
+def test_constant_runs_follow_the_one_class_and_constant_score_rule():
+    from otfair.reproduction._compare import constant_runs
+
+    frame = pd.DataFrame(
+        [
+            # one class: every gap exactly 0
+            {"dp_gap": 0.0, "tpr_gap": 0.0, "fpr_gap": 0.0, "auc": 0.7, "wdp": 0.01},
+            # a small but nonzero gap: both classes predicted
+            {"dp_gap": 1e-3, "tpr_gap": 0.0, "fpr_gap": 0.0, "auc": 0.7, "wdp": 0.01},
+            # a constant score: tied scores (AUC 0.5), no score gap
+            {"dp_gap": 0.1, "tpr_gap": 0.1, "fpr_gap": 0.1, "auc": 0.5, "wdp": 0.0,
+             "mean_score_gap": 0.0},
+            # equal score distributions (a full repair) but an informative score
+            {"dp_gap": 0.1, "tpr_gap": 0.1, "fpr_gap": 0.1, "auc": 0.8, "wdp": 0.0,
+             "mean_score_gap": 0.0},
+        ]
+    )  # fmt: skip
+    assert constant_runs(frame).tolist() == [True, False, True, False]
+    # regression: a constant prediction has no score gap and R^2 <= 0
+    reg = pd.DataFrame(
+        [{"r2": -0.001, "wdp": 0.0, "mean_score_gap": 0.0}, {"r2": 0.3, "wdp": 0.0,
+          "mean_score_gap": 0.0}]
+    )  # fmt: skip
+    assert constant_runs(reg).tolist() == [True, False]
+    # the FTM audit's 2x2 cells decide where stored: no fair positive in either group
+    cells = {f"sfp_s{g}_unfair{a}_fair{b}": (5.0 if b == 0 else 0.0)
+             for g in (0, 1) for a in (0, 1) for b in (0, 1)}  # fmt: skip
+    both = {**cells, "sfp_s0_unfair1_fair1": 1.0}
+    frame = pd.DataFrame([{"dp_gap": 0.2, **cells}, {"dp_gap": 0.0, "tpr_gap": 0.0,
+                          "fpr_gap": 0.0, **both}])  # fmt: skip
+    assert constant_runs(frame).tolist() == [True, False]
+
+
+def test_a_level_chosen_with_a_constant_seed_is_never_reproduced():
+    runs = _runs()
+    # seed 1 at strength 2 predicts one class: its gaps are exactly 0
+    runs.loc[3, ["dp_gap", "tpr_gap", "fpr_gap"]] = 0.0
+    runs.loc[[0, 1, 2], ["tpr_gap", "fpr_gap"]] = 0.05
+    paper = pd.DataFrame([_paper(setting="dp_gap=0.03", metric="consistency", value=0.99)])
+    out = compare_values(paper, runs, DATASETS, paper_seeds=5, statistics=_stats)
+    row = out.iloc[0]
+    assert row["verdict"] == "constant"  # 0.99 on the numbers, but seed 1 is constant
+    assert "constant: 1 of 2 seeds (seed 1)" in row["notes"]
+    assert row["reason"].endswith("on the numbers: reproduced")
+    assert verdict_counts(out)["constant"] == 1 and verdict_counts(out)["reproduced"] == 0
+    assert judge_table(out).equals(out)  # idempotent
+
+
+def test_a_standard_error_printed_as_zero_is_a_rounded_spread_not_one_split():
+    se = _compare(
+        _paper(setting="dp_gap=0.05", metric="accuracy", value=0.71, std=0.0, std_kind="se")
+    ).iloc[0]
+    assert se["seeds"] == 2 and "rounded to 0" in se["notes"]
+    std = _compare(
+        _paper(setting="dp_gap=0.05", metric="accuracy", value=0.71, std=0.0, std_kind="std")
+    ).iloc[0]
+    assert std["seeds"] == 1 and "one split" in std["notes"]

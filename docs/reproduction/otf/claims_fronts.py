@@ -75,19 +75,39 @@ def compare(runs: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+#: A point whose mean AUC is more than this below the unfair model's has collapsed (claim
+#: O3 reads the lowest violation among the points that have not).
+COLLAPSE_AUC_DROP = 0.05
+
+
 def lowest_violations(points: pd.DataFrame) -> pd.DataFrame:
-    """Per dataset and notion: the unfair model's violation and OTF's lowest (claim O3)."""
+    """Per dataset and notion: the unfair model's violation and OTF's and Norm's lowest (O3).
+
+    The lowest is taken among the points whose mean AUC is within
+    :data:`COLLAPSE_AUC_DROP` of the unfair model's (a model that has not collapsed);
+    ``collapsed_*`` is the lowest over every point, where it differs.
+    """
     rows = []
     for (dataset, notion), otf in points[points["method"] == "otf"].groupby(["dataset", "notion"]):
         measure = MEASURE[notion]
-        unfair = points[(points["dataset"] == dataset) & (points["method"] == "unfair")]
-        low = otf.loc[otf[f"{measure}_mean"].idxmin()]
+        here = points[points["dataset"] == dataset]
+        unfair = here[here["method"] == "unfair"]
+        floor = unfair["auc_mean"].iloc[0] - COLLAPSE_AUC_DROP if len(unfair) else -math.inf
+        kept = otf[otf["auc_mean"] >= floor]
+        pool = kept if len(kept) else otf
+        low = pool.loc[pool[f"{measure}_mean"].idxmin()]
+        low_all = otf.loc[otf[f"{measure}_mean"].idxmin()]
+        norm = here[(here["method"] == "norm") & (here["notion"] == notion)]
+        norm = norm[norm["auc_mean"] >= floor]
         rows.append({
             "dataset": dataset, "notion": notion, "measure": measure,
             "unfair": unfair[f"{measure}_mean"].iloc[0] if len(unfair) else math.nan,
             "unfair_se": unfair[f"{measure}_se"].iloc[0] if len(unfair) else math.nan,
             "otf_lowest": low[f"{measure}_mean"], "otf_lowest_se": low[f"{measure}_se"],
             "otf_strength": low["strength"], "otf_auc": low["auc_mean"],
+            "norm_lowest": norm[f"{measure}_mean"].min() if len(norm) else math.nan,
+            "collapsed_lowest": low_all[f"{measure}_mean"],
+            "collapsed_strength": low_all["strength"], "collapsed_auc": low_all["auc_mean"],
             "seeds": int(low["n_seeds"]),
         })  # fmt: skip
     return pd.DataFrame(rows)
@@ -271,15 +291,24 @@ def claim_rows(table: pd.DataFrame, low: pd.DataFrame) -> dict[str, str]:
         "preprocessing is not stated beyond App. C.2 |"
     )
     AE, BE, BD = lo[("adult (sex+race)", "eo")], lo[("bank (age)", "eo")], lo[("bank (age)", "dp")]
+    collapsed = (
+        f"; OTF goes lower only at alpha {BD.collapsed_strength:g}, PDP "
+        f"{_f(BD.collapsed_lowest)}, by collapsing to AUC {_f(BD.collapsed_auc)}"
+        if BD.collapsed_lowest < BD.otf_lowest
+        else ""
+    )
     o3 = (
         '| O3 | "our OTF method is as flexible as the Norm baseline in minimizing either PDP '
         "or PEO with respect to multiple sensitive attributes ... and the continuous age "
         f'attribute" (§5.3) | **holds here** | {LINK}, "Lowest violation OTF reaches" '
-        f"({seeds} seeds): Adult (sex + race) PDP from {_f(A.unfair)} to {_f(A.otf_lowest)} "
-        f"and PEO from {_f(AE.unfair)} to {_f(AE.otf_lowest)}; Bank with the continuous age, "
-        f"PEO from {_f(BE.unfair)} to {_f(BE.otf_lowest)} at AUC {_f(BE.otf_auc)} (PDP from "
-        f"{_f(BD.unfair)} to {_f(BD.otf_lowest)}, but only at alpha {BD.otf_strength:g}, "
-        f"where the AUC falls to {_f(BD.otf_auc)}) |"
+        f"({seeds} seeds; the lowest among the points within {COLLAPSE_AUC_DROP:g} AUC of "
+        f"the unfair model's): Adult (sex + race) PDP from {_f(A.unfair)} to "
+        f"{_f(A.otf_lowest)} (Norm's lowest {_f(A.norm_lowest)}) and PEO from "
+        f"{_f(AE.unfair)} to {_f(AE.otf_lowest)} (Norm {_f(AE.norm_lowest)}); Bank with the "
+        f"continuous age, PEO from {_f(BE.unfair)} to {_f(BE.otf_lowest)} at AUC "
+        f"{_f(BE.otf_auc)} (Norm {_f(BE.norm_lowest)}) and PDP from {_f(BD.unfair)} to "
+        f"{_f(BD.otf_lowest)} at AUC {_f(BD.otf_auc)}, alpha {BD.otf_strength:g} (Norm "
+        f"{_f(BD.norm_lowest)}){collapsed} |"
     )
     return {"O1": o1, "O2": o2, "O3": o3}
 
@@ -328,16 +357,24 @@ def main() -> None:
         "",
         "## Lowest violation OTF reaches (claim O3)",
         "",
-        "| dataset | notion | unfair model | OTF's lowest | at alpha | its AUC | seeds |",
-        "|---|---|---|---|---|---|---|",
+        "| dataset | notion | unfair model | OTF's lowest | at alpha | its AUC | Norm's lowest "
+        "| lowest over every alpha | at alpha | its AUC | seeds |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in low.itertuples(index=False):
         md.append(
             f"| {r.dataset} | {r.notion} | {r.unfair:.4f} ± {r.unfair_se:.4f} | "
             f"{r.otf_lowest:.4f} ± {r.otf_lowest_se:.4f} | {r.otf_strength:g} | "
-            f"{r.otf_auc:.4f} | {r.seeds} |"
+            f"{r.otf_auc:.4f} | {r.norm_lowest:.4f} | {r.collapsed_lowest:.4f} | "
+            f"{r.collapsed_strength:g} | {r.collapsed_auc:.4f} | {r.seeds} |"
         )
-    md += ["", "(± one standard error over the seeds.)", ""]
+    md += [
+        "",
+        "(± one standard error over the seeds. OTF's and Norm's lowest are taken among the "
+        f"points whose mean AUC is within {COLLAPSE_AUC_DROP:g} of the unfair model's; the "
+        "lowest over every alpha may be a collapsed model.)",
+        "",
+    ]
     md += [
         "## Where a baseline is higher (claim O1's exceptions)",
         "",

@@ -206,8 +206,6 @@ def audit_command(
     Group measures use the intersectional groups of the categorical --sensitive
     columns; PDP/PEO also use continuous ones (see docs/metrics.md).
     """
-    from otfair.metrics import fairness_report
-
     if task not in ("classification", "regression"):
         fail(f"--task must be 'classification' or 'regression', got {task!r}")
     if threshold is not None and task == "regression":
@@ -221,6 +219,8 @@ def audit_command(
     frame = _read_csv(file, columns)
     y_true = _labels(frame, label, pos_label, task)
     _check_scores(frame, score, task)
+    from otfair.metrics import fairness_report  # after the checks: torch-free until here
+
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", UserWarning)

@@ -88,6 +88,9 @@ def describe_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Rows, features after preprocessing, group sizes and label statistics per group."""
+    from otfair.cli._checks import check_dataset
+
+    check_dataset(name)  # an unknown name answers before scikit-learn is imported
     from otfair.datasets import DataFileError, dataset_summary, load_dataset
 
     options = parse_key_values(option, "--dataset-option")
@@ -209,6 +212,10 @@ def fetch_command(
     """Download datasets' files (verified by sha256) unless a verified copy exists."""
     from pathlib import Path
 
+    from otfair.cli._checks import check_fetchable
+
+    for name in names or []:  # before scikit-learn is imported
+        check_fetchable(name)
     from otfair.datasets import DataFileError
     from otfair.datasets._status import dataset_files, ensure_file, real_dataset_names
 

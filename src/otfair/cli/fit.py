@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import click
 import typer
 from typer.core import TyperCommand
 
+from otfair.cli._checks import check_dataset, check_method
 from otfair.cli._common import echo_json, fail, note, parse_key_values, print_panel
 
 _DATA_FIX = (
@@ -28,11 +31,35 @@ class _FitCommand(TyperCommand):
         super().format_help(ctx, formatter)
 
 
-def _progress_default(progress: bool | None, as_json: bool) -> bool:
-    """On in a terminal, off with --json or when the output is piped."""
+def _progress_default(progress: bool | None) -> bool:
+    """On when stderr is a terminal (with --json too: stdout keeps only the JSON)."""
     if progress is not None:
         return progress
-    return not as_json and sys.stdout.isatty() and sys.stderr.isatty()
+    return sys.stderr.isatty()
+
+
+def _gate(run: dict[str, Any], yes: bool, confirm_above: float) -> None:
+    """Print the run's estimate on stderr; refuse (exit 2) above ``confirm_above`` hours.
+
+    The gate of ``otfair sweep``: on a terminal it asks, otherwise ``--yes`` is needed.
+    """
+    from otfair.experiments._fit_estimate import estimate_fit
+    from otfair.experiments._plan import format_duration
+
+    estimate = estimate_fit(run)
+    if estimate is None:
+        return
+    note(f"{run['method']} on {run['dataset']}: {estimate.describe()}")
+    if yes or estimate.seconds <= confirm_above * 3600:
+        return
+    if sys.stdin.isatty() and sys.stderr.isatty():
+        if typer.confirm("Start it?", default=False, err=True):
+            return
+        fail("not confirmed; nothing more was run.")
+    fail(
+        f"this fit is estimated at {format_duration(estimate.seconds)}, above "
+        f"{confirm_above:g} h; pass --yes to run it, fewer --epochs, or --confirm-above HOURS."
+    )
 
 
 def fit_command(
@@ -82,10 +109,21 @@ def fit_command(
     progress: bool | None = typer.Option(
         None,
         "--progress/--no-progress",
-        help="Training progress on stderr (default: on in a terminal, off with --json or "
-        "when piped).",
+        help="Training progress on stderr (default: on when stderr is a terminal, "
+        "--json included).",
     ),
-    as_json: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+    as_json: bool = typer.Option(
+        False, "--json", help="Print the result as JSON (progress and notes go to stderr)."
+    ),
+    yes: bool = typer.Option(
+        False, "--yes", "-y", help="Start a fit estimated above --confirm-above hours."
+    ),
+    confirm_above: float = typer.Option(
+        1.0,
+        "--confirm-above",
+        min=0.0,
+        help="Ask (or, without a terminal, refuse unless --yes) above this many hours.",
+    ),
     max_violation: float | None = typer.Option(
         None,
         "--max-violation",
@@ -109,41 +147,77 @@ def fit_command(
             fail(problem)
     elif metric is not None or cv != 5:
         fail("--metric and --cv apply with --max-violation only.")
+    dataset_options = parse_key_values(dataset_option, "--dataset-option")
+    method_options = parse_key_values(option)
+    # names first, before torch is imported: a typo answers at once
+    if (source_domain is None) != (target_domain is None):
+        fail("`source_domain` and `target_domain` must be given together.")
+    check_method(
+        method,
+        strength=strength,
+        notion=notion,
+        domains=source_domain is not None or target_domain is not None,
+        options=method_options,
+    )
+    check_dataset(dataset)
+    if test_size is not None and dataset_options.get("split") == "predefined":
+        fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
+    if data_home is not None and not Path(data_home).expanduser().is_dir():
+        home = Path(data_home).expanduser()
+        problem = "is not a directory" if home.exists() else "does not exist"
+        fail(
+            f"`data_home` = {str(home)!r} {problem} (--data-home); pass an existing directory "
+            "(`otfair datasets fetch --data-home DIR` creates one)."
+        )
+
     from otfair.datasets import DataFileError
     from otfair.experiments._single import run_single
 
-    dataset_options = parse_key_values(dataset_option, "--dataset-option")
-    if test_size is not None and dataset_options.get("split") == "predefined":
-        fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
+    run: dict[str, Any] = {
+        "dataset": dataset,
+        "method": method,
+        "strength": strength,
+        "seed": seed,
+        "notion": notion,
+        "epochs": epochs,
+        "method_options": method_options,
+        "device": device,
+        "test_size": 0.2 if test_size is None else test_size,
+        "dataset_options": dataset_options,
+        "source_domain": source_domain,
+        "target_domain": target_domain,
+        "max_train_rows": max_train_rows,
+        "data_home": data_home,
+    }
     try:
-        run_args: dict[str, Any] = {
-            "strength": strength,
-            "seed": seed,
-            "notion": notion,
-            "epochs": epochs,
-            "method_options": parse_key_values(option),
-            "device": device,
-            "test_size": 0.2 if test_size is None else test_size,
-            "dataset_options": dataset_options,
-            "source_domain": source_domain,
-            "target_domain": target_domain,
-            "max_train_rows": max_train_rows,
-            "data_home": data_home,
-            "verbose": _progress_default(progress, as_json),
-        }
-        if max_violation is None:
-            result = run_single(dataset, method, **run_args, announce=note)
-        else:
-            from otfair.cli._budget import run_budget_single
+        with contextlib.redirect_stdout(sys.stderr):  # progress bars: never on stdout
+            _gate(run, yes, confirm_above)
+            if max_violation is None:
+                result = run_single(**run, verbose=_progress_default(progress), announce=note)
+            else:
+                from otfair.cli._budget import run_budget_single
 
-            result = run_budget_single(
-                dataset, method, max_violation, metric, cv, announce=note, **run_args
-            )
+                run_args = {k: v for k, v in run.items() if k not in ("dataset", "method")}
+                result = run_budget_single(
+                    dataset,
+                    method,
+                    max_violation,
+                    metric,
+                    cv,
+                    announce=note,
+                    verbose=_progress_default(progress),
+                    **run_args,
+                )
     except DataFileError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "data file missing"
         fail(f"{first} ({_DATA_FIX.format(name=dataset)})")
     except (ValueError, TypeError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+    if result.get("constant"):
+        note(
+            f"{method} predicted a constant on the test split (one class for every row, or "
+            "constant scores): its fairness gaps are trivially small; `constant` is true."
+        )
     if as_json:
         echo_json(result)
     elif max_violation is not None:

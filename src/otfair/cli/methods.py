@@ -43,9 +43,11 @@ def short_paper(paper: str) -> str:
 
 def describe_method(spec: MethodSpec) -> dict[str, Any]:
     """Everything ``otfair methods describe`` shows, as a JSON-friendly dict."""
+    from otfair.cli._option_docs import option_rows
     from otfair.experiments.methods import describe_option
 
     options = {name: describe_option(spec, name) for name in spec.option_names()}
+    rows = option_rows(spec, describe_option)
     return {
         **_summary(spec),
         "paper": spec.paper,
@@ -58,10 +60,15 @@ def describe_method(spec: MethodSpec) -> dict[str, Any]:
         "defaults": dict(spec.defaults),
         "announced": dict(spec.announce),
         "options": options,
+        # each option once (a penalty setting's penalty__NAME alias beside it), described
+        "option_help": {r["option"]: {k: v for k, v in r.items() if k != "option"} for r in rows},
     }
 
 
 def _lookup(name: str) -> MethodSpec:
+    from otfair.cli._checks import check_method
+
+    check_method(name)  # an unknown name answers before the registry imports torch
     from otfair.experiments.methods import get_method
 
     try:
@@ -123,13 +130,17 @@ def describe_command(
     if as_json:
         echo_json(info)
         return
-    options = info.pop("options")
+    info.pop("options")
+    help_rows = info.pop("option_help")
     rows = [[k, _cell(v)] for k, v in info.items()]
     print_table(f"otfair methods describe {name}", ["field", "value"], rows, align="left")
     print_table(
         f"options of {name} (-o KEY=VALUE, JSON values)",
-        ["option", "expects"],
-        [[k, v] for k, v in sorted(options.items())],
+        ["option", "expects", "description"],
+        [
+            [k + (f" (or {r['alias']})" if r["alias"] else ""), r["expects"], r["description"]]
+            for k, r in help_rows.items()
+        ],
         align="left",
     )
 

@@ -78,6 +78,17 @@ def reproduce_command(
             "protocol in whole seeds with --runs."
         ),
     ),
+    verify: int | None = typer.Option(
+        None,
+        "--verify",
+        min=1,
+        help=(
+            "Re-run N runs of the --runs archive with today's code (stratified over "
+            "methods and datasets, oldest first; a stacked run with its group) and print "
+            "each difference against its tolerance (0.001, or the measured spread of a "
+            "run listed in the paper's unstable.csv); exit 1 when one is outside it."
+        ),
+    ),
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.experiments import ConfigError, load_spec
@@ -87,6 +98,9 @@ def reproduce_command(
 
     if paper not in PAPERS:
         fail(f"unknown paper {paper!r}; choose one of {', '.join(sorted(PAPERS))}.")
+    if verify is not None:
+        _verify(paper, verify, runs)
+        return
     out = out if out is not None else Path("runs") / "reproduce" / paper
     check_output_dir(out)
     if report_dir is not None:
@@ -138,6 +152,34 @@ def reproduce_command(
     typer.echo(f"report: {result.index}")
     if summary is not None and summary.stored_failed:
         raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def _verify(paper: str, n: int, runs: Path | None) -> None:
+    """``--verify N``: re-run N archived runs and exit 1 if one moved beyond its tolerance."""
+    if runs is None:
+        fail(
+            f"--verify needs --runs (the archive to verify, e.g. docs/reproduction/{paper}/runs)."
+        )
+    if not runs.is_dir():
+        fail(f"--runs {str(runs)!r} is not a folder (an archive of seed-N.jsonl files).")
+    from otfair.reproduction._verify import format_differences, verify_archive
+
+    def show(diffs: list) -> None:
+        for line in format_differences(diffs):
+            typer.echo(line)
+
+    try:
+        diffs = verify_archive(runs, n, on_item=show)
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc).strip().splitlines()[0])
+    outside = {d.key for d in diffs if not d.within}
+    checked = len({d.key for d in diffs})
+    typer.echo(
+        f"verified {checked} archived runs of {paper} ({n} picked, with their stacked "
+        f"groups): {checked - len(outside)} within tolerance, {len(outside)} outside."
+    )
+    if outside:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from otfair.cli._checks import check_scheduler, check_spec
 from otfair.cli._common import check_output_dir, check_output_file, fail
 
 if TYPE_CHECKING:
@@ -165,6 +166,18 @@ def sweep_command(
             help="Directory of the dataset files for every run (sets OTFAIR_DATA_DIR for them).",
         ),
     ] = None,
+    pilot: bool | None = typer.Option(
+        None,
+        "--pilot/--no-pilot",
+        help="Time a pilot of each method x dataset group for the estimate before the "
+        "workers start (default: when more than one fit is pending).",
+    ),
+    warm_up: bool = typer.Option(
+        False,
+        "--warm-up",
+        help="Fit a throwaway tiny model in each worker first, so that fit times leave "
+        "out one-time costs.",
+    ),
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 
@@ -172,16 +185,24 @@ def sweep_command(
     a sweep estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
     ok, 1 some run failed, 2 user error, 130/143 interrupted by SIGINT/SIGTERM.
     """
-    from otfair.experiments import ConfigError, load_spec, make_report, run_sweep
-    from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
-
     check_output_dir(out)
     if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR
         if not data_home.expanduser().is_dir():
             fail(f"--data-home {str(data_home)!r} is not an existing directory.")
         os.environ["OTFAIR_DATA_DIR"] = str(data_home.expanduser().resolve())
+    # the spec's names and the scheduler's address are checked before torch is imported
+    if backend not in ("local", "cluster"):
+        fail(f"--backend must be 'local' or 'cluster'; got {backend!r}.")
+    if scheduler is not None and backend != "cluster":
+        fail("--scheduler is only used with --backend cluster.")
+    spec = check_spec(config)
+    if scheduler is not None:
+        check_scheduler(scheduler)
+
+    from otfair.experiments import ConfigError, make_report, run_sweep
+    from otfair.experiments._runner import SchedulerUnreachableError, SweepInterrupted
+
     try:
-        spec = load_spec(config)
         if device is not None:
             spec = spec.with_device(device)
         summary = run_sweep(
@@ -192,6 +213,8 @@ def sweep_command(
             retry_failed=retry_failed,
             merge=merge,
             stack=stack,
+            pilot=pilot,
+            warm_up=warm_up,
             **_runner_options(profile, workers, progress, yes, confirm_above),
         )
     except (ConfigError, FileNotFoundError, ValueError, SchedulerUnreachableError) as exc:
@@ -215,13 +238,19 @@ def _interrupted(summary: SweepSummary) -> None:
     import signal
 
     kept = summary.ok + summary.failed
-    lines = [
+    shown = ", ".join(summary.abandoned[:SHOWN_ERRORS])
+    more = (
+        f", and {len(summary.abandoned) - SHOWN_ERRORS} more"
+        if len(summary.abandoned) > SHOWN_ERRORS
+        else ""
+    )
+    abandoned = f" ({shown}{more})" if shown else ""
+    typer.echo(  # one line, whenever the signal came
         f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
-        f"finished and stored, {len(summary.abandoned)} abandoned (not stored), "
-        f"{summary.not_started} not started; rerun the same command to resume."
-    ]
-    lines += [f"  abandoned: {label}" for label in summary.abandoned]
-    typer.echo("\n".join(lines), err=True)
+        f"finished and stored, {len(summary.abandoned)} abandoned, not stored{abandoned}; "
+        f"{summary.not_started} not started; rerun the same command to resume.",
+        err=True,
+    )
     raise typer.Exit(128 + int(signal.Signals[summary.interrupted or "SIGINT"]))
 
 
@@ -237,15 +266,21 @@ def report_command(
     """Write trade-off plots, tables and an index page for the sweep in RESULTS."""
     from otfair.experiments import STORE_FILENAME, ResultStore, make_report, open_store
     from otfair.experiments._store import StoreError, check_store_file
+    from otfair.experiments._store_files import is_read_only_location
 
     db = results / STORE_FILENAME if results.is_dir() else results
     if not db.is_file():
         fail(f"no sweep results at {db} (run `otfair sweep CONFIG --out {results}` first).")
+    if out is None and is_read_only_location(db):  # the store itself is read, never written
+        fail(
+            f"{db.parent} is read-only, so the report cannot be written beside the store "
+            f"(the store is fine and is only read); pass --out DIR somewhere writable."
+        )
     try:
         check_store_file(db)
         if out is not None:
             check_output_dir(out)
-        with ResultStore(db) as store:
+        with ResultStore(db, read_only=True) as store:
             n_ok, n_failed = store.count("ok"), store.count("error")
     except StoreError as exc:
         fail(str(exc))
@@ -261,7 +296,7 @@ def report_command(
     try:
         index = make_report(results, out)
         if csv is not None:
-            with open_store(db.parent) as store:
+            with open_store(db.parent, read_only=True) as store:
                 store.export_csv(csv)
     except (FileNotFoundError, ValueError, OSError) as exc:
         fail(_one_line(exc))

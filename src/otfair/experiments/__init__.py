@@ -14,15 +14,62 @@ table and :func:`export_runs` writes a store's finished runs into one (archives 
 Nothing in the library imports this package.
 """
 
-from otfair.experiments._archive import export_runs, load_archive
-from otfair.experiments._claim import StoreConflictError
-from otfair.experiments._demo import demo_spec, packaged_config
-from otfair.experiments._report import make_report, pareto_front
-from otfair.experiments._runner import SweepInterrupted, SweepSummary, execute_run, run_sweep
-from otfair.experiments._single import run_single
-from otfair.experiments._spec import ConfigError, RunConfig, SweepSpec, load_spec, parse_spec
-from otfair.experiments._store import STORE_FILENAME, ResultStore, open_store
-from otfair.experiments.tradeoff import fairness_tradeoff
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: Public name -> the submodule defining it. Imported on first access (PEP 562), so that
+#: ``otfair.experiments._spec`` or ``.methods`` can be used (e.g. by the CLI checking a
+#: user's names) without importing torch or scikit-learn.
+_EXPORTS = {
+    "export_runs": "_archive",
+    "load_archive": "_archive",
+    "StoreConflictError": "_claim",
+    "demo_spec": "_demo",
+    "packaged_config": "_demo",
+    "make_report": "_report",
+    "pareto_front": "_report",
+    "SweepInterrupted": "_runner",
+    "SweepSummary": "_runner",
+    "execute_run": "_runner",
+    "run_sweep": "_runner",
+    "run_single": "_single",
+    "ConfigError": "_spec",
+    "RunConfig": "_spec",
+    "SweepSpec": "_spec",
+    "load_spec": "_spec",
+    "parse_spec": "_spec",
+    "STORE_FILENAME": "_store",
+    "ResultStore": "_store",
+    "open_store": "_store",
+    "fairness_tradeoff": "tradeoff",
+}
+
+if TYPE_CHECKING:
+    from otfair.experiments._archive import export_runs, load_archive
+    from otfair.experiments._claim import StoreConflictError
+    from otfair.experiments._demo import demo_spec, packaged_config
+    from otfair.experiments._report import make_report, pareto_front
+    from otfair.experiments._runner import SweepInterrupted, SweepSummary, execute_run, run_sweep
+    from otfair.experiments._single import run_single
+    from otfair.experiments._spec import ConfigError, RunConfig, SweepSpec, load_spec, parse_spec
+    from otfair.experiments._store import STORE_FILENAME, ResultStore, open_store
+    from otfair.experiments.tradeoff import fairness_tradeoff
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_EXPORTS))
+
 
 __all__ = [
     "STORE_FILENAME",

@@ -93,6 +93,24 @@ class StopSignals:
             self._raise = False
 
 
+@contextmanager
+def signals_blocked() -> Iterator[None]:
+    """Block SIGINT and SIGTERM in this thread for the block (they wait, not lost).
+
+    A process started inside inherits the blocked mask across ``exec`` (POSIX), so a
+    worker does not die of a Ctrl-C in its start-up; the parent receives the signal when
+    the block ends. Does nothing where ``pthread_sigmask`` is missing (Windows).
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, StopSignals.SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def warm_up(configs: Sequence[RunConfig]) -> None:
     """Run throwaway tiny fits so that no timed run pays the one-time costs.
 
@@ -227,12 +245,16 @@ class PoolBackend:
     def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Future:
         from otfair.experiments._stacking import execute_item
 
-        try:
-            return self._pool.submit(execute_item, config, self._plugins)
-        except BrokenProcessPool:  # a worker died (its runs were recorded): start afresh
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = self._new_pool()
-            return self._pool.submit(execute_item, config, self._plugins)
+        # the pool starts its workers inside submit: they inherit a blocked SIGINT/SIGTERM,
+        # so a Ctrl-C while they import (before worker_init ignores it) is not a
+        # KeyboardInterrupt traceback in each of them; the parent stops and kills them
+        with signals_blocked():
+            try:
+                return self._pool.submit(execute_item, config, self._plugins)
+            except BrokenProcessPool:  # a worker died (its runs were recorded): start afresh
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = self._new_pool()
+                return self._pool.submit(execute_item, config, self._plugins)
 
     def wait(self, futures: Sequence[Future], timeout: float) -> list[Future]:
         done, _ = futures_wait(futures, timeout=timeout, return_when=FIRST_COMPLETED)

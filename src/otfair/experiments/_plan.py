@@ -15,7 +15,10 @@ group of runs fitted as one) in the parent process before the workers start
   the per-epoch cost errs high), and the non-fit part of the wall time (loading, split,
   prediction, audits) is kept as measured. A run of ``E`` epochs is estimated at
   ``other + fixed + E * per_epoch`` (:meth:`Pilot.estimate`), never below the pilot
-  and never above ``E`` times the 1-epoch fit.
+  and never above ``E`` times the 1-epoch fit, plus ``cold``: what the first (2-epoch)
+  fit cost beyond twice the 1-epoch fit, a per-run cost that the second fit skipped
+  through an in-process cache (FTM's matching of a split: without it, FTM sweeps
+  were underestimated about 4x).
 
 A stacked group counts as one fit (its K runs share it), scaled by K only when its size
 differs from the pilot's. The sum is spread over ``min(workers, cores, items)`` workers
@@ -73,8 +76,13 @@ class SweepPlan:
             return f"{text}; " + (
                 self.basis or "timing a pilot of each method x dataset group to estimate the total"
             )
-        bound = "at least " if self.partial else ""
-        return f"{text}; estimated {bound}{format_duration(self.estimate_s)} ({self.basis})"
+        if self.partial:
+            return f"{text}; estimated at least {format_duration(self.estimate_s)} ({self.basis})"
+        low, high = (self.estimate_s * f for f in ESTIMATE_RANGE)
+        return (
+            f"{text}; estimated {format_duration(self.estimate_s)} (likely "
+            f"{format_duration(low)} to {format_duration(high)}; {self.basis})"
+        )
 
 
 def format_duration(seconds: float) -> str:
@@ -87,6 +95,11 @@ def format_duration(seconds: float) -> str:
         return f"{seconds / 60:.1f} min"
     return f"{seconds / 3600:.1f} h"
 
+
+#: The range stated with a sweep's estimate, as factors of it (the target: a held-out
+#: sweep's wall time within 2x of its estimate); ``benchmarks/sweep_estimates.py``
+#: measures it (``docs/measurements/sweep_estimates.md``).
+ESTIMATE_RANGE = (0.5, 2.0)
 
 #: Speed of each worker beyond the first, relative to one worker alone (process start-up,
 #: memory bandwidth and cores shared with other work: a pool never scales perfectly).
@@ -146,7 +159,9 @@ class Pilot:
     ``fit_s`` are its wall and fit seconds (the 1-epoch fit for a scaled pilot);
     ``epochs`` the epochs of the group's runs (``None``: the pilot was the real item);
     ``epoch_s`` the cost of one epoch (from the 2- and 1-epoch fits); ``spent_s`` what the
-    pilots took.
+    pilots took; ``cold_s`` what the first (2-epoch) fit cost beyond two 1-epoch fits: a
+    per-run cost that the second fit skipped through an in-process cache (FTM's
+    matching of a new split), which every run of the group pays once.
     """
 
     runs: int
@@ -155,6 +170,7 @@ class Pilot:
     epochs: int | None = None
     epoch_s: float | None = None
     spent_s: float = 0.0
+    cold_s: float = 0.0
 
     def estimate(self, runs: int) -> float:
         """Estimated wall seconds of an item of the group with ``runs`` runs."""
@@ -168,7 +184,7 @@ class Pilot:
         else:
             fixed = max(0.0, self.fit_s - self.epoch_s)
             fit = min(linear, max(self.fit_s, fixed + self.epoch_s * self.epochs))
-        return (other + fit) * scale
+        return (other + fit + self.cold_s) * scale
 
 
 def record_seconds(records: Sequence[Mapping[str, Any]]) -> tuple[float, float]:

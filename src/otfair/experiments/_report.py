@@ -24,6 +24,8 @@ import numpy as np
 import pandas as pd
 
 from otfair.experiments._labels import method_label
+from otfair.experiments._report_plot import _plot, _seed_phrase, constant_note
+from otfair.experiments._report_plot import pareto_front as pareto_front  # public here
 from otfair.experiments._store import STORE_FILENAME, ResultStore
 
 #: Default measures per task: (performance measures, fairness measures).
@@ -51,48 +53,6 @@ EXTRA_MEASURES = (
     "baseline.dp_gap",
 )
 
-_LABELS = {
-    "accuracy": "accuracy",
-    "auc": "ROC AUC",
-    "r2": "R$^2$",
-    "dp_gap": "DP gap",
-    "mean_score_gap": "mean score gap",
-    "wdp": "WDP (W$_1$)",
-    "eo_gap": "EO gap",
-    "pdp_violation": "PDP violation",
-    "peo_violation": "PEO violation",
-    "error_gap": "error gap |MSE$_0$ - MSE$_1$|",
-    "ksdp": "KSDP",
-}
-
-
-def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    r"""Mark the points not dominated when minimizing ``x`` and maximizing ``y``.
-
-    Point :math:`i` is dominated if some :math:`j` has :math:`x_j \le x_i` and
-    :math:`y_j \ge y_i` with at least one strict inequality.
-
-    Parameters
-    ----------
-    x, y : array-like of shape (n,)
-        Violation (lower is better) and performance (higher is better).
-
-    Returns
-    -------
-    numpy.ndarray of bool, shape (n,)
-        ``True`` for the points on the front (NaN points are never on it).
-    """
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if x.shape != y.shape or x.ndim != 1:
-        raise ValueError(f"`x` and `y` must be 1-D of equal length; got {x.shape}, {y.shape}.")
-    ok = np.isfinite(x) & np.isfinite(y)
-    front = np.zeros(len(x), dtype=bool)
-    for i in np.flatnonzero(ok):
-        better = (x[ok] <= x[i]) & (y[ok] >= y[i]) & ((x[ok] < x[i]) | (y[ok] > y[i]))
-        front[i] = not better.any()
-    return front
-
 
 def aggregate(frame: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     """Mean, standard deviation and seed count per (dataset, method, notion, strength).
@@ -112,6 +72,9 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     for m in present:
         out[f"{m}_mean"] = grouped[m].mean()
         out[f"{m}_std"] = grouped[m].std(ddof=1).fillna(0.0)
+    if "constant" in df.columns:  # runs that predicted a constant, per group
+        df["constant"] = df["constant"].map(lambda v: v is True or v == 1).astype(int)
+        out["constant"] = df.groupby(keys, dropna=False, sort=True)["constant"].sum()
     out = out.reset_index()
     out["label"] = [method_label(m, n) for m, n in zip(out["method"], out["notion"], strict=True)]
     return out
@@ -156,97 +119,18 @@ class _Table:
         return "\n".join(lines) + "\n"
 
 
-def _seed_phrase(n_seeds: pd.Series) -> str:
-    """``"one seed (no error bars)"`` or ``"mean ± std over N seeds"`` for a plot or page."""
-    lo, hi = int(n_seeds.min()), int(n_seeds.max())
-    if hi <= 1:
-        return "one seed (no error bars)"
-    count = f"{hi}" if lo == hi else f"{lo}-{hi}"
-    return f"mean ± std over {count} seeds"
-
-
-def _plot(
-    agg: pd.DataFrame, measure: str, perf: Sequence[str], title: str, stem: Path
-) -> list[Path]:
-    """Draw ``perf`` against ``measure``, one line per method, each point labelled by strength.
-
-    A single seed is drawn without error bars and said so in the title.
-    """
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    one_seed = int(agg["n_seeds"].max()) <= 1
-    fig, axes = plt.subplots(1, len(perf), figsize=(5.2 * len(perf), 4.2), squeeze=False)
-    for ax, p in zip(axes[0], perf, strict=True):
-        for label, grp in agg.groupby("label", sort=True):
-            grp = grp.sort_values("strength", na_position="first")
-            x, y = grp[f"{measure}_mean"], grp[f"{p}_mean"]
-            if one_seed:
-                ax.plot(x, y, marker="o", markersize=4, linewidth=1.2, label=label)
-            else:
-                ax.errorbar(
-                    x,
-                    y,
-                    xerr=grp[f"{measure}_std"],
-                    yerr=grp[f"{p}_std"],
-                    marker="o",
-                    markersize=4,
-                    capsize=2,
-                    linewidth=1.2,
-                    label=label,
-                )
-            for xi, yi, strength in zip(x, y, grp["strength"], strict=True):
-                if np.isfinite(xi) and np.isfinite(yi) and np.isfinite(strength):
-                    ax.annotate(
-                        f"{strength:g}",
-                        (xi, yi),
-                        textcoords="offset points",
-                        xytext=(3, 3),
-                        fontsize=6,
-                        alpha=0.8,
-                    )
-        x = agg[f"{measure}_mean"].to_numpy()
-        y = agg[f"{p}_mean"].to_numpy()
-        front = pareto_front(x, y)
-        if front.any():
-            order = np.argsort(x[front])
-            ax.step(
-                x[front][order],
-                y[front][order],
-                where="post",
-                color="black",
-                linestyle="--",
-                linewidth=0.8,
-                label="Pareto front",
-            )
-            ax.scatter(x[front], y[front], s=90, facecolors="none", edgecolors="black", zorder=3)
-        ax.set_xlabel(f"{_LABELS.get(measure, measure)} (lower is fairer)")
-        ax.set_ylabel(_LABELS.get(p, p))
-        ax.grid(alpha=0.3)
-    axes[0][0].legend(fontsize=7, loc="best")
-    # two short lines: one line was cut off on single-panel figures
-    fig.suptitle(
-        f"{title}\n{_seed_phrase(agg['n_seeds'])}; numbers at points are strengths",
-        fontsize=10,
-    )
-    fig.tight_layout()
-    paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for path in paths:
-        fig.savefig(path, dpi=110)
-    plt.close(fig)
-    return paths
-
-
 def _strength_table(agg: pd.DataFrame, dataset: str, cols: Sequence[str]) -> _Table:
     header = ["method", "strength", "seeds", *cols]
     rows = []
     for _, r in agg.sort_values(["label", "strength"], na_position="first").iterrows():
         strength = "default" if pd.isna(r["strength"]) else f"{r['strength']:g}"
         cells = [_fmt(r.get(f"{c}_mean", np.nan), r.get(f"{c}_std", np.nan)) for c in cols]
-        rows.append([r["label"], strength, str(int(r["n_seeds"])), *cells])
-    return _Table(f"{dataset}: every method and strength (mean ± std over seeds)", header, rows)
+        label = r["label"]
+        if int(r.get("constant", 0) or 0) > 0:  # a constant predictor: marked and explained
+            label = f"{label} **constant** {int(r['constant'])}/{int(r['n_seeds'])}"
+        rows.append([label, strength, str(int(r["n_seeds"])), *cells])
+    title = f"{dataset}: every method and strength (mean ± std over seeds)"
+    return _Table(title, header, rows)
 
 
 def _timing_note(rows: pd.DataFrame) -> str:
@@ -426,7 +310,7 @@ def _dataset_section(
         rel_png, rel_svg = png.relative_to(out).as_posix(), svg.relative_to(out).as_posix()
         md += [f"![{dataset} {measure}]({rel_png})", "", f"[SVG]({rel_svg})", ""]
     tables = [_strength_table(agg, dataset, [*perf, *fair, *extras, "fit_time_s"])]
-    tables[0].note = _timing_note(rows)
+    tables[0].note = " ".join(t for t in (_timing_note(rows), constant_note(agg)) if t)
     levels_cfg = options.get("matched_levels", {})
     for measure in fair[:2] if perf else []:
         levels = levels_cfg.get(measure) or _auto_levels(agg[f"{measure}_mean"].to_numpy())
@@ -468,7 +352,7 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     if not db.is_file():
         raise FileNotFoundError(f"No result store at {db} (run `otfair sweep` first).")
     out = Path(out_dir) if out_dir is not None else db.parent / "report"
-    with ResultStore(db) as store:
+    with ResultStore(db, read_only=True) as store:  # a report never writes the store
         frame = store.to_frame("ok")
         if frame.empty:  # checked before anything is written
             raise ValueError(f"The result store {db} has no successful run to report.")

@@ -18,10 +18,13 @@ Backends (:mod:`otfair.experiments._backends`)
     local cluster in about a second, and its futures API mirrors
     :mod:`concurrent.futures`, so both backends share one loop.
 
-Every worker warms up once (a throwaway tiny fit of each method of the sweep) before
-its first timed run, so ``fit_time_s`` does not count one-time costs. The first run is
-timed alone and gives the plan's estimate (``on_plan``); SIGINT/SIGTERM stop the sweep
-promptly (see :mod:`otfair.experiments._backends`).
+Both backends run a work item, a single run or a stacked group, through one executor
+(:func:`otfair.experiments._stacking.execute_item`). With ``warm_up=True`` (opt-in)
+every worker first fits a throwaway tiny model of each method, so that ``fit_time_s``
+leaves out one-time costs. Pilot fits (:mod:`otfair.experiments._pilots`) time each
+timing group for the plan's estimate (``on_plan``) when more than one work item is
+pending, or when asked (``pilot=True``): a one-run sweep trains once. SIGINT/SIGTERM
+stop the sweep promptly (see :mod:`otfair.experiments._backends`).
 
 Work items are submitted longest first (:func:`otfair.experiments._plan.longest_first`:
 their estimates from the store's timings and the pilots), so that a pool does not end
@@ -35,9 +38,7 @@ fresh pool) up to :data:`WORKER_RETRIES` times before it is stored as an error.
 
 from __future__ import annotations
 
-import socket
 import time
-import traceback
 from collections import Counter, deque
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
@@ -53,9 +54,9 @@ from otfair.experiments._backends import (
     SchedulerUnreachableError,
     StopRun,
     StopSignals,
-    warm_up,
     warm_up_configs,
 )
+from otfair.experiments._backends import warm_up as warm_up_fits
 from otfair.experiments._claim import (
     StoreConflictError,
     claim_store,
@@ -63,22 +64,19 @@ from otfair.experiments._claim import (
     source_versions,
 )
 from otfair.experiments._execute import execute_run, single_thread
+from otfair.experiments._pilots import pilot_item
 from otfair.experiments._plan import (
-    PILOT_EPOCHS,
     Pilot,
     Progress,
     SweepPlan,
     estimate_items,
     longest_first,
-    record_seconds,
-    run_epochs_of,
 )
 from otfair.experiments._preflight import RequestError, check_request
 from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
 from otfair.experiments._stacking import (
     WorkItem,
     configs_of,
-    execute_item,
     item_records,
     stack_groups,
 )
@@ -89,9 +87,15 @@ from otfair.experiments._store import (
     open_store,
     timing_group,
 )
+from otfair.experiments._sweep_result import (
+    SweepInterrupted,
+    SweepSummary,
+    future_record,
+    run_label,
+)
 
-#: Runs of a stacked group that a scaled pilot fits (the estimate scales by K over this).
-PILOT_GROUP_RUNS = 2
+#: The plan's basis when no pilot times a one-run sweep (it trains once).
+_NO_PILOT = "not estimated ahead: one run, timed as it runs (--pilot times a pilot first)"
 
 #: How many times a run whose worker died is queued again before it is stored as failed.
 WORKER_RETRIES = 2
@@ -109,79 +113,6 @@ __all__ = [
     "execute_run",
     "run_sweep",
 ]
-
-
-@dataclass(frozen=True)
-class SweepSummary:
-    """What a call of :func:`run_sweep` did.
-
-    ``ok``/``failed`` count the runs of this call; ``stored_ok``/``stored_failed`` count
-    every run of the selection (spec and profile) in the store after it, and ``errors``
-    lists the distinct first lines of the stored errors with their counts, most frequent
-    first. After an interruption, ``interrupted`` is the signal's name, ``abandoned``
-    names the runs that were running (not stored) and ``not_started`` counts the rest.
-    ``other_ok``/``other_failed`` count the store's rows outside the selection (another
-    profile, a grid edited since), which ``otfair report`` counts too.
-    """
-
-    total: int
-    skipped: int
-    ok: int
-    failed: int
-    store_path: Path
-    wall_time_s: float
-    stored_ok: int = 0
-    stored_failed: int = 0
-    errors: tuple[tuple[str, int], ...] = ()
-    profile: str = FULL_PROFILE
-    interrupted: str | None = None
-    abandoned: tuple[str, ...] = ()
-    not_started: int = 0
-    other_ok: int = 0
-    other_failed: int = 0
-
-
-class SweepInterrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM stopped :func:`run_sweep`; ``summary`` says what was kept.
-
-    A :class:`KeyboardInterrupt`, so that code unaware of it stops as on Ctrl-C (and no
-    ``except Exception`` swallows it).
-    """
-
-    def __init__(self, summary: SweepSummary) -> None:
-        super().__init__(
-            f"sweep interrupted by {summary.interrupted}: {summary.ok + summary.failed} runs "
-            f"stored, {len(summary.abandoned)} abandoned, {summary.not_started} not started"
-        )
-        self.summary = summary
-
-
-def run_label(config: RunConfig) -> str:
-    """How messages name a run: ``otf 0.01 eo seed 3 on adult``."""
-    parts = [config.method_label or config.method]
-    if config.strength is not None:
-        parts.append(f"{config.strength:g}")
-    if config.notion:
-        parts.append(config.notion)
-    parts.append(f"seed {config.seed} on {config.dataset_label or config.dataset}")
-    return " ".join(parts)
-
-
-def _future_record(get: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-    """Return the record of a finished future (an error record if the worker died)."""
-    now = time.time()
-    try:
-        return get()
-    except Exception as exc:  # noqa: BLE001 - e.g. BrokenProcessPool, a lost Dask worker
-        return {
-            "status": "error",
-            "error": f"worker failure: {type(exc).__name__}: {exc}",
-            "traceback": traceback.format_exc(),
-            "started_at": now,
-            "finished_at": now,
-            "host": socket.gethostname(),
-            "worker_failure": True,
-        }
 
 
 def pending_runs(
@@ -258,6 +189,8 @@ def run_sweep(
     progress_interval: float = 60.0,
     connect_timeout: float = CONNECT_TIMEOUT_S,
     stack: bool = True,
+    pilot: bool | None = None,
+    warm_up: bool = False,
 ) -> SweepSummary:
     """Run every pending run of ``spec`` and store each result as it finishes.
 
@@ -298,6 +231,15 @@ def run_sweep(
         FairClassifier, CENet or WassersteinNet) as one stacked training run each
         (:mod:`._stacking`); every run
         is still stored as its own row. ``False`` fits each run separately.
+    pilot : bool or None, default=None
+        Time a pilot of each timing group without stored timings before the workers
+        start (see :mod:`._plan`; only with ``on_plan``). ``None``: only when more than
+        one work item is pending, so that a one-run sweep trains once (its estimate then
+        comes from stored timings, or is not given).
+    warm_up : bool, default=False
+        Fit a throwaway tiny model of each method in every worker before its first
+        timed run, so that ``fit_time_s`` leaves out one-time costs (lazy imports,
+        allocator set-up: about 2 s per process).
 
     Returns
     -------
@@ -357,6 +299,8 @@ def run_sweep(
                 progress=(progress, progress_interval),
                 profile=profile,
                 stack=stack,
+                pilot=pilot,
+                warm_up=warm_up,
             )
         ok, failed, errors = store.outcomes({c.key() for c in configs})
         other_ok, other_failed = store.count("ok") - ok, store.count("error") - failed
@@ -382,47 +326,6 @@ def run_sweep(
     return summary
 
 
-def _with_epochs(item: WorkItem, epochs: int) -> WorkItem:
-    """Return the work item with every run's ``epochs`` set (a pilot of it)."""
-    runs = tuple(replace(c, epochs=epochs) for c in configs_of(item))
-    return runs if isinstance(item, tuple) else runs[0]
-
-
-def _run_item(item: WorkItem, plugins: Sequence[str], stop: StopSignals) -> list[dict[str, Any]]:
-    """Run a work item in this process (interruptible) and return one record per run."""
-    with stop.interruptible():
-        result = execute_item(item, plugins)
-    return result if isinstance(result, list) else [result]
-
-
-def _pilot(
-    item: WorkItem, plugins: Sequence[str], stop: StopSignals
-) -> tuple[Pilot, list[dict[str, Any]] | None]:
-    """Time one item of a group; return the pilot and the records when it was the item.
-
-    See :mod:`._plan`: the real item when its runs have no epoch budget or train one
-    epoch; else fits of :data:`PILOT_EPOCHS` (2 then 1; only 1 for a 2-epoch run) of at
-    most :data:`PILOT_GROUP_RUNS` runs of a stacked group, whose records are discarded.
-    """
-    began = time.perf_counter()
-    epochs = run_epochs_of(configs_of(item)[0])
-    if isinstance(item, tuple) and epochs not in (None, 1):
-        item = item[:PILOT_GROUP_RUNS]  # a scaled pilot: K runs estimated as K / 2 of these
-    runs = len(configs_of(item))
-    if epochs is None or epochs == 1:
-        records = _run_item(item, plugins, stop)
-        wall, fit = record_seconds(records)
-        return Pilot(runs, wall, fit, spent_s=time.perf_counter() - began), records
-    epoch_s = None
-    if epochs > PILOT_EPOCHS[0]:
-        _, fit2 = record_seconds(_run_item(_with_epochs(item, PILOT_EPOCHS[0]), plugins, stop))
-    wall, fit = record_seconds(_run_item(_with_epochs(item, PILOT_EPOCHS[1]), plugins, stop))
-    if epochs > PILOT_EPOCHS[0]:
-        epoch_s = max(0.0, fit2 - fit) / (PILOT_EPOCHS[0] - PILOT_EPOCHS[1])
-    pilot = Pilot(runs, wall, fit, epochs, epoch_s, spent_s=time.perf_counter() - began)
-    return pilot, None
-
-
 def _execute(
     todo: list[RunConfig],
     store: ResultStore,
@@ -438,6 +341,8 @@ def _execute(
     progress: tuple[bool, float],
     profile: str,
     stack: bool = True,
+    pilot: bool | None = None,
+    warm_up: bool = False,
 ) -> None:
     """Run ``todo`` on the backend, writing each record; fills ``outcome``.
 
@@ -470,6 +375,7 @@ def _execute(
             queue.extendleft(reversed(failed))
 
     pilots: dict[tuple[Any, ...], Pilot] = {}
+    warmups = warm_up_configs(todo) if warm_up else []
 
     def pilots_and_plan() -> bool:
         """Run the pilots and call ``on_plan``; return whether this process is warm."""
@@ -480,6 +386,9 @@ def _execute(
             group = timing_group(configs_of(item)[0])
             if group not in timings and group not in groups:
                 groups[group] = item
+        if groups and not (len(queue) > 1 if pilot is None else pilot):
+            on_plan(replace(plan, basis=_NO_PILOT))  # trains once: no estimate ahead
+            return False
         if not groups:
             seconds, basis = estimate_items([configs_of(i) for i in queue], timings, {}, workers)
             on_plan(replace(plan, estimate_s=seconds, basis=basis))
@@ -487,10 +396,10 @@ def _execute(
         on_plan(plan)  # "timing ..." before the pilots
         single_thread()
         with stop.interruptible():
-            warm_up(warm_up_configs(todo))
+            warm_up_fits(warmups)
         for group, item in groups.items():
-            pilot, records = _pilot(item, spec.plugins, stop)
-            pilots[group] = pilot
+            timed, records = pilot_item(item, spec.plugins, stop)
+            pilots[group] = timed
             if records is not None:
                 queue.remove(item)
                 write_item(item, records)
@@ -509,7 +418,7 @@ def _execute(
             if todo:
                 if kind == "cluster":  # an unreachable scheduler fails before any pilot
                     be = _open_backend(
-                        kind, workers, scheduler, spec.plugins, warm_up_configs(todo), stop,
+                        kind, workers, scheduler, spec.plugins, warmups, stop,
                         connect_timeout,
                     )  # fmt: skip
                 warm = pilots_and_plan()
@@ -520,7 +429,6 @@ def _execute(
                 queue.extend(items[i] for i in order)
                 stack_.enter_context(bar)
                 if queue and be is None:
-                    warmups = warm_up_configs(todo)
                     if warm and kind == "local" and workers == 1:
                         warmups = []  # the pilots warmed this process up
                     be = _open_backend(
@@ -535,7 +443,7 @@ def _execute(
                         outcome.abandoned.extend(configs_of(item))
                 for fut in be.wait(list(inflight), 0.5):
                     item = inflight.pop(fut)
-                    records = item_records(fut.result, item, _future_record)
+                    records = item_records(fut.result, item, future_record)
                     key = configs_of(item)[0].key()
                     if records[0].get("worker_failure") and retried[key] < WORKER_RETRIES:
                         retried[key] += 1  # a dead worker is not the runs' result
@@ -553,7 +461,7 @@ def _execute(
                 be.close(abandon=False)
             return
         for fut, item in inflight.items():  # keep what finished, abandon the rest
-            records = item_records(fut.result, item, _future_record) if fut.done() else None
+            records = item_records(fut.result, item, future_record) if fut.done() else None
             for k, config in enumerate(configs_of(item)):
                 if records is None or records[k].get("worker_failure"):
                     outcome.abandoned.append(config)

@@ -310,7 +310,7 @@ def evaluate(
     Scores the test part (:func:`otfair.metrics.fairness_report`), then runs the
     requested audits and the method's ``extra_report``.
     """
-    from otfair.metrics import fairness_report
+    from otfair.metrics import fairness_report, is_constant_prediction
 
     spec, split, task = request.spec, data.split, data.split.task
     start = time.perf_counter()
@@ -331,6 +331,10 @@ def evaluate(
         "target_domain": request.target_domain,
     }
     result.update(panel.summary)
+    # one class for every test row, or constant scores: flagged in stores and reports
+    result["constant"] = is_constant_prediction(
+        scores, threshold=0.5 if task == "classification" else None
+    )
     result["fit_time_s"] = fit_time
     result["predict_time_s"] = predict_time
     reference = None

@@ -190,7 +190,7 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
 
 
 def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
-    from otfair.experiments.methods import get_method
+    from otfair.experiments._names import method_names  # no torch: names checked at once
 
     table = _table(raw, where)
     _check_keys(table, _METHOD_KEYS, where)
@@ -198,7 +198,7 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
         raise ConfigError(_path(where, "name"), "is required.")
     name = _string(table["name"], _path(where, "name"))
     try:
-        spec = get_method(name)
+        spec = method_names(name)
     except ValueError as exc:
         raise ConfigError(_path(where, "name"), str(exc)) from None
     if "strengths" in table:
@@ -312,11 +312,9 @@ def import_plugins(plugins: Sequence[str]) -> None:
 
 
 def _known_datasets() -> set[str] | None:
-    try:
-        from otfair.datasets import list_datasets
-    except ImportError:  # datasets package without a registry: skip the name check
-        return None
-    return set(list_datasets())
+    from otfair.experiments._names import DATASETS  # the registry's names, without torch
+
+    return set(DATASETS)
 
 
 def parse_spec(raw: Mapping[str, Any], *, default_name: str = "sweep") -> SweepSpec:

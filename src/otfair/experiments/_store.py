@@ -26,6 +26,12 @@ import numpy as np
 import pandas as pd
 
 from otfair.experiments._spec import RunConfig
+from otfair.experiments._store_files import (
+    StoreError,
+    check_store_file,
+    connect_read_only,
+    damaged_message,
+)
 
 #: File name of the store inside a sweep's output directory.
 STORE_FILENAME = "results.sqlite"
@@ -77,58 +83,6 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
-#: The first 16 bytes of every SQLite 3 database file.
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-class StoreError(ValueError):
-    """A result store that cannot be read (damaged, or not a database); names the fix."""
-
-
-def damaged_message(path: Path, exc: BaseException | str) -> str:
-    """One line naming a damaged store ``path``, the reason and the fix."""
-    reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return (
-        f"{path} is not a readable result store ({reason}); it was left as it is. Move it "
-        "aside (or restore it from a backup) and rerun, or choose another --out."
-    )
-
-
-def check_store_file(path: Path) -> None:
-    """Raise :class:`StoreError` when ``path`` exists but is not a sound SQLite database.
-
-    Read only: the header is compared with SQLite's and an existing database is opened
-    read-only for SQLite's ``quick_check`` (which reads every page, so a truncated file
-    is caught), so a damaged file is never written to.
-    """
-    if not path.exists():
-        if path.parent.exists() and not path.parent.is_dir():
-            raise StoreError(
-                f"{path.parent} is a file, not a directory; choose another --out (a "
-                "directory, created when missing)."
-            )
-        return
-    if not path.is_file():
-        raise StoreError(f"{path} is not a regular file; choose another --out.")
-    with path.open("rb") as fh:
-        header = fh.read(len(_SQLITE_HEADER))
-    if not header:
-        return  # an empty file: SQLite makes a database of it
-    if header != _SQLITE_HEADER:
-        raise StoreError(damaged_message(path, "not an SQLite database"))
-    try:
-        uri = f"{path.resolve().as_uri()}?mode=ro&immutable=1"  # no -wal / -shm files
-        conn = sqlite3.connect(uri, uri=True, timeout=30.0)
-        try:
-            result = conn.execute("PRAGMA quick_check").fetchone()
-        finally:
-            conn.close()
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(damaged_message(path, exc)) from None
-    if not result or result[0] != "ok":
-        raise StoreError(damaged_message(path, f"quick_check: {result[0] if result else '?'}"))
-
-
 def to_jsonable(obj: Any) -> Any:
     """Convert numpy scalars/arrays and nested containers to JSON types (NaN -> None)."""
     if isinstance(obj, Mapping):
@@ -173,6 +127,11 @@ class ResultStore:
     path : str or Path
         The database file (created with its parent directory when missing); use
         :func:`open_store` for a sweep output directory.
+    read_only : bool, default=False
+        Open an existing store for reading only (SQLite ``mode=ro``, and ``immutable=1``
+        when no connection is writing it, i.e. no ``-wal`` file): nothing is created or
+        written beside a closed store, so a read-only directory is fine, and every write
+        raises. Readers (``otfair report``, :func:`make_report`) open stores this way.
 
     Examples
     --------
@@ -181,13 +140,17 @@ class ResultStore:
     set()
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, read_only: bool = False) -> None:
         path = Path(path)
         if path.is_dir():
             raise ValueError(f"`path` must be a database file, got the directory {path}.")
         check_store_file(path)
-        path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
+        self.read_only = bool(read_only)
+        if self.read_only:
+            self._conn = connect_read_only(path)
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._conn = sqlite3.connect(str(path), timeout=30.0)
             self._conn.execute("PRAGMA journal_mode=WAL")
@@ -455,8 +418,10 @@ def timing_group(config: RunConfig) -> tuple[Any, ...]:
     )
 
 
-def open_store(out_dir: str | Path) -> ResultStore:
+def open_store(out_dir: str | Path, *, read_only: bool = False) -> ResultStore:
     """Open (or create) the store of the sweep output directory ``out_dir``.
+
+    ``read_only=True`` opens an existing store for reading only (:class:`ResultStore`).
 
     Raises
     ------
@@ -464,7 +429,7 @@ def open_store(out_dir: str | Path) -> ResultStore:
         If ``out_dir`` is an existing file, or its store is damaged (nothing is written).
     """
     check_out_dir(out_dir)
-    return ResultStore(Path(out_dir) / STORE_FILENAME)
+    return ResultStore(Path(out_dir) / STORE_FILENAME, read_only=read_only)
 
 
 def check_out_dir(out_dir: str | Path) -> None:

@@ -11,6 +11,7 @@ package. Formulas: ``docs/metrics.md``.
 """
 
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
+from otfair.metrics._degenerate import is_constant_prediction
 from otfair.metrics._distribution import (
     ks_demographic_parity,
     tv_demographic_parity,
@@ -73,6 +74,7 @@ __all__ = [
     "fair_matching_function",
     "fairness_report",
     "false_positive_rate_gap",
+    "is_constant_prediction",
     "ks_demographic_parity",
     "log_loss",
     "matched_demographic_parity",

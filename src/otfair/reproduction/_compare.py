@@ -75,8 +75,9 @@ COMPARISON_COLUMNS: tuple[str, ...] = (
     "repeats",
 )
 
-#: Row outcomes: the three verdicts, a value shown without a verdict, a value not produced.
-VERDICTS = ("reproduced", "close", "differs", "no verdict", "not run")
+#: Row outcomes: the three verdicts, a value from a model with a constant prediction on some
+#: seed (never counted as reproduced), a value shown without a verdict, a value not produced.
+VERDICTS = ("reproduced", "close", "differs", "constant", "no verdict", "not run")
 
 #: Dataset statistics checked from the loader and split (``n_rows`` = train + test).
 _STATISTICS = {"n_train", "n_test", "n_rows", "n_features"}
@@ -218,6 +219,52 @@ _PAPER_ONLY = {
     "otf0_gap": "the post-processing protocol (Fig. 2) is not in the config",
     "accuracy_drop": "the ISIC protocol is not available here",
 }
+
+
+#: The note of a row whose paper standard error is printed as 0 (all seeds compared).
+_ROUNDED_SE_NOTE = (
+    "paper: standard error printed as 0.000, read as a spread rounded to 0 (all seeds compared)"
+)
+
+#: Below this, a group's mean score gap and Wasserstein gap count as 0 (constant scores).
+CONSTANT_SCORE_ATOL = 1e-6
+
+
+def constant_runs(runs: pd.DataFrame) -> pd.Series:
+    """Flag the runs whose model predicts one class for everyone, or a constant score.
+
+    The rule of ``otfair.metrics.is_constant_prediction`` (a test-set positive rate of 0
+    or 1, or a score std below 1e-6), read from the metrics an archived run stores:
+
+    - one class: where the FTM audit's 2x2 cells are stored, the fair model's positives
+      ``sum_{g,a} sfp_s{g}_unfair{a}_fair1`` are 0 or all the test rows; otherwise the DP,
+      TPR and FPR gaps are all exactly 0 (a one-class model's are; a model that predicts
+      both classes would need equal positive, true-positive and false-positive rates in
+      both groups as exact fractions);
+    - a constant score: the mean score gap and the Wasserstein gap below
+      :data:`CONSTANT_SCORE_ATOL` with an AUC of exactly 0.5 (classification: all scores
+      tied) or an R^2 <= 0 (regression: a constant is never better than the test mean).
+    """
+
+    def col(name: str) -> pd.Series:
+        if name not in runs:
+            return pd.Series(math.nan, index=runs.index, dtype=float)
+        return pd.to_numeric(runs[name], errors="coerce")
+
+    zero = 1e-12
+    one_class = (col("dp_gap").abs() <= zero) & (col("tpr_gap").abs() <= zero)
+    one_class &= col("fpr_gap").abs() <= zero
+    cells = [f"sfp_s{g}_unfair{a}_fair{b}" for g in (0, 1) for a in (0, 1) for b in (0, 1)]
+    if all(c in runs for c in cells):
+        pos = sum(col(f"sfp_s{g}_unfair{a}_fair1") for g in (0, 1) for a in (0, 1))
+        neg = sum(col(f"sfp_s{g}_unfair{a}_fair0") for g in (0, 1) for a in (0, 1))
+        known = pos.notna() & neg.notna()
+        one_class = one_class.where(~known, (pos == 0) | (neg == 0))
+    flat = (col("mean_score_gap").abs() < CONSTANT_SCORE_ATOL) & (
+        col("wdp").abs() < CONSTANT_SCORE_ATOL
+    )
+    tied = ((col("auc") - 0.5).abs() <= zero) | (col("r2") <= 0)
+    return (one_class | (flat & tied)).fillna(False).astype(bool)
 
 
 def _not_run(reason: str) -> dict[str, Any]:
@@ -386,8 +433,19 @@ def _compare_one(
         fixed_note = "the paper gives no strength: otfair's registered default"
     note = fixed_note or subset_note(metric, dataset)
     if row["std"] == 0 and runs["seed"].nunique() > 1:
-        runs = runs[runs["seed"] == runs["seed"].min()]
-        note = "paper: one split (std 0): otfair's first seed only"
+        if row.get("std_kind") == "se":  # a standard error printed as 0.000: rounded
+            note = "; ".join(filter(None, [note, _ROUNDED_SE_NOTE]))
+        else:
+            runs = runs[runs["seed"] == runs["seed"].min()]
+            note = "paper: one split (std 0): otfair's first seed only"
+    constant = constant_runs(runs)
+    if constant.any():
+        seeds = sorted(int(x) for x in runs.loc[constant, "seed"])
+        text = (
+            f"constant: {len(seeds)} of {len(runs)} seeds (seed {', '.join(map(str, seeds))}) "
+            "predict one class for everyone (or a constant score) at this strength"
+        )
+        note = "; ".join(filter(None, [text, note]))
     changes: dict[str, Any] = {}
     if SFP_CELL.match(metric):
         cell = sfp_cell_values(runs, row, dict(group_sizes or {}))
@@ -499,6 +557,9 @@ def compare_values(
     return judge_table(pd.DataFrame.from_records(out, columns=list(COMPARISON_COLUMNS)))
 
 
+#: How a row's notes mark a constant model (:func:`constant_runs`).
+_CONSTANT_NOTE = r"(?:^|; )constant: "
+
 #: Notes that :func:`judge_table` adds (and recognizes on a second pass).
 _REPEAT_NOTE = "the same published number as {ref} (counted there)"
 _REPEAT_SE_NOTE = "judged with the standard error {ref} prints for the same number"
@@ -563,9 +624,17 @@ def judge_table(table: pd.DataFrame) -> pd.DataFrame:
         ~table["verdict"].isin(["not run", "no verdict"])
         & pd.to_numeric(table["ours_mean"], errors="coerce").notna()
     )
+    constant = table["notes"].astype(str).str.contains(_CONSTANT_NOTE)
     for i in table.index[judged]:
         verdict_, se, tol = _judge_row(table.loc[i])
         table.loc[i, ["verdict", "se", "tolerance"]] = [verdict_, se, tol]
+        table.loc[i, "reason"] = ""
+        if constant[i]:  # a constant model's number is never counted as reproduced
+            table.loc[i, "reason"] = (
+                f"constant: a seed's model predicts one class (see notes); on the numbers: "
+                f"{verdict_}"
+            )
+            table.loc[i, "verdict"] = "constant"
     key = pd.Series(
         [
             (r.dataset, r.sensitive, r.method, r.strength, r.metric, _norm_setting(r.setting))

@@ -44,7 +44,11 @@ VERDICT_RULE = (
     "printed digit. **reproduced** if |d| <= t, **close** if |d| <= 2t, else **differs**; "
     'dataset sizes and input dimensions must be equal; a claimed floor ("cannot go below '
     "X\") is reproduced only if otfair's value is not below X (close: below, within t). "
-    "Where the paper prints a std of 0 (one split), only otfair's first seed is compared. "
+    "Where the paper prints a std of 0 (one split), only otfair's first seed is compared; "
+    "a standard error printed as 0.000 is a spread rounded to 0, and every seed is compared. "
+    "**constant**: the chosen strength has a seed whose model predicts one class for "
+    "everyone or a constant score (`otfair.reproduction._compare.constant_runs`): the row is "
+    "never counted as reproduced; its reason gives the verdict on the numbers. "
     "A number a later table repeats (same comparison, same value) is counted once, under "
     "the first table. A cell of a 2x2 table (FTM Table 11) is compared as a share of its "
     "group (metric `..._share`) when otfair's group size differs from the paper's. Matched "
@@ -239,6 +243,28 @@ def _timing(frame: pd.DataFrame) -> str:
     )
 
 
+def revision_range(frame: pd.DataFrame) -> str:
+    """Return the code revisions that wrote the runs, oldest first, with their run counts.
+
+    ``"59adede (40 runs), oldest, to 4a7938f (200 runs), newest; 3 revisions: ..."``; a
+    revision's age is its runs' earliest ``finished_at``.
+    """
+    if frame.empty or "git_revision" not in frame:
+        return "not recorded"
+    revs = frame.assign(
+        rev=frame["git_revision"].fillna("unknown").astype(str).str[:7],
+        at=pd.to_numeric(frame.get("finished_at"), errors="coerce"),
+    )
+    order = revs.groupby("rev")["at"].min().sort_values(kind="stable")
+    counts = revs["rev"].value_counts()
+    parts = [f"{rev} ({int(counts[rev])} runs)" for rev in order.index]
+    if len(parts) == 1:
+        return f"{parts[0]}, one revision"
+    return f"{parts[0]}, oldest, to {parts[-1]}, newest; {len(parts)} revisions: " + ", ".join(
+        parts
+    )
+
+
 def write_comparison(
     paper: str,
     frame: pd.DataFrame,
@@ -319,6 +345,10 @@ def write_comparison(
             "skipped; the span below is the sweep's)."
         )
     md.append(f"- Runs: {_timing(frame)}.")
+    md.append(
+        f"- Code revisions of the runs (`git_revision`): {revision_range(frame)}. "
+        "`otfair reproduce PAPER --verify N --runs DIR` re-runs archived runs at today's code."
+    )
     md.append(f"- Written {datetime.now().astimezone():%Y-%m-%d %H:%M %Z}.")
     if unfinished:
         md.append(f"- **Not finished**: {unfinished}")

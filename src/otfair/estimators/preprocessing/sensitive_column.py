@@ -125,17 +125,18 @@ class SensitiveColumnEstimator(BaseEstimator):
     estimator : estimator
         ``fit(X, y, *, sensitive_features)`` and ``predict(X, *, sensitive_features)``;
         cloned.
-    sensitive_column : int, default=-1
+    sensitive_column : int or None, default=-1
         Column of ``X`` holding the sensitive attribute (dropped from the features); read
-        when ``sensitive_features`` is not given.
+        when ``sensitive_features`` is not given. ``None``: ``X`` has no such column and
+        ``sensitive_features`` is required.
     """
 
     _parameter_constraints: dict[str, list[Any]] = {
         "estimator": [HasMethods(["fit"])],
-        "sensitive_column": SENSITIVE_COLUMN[:1],  # an int
+        "sensitive_column": SENSITIVE_COLUMN,
     }
 
-    def __init__(self, estimator: Any, *, sensitive_column: int = -1):
+    def __init__(self, estimator: Any, *, sensitive_column: int | None = -1):
         set_params_from_init(self, locals())
 
     @fit_context(validate_nested=True)  # the user's estimator validates its own

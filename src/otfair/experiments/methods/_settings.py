@@ -43,8 +43,14 @@ PAPER_SETTINGS: dict[str, dict[str, dict[str, Any]]] = {
 }
 
 
-def paper_settings(dataset: str | None, paper: str = "accuracy-disparity") -> dict[str, Any]:
+def paper_settings(
+    dataset: str | None, paper: str = "accuracy-disparity", *, estimator: Any = None
+) -> dict[str, Any]:
     """Return a copy of ``paper``'s settings for ``dataset`` (its ``"*"`` row if unknown).
+
+    With ``estimator``, only the settings that estimator's constructor accepts are
+    returned, so that ``cls(**paper_settings(name, estimator=cls))`` always builds
+    (``clip`` is WassersteinNet's alone, ``bgl_eps`` is BGL's strength).
 
     Parameters
     ----------
@@ -52,6 +58,9 @@ def paper_settings(dataset: str | None, paper: str = "accuracy-disparity") -> di
         Dataset name as used by :func:`otfair.datasets.load_dataset`.
     paper : {"accuracy-disparity", "ftm"}, default="accuracy-disparity"
         Which paper's table.
+    estimator : type or str, optional
+        An estimator class, or a registered method name (its estimator class): keep
+        only its constructor's parameters.
 
     Returns
     -------
@@ -66,6 +75,8 @@ def paper_settings(dataset: str | None, paper: str = "accuracy-disparity") -> di
     0.2
     >>> paper_settings("german", paper="ftm")
     {'batch_size': 200}
+    >>> "clip" in paper_settings("law_school", estimator="cenet")
+    False
     """
     try:
         table = PAPER_SETTINGS[paper]
@@ -73,4 +84,23 @@ def paper_settings(dataset: str | None, paper: str = "accuracy-disparity") -> di
         raise ValueError(
             f"`paper` must be one of {sorted(PAPER_SETTINGS)}; got {paper!r}."
         ) from None
-    return dict(table.get(str(dataset), table["*"]))
+    row = dict(table.get(str(dataset), table["*"]))
+    if estimator is None:
+        return row
+    return {k: v for k, v in row.items() if k in _constructor_params(estimator)}
+
+
+def _constructor_params(estimator: Any) -> set[str]:
+    """Parameter names of the constructor of ``estimator`` (a class or a method name)."""
+    import inspect
+
+    if isinstance(estimator, str):
+        from otfair.experiments.methods._spec import get_method
+
+        cls = get_method(estimator).estimator
+        if cls is None:
+            raise ValueError(f"method {estimator!r} declares no estimator class.")
+        estimator = cls
+    if not isinstance(estimator, type):
+        estimator = type(estimator)
+    return set(inspect.signature(estimator.__init__).parameters) - {"self"}

@@ -1,0 +1,122 @@
+"""The names a command line is checked against, known without importing torch.
+
+The CLI answers a mistyped dataset, method, notion or ``-o`` option before importing
+torch or scikit-learn (a user error then answers in well under 2 s): the method registry
+(:mod:`otfair.experiments.methods`) and the dataset registry (:mod:`otfair.datasets`)
+import their estimators and loaders, so this module keeps a static copy of the names
+and the few facts the checks need. A test keeps :data:`METHODS` and :data:`DATASETS`
+equal to the full registries; after changing a registered method or dataset, rewrite
+the table with ``python -m otfair.experiments._names``.
+
+Methods registered at run time (a sweep spec's ``plugins``) are not in the table;
+:func:`method_names` looks them up in the registry's entries already registered
+(without loading the built-in families).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = ["DATASETS", "METHODS", "MethodNames", "method_names", "unknown_method_message"]
+
+
+class MethodNames(NamedTuple):
+    """What the name checks need to know about one registered method."""
+
+    task: str
+    notions: tuple[str, ...]
+    has_strength: bool
+    takes_domains: bool
+    default_strengths: tuple[float, ...]
+    options: tuple[str, ...]
+
+
+#: The generated table (``python -m otfair.experiments._names`` rewrites it).
+_TABLE = Path(__file__).with_name("_names.json")
+_DATA = json.loads(_TABLE.read_text(encoding="utf-8"))
+
+#: Registered dataset names, real datasets first (as :func:`otfair.datasets.list_datasets`).
+DATASETS: tuple[str, ...] = tuple(_DATA["datasets"])
+
+#: The built-in methods, by name.
+METHODS: dict[str, MethodNames] = {
+    name: MethodNames(
+        row["task"],
+        tuple(row["notions"]),
+        bool(row["has_strength"]),
+        bool(row["takes_domains"]),
+        tuple(float(x) for x in row["default_strengths"]),
+        tuple(row["options"]),
+    )
+    for name, row in _DATA["methods"].items()
+}
+
+
+def _registered() -> dict[str, MethodNames]:
+    """Methods registered so far outside the table (plugins), without loading families."""
+    from otfair.experiments.methods import _spec
+
+    return {name: from_spec(spec) for name, spec in _spec._REGISTRY.items() if name not in METHODS}
+
+
+def from_spec(spec: object) -> MethodNames:
+    """Return the :class:`MethodNames` of a registry entry (a ``MethodSpec``)."""
+    return MethodNames(
+        str(spec.task),  # type: ignore[attr-defined]
+        tuple(spec.notions),  # type: ignore[attr-defined]
+        bool(spec.has_strength),  # type: ignore[attr-defined]
+        bool(spec.takes_domains),  # type: ignore[attr-defined]
+        tuple(float(s) for s in spec.default_strengths),  # type: ignore[attr-defined]
+        tuple(sorted(spec.option_names())),  # type: ignore[attr-defined]
+    )
+
+
+def unknown_method_message(name: str) -> str:
+    """Return the registry's message for an unknown method (``get_method``'s words)."""
+    known = sorted({*METHODS, *_registered()})
+    return f"Unknown method {name!r}. Known methods: {', '.join(known)}."
+
+
+def method_names(name: str) -> MethodNames:
+    """Return the :class:`MethodNames` of method ``name``.
+
+    Raises
+    ------
+    ValueError
+        If no method of that name is known; the message lists the known ones.
+    """
+    if name in METHODS:
+        return METHODS[name]
+    registered = _registered()
+    if name in registered:
+        return registered[name]
+    raise ValueError(unknown_method_message(name))
+
+
+def render() -> dict[str, object]:
+    """Return the table from the full registries (imports torch and the estimators)."""
+    from otfair.datasets import list_datasets
+    from otfair.experiments.methods import get_method, list_methods
+
+    return {
+        "datasets": list(list_datasets()),
+        "methods": {
+            name: {
+                k: list(v) if isinstance(v, tuple) else v
+                for k, v in from_spec(get_method(name))._asdict().items()
+            }
+            for name in list_methods()
+        },
+    }
+
+
+def main() -> None:
+    """Rewrite ``_names.json`` from the full registries."""
+    _TABLE.write_text(json.dumps(render(), indent=1) + "\n", encoding="utf-8")
+    print(f"wrote {_TABLE}")
+
+
+if __name__ == "__main__":
+    main()

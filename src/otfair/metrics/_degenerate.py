@@ -1,0 +1,69 @@
+"""The one rule that calls a run's predictions degenerate ("constant").
+
+A model that predicts the same class for every test row, or whose scores do not vary,
+has trivially small fairness gaps and an uninformative accuracy (the majority rate): a
+trade-off plot or a comparison that shows it as a fair point misleads. Sweep stores,
+reports, ``otfair fit`` and the reproduction reports mark such a run ``constant`` with
+this function, so that one rule decides everywhere.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+__all__ = ["CONSTANT_STD", "is_constant_prediction"]
+
+#: Scores whose standard deviation is below this are constant.
+CONSTANT_STD = 1e-6
+
+
+def is_constant_prediction(y_pred_or_scores: Any, *, threshold: float | None = 0.5) -> bool:
+    r"""Return whether predictions or scores are degenerate: one class, or constant.
+
+    With scores :math:`f(x_i)` of the test rows, the run is *constant* when
+
+    .. math:: \operatorname{std}_i f(x_i) < 10^{-6}
+       \quad\text{or}\quad
+       \mathbf{1}[f(x_i) \ge \tau] \text{ is the same for every } i,
+
+    the second condition applying to classification scores (``threshold`` :math:`\tau`,
+    the estimators' convention :math:`P(y=1) \ge 0.5`). Hard labels (0/1, or any two
+    values) are constant when only one value occurs; pass ``threshold=None`` for
+    regression predictions (only the spread is tested).
+
+    Parameters
+    ----------
+    y_pred_or_scores : array-like of shape (n_samples,)
+        Predicted labels, positive-class scores, or regression predictions.
+    threshold : float or None, default=0.5
+        Decision threshold of classification scores; ``None`` tests the spread only.
+
+    Returns
+    -------
+    bool
+        ``True`` for a degenerate prediction; ``False`` for an empty input.
+
+    Examples
+    --------
+    >>> is_constant_prediction([0.2, 0.3, 0.45])  # every row below 0.5: one class
+    True
+    >>> is_constant_prediction([0.2, 0.7])
+    False
+    >>> is_constant_prediction([1.5, 1.5 + 1e-9], threshold=None)
+    True
+    """
+    values = np.asarray(y_pred_or_scores)
+    if values.size == 0:
+        return False
+    if values.dtype.kind not in "biuf":  # string labels: one distinct value
+        return bool(np.unique(values.ravel()).size < 2)
+    values = values.astype(float).ravel()
+    finite = values[np.isfinite(values)]
+    if finite.size == 0 or float(np.std(finite)) < CONSTANT_STD:
+        return True
+    if threshold is None:
+        return False
+    labels = values >= threshold
+    return bool(labels.all() or not labels.any())

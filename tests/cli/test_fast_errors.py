@@ -1,0 +1,141 @@
+"""A user error is answered before torch or scikit-learn is imported.
+
+Each case runs the real CLI in a fresh interpreter whose exit hook reports which heavy
+modules were imported; the command must fail with one ``error:`` line, exit code 2, and
+neither torch nor sklearn in ``sys.modules``. (The import-free path is what makes the
+answer fast; no wall time is asserted.) The static name table that makes this possible
+is kept equal to the full registries here too.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+_WRAPPER = """
+import atexit, json, sys
+def _report():
+    heavy = sorted(m for m in ("torch", "sklearn") if m in sys.modules)
+    sys.stderr.write("\\n@@heavy " + json.dumps(heavy) + "\\n")
+atexit.register(_report)
+sys.argv = ["otfair", *sys.argv[1:]]
+from otfair.cli import main
+main()
+"""
+
+SPEC_BAD_DATASET = '[[datasets]]\nname = "nosuch"\n[[methods]]\nname = "otf"\n'
+SPEC_BAD_METHOD = '[[datasets]]\nname = "adult"\n[[methods]]\nname = "nosuch"\n'
+SPEC_BAD_NOTION = '[[datasets]]\nname = "adult"\n[[methods]]\nname = "ftm"\nnotions = ["eo"]\n'
+
+CASES = [
+    ("unknown-method", ["fit", "--dataset", "adult", "--method", "nosuch"], "nosuch"),
+    ("unknown-dataset", ["fit", "--dataset", "nosuch", "--method", "otf"], "nosuch"),
+    ("bad-notion", ["fit", "--dataset", "adult", "--method", "otf", "--notion", "xx"], "xx"),
+    ("bad-option", ["fit", "--dataset", "adult", "--method", "otf", "-o", "bogus=1"], "bogus"),
+    (
+        "strength-unused",
+        ["fit", "--dataset", "adult", "--method", "unfair", "--strength", "2"],
+        "strength",
+    ),
+    ("missing-config", ["sweep", "{tmp}/missing.toml", "--out", "{tmp}/o"], "missing.toml"),
+    ("spec-bad-dataset", ["sweep", "{tmp}/d.toml", "--out", "{tmp}/o"], "nosuch"),
+    ("spec-bad-method", ["sweep", "{tmp}/m.toml", "--out", "{tmp}/o"], "nosuch"),
+    ("spec-bad-notion", ["sweep", "{tmp}/n.toml", "--out", "{tmp}/o"], "eo"),
+    (
+        "scheduler-refused",
+        [
+            "sweep",
+            "configs/otf.toml",
+            "--out",
+            "{tmp}/o",
+            "--backend",
+            "cluster",
+            "--scheduler",
+            "tcp://127.0.0.1:1",
+        ],
+        "tcp://127.0.0.1:1",
+    ),
+    (
+        "scheduler-malformed",
+        [
+            "sweep",
+            "configs/otf.toml",
+            "--out",
+            "{tmp}/o",
+            "--backend",
+            "cluster",
+            "--scheduler",
+            "x",
+        ],
+        "scheduler",
+    ),
+    ("datasets-describe", ["datasets", "describe", "nosuch"], "nosuch"),
+    ("datasets-fetch", ["datasets", "fetch", "nosuch"], "nosuch"),
+    ("methods-describe", ["methods", "describe", "nosuch"], "nosuch"),
+    ("reproduce-paper", ["reproduce", "nosuch"], "nosuch"),
+    (
+        "audit-missing-csv",
+        ["audit", "{tmp}/no.csv", "--label", "y", "--score", "s", "--sensitive", "a"],
+        "no.csv",
+    ),
+    ("report-nothing", ["report", "{tmp}"], "no sweep results"),
+]
+
+
+@pytest.mark.parametrize(("argv", "needle"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+def test_user_error_answers_without_torch(argv, needle, tmp_path):
+    (tmp_path / "d.toml").write_text(SPEC_BAD_DATASET)
+    (tmp_path / "m.toml").write_text(SPEC_BAD_METHOD)
+    (tmp_path / "n.toml").write_text(SPEC_BAD_NOTION)
+    env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
+    proc = subprocess.run(
+        [sys.executable, "-c", _WRAPPER, *[a.format(tmp=tmp_path) for a in argv]],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        cwd=ROOT,
+    )
+    stderr, _, tail = proc.stderr.rpartition("@@heavy ")
+    lines = [ln for ln in stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2, proc.stderr
+    assert len(lines) == 1 and lines[0].startswith("error:"), proc.stderr
+    assert needle in lines[0]
+    assert json.loads(tail) == [], f"imported before the error: {tail.strip()}"
+
+
+def test_name_table_equals_the_registries():
+    from otfair.experiments import _names
+
+    # rendered in a fresh interpreter: other tests of this worker register toy methods
+    code = "import json; from otfair.experiments import _names; print(json.dumps(_names.render()))"
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600
+    ).stdout
+    assert json.loads(_names._TABLE.read_text()) == json.loads(out), (
+        "rewrite the table: python -m otfair.experiments._names"
+    )
+
+
+def test_plugin_method_is_known_to_the_name_checks():
+    from otfair.experiments import _names
+    from otfair.experiments.methods import MethodSpec, get_method, register_method
+    from otfair.experiments.methods._spec import _REGISTRY
+
+    base = get_method("unfair")
+    spec = MethodSpec(name="_plugin_for_names", task="classification", build=base.build)
+    register_method(spec)
+    try:
+        assert _names.method_names("_plugin_for_names").task == "classification"
+        assert "_plugin_for_names" in _names.unknown_method_message("x")
+    finally:
+        _REGISTRY.pop("_plugin_for_names")
+    with pytest.raises(ValueError, match="Unknown method 'nosuch'"):
+        _names.method_names("nosuch")

@@ -1,0 +1,78 @@
+"""``otfair fit`` states its estimate and needs ``--yes`` above ``--confirm-above`` hours.
+
+The estimate comes from 2- and 1-epoch pilot fits (the sweep's rule); the gate refuses
+before the real fit, with the estimate in the one error line and exit code 2. Progress
+and notes go to stderr, so that ``--json`` output stays parseable.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from otfair.cli import app
+
+
+def _fit(*args):
+    return CliRunner().invoke(app, ["fit", "--dataset", "synthetic", *map(str, args)])
+
+
+def test_long_fit_is_refused_with_its_estimate(monkeypatch):
+    import otfair.experiments._single as single
+
+    calls = []
+    real = single.run_single
+
+    def counting(*args, **kwargs):
+        calls.append(kwargs.get("epochs"))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(single, "run_single", counting)
+    # 100000 epochs take far more than 0.36 s (--confirm-above 0.0001 h) on any machine
+    res = _fit(
+        "--method", "unfair", "--epochs", "100000", "--max-train-rows", "300", "--json",
+        "--confirm-above", "0.0001",
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
+    assert "estimated" in res.output and "--yes" in res.output
+    assert sorted(calls) == [1, 2]  # only the two pilots: the 100000-epoch fit never started
+
+
+def test_confirm_above_zero_needs_yes_and_yes_runs(monkeypatch):
+    refused = _fit(
+        "--method", "unfair", "--epochs", "3", "--max-train-rows", "300", "--confirm-above", "0"
+    )
+    assert refused.exit_code == 2 and "--confirm-above" in refused.output
+    ran = _fit(
+        "--method", "unfair", "--epochs", "3", "--max-train-rows", "300", "--confirm-above", "0",
+        "--yes", "--json",
+    )  # fmt: skip
+    assert ran.exit_code == 0, ran.output
+
+
+def test_estimate_is_printed_and_json_stays_pure():
+    from otfair.experiments._fit_estimate import estimate_fit
+
+    run = {"dataset": "synthetic", "method": "unfair", "epochs": 4, "max_train_rows": 300}
+    estimate = estimate_fit(run)
+    assert estimate is not None and estimate.epochs == 4
+    assert estimate.low < estimate.seconds < estimate.high
+    assert estimate_fit({**run, "epochs": 2}) is None  # no pilot for a 2-epoch fit
+    runner = CliRunner()
+    res = runner.invoke(
+        app,
+        ["fit", "--dataset", "synthetic", "--method", "unfair", "--epochs", "4"]
+        + ["--max-train-rows", "300", "--json", "--progress"],
+    )
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["n_train"] == 300  # stdout is only the JSON
+    assert "estimated" in res.stderr
+
+
+@pytest.mark.parametrize("flag", ["--no-progress", "--progress"])
+def test_progress_never_reaches_stdout(flag):
+    res = _fit("--method", "unfair", "--epochs", "2", "--max-train-rows", "300", "--json", flag)
+    assert res.exit_code == 0, res.output
+    json.loads(res.stdout)

@@ -31,7 +31,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 import numpy as np
 import pandas as pd
@@ -387,10 +387,10 @@ def _compare_one(
         # a setting of the method (FTM's joint-map label weight alpha), not its strength
         from otfair.experiments.methods import get_method
 
-        have = get_method(method).defaults.get(option)
-        if have is None or not math.isclose(float(have), strength):
-            return _not_run(f"the paper's {row['strength']} is not otfair's {option}={have}")
-        strength, fixed_note = None, f"otfair's {option}={have:g} (the paper's {row['strength']})"
+        own = get_method(method).defaults.get(option)
+        if own is None or not math.isclose(float(own), strength):
+            return _not_run(f"the paper's {row['strength']} is not otfair's {option}={own}")
+        strength, fixed_note = None, f"otfair's {option}={own:g} (the paper's {row['strength']})"
     if isinstance(strength, str):
         return _not_run(f"strength '{strength}' not recoverable from the paper's text")
     level, unsupported = _parse_setting(row["setting"], metric, dataset)
@@ -579,7 +579,10 @@ def _blank(value: Any) -> bool:
 def _judge_row(row: pd.Series) -> tuple[str, float, float]:
     """Apply :func:`otfair.reproduction.judge` to one comparison row."""
     paper_n = row["paper_seeds"]
-    kind_of_std = row["paper_std_kind"] if row["paper_std_kind"] in ("std", "se") else "std"
+    kind_of_std = cast(
+        Literal["std", "se"],
+        row["paper_std_kind"] if row["paper_std_kind"] in ("std", "se") else "std",
+    )
     result = judge(
         float(row["paper_value"]),
         float(row["ours_mean"]),

@@ -178,9 +178,14 @@ class _FolderLinksAsText(SphinxPostTransform):
                 node.replace_self(node.children or [nodes.Text(target)])
 
 
+# The API pages are written when this file is read, before Sphinx looks for its sources:
+# a page written later (even at builder-inited) is not among the documents autosummary
+# scans on a clean checkout, and its stubs would be missing.
+_write_api_pages(None)
+
+
 def setup(app):
-    """Generate the API pages before autosummary reads them; connect the hooks above."""
-    app.connect("builder-inited", _write_api_pages, priority=100)
+    """Connect the hooks above (the API pages are already written)."""
     app.connect("source-read", _link_extending)
     app.connect("autodoc-skip-member", _skip_foreign_members)
     app.add_post_transform(_FolderLinksAsText)

@@ -96,6 +96,12 @@ SWEEPS: list[tuple[str, Any, int | None, bool]] = [
         2,
         False,
     ),
+    (
+        "german-otf-long-2workers",
+        _spec("i", "german", [{"name": "unfair"}, _otf(0.1, 0.5, 0.9)], seeds=4, epochs=200),
+        2,
+        True,
+    ),
 ]
 
 #: Held-out seeds estimated from a subset's stored timings: (name, spec, subset seeds).
@@ -103,6 +109,11 @@ EXTRAPOLATED = [
     (
         "extrapolated-german-otf",
         _spec("x", "german", [{"name": "unfair"}, _otf(0.3, 0.7)], seeds=3, epochs=30),
+        (0,),
+    ),
+    (
+        "extrapolated-german-ftm",
+        _spec("y", "german", [{"name": "ftm", "strengths": [0.5, 2.0]}], seeds=3, epochs=100),
         (0,),
     ),
 ]
@@ -186,6 +197,14 @@ def write(rows: list[dict[str, Any]], out: Path) -> None:
             f"{format_duration(r['actual_s'])} | {r['ratio_actual_over_estimate']:.2f} | "
             f"{'yes' if r['in_range'] else 'no'} |"
         )
+    lines += [
+        "",
+        "`pilots` is the time from the start of the sweep to its final estimate (the data",
+        "check, the pilot fits and, for a pool of workers, the timing of one worker's",
+        "start-up); `actual` is the time from that estimate to the end of the sweep, what",
+        "the estimate predicts. Sweeps of a few seconds are timed at the noise level of a",
+        "shared machine; the rows with the longest `actual` say most about long sweeps.",
+    ]
     (out / "sweep_estimates.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from otfair.estimators import FairClassifier
 from otfair.experiments import load_spec, run_sweep
-from otfair.experiments._plan import Pilot, estimate_items, format_duration
+from otfair.experiments._plan import Pilot, estimate_items, format_duration, pool_start_seconds
 from otfair.experiments._preflight import RequestError, check_request, missing_data_files
 from otfair.experiments._spec import RunConfig, parse_spec
 from otfair.experiments._store import (
@@ -170,6 +170,7 @@ def test_estimate_items_spreads_over_workers_but_not_below_the_longest_item():
 
 def test_no_duration_prints_as_zero_seconds():
     assert format_duration(0.0) == "under 1 s" and format_duration(0.4) == "under 1 s"
+    assert format_duration(0.5) == "under 1 s" and format_duration(1.0) == "1 s"
     assert format_duration(42.0) == "42 s" and format_duration(7200.0) == "2.0 h"
 
 
@@ -248,10 +249,70 @@ def test_a_sweep_whose_pilots_ran_every_run_says_so(tmp_path):
     assert plans[-1].basis == "nothing left: the pilot fits ran every run"
 
 
-def test_pilot_cold_cost_is_paid_once_per_run():
-    # a 2-epoch fit of 9 s against a 1-epoch fit of 2 s: 5 s that the second fit skipped
-    # (a cache), added once to every run; hand computed: other 0.5, fixed 0, per epoch 7,
-    # capped at 10 epochs x 2 s = 20, plus 5
-    pilot = Pilot(runs=1, wall_s=2.5, fit_s=2.0, epochs=10, epoch_s=7.0, cold_s=5.0)
-    assert pilot.estimate(1) == pytest.approx(0.5 + 20.0 + 5.0)
-    assert pilot.estimate(2) == pytest.approx(2 * 25.5)
+def test_pool_start_up_is_added_once_per_round_of_workers_on_the_cores():
+    runs = [RunConfig(dataset="d", method="m", seed=s) for s in range(4)]
+    pilots = {timing_group(runs[0]): Pilot(runs=1, wall_s=10.0)}
+    items = [[r] for r in runs]
+    # 2 workers on 2 cores start together: 40 s / 1.75 effective workers + one 3 s start-up
+    two, basis = estimate_items(items, {}, pilots, workers=2, cores=2, startup_s=3.0)
+    assert two == pytest.approx(40.0 / 1.75 + 3.0) and "to start the workers" in basis
+    # 4 workers on 2 cores: 4 start-ups share 2 cores (6 s); throughput of 2 workers
+    four, _ = estimate_items(items, {}, pilots, workers=4, cores=2, startup_s=3.0)
+    assert four == pytest.approx(40.0 / 1.75 + 6.0)
+    # one worker runs in this process: nothing to start
+    one, basis = estimate_items(items, {}, pilots, workers=1, cores=2, startup_s=3.0)
+    assert one == pytest.approx(40.0) and "start" not in basis
+    # a pool of 4 with 1 item starts 1 worker
+    assert pool_start_seconds(3.0, workers=4, items=1, cores=2) == pytest.approx(3.0)
+    assert pool_start_seconds(3.0, workers=8, items=8, cores=2) == pytest.approx(12.0)
+    assert pool_start_seconds(0.0, workers=8, items=8, cores=2) == 0.0
+
+
+def test_pilot_fits_draw_splits_no_run_uses_and_give_the_epoch_cost(monkeypatch):
+    from otfair.experiments import _pilots
+
+    seen = []
+    fits = {2: 5.0, 1: 3.0}  # fit seconds of the 2- and 1-epoch pilots
+
+    def fake_run_item(item, plugins, stop):
+        runs = item if isinstance(item, tuple) else (item,)
+        seen.append([(c.seed, c.epochs) for c in runs])
+        fit = fits[runs[0].epochs]
+        return [
+            {"started_at": 0.0, "finished_at": fit + 0.5, "result": {"fit_time_s": fit}}
+            for _ in runs
+        ]
+
+    monkeypatch.setattr(_pilots, "run_item", fake_run_item)
+    monkeypatch.setattr(_pilots, "run_epochs_of", lambda config: 10)
+    item = tuple(RunConfig(dataset="d", method="m", seed=3, strength=s) for s in (0.1, 0.2, 0.3))
+    pilot, records = _pilots.pilot_item(item, (), None)
+    assert records is None
+    offset = _pilots.PILOT_SEED_OFFSET
+    # 2 runs of the stacked group, each fit on a seed of its own, far from the sweep's
+    assert seen == [[(3 + offset, 2)] * 2, [(3 + offset + 1, 1)] * 2]
+    # per pilot item of 2 runs: wall 2 x 3.5, fit 2 x 3; epoch 2 x (5 - 3) = 4 s
+    assert (pilot.runs, pilot.wall_s, pilot.fit_s, pilot.epoch_s) == (2, 7.0, 6.0, 4.0)
+    # hand computed: other 1 + fixed 2 + 10 x 4 = 43 s per 2 runs; 3 runs: 64.5 s
+    assert pilot.estimate(3) == pytest.approx(43.0 * 3 / 2)
+
+
+def test_a_workers_start_up_is_timed_with_each_method_and_each_dataset():
+    from otfair.experiments._pilots import start_up_configs
+
+    runs = [
+        RunConfig(dataset=d, method=m, seed=s, epochs=50, max_train_rows=None)
+        for d in ("german", "adult")
+        for m in ("unfair", "otf")
+        for s in (0, 1)
+    ]
+    configs = start_up_configs(runs)
+    synthetic = [c for c in configs if c.dataset == "synthetic"]
+    real = [c for c in configs if c.dataset != "synthetic"]
+    assert sorted(c.method for c in synthetic) == ["otf", "unfair"]
+    # the first run on each dataset, shrunk to 1 epoch and 64 training rows
+    assert [(c.dataset, c.method, c.seed) for c in real] == [
+        ("german", "unfair", 0),
+        ("adult", "unfair", 0),
+    ]
+    assert all(c.epochs == 1 and c.max_train_rows == 64 for c in configs)

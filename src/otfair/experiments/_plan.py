@@ -5,25 +5,29 @@ subsample, device: :func:`timing_group`), not one run for all: runs of a group t
 the store before (e.g. in a ``one_split`` profile) give their mean wall time; for the
 others the runner fits one *pilot* of the group's first work item (a run, or a stacked
 group of runs fitted as one) in the parent process before the workers start
-(:func:`run_pilot`):
+(:func:`otfair.experiments._pilots.pilot_item`):
 
 - a method without an ``epochs`` budget (or one trained for a single epoch) is piloted
   with the real item, whose records are stored (no work is lost);
-- otherwise the item is fitted for 2 epochs, then for 1 (when it trains more than 2): the
-  difference is the cost of an epoch, the rest of the 1-epoch fit the fixed cost
-  (a base classifier, a matching; measured second, after one-time caches are warm, so
-  the per-epoch cost errs high), and the non-fit part of the wall time (loading, split,
-  prediction, audits) is kept as measured. A run of ``E`` epochs is estimated at
+- otherwise the item is fitted for 2 epochs, then for 1 (when it trains more than 2),
+  each on a split that no run of the sweep uses (so that both pay what each run pays
+  once for its own split, e.g. FTM's matching), in a process warmed up by a tiny fit of
+  each method first (a one-time cost of the process is not a cost of each run): the
+  difference is the cost of an epoch, the rest of the 1-epoch fit the fixed cost of a
+  run, and the non-fit part of the wall time (loading, split, prediction, audits) is
+  kept as measured. A run of ``E`` epochs is estimated at
   ``other + fixed + E * per_epoch`` (:meth:`Pilot.estimate`), never below the pilot
-  and never above ``E`` times the 1-epoch fit, plus ``cold``: what the first (2-epoch)
-  fit cost beyond twice the 1-epoch fit, a per-run cost that the second fit skipped
-  through an in-process cache (FTM's matching of a split: without it, FTM sweeps
-  were underestimated about 4x).
+  and never above ``E`` times the 1-epoch fit.
 
 A stacked group counts as one fit (its K runs share it), scaled by K only when its size
 differs from the pilot's. The sum is spread over ``min(workers, cores, items)`` workers
 at :data:`PARALLEL_EFFICIENCY` each beyond the first (a worker pool does not scale
-perfectly on shared cores), and is never below the longest item.
+perfectly on shared cores), and is never below the longest item. A process pool first
+starts its workers: ``min(workers, items)`` of them, at the same time on the usable
+cores, each paying the start-up measured once by the runner before the estimate (a
+fresh process, its imports, a tiny fit per method and per dataset:
+:func:`otfair.experiments._pilots.time_worker_start`), which adds
+``startup * max(1, started / cores)`` (:func:`pool_start_seconds`).
 """
 
 from __future__ import annotations
@@ -87,7 +91,7 @@ class SweepPlan:
 
 def format_duration(seconds: float) -> str:
     """``under 1 s``, ``42 s``, ``12.5 min`` or ``3.4 h`` (never ``0 s``)."""
-    if seconds < 0.5:
+    if seconds < 1:
         return "under 1 s"
     if seconds < 90:
         return f"{seconds:.0f} s"
@@ -125,6 +129,22 @@ def effective_workers(workers: int, items: int, cores: int | None = None) -> flo
     return 1.0 + PARALLEL_EFFICIENCY * (n - 1)
 
 
+def pool_start_seconds(
+    startup_s: float, workers: int, items: int, cores: int | None = None
+) -> float:
+    """Wall seconds a pool of ``workers`` takes to start the workers ``items`` need.
+
+    ``min(workers, items)`` workers start at once, each costing ``startup_s`` (one
+    worker's start-up, measured alone), sharing the usable cores:
+    ``startup_s * max(1, started / cores)``. Zero for one worker (it runs in this process).
+    """
+    started = min(workers, items)
+    if workers <= 1 or started < 1 or startup_s <= 0:
+        return 0.0
+    cores = usable_cores() if cores is None else cores
+    return startup_s * max(1.0, started / max(1, cores))
+
+
 def run_epochs_of(config: RunConfig) -> int | None:
     """Epochs the run trains (its own or the method's default); ``None``: no epoch budget.
 
@@ -159,9 +179,7 @@ class Pilot:
     ``fit_s`` are its wall and fit seconds (the 1-epoch fit for a scaled pilot);
     ``epochs`` the epochs of the group's runs (``None``: the pilot was the real item);
     ``epoch_s`` the cost of one epoch (from the 2- and 1-epoch fits); ``spent_s`` what the
-    pilots took; ``cold_s`` what the first (2-epoch) fit cost beyond two 1-epoch fits: a
-    per-run cost that the second fit skipped through an in-process cache (FTM's
-    matching of a new split), which every run of the group pays once.
+    pilots took.
     """
 
     runs: int
@@ -170,7 +188,6 @@ class Pilot:
     epochs: int | None = None
     epoch_s: float | None = None
     spent_s: float = 0.0
-    cold_s: float = 0.0
 
     def estimate(self, runs: int) -> float:
         """Estimated wall seconds of an item of the group with ``runs`` runs."""
@@ -184,7 +201,7 @@ class Pilot:
         else:
             fixed = max(0.0, self.fit_s - self.epoch_s)
             fit = min(linear, max(self.fit_s, fixed + self.epoch_s * self.epochs))
-        return (other + fit + self.cold_s) * scale
+        return (other + fit) * scale
 
 
 def record_seconds(records: Sequence[Mapping[str, Any]]) -> tuple[float, float]:
@@ -236,11 +253,14 @@ def estimate_items(
     workers: int,
     *,
     cores: int | None = None,
+    startup_s: float = 0.0,
 ) -> tuple[float | None, str]:
     """Estimated wall time of ``items`` (each the runs of one work item) and its basis.
 
     ``stored`` maps :func:`timing_group` to (mean seconds per run, count); ``pilots``
-    maps a group to its :class:`Pilot`. Returns ``(None, "")`` when a group has neither.
+    maps a group to its :class:`Pilot`; ``startup_s`` is one pool worker's start-up
+    (:func:`pool_start_seconds`; 0 when not measured). Returns ``(None, "")`` when a
+    group has neither.
     """
     costs = []
     n_stored = n_piloted = 0
@@ -256,7 +276,8 @@ def estimate_items(
     if not costs:
         return 0.0, "nothing to run"
     eff = effective_workers(workers, len(costs), cores)
-    total = max(sum(costs) / eff, max(costs))
+    start = pool_start_seconds(startup_s, workers, len(costs), cores)
+    total = max(sum(costs) / eff, max(costs)) + start
     parts = []
     if n_stored:
         parts.append(f"{n_stored} runs from the mean times of stored runs")
@@ -271,6 +292,8 @@ def estimate_items(
         parts.append(f"{len(items)} fits, stacked groups counted once")
     if workers > 1:
         parts.append(f"{eff:.2g} effective workers")
+    if start > 0:
+        parts.append(f"{format_duration(start)} to start the workers")
     return total, "; ".join(parts)
 
 

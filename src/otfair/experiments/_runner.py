@@ -23,7 +23,8 @@ Both backends run a work item, a single run or a stacked group, through one exec
 every worker first fits a throwaway tiny model of each method, so that ``fit_time_s``
 leaves out one-time costs. Pilot fits (:mod:`otfair.experiments._pilots`) time each
 timing group for the plan's estimate (``on_plan``) when more than one work item is
-pending, or when asked (``pilot=True``): a one-run sweep trains once. SIGINT/SIGTERM
+pending, or when asked (``pilot=True``): a one-run sweep trains once; before a local
+pool starts, one worker's start-up is timed for the estimate too. SIGINT/SIGTERM
 stop the sweep promptly (see :mod:`otfair.experiments._backends`).
 
 Work items are submitted longest first (:func:`otfair.experiments._plan.longest_first`:
@@ -64,7 +65,7 @@ from otfair.experiments._claim import (
     source_versions,
 )
 from otfair.experiments._execute import execute_run, single_thread
-from otfair.experiments._pilots import pilot_item
+from otfair.experiments._pilots import pilot_item, start_up_configs, time_worker_start
 from otfair.experiments._plan import (
     Pilot,
     Progress,
@@ -377,6 +378,12 @@ def _execute(
     pilots: dict[tuple[Any, ...], Pilot] = {}
     warmups = warm_up_configs(todo) if warm_up else []
 
+    def worker_start() -> float:
+        """One pool worker's start-up (measured), when the work goes to a process pool."""
+        if kind != "local" or workers <= 1 or not queue:
+            return 0.0
+        return time_worker_start(spec.plugins, start_up_configs(todo), stop)
+
     def pilots_and_plan() -> bool:
         """Run the pilots and call ``on_plan``; return whether this process is warm."""
         if on_plan is None:
@@ -390,13 +397,16 @@ def _execute(
             on_plan(replace(plan, basis=_NO_PILOT))  # trains once: no estimate ahead
             return False
         if not groups:
-            seconds, basis = estimate_items([configs_of(i) for i in queue], timings, {}, workers)
+            startup = worker_start()
+            seconds, basis = estimate_items(
+                [configs_of(i) for i in queue], timings, {}, workers, startup_s=startup
+            )
             on_plan(replace(plan, estimate_s=seconds, basis=basis))
             return False
         on_plan(plan)  # "timing ..." before the pilots
         single_thread()
-        with stop.interruptible():
-            warm_up_fits(warmups)
+        with stop.interruptible():  # a one-time cost of this process is not a run's
+            warm_up_fits(warmups or warm_up_configs(todo))
         for group, item in groups.items():
             measured, records = pilot_item(item, spec.plugins, stop)
             pilots[group] = measured
@@ -406,7 +416,10 @@ def _execute(
             timed = [configs_of(i) for i in queue if timing_group(configs_of(i)[0]) in pilots]
             bound, basis = estimate_items(timed, {}, pilots, workers)
             on_plan(replace(plan, estimate_s=bound, basis=basis, partial=True))
-        seconds, basis = estimate_items([configs_of(i) for i in queue], timings, pilots, workers)
+        startup = worker_start()
+        seconds, basis = estimate_items(
+            [configs_of(i) for i in queue], timings, pilots, workers, startup_s=startup
+        )
         if not queue:  # the pilot fits were the whole sweep
             basis = "nothing left: the pilot fits ran every run"
         on_plan(replace(plan, estimate_s=seconds, basis=basis))

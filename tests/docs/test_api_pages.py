@@ -32,6 +32,9 @@ NAMESPACES = [
 
 @pytest.fixture(scope="module")
 def conf():
+    pytest.importorskip(
+        "sphinx", reason="the docs extra is not installed (pip install -e '.[docs]')"
+    )
     spec = importlib.util.spec_from_file_location("otfair_docs_conf", DOCS / "conf.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

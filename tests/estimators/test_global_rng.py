@@ -24,27 +24,6 @@ import pytest
 import torch
 from _registry_estimators import method_names, tiny, toy_data
 
-#: Methods whose estimator (FairClassifier / ReductionClassifier, converted separately)
-#: still seeds torch's global generator inside a forked state during ``fit``.
-_UNTIL_CORE = {
-    "adv",
-    "barycenter",
-    "fairtorch-reduction",
-    "ftm",
-    "ftm-joint",
-    "gapreg",
-    "norm",
-    "otf",
-    "unfair",
-    "unfair-mlp",
-}
-
-
-def _until_core(name: str) -> list:
-    if name in _UNTIL_CORE:
-        return [pytest.mark.xfail(reason="until core lands", strict=False)]
-    return []
-
 
 def _states() -> tuple:
     return random.getstate(), np.random.get_state(), torch.get_rng_state()  # noqa: NPY002
@@ -109,7 +88,7 @@ def _expected(n: int) -> dict[str, list]:
     }
 
 
-@pytest.mark.parametrize("name", [pytest.param(n, marks=_until_core(n)) for n in method_names()])
+@pytest.mark.parametrize("name", method_names())
 def test_a_second_thread_draws_its_own_sequence_during_fit(name):
     X, y, s = toy_data(name)
     est = tiny(name, random_state=0)

@@ -18,10 +18,7 @@ from sklearn.base import BaseEstimator
 from otfair.utils import InvalidParameterError, validate_option
 
 #: Classes converted by their owners separately (classification, post-processing).
-_PENDING = {
-    "FairClassifier": "until core lands",
-    "ReductionClassifier": "until core lands",
-}
+_PENDING: dict[str, str] = {}
 
 
 def _estimators(est: BaseEstimator) -> list[BaseEstimator]:

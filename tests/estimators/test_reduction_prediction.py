@@ -70,5 +70,5 @@ def test_deterministic_option_thresholds_the_expected_probability():
 
 def test_bad_prediction_names_the_argument():
     X, y, s = _data(n=100)
-    with pytest.raises(ValueError, match="`prediction`"):
+    with pytest.raises(ValueError, match="'prediction' parameter of ReductionClassifier"):
         ReductionClassifier(prediction="vote").fit(X, y, sensitive_features=s)

@@ -14,7 +14,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
-    keeps_global_rng,
     predict_in_chunks,
 )
 from otfair.estimators._training import (
@@ -31,12 +30,15 @@ from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
 from otfair.penalties import FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
+    RANDOM_STATE,
     check_group_sizes,
     check_scalar,
     check_sensitive_features,
     draw_seed,
     resolve_device,
     set_params_from_init,
+    torch_generator,
+    use_generator,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
 
@@ -162,6 +164,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     #: scikit-learn's parameter constraints, checked once at the start of :meth:`fit`
     #: (a penalty's name, a notion's name and ``strength <= 1`` under convex mixing are
     #: checked by the penalty object, :func:`otfair.notions.as_notion` and the fit)
+    _global_rng_free = True  # generators derived from random_state, passed down
     _parameter_constraints: dict = {
         "penalty": [str, HasMethods(["build", "get_params"])],
         "strength": [Interval(Real, 0, None, closed="left")],
@@ -173,7 +176,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         "batch_size": [Interval(Integral, 1, None, closed="left")],
         "lr": [Interval(Real, 0, None, closed="neither")],
         "lr_decay": [Interval(Real, 0, None, closed="neither")],
-        "random_state": ["random_state"],
+        "random_state": RANDOM_STATE,
         "device": [str, torch.device],
         "verbose": ["verbose"],
         "fixed_batches": ["boolean", StrOptions({"auto"})],
@@ -276,11 +279,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self
         """
         forget_fit(self)
-        penalty = self._check_params()  # the one build of the penalty in this fit
+        with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
+            penalty = self._check_params()  # the one build of the penalty in this fit
         self._fit_models([self], [penalty], X, y, sensitive_features)
         return self
 
-    @keeps_global_rng
     def _fit_path(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[FairClassifier]:
@@ -289,7 +292,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Classifier k is ``clone(self)`` at ``strengths[k]``; ``self`` stays unfitted.
         """
         singles = [clone(self).set_params(strength=a) for a in check_strengths(strengths)]
-        penalties = [single._check_params() for single in singles]  # one build per model
+        with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
+            penalties = [single._check_params() for single in singles]  # one build per model
         self._fit_models(singles, penalties, X, y, sensitive_features)
         return singles
 
@@ -315,9 +319,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features, built[ref_k])
         seed = draw_seed(self.random_state)
         device = resolve_device(self.device)
-        with torch.random.fork_rng(devices=[]):
-            for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
-                torch.manual_seed(seed)  # each model as its own fit builds it
+        gen = torch_generator(seed)
+        for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
+            gen = torch_generator(seed)  # each model as its own fit builds it
+            with use_generator(gen):
                 single.model_ = single._build_model(X.shape[1]).to(device)
                 if pen is not None and next(pen.parameters(), None) is not None:
                     # a penalty with weights (an adversary) draws them after the model,
@@ -326,6 +331,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 single.penalty_ = pen.fit(s, y) if single._active() else None
                 if single.penalty_ is not None:
                     single.penalty_.to(device)
+        # the fit's later draws continue the last model's stream, never the global one
+        with use_generator(gen):
             problem = self._problem(
                 singles, strengths, penalty, X, y, s, groups, pairs, seed, device
             )

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
+from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._torch_base import encode_binary_labels
 from otfair.notions import as_notion
-from otfair.utils import draw_seed, encode_groups, local_random_state, set_params_from_init
+from otfair.utils import (
+    RANDOM_STATE,
+    draw_seed,
+    encode_groups,
+    fit_context,
+    local_random_state,
+    set_params_from_init,
+)
 
 #: the prediction rules of :class:`ReductionClassifier`
 PREDICTIONS = ("randomized", "deterministic")
@@ -78,6 +87,15 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     (200, 2)
     """
 
+    _parameter_constraints: dict = {
+        "eps": [Interval(Real, 0, None, closed="neither")],
+        "notion": [StrOptions({"dp", "eo"})],
+        "max_iter": [Interval(Integral, 1, None, closed="left")],
+        "C": [Interval(Real, 0, None, closed="neither")],
+        "prediction": [StrOptions(set(PREDICTIONS))],
+        "random_state": RANDOM_STATE,
+    }
+
     def __init__(
         self,
         eps: float = 0.01,
@@ -90,6 +108,7 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
+    @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> ReductionClassifier:
         """Fit the randomized classifier; returns ``self``."""
         from fairlearn.reductions import (

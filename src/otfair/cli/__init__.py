@@ -127,9 +127,9 @@ def _register_all() -> None:
 _register_all()
 
 
-def _click_exceptions(name: str) -> tuple[type, ...]:
+def _click_exceptions(name: str) -> tuple[type[Any], ...]:
     """``name`` from click and from typer's vendored copy (typer >= 0.29), where present."""
-    found = []
+    found: list[type[Any]] = []
     for module in ("typer._click.exceptions", "click.exceptions", "typer.exceptions"):
         try:
             cls = getattr(importlib.import_module(module), name, None)

@@ -35,7 +35,7 @@ def list_command(
     from otfair.datasets import list_datasets, list_domain_shifts
     from otfair.datasets._api import get_entry
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     for name in list_datasets():
         entry = get_entry(name)
         options = {
@@ -237,6 +237,7 @@ def fetch_command(
             except DataFileError as exc:
                 fail(str(exc))
                 return
+        assert status.directory is not None  # ensure_file found or wrote the file
         verb = "downloaded to" if status.state == "downloaded" else "present in"
         check = "sha256 ok" if status.state != "unchecked" else "not in the registry, unchecked"
         typer.echo(f"{status.relpath}: {verb} {status.directory.path} ({check})")

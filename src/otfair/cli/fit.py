@@ -7,7 +7,6 @@ import sys
 from pathlib import Path
 from typing import Annotated, Any
 
-import click
 import typer
 from typer.core import TyperCommand
 
@@ -23,7 +22,7 @@ _DATA_FIX = (
 class _FitCommand(TyperCommand):
     """``fit`` whose help lists the registered methods (loaded only when help is shown)."""
 
-    def format_help(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_help(self, ctx: Any, formatter: Any) -> None:  # click's or typer's vendored
         from otfair.experiments.methods import list_methods
 
         names = ", ".join(list_methods())

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -27,6 +28,9 @@ from otfair.cli.sweep import (
     _runner_options,
     _summary_line,
 )
+
+if TYPE_CHECKING:
+    from otfair.reproduction._verify import Difference
 
 
 def reproduce_command(
@@ -164,7 +168,7 @@ def _verify(paper: str, n: int, runs: Path | None) -> None:
         fail(f"--runs {str(runs)!r} is not a folder (an archive of seed-N.jsonl files).")
     from otfair.reproduction._verify import format_differences, verify_archive
 
-    def show(diffs: list) -> None:
+    def show(diffs: Sequence[Difference]) -> None:
         for line in format_differences(diffs):
             typer.echo(line)
 

@@ -19,7 +19,7 @@ Also: group encoding with unseen-group detection at predict time.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -125,7 +125,9 @@ class GroupQuantiles:
         self.weights_ = sizes / sizes.sum()
         self.quantile_method = quantile_method
 
-    def cdf(self, values: np.ndarray, group: int, *, side: str = "right") -> np.ndarray:
+    def cdf(
+        self, values: np.ndarray, group: int, *, side: Literal["left", "right"] = "right"
+    ) -> np.ndarray:
         r"""Empirical CDF :math:`F_s(v) = \#\{i: v_i \le v\} / n_s` (``side="left"``: < v).
 
         A binary search per query: :math:`O(m \log n_s)`.

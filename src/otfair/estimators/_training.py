@@ -29,7 +29,7 @@ import numbers
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -169,6 +169,7 @@ def stratified_batches(
     order, positions = _stratified_positions(strata, n, rng)
     if not every_stratum or positions is None:
         return batches(order, batch_size)
+    assert strata is not None  # positions are None without strata
     smallest = int(np.bincount(np.unique(strata, return_inverse=True)[1]).min())
     n_batches = max(1, min(math.ceil(n / batch_size), smallest))
     cuts = np.searchsorted(positions, np.arange(1, n_batches) / n_batches)
@@ -190,9 +191,10 @@ def batches_complete(
     onehot = np.zeros((len(order), n_codes), dtype=np.int64)
     onehot[np.arange(len(order)), codes[order]] = 1
     counts = np.add.reduceat(onehot, starts, axis=0)
-    return (counts > 0).all(axis=1).tolist()
+    return cast(list[bool], (counts > 0).all(axis=1).tolist())
 
 
+EpochLogs = dict[str, float | list[float]]  # per epoch: floats, lists for (K,) logs
 StepResult = torch.Tensor | tuple[torch.Tensor, dict[str, torch.Tensor], float]
 
 
@@ -217,7 +219,7 @@ class _Progress:
             self.bar.start()
         return self
 
-    def advance(self, logs: dict[str, float]) -> None:
+    def advance(self, logs: EpochLogs) -> None:
         if self.bar is not None:
             shown = {k: v for k, v in logs.items() if k != "time_s" and isinstance(v, float)}
             text = " ".join(f"{k}={v:.4g}" for k, v in shown.items())
@@ -288,10 +290,10 @@ def run_epochs(
     scheduler: torch.optim.lr_scheduler.LRScheduler | None = None,
     after_step: Callable[[Any], None] | None = None,
     adversary: AdversaryStep | None = None,
-    on_epoch_end: Callable[[int, dict[str, float]], None] | None = None,
+    on_epoch_end: Callable[[int, EpochLogs], None] | None = None,
     verbose: bool = False,
     desc: str = "training",
-) -> list[dict[str, float]]:
+) -> list[EpochLogs]:
     """Run ``epochs`` passes of mini-batch training; return the logs of each epoch.
 
     Every optimizer step of otfair's torch estimators is made here: the main step on
@@ -328,7 +330,7 @@ def run_epochs(
         Per epoch: ``"loss"`` and the step's named logs (weighted means over the
         epoch's steps; lists for (K,) logs) and ``"time_s"`` (wall seconds).
     """
-    history: list[dict[str, float]] = []
+    history: list[EpochLogs] = []
     with _Progress(verbose, int(epochs), desc) as progress:
         for epoch in range(int(epochs)):
             start = time.perf_counter()
@@ -381,7 +383,7 @@ class TrainLoop:
         step: Callable[[Any], StepResult],
         adversary: AdversaryStep | None = None,
         tag: str = "",
-    ) -> list[dict[str, float]]:
+    ) -> list[EpochLogs]:
         """Run the epochs on the engine; return the epoch logs (progress bar tagged)."""
         return run_epochs(
             self.epochs,
@@ -395,6 +397,6 @@ class TrainLoop:
         )
 
 
-def epoch_losses(history: list[dict[str, float]], key: str = "loss") -> list[float]:
+def epoch_losses(history: list[EpochLogs], key: str = "loss") -> list[float | list[float]]:
     """Return the ``key`` log of each epoch of a :meth:`TrainLoop.run` history."""
     return [h[key] for h in history]

@@ -182,7 +182,7 @@ class SweepSpec:
         seeds = prof.seeds if prof.seeds is not None else self.seeds
         rows = prof.max_train_rows if prof.max_train_rows is not None else self.max_train_rows
         # what every run of the profile shares
-        shared = {
+        shared: dict[str, Any] = {
             "max_train_rows": rows,
             "device": self.device,
             "audits": self.audits,

@@ -37,7 +37,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import Any, TextIO, cast
 
 from otfair.experiments._spec import RunConfig
 from otfair.experiments._store import timing_group
@@ -241,7 +241,9 @@ def longest_first(
     may be long); ties and untimed items keep their order (the sort is stable).
     """
     costs = [item_seconds(runs, stored, pilots) for runs in items]
-    return sorted(range(len(items)), key=lambda i: -math.inf if costs[i] is None else -costs[i])
+    return sorted(
+        range(len(items)), key=lambda i: -math.inf if costs[i] is None else -cast(float, costs[i])
+    )
 
 
 def estimate_items(
@@ -376,7 +378,7 @@ class Progress:
             self._last = now
             print(self.line(), file=self.stream, flush=True)
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         if self._open:
             self._open = False
             self._bar.__exit__(*exc)

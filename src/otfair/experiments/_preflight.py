@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from otfair.experiments._spec import RunConfig
 
@@ -277,8 +277,8 @@ def check_estimators(configs: Iterable[RunConfig]) -> int:
         with_strength = [c for c in runs if c.strength is not None]
         ends = (
             [
-                min(with_strength, key=lambda c: c.strength),
-                max(with_strength, key=lambda c: c.strength),
+                min(with_strength, key=lambda c: cast(float, c.strength)),
+                max(with_strength, key=lambda c: cast(float, c.strength)),
             ]
             if with_strength
             else runs[:1]

@@ -141,7 +141,7 @@ def _take_train(split: Any, idx: np.ndarray) -> Any:
     }
     if getattr(split, "train_index", None) is not None:
         changes["train_index"] = np.asarray(split.train_index)[idx]
-    if dataclasses.is_dataclass(split):
+    if dataclasses.is_dataclass(split) and not isinstance(split, type):
         return dataclasses.replace(split, **changes)
     out = copy.copy(split)
     for name, value in changes.items():

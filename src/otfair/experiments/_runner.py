@@ -408,8 +408,8 @@ def _execute(
         with stop.interruptible():  # a one-time cost of this process is not a run's
             warm_up_fits(warmups or warm_up_configs(todo))
         for group, item in groups.items():
-            timed, records = pilot_item(item, spec.plugins, stop)
-            pilots[group] = timed
+            measured, records = pilot_item(item, spec.plugins, stop)
+            pilots[group] = measured
             if records is not None:
                 queue.remove(item)
                 write_item(item, records)
@@ -474,12 +474,12 @@ def _execute(
                 be.close(abandon=False)
             return
         for fut, item in inflight.items():  # keep what finished, abandon the rest
-            records = item_records(fut.result, item, future_record) if fut.done() else None
+            finished = item_records(fut.result, item, future_record) if fut.done() else None
             for k, config in enumerate(configs_of(item)):
-                if records is None or records[k].get("worker_failure"):
+                if finished is None or finished[k].get("worker_failure"):
                     outcome.abandoned.append(config)
                 else:
-                    write(config, records[k])
+                    write(config, finished[k])
         outcome.not_started = sum(len(configs_of(item)) for item in queue)
         if be is not None:
             be.close(abandon=True)

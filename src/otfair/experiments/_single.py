@@ -128,6 +128,7 @@ def _configure(
     batch = params.get("batch_size")
     few = isinstance(epochs, int) and epochs > 1 and isinstance(batch, int) and n_rows
     if announce is not None and few:  # (one epoch asked for is a smoke test: no note)
+        assert isinstance(epochs, int) and isinstance(batch, int) and n_rows  # as `few` checked
         steps = epochs * -(-n_rows // batch)
         if steps < FEW_STEPS:  # e.g. the OTF paper's batch of 1,000 on German's 800 rows
             announce(

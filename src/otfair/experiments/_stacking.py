@@ -238,6 +238,7 @@ def execute_group(
         template = path_template(estimators, param) if param is not None else None
         fit_times: dict[int, float] = {}
         if template is not None:
+            assert param is not None  # a template needs the strength parameter
             start = time.perf_counter()
             path = fairness_path(
                 template,

@@ -20,7 +20,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Collection, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -242,7 +242,9 @@ class ResultStore:
             "metrics": json.dumps(result) if status == "ok" else None,
             "fit_time_s": _as_float(result.get("fit_time_s")),
             "predict_time_s": _as_float(result.get("predict_time_s")),
-            "wall_time_s": None if started is None else float(finished) - float(started),
+            "wall_time_s": None
+            if started is None
+            else float(cast(float, finished)) - float(started),
             "otfair_version": versions.get("otfair_version"),
             "git_revision": versions.get("git_revision"),
             "host": record.get("host"),

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -33,7 +33,7 @@ def pareto_mask(violation: np.ndarray, score: np.ndarray) -> np.ndarray:
     a = np.asarray(score, dtype=float)
     better = (v[None, :] <= v[:, None]) & (a[None, :] >= a[:, None])
     strict = (v[None, :] < v[:, None]) | (a[None, :] > a[:, None])
-    return ~(better & strict).any(axis=1)
+    return cast(np.ndarray, ~(better & strict).any(axis=1))
 
 
 def _fit_models(

@@ -25,6 +25,7 @@ coordinate has been conditioned on every other one.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 from torch import nn
@@ -56,6 +57,8 @@ class AffineCoupling(nn.Module):
     at construction (with :math:`\log\lvert\det J\rvert = 0`).
     """
 
+    mask: torch.Tensor
+
     def __init__(
         self,
         mask: torch.Tensor,
@@ -75,6 +78,7 @@ class AffineCoupling(nn.Module):
         d = mask.numel()
         self.conditioner = MLP(d, hidden=hidden, out_features=2 * d, activation=activation)
         last = self.conditioner.net[-1]
+        assert isinstance(last, nn.Linear)  # MLP ends with its output nn.Linear
         nn.init.zeros_(last.weight)
         nn.init.zeros_(last.bias)
         self.scale_bound = float(scale_bound)
@@ -179,6 +183,6 @@ class CouplingFlow(nn.Module):
         self._check(y, "y")
         logdet = y.new_zeros(y.shape[0])
         for layer in reversed(self.layers):
-            y, ld = layer.inverse(y)
+            y, ld = cast(AffineCoupling, layer).inverse(y)
             logdet = logdet + ld
         return y, logdet

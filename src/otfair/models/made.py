@@ -31,6 +31,8 @@ __all__ = ["CategoricalMADE"]
 class _MaskedLinear(nn.Linear):
     """``nn.Linear`` whose weight is multiplied by a fixed 0/1 mask."""
 
+    mask: torch.Tensor
+
     def __init__(self, mask: torch.Tensor) -> None:
         super().__init__(mask.shape[1], mask.shape[0])
         self.register_buffer("mask", mask)
@@ -59,6 +61,8 @@ class CategoricalMADE(nn.Module):
     >>> round(float(made.log_prob(x).exp().sum()), 5)  # normalized over the 6 cells
     1.0
     """
+
+    _offsets: torch.Tensor
 
     def __init__(self, cardinalities: Sequence[int], hidden: Sequence[int] = (50, 50)) -> None:
         super().__init__()

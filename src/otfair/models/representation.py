@@ -17,6 +17,7 @@ The other adversaries on :math:`z` are plain :class:`~otfair.models.mlp.MLP` s.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 from torch import nn
@@ -169,4 +170,4 @@ class GroupFlows(nn.Module):
 
     def group(self, g: int) -> CouplingFlow:
         """Return the flow of group ``g``."""
-        return self.flows[g]
+        return cast(CouplingFlow, self.flows[g])

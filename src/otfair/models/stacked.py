@@ -146,8 +146,8 @@ class StackedLayers(nn.Module):
 
     def __init__(
         self,
-        weights: Sequence[torch.Tensor],
-        biases: Sequence[torch.Tensor],
+        weights: Sequence[torch.Tensor] | nn.ParameterList,
+        biases: Sequence[torch.Tensor] | nn.ParameterList,
         activation: str = "relu",
         activate_last: bool = False,
     ) -> None:
@@ -286,8 +286,8 @@ class StackedMLP(StackedLayers):
 
     def __init__(
         self,
-        weights: Sequence[torch.Tensor],
-        biases: Sequence[torch.Tensor],
+        weights: Sequence[torch.Tensor] | nn.ParameterList,
+        biases: Sequence[torch.Tensor] | nn.ParameterList,
         activation: str = "relu",
     ) -> None:
         super().__init__(weights, biases, activation=activation)

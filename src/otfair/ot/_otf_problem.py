@@ -19,6 +19,8 @@ vectors of several models, or the OTF and OTFR solves of :func:`otfair.ot.otf0`)
 
 from __future__ import annotations
 
+from typing import Literal, overload
+
 import torch
 
 from otfair.ot._checks import check_matrix, check_vector
@@ -268,6 +270,21 @@ class OTFProblem:
     def otfr_dual(self, h: object, eps: float, **kwargs) -> OTFResult:
         """Solve the OTFR dual for masses ``h``; keywords as :func:`otfair.ot.otfr_dual`."""
         return solve_dual(self, self.check_masses(h), eps, relaxed=True, **kwargs)
+
+    @overload
+    def otf0(
+        self, h: torch.Tensor, eps: float, *, return_details: Literal[False] = ..., **kwargs
+    ) -> torch.Tensor: ...
+
+    @overload
+    def otf0(
+        self, h: torch.Tensor, eps: float, *, return_details: Literal[True], **kwargs
+    ) -> tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]: ...
+
+    @overload
+    def otf0(
+        self, h: torch.Tensor, eps: float, *, return_details: bool = False, **kwargs
+    ) -> torch.Tensor | tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]: ...
 
     def otf0(
         self, h: torch.Tensor, eps: float, *, return_details: bool = False, **kwargs

@@ -27,7 +27,6 @@ critic (:mod:`otfair.penalties._critics`).
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
 
 import torch
 from torch import nn
@@ -41,7 +40,7 @@ class RepresentationAdversary(nn.Module, abc.ABC):
     See the module docstring. Subclasses implement :meth:`loss`.
     """
 
-    requires_labels: ClassVar[bool] = False
+    requires_labels: bool = False  # a class default; LAFTR sets it per notion
 
     def forward(
         self, z: torch.Tensor, sensitive: torch.Tensor, labels: torch.Tensor | None = None

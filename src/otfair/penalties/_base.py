@@ -18,10 +18,13 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 import torch
 from torch import nn
+
+if TYPE_CHECKING:
+    from otfair.penalties._linear import LinearPenalty
 
 
 class PenaltyBatch(NamedTuple):
@@ -276,9 +279,11 @@ def _value(
 ) -> torch.Tensor:
     """One penalty's unchecked value: ``from_matrix`` on ``G`` (linear) or ``value``."""
     if G is not None and penalty.linear:
+        linear = cast("LinearPenalty", penalty)  # the `linear` penalties are LinearPenalty
         if cache is None:
-            return penalty.from_matrix(scores, G, features)
-        return penalty.from_matrix(scores, G, features, cache=cache)
+            return linear.from_matrix(scores, G, features)
+        return linear.from_matrix(scores, G, features, cache=cache)
+    assert sensitive is not None  # only the constraint matrix G stands in for it
     return penalty.value(scores, sensitive, labels, features)
 
 

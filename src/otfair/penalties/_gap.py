@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 
 from otfair.notions import Notion, as_notion
@@ -64,8 +66,9 @@ class GapPenalty(FairnessPenalty):
         scores, sensitive, labels = batch.scores, batch.sensitive, batch.labels
         if not self.requires_labels:
             return self._gap2(scores, sensitive)
+        assert labels is not None  # a label-conditioned notion: the batch has labels
         total = scores.new_zeros(())
-        for lab in self.notion.label_cells:
+        for lab in cast(tuple[int, ...], self.notion.label_cells):  # a label notion: ints
             cell = (labels == lab).to(scores.dtype)
             s = sensitive.to(scores.dtype) * cell
             gap = scores @ (((1 - s) * cell) / ((1 - s) * cell).sum() - s / s.sum())

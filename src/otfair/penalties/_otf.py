@@ -11,7 +11,9 @@ from otfair.notions import LinearConstraints
 from otfair.penalties._linear import LinearPenalty
 
 if TYPE_CHECKING:
-    from otfair.ot import OTFProblem
+    from collections.abc import Sequence
+
+    from otfair.ot import OTF0Details, OTFProblem
 
 
 class OTFPenalty(LinearPenalty):
@@ -90,7 +92,7 @@ class OTFPenalty(LinearPenalty):
         if not float(tol) > 0:
             raise ValueError(f"`tol` must be > 0; got {tol!r}.")
         self.tol = float(tol)
-        self._details = None
+        self._details: OTF0Details | list[OTF0Details] | None = None
 
     def fit(self, sensitive: Any, labels: Any = None) -> OTFPenalty:
         """Fit the constraints (unless fitted) and forget the last fit's warm starts."""
@@ -123,7 +125,7 @@ class OTFPenalty(LinearPenalty):
         # per-row warm starts (a list for a block): row k's previous batch's duals
         block = scores.dim() == 2
         warm = self._details if self.warm_start else None
-        rows = warm if isinstance(warm, list) else [warm]
+        rows: Sequence[OTF0Details | None] = warm if isinstance(warm, list) else [warm]
         if block != isinstance(warm, list) or len(rows) != (scores.shape[0] if block else 1):
             rows = [None] * (scores.shape[0] if block else 1)
         rows = [w if w is None or w.otf.mu.shape[0] == problem.d else None for w in rows]
@@ -136,7 +138,7 @@ class OTFPenalty(LinearPenalty):
             return_details=True,
             trusted=True,
         )
-        self._details = list(details) if block else details
+        self._details = list(details) if isinstance(details, tuple) else details  # block
         return value.clamp_min(0.0)
 
     def _problem(
@@ -157,7 +159,9 @@ class OTFPenalty(LinearPenalty):
         features = features.detach().to(dtype)
         try:  # the problem checks G's rows (one host read for all of them)
             with torch.no_grad():
-                found = euclidean_class_problem(features, G, self.eps)
+                found: tuple[Tensor | None, OTFProblem] | None = euclidean_class_problem(
+                    features, G, self.eps
+                )
                 if found is None:  # continuous attributes: the dense n x n problem
                     C = euclidean_cost(features, features, exact=False)
                     C.fill_diagonal_(0.0)

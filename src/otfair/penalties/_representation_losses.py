@@ -20,6 +20,7 @@ Group codes ``s`` and labels ``y`` are 0/1 tensors of shape (n,).
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 from torch.nn import functional as F
@@ -87,7 +88,7 @@ def laftr_adversary_objective(
     err = torch.abs(adv_prob - s)
     if not notion.requires_labels:
         cells = [s == 0, s == 1]
-        return 1.0 - sum(_cell_mean(err, c) for c in cells)
+        return 1.0 - cast(torch.Tensor, sum(_cell_mean(err, c) for c in cells))
     if y is None:
         raise ValueError(f"`y` is required for notion={notion.name!r}.")
     total = adv_prob.new_zeros(())
@@ -152,7 +153,7 @@ def balanced_cross_entropy(logits: torch.Tensor, targets: torch.Tensor) -> torch
     targets = targets.to(logits.dtype)
     ce = F.binary_cross_entropy_with_logits(logits, targets, reduction="none")
     present = [targets == c for c in (0, 1) if bool((targets == c).any())]
-    return sum(_cell_mean(ce, m) for m in present) / len(present)
+    return cast(torch.Tensor, sum(_cell_mean(ce, m) for m in present)) / len(present)
 
 
 def conditional_adversary_loss(

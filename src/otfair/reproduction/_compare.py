@@ -273,10 +273,10 @@ def _compare_one(
         # a setting of the method (FTM's joint-map label weight alpha), not its strength
         from otfair.experiments.methods import get_method
 
-        have = get_method(method).defaults.get(option)
-        if have is None or not math.isclose(float(have), strength):
-            return _not_run(f"the paper's {row['strength']} is not otfair's {option}={have}")
-        strength, fixed_note = None, f"otfair's {option}={have:g} (the paper's {row['strength']})"
+        own = get_method(method).defaults.get(option)
+        if own is None or not math.isclose(float(own), strength):
+            return _not_run(f"the paper's {row['strength']} is not otfair's {option}={own}")
+        strength, fixed_note = None, f"otfair's {option}={own:g} (the paper's {row['strength']})"
     if isinstance(strength, str):
         return _not_run(f"strength '{strength}' not recoverable from the paper's text")
     level, unsupported = _parse_setting(row["setting"], metric, dataset)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal, cast
 
 import pandas as pd
 
@@ -73,7 +73,10 @@ def _blank(value: Any) -> bool:
 def _judge_row(row: pd.Series) -> tuple[str, float, float]:
     """Apply :func:`otfair.reproduction.judge` to one comparison row."""
     paper_n = row["paper_seeds"]
-    kind_of_std = row["paper_std_kind"] if row["paper_std_kind"] in ("std", "se") else "std"
+    kind_of_std = cast(
+        Literal["std", "se"],
+        row["paper_std_kind"] if row["paper_std_kind"] in ("std", "se") else "std",
+    )
     result = judge(
         float(row["paper_value"]),
         float(row["ours_mean"]),

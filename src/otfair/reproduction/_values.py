@@ -102,7 +102,7 @@ def load_paper_values(paper: str) -> pd.DataFrame:
     """
     if paper not in PAPERS:
         raise ValueError(f"`paper` must be one of {sorted(PAPERS)}; got {paper!r}.")
-    source = resources.files("otfair.reproduction").joinpath("data", f"{paper}.csv")
+    source = resources.files("otfair.reproduction").joinpath("data").joinpath(f"{paper}.csv")
     with source.open("r", encoding="utf-8") as fh:
         frame = pd.read_csv(fh, dtype=str, keep_default_na=False)
     if tuple(frame.columns) != COLUMNS:

@@ -174,6 +174,7 @@ def standard_error(
         return math.nan
     s_o = s_p if s_o is None else s_o
     s_p = s_o if s_p is None else s_p
+    assert s_o is not None and s_p is not None  # not both None (returned above)
     return math.sqrt(s_o * s_o / n_o + s_p * s_p / n_p)
 
 

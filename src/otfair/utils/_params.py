@@ -10,7 +10,7 @@ naming the argument.
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -59,11 +59,12 @@ def check_scalar(
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"`{name}` must be a number; got {value!r}.")
-    ok = bool(np.isfinite(value))
+    real = cast(float, value)  # a numbers.Real: compares and tests like a float
+    ok = bool(np.isfinite(real))
     if ok and minimum is not None:
-        ok = value > minimum if strict else value >= minimum
+        ok = real > minimum if strict else real >= minimum
     if ok and maximum is not None:
-        ok = value <= maximum
+        ok = real <= maximum
     if not ok:
         bounds = []
         if minimum is not None:

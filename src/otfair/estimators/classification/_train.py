@@ -29,7 +29,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -143,8 +143,8 @@ def _run(loop: TrainLoop, batches, step, adversary, tag: str, K: int) -> list[li
     label = f" ({tag}curve of {K})" if K > 1 else (f" ({tag.strip()})" if tag else "")
     history = loop.run(batches, step, adversary, label)
     if K == 1:  # one model: its loss is the engine's "loss" log
-        return [epoch_losses(history)]
-    per_epoch = epoch_losses(history, "losses")  # per epoch: K floats
+        return [cast(list[float], epoch_losses(history))]
+    per_epoch = cast(list[list[float]], epoch_losses(history, "losses"))  # per epoch: K floats
     return [[float(epoch[k]) for epoch in per_epoch] for k in range(K)]
 
 
@@ -183,6 +183,7 @@ def train_penalized(
     K = model.n_models
     one = K == 1  # one model (a single fit): (n,) scores, Python-number strengths
     device = data.X.device
+    a: torch.Tensor | float  # (K,) strengths; one model: a Python number
     a = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
     if one:
         a = float(strengths[0])
@@ -209,7 +210,7 @@ def train_penalized(
         complete = batches_complete(codes, parts, n_codes)
         index = torch.from_numpy(np.concatenate(parts)).to(device)
         split = torch.split(index, [len(p) for p in parts])
-        caches = [{} if fixed_batches else None for _ in parts]
+        caches: list[dict | None] = [{} if fixed_batches else None for _ in parts]
         out = list(zip(split, complete, caches, strict=True))
         if fixed_batches:
             fixed.extend(out)
@@ -235,7 +236,8 @@ def train_penalized(
         scores = torch.sigmoid(logits if every_active else logits[active_t])
         sb = None if data.s is None else data.s[it]
         G = None if data.G is None else data.G[:, it]
-        feats = data.features[it] if needs_features else None
+        feats = cast(torch.Tensor, data.features)[it] if needs_features else None
+        assert pen_arg is not None  # pens is not None
         values = penalty_values(pen_arg, scores, sb, yb, feats, G=G, cache=cache)
         pen = values if every_active else ce.new_zeros(K).index_copy(0, active_t, values)
         losses = keep * ce + a * pen if convex else ce + a * pen
@@ -246,11 +248,17 @@ def train_penalized(
     def adversary_loss(batch: Any) -> torch.Tensor | None:
         if not state:  # the batch missed a group: no penalty, no adversary step
             return None
+        assert pens is not None  # has_adversary: the models have penalties
         scores, sb, yb = state["scores"], state["s"], state["y"]
         rows = [scores] if one else scores
-        return sum(p.adversary_loss(h, sb, yb) for p, h in zip(pens, rows, strict=True))
+        losses = (p.adversary_loss(h, sb, yb) for p, h in zip(pens, rows, strict=True))
+        return cast(torch.Tensor, sum(losses))
 
-    adversary = AdversaryStep(adversary_loss, adversary_optimizer) if has_adversary else None
+    adversary = (
+        AdversaryStep(adversary_loss, adversary_optimizer)
+        if has_adversary and adversary_optimizer is not None  # has_adversary needs one
+        else None
+    )
     return _run(loop, epoch_batches, step, adversary, "", K)
 
 
@@ -296,6 +304,7 @@ def train_matched(
     X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
         data, pool, loop.rng, group_weights, steps_per_epoch
     )
+    lam: torch.Tensor | float  # (K,) strengths; one model: a Python number
     lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=data.X.device)
     any_active = bool((lam > 0).any())
     one = K == 1  # one model (a single fit): (2m,) scores, a Python-number strength

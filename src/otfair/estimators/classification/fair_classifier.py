@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from numbers import Integral, Real
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -233,7 +233,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
         if penalty is not None:
-            self._penalty_object().check()
+            cast(PenaltyObject, self._penalty_object()).check()
         return penalty
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:
@@ -328,7 +328,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                     # a penalty with weights (an adversary) draws them after the model,
                     # from the fit's seeded stream: built here, not at the check
                     pen = built[k] = single._make_penalty()
-                single.penalty_ = pen.fit(s, y) if single._active() else None
+                active = single._active()  # a penalized single has its penalty built
+                single.penalty_ = cast(FairnessPenalty, pen).fit(s, y) if active else None
                 if single.penalty_ is not None:
                     single.penalty_.to(device)
         # the fit's later draws continue the last model's stream, never the global one
@@ -384,9 +385,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _copy_data_attributes(self, source: FairClassifier) -> None:
         """Copy what a fit learned of the data (labels, input width and names)."""
         self.classes_ = source.classes_
-        self.n_features_in_ = source.n_features_in_
+        self.n_features_in_: int = source.n_features_in_
         if hasattr(source, "feature_names_in_"):
-            self.feature_names_in_ = source.feature_names_in_
+            self.feature_names_in_: np.ndarray = source.feature_names_in_
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
@@ -405,7 +406,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             sens = split_sensitive(sensitive_features, sensitive_type=self.sensitive_type)
             s = check_sensitive_features(sens.linear, n, name="sensitive_features")
             if sens.groups is not None and (self._active() or pairs):
-                check_group_sizes(sens.codes, sens.groups)  # before the first epoch
+                check_group_sizes(cast(np.ndarray, sens.codes), sens.groups)  # before epoch 1
         elif self._active() or pairs:
             raise ValueError(
                 f"`sensitive_features` is required for penalty={self.penalty!r} with "
@@ -413,7 +414,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         binary = penalty is not None and penalty.requires_binary_groups
         needs_groups = pairs or (self._active() and binary)
-        groups = self._binary_groups(sens) if needs_groups else None
+        groups = self._binary_groups(cast(SensitiveColumns, sens)) if needs_groups else None
         return penalty, X, y, s, groups, pairs
 
     def _binary_groups(self, sens: SensitiveColumns) -> np.ndarray:
@@ -424,6 +425,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"column(s) {sens.continuous} are continuous; use otf or norm for continuous "
                 "attributes (or declare sensitive_type='categorical')."
             )
+        assert sens.groups is not None and sens.codes is not None  # categorical columns
         if len(sens.groups) != 2:
             shown = ", ".join(map(str, sens.groups[:6])) + (
                 ", ..." if len(sens.groups) > 6 else ""
@@ -468,7 +470,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         is K separate optimizers.
         """
         params = [p for penalty in penalties for p in penalty.parameters()]
-        return torch.optim.Adam(params, lr=self._penalty_object().adversary_lr(self.lr))
+        spec = cast(PenaltyObject, self._penalty_object())  # a penalty with an adversary
+        return torch.optim.Adam(params, lr=spec.adversary_lr(self.lr))
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X: Any) -> np.ndarray:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -337,12 +337,13 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
             return (flow.inverse(z) if inverse else flow(z))[0]
 
         if len(self.flows_) == 1:
-            return run(self.flows_[0], x)
+            return run(cast(CouplingFlow, self.flows_[0]), x)
+        assert groups is not None  # aware: one flow per group, the codes given
         out = torch.empty_like(x)
         for k, flow in enumerate(self.flows_):
             rows = groups == k
             if rows.any():
-                out = out.index_put((rows,), run(flow, x[rows]))
+                out = out.index_put((rows,), run(cast(CouplingFlow, flow), x[rows]))
         return out
 
     def _transform(self, X: Any, sensitive_features: Any, inverse: bool) -> torch.Tensor:

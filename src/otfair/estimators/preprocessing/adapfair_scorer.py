@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Callable, Iterator
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 import numpy as np
 import torch
@@ -116,8 +116,9 @@ class TorchScorer(nn.Module):
 
 
 def _infer_in_features(module: nn.Module) -> int | None:
-    if isinstance(getattr(module, "in_features", None), int):
-        return module.in_features
+    in_features = getattr(module, "in_features", None)
+    if isinstance(in_features, int):
+        return in_features
     for m in module.modules():
         if isinstance(m, nn.Linear):
             return m.in_features
@@ -185,7 +186,7 @@ def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchS
     if not isinstance(module, nn.Module):  # FairClassifier keeps its network in `model_`
         module = getattr(classifier, "model_", None)
     if isinstance(module, nn.Module):
-        out = output or getattr(classifier, "output_", "logits")
+        out = cast(Output, output or getattr(classifier, "output_", "logits"))
         return TorchScorer(module, out, getattr(classifier, "n_features_in_", None))
     scorer = _from_sklearn(classifier)
     if scorer is None:

@@ -8,7 +8,7 @@ See ``docs/baselines.md``.
 from __future__ import annotations
 
 from numbers import Integral, Real
-from typing import Any, ClassVar
+from typing import Any, ClassVar, cast
 
 import numpy as np
 from scipy.linalg import eigh, null_space
@@ -136,7 +136,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
             labels = check_binary_labels(y, "y")
             if len(labels) != len(X):
                 raise ValueError(f"`y` has {len(labels)} rows but `X` has {len(X)}.")
-            rows = np.isin(labels, notion.label_cells)
+            rows = np.isin(labels, cast(tuple[int, ...], notion.label_cells))  # int cells
             X, codes = X[rows], codes[rows]
             if len(np.unique(codes)) < len(self.groups_):
                 raise ValueError(f"notion={notion.name!r} needs rows with y = 1 in every group.")
@@ -194,7 +194,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
         return self.fit(X, y, **fit_params).transform(X)
 
 
-def _top_eigenvectors(matrix: np.ndarray, k: int) -> np.ndarray:
+def _top_eigenvectors(matrix: np.ndarray, k: int | np.integer) -> np.ndarray:
     vals, vecs = eigh(matrix)
     return vecs[:, np.argsort(vals)[::-1][:k]]
 

@@ -186,7 +186,7 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
             cap = int(self.max_samples)
             if cap < len(y_scaled):
                 rng = local_random_state(self.random_state)
-                keep = np.sort(rng.choice(len(y_scaled), size=cap, replace=False))
+                keep: np.ndarray = np.sort(rng.choice(len(y_scaled), size=cap, replace=False))
                 X, y_scaled, codes = X[keep], y_scaled[keep], codes[keep]
         base = LinearRegression() if self.estimator is None else clone(self.estimator)
         mitigator = ExponentiatedGradient(

@@ -50,7 +50,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from sklearn.base import clone
@@ -58,8 +58,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from otfair.estimators._path import check_strength, check_strengths, forget_fit
-from otfair.estimators._training import AdversaryStep, run_epochs
-from otfair.models.adversarial import grad_reverse
+from otfair.estimators._training import AdversaryStep, EpochLogs, run_epochs
+from otfair.models.adversarial import JointAdversary, grad_reverse
 from otfair.models.stacked import StackedJointAdversary, StackedLayers
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import check_scalar, draw_seed, resolve_device, torch_generator, use_generator
@@ -102,7 +102,9 @@ class _StackedNets:
             ),
             head=StackedLayers.from_linears([[head] for _, head, _ in nets]),
             adversary=(
-                StackedJointAdversary([a.adversary for a in adversaries]) if adversaries else None
+                StackedJointAdversary([cast(JointAdversary, a.adversary) for a in adversaries])
+                if adversaries
+                else None
             ),
             penalty=adversaries[0] if adversaries else None,
             lam=torch.tensor(
@@ -112,7 +114,7 @@ class _StackedNets:
         )
 
     def parameters(self) -> list[nn.Parameter]:
-        modules = [self.encoder, self.head]
+        modules: list[nn.Module] = [self.encoder, self.head]
         if self.adversary is not None:
             modules.append(self.adversary)
         return [p for m in modules for p in m.parameters()]
@@ -125,6 +127,7 @@ class _StackedNets:
         One model (a single fit) passes ``z`` of shape (b, L) and gets a 0-dim loss: the
         ops of a separate ``JointAdversary`` (:meth:`StackedJointAdversary.forward_one`).
         """
+        assert self.adversary is not None  # called only for the models with an adversary
         if z.dim() == 2:
             z_adv = grad_reverse(z, float(self.lam)) if reverse else z
             return self.penalty.joint_loss(self.adversary.forward_one, z_adv, y, a)
@@ -143,7 +146,8 @@ class _StackedNets:
         self.encoder.export_linears(i, _linears(encoder))
         self.head.export_linears(i, [head])
         if adversary is not None:
-            self.adversary.export(i - self.n_plain, adversary.adversary)
+            assert self.adversary is not None  # stacked from the nets' adversaries
+            self.adversary.export(i - self.n_plain, cast(JointAdversary, adversary.adversary))
 
 
 def _linears(module: nn.Module) -> list[nn.Linear]:
@@ -163,7 +167,7 @@ def train_stacked_nets(
     n_critic: int,
     verbose: bool = False,
     desc: str = "curve",
-) -> list[dict[str, list[float]]]:
+) -> list[EpochLogs]:
     """Train the stacked nets on the one engine; return the epoch logs (lists of K).
 
     Mirrors the step of :meth:`NeuralFairRegressor.fit` for K models at once (see the
@@ -321,6 +325,9 @@ def _fit_stacked(
                     setattr(single, name, getattr(est, name))
         single.encoder_, single.head_, single.adversary_ = encoder.eval(), head.eval(), adversary
         single.history_ = [
-            {key: h[key] if K == 1 else h[key][i] for key in ("mse", "adversary_loss")}
+            {
+                key: h[key] if K == 1 else cast(list[float], h[key])[i]
+                for key in ("mse", "adversary_loss")
+            }
             for h in history
         ]

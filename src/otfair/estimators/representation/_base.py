@@ -309,7 +309,7 @@ class RepresentationClassifier(RepresentationEstimator):
             ).to(device)
             adversary = self._make_adversary(latent_dim).to(device) if strength > 0 else None
         adv_lr = lr if self.adversary_lr is None else float(self.adversary_lr)
-        groups = [{"params": list(model.parameters())}]
+        groups: list[dict[str, Any]] = [{"params": list(model.parameters())}]
         if adversary is not None:
             groups.append({"params": list(adversary.parameters()), "lr": adv_lr})
         optimizer = torch.optim.Adam(groups, lr=lr)
@@ -337,6 +337,7 @@ class RepresentationClassifier(RepresentationEstimator):
 
         def adversary_loss(idx: torch.Tensor) -> torch.Tensor:
             """Return the adversary's loss on the batch, the encoder frozen (z computed once)."""
+            assert adversary is not None  # run only with an adversary optimizer
             if frozen.get("idx") is not idx:
                 with torch.no_grad():
                     frozen.update(idx=idx, z=model.encoder(Xt[idx]))

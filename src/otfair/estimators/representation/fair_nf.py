@@ -85,6 +85,10 @@ __all__ = ["FairNormalizingFlowClassifier"]
 class _GMM(torch.nn.Module):
     """A diagonal Gaussian mixture (weights, means, variances) as frozen torch buffers."""
 
+    weights: torch.Tensor
+    means: torch.Tensor
+    variances: torch.Tensor
+
     def __init__(self, weights: np.ndarray, means: np.ndarray, variances: np.ndarray) -> None:
         super().__init__()
         self.register_buffer("weights", torch.as_tensor(weights, dtype=torch.float32))

@@ -59,7 +59,7 @@ def accepted_options(spec: MethodSpec) -> dict[str, inspect.Parameter]:
 
 
 def split_penalty_settings(
-    estimator: type, penalty: type | None, options: dict[str, Any]
+    estimator: type[Any], penalty: type[Any] | None, options: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """Split ``options`` into the ``estimator``'s parameters and the ``penalty`` object's.
 
@@ -167,6 +167,7 @@ def describe_option(spec: MethodSpec, name: str) -> str:
 
 def _check_constraints(spec: MethodSpec, options: dict[str, Any]) -> None:
     """Validate against the estimator's scikit-learn ``_parameter_constraints``."""
+    assert spec.estimator is not None  # called for a spec with an estimator class
     from sklearn.utils._param_validation import (
         InvalidParameterError,
         validate_parameter_constraints,

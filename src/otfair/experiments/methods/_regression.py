@@ -28,7 +28,7 @@ _PAPER = "Chi et al., understanding and mitigating accuracy disparity in regress
 #: values and its Fig. 4 uses lambda = 50; the exact grid is not given in the text.
 _LAMBDA_GRID = (0.1, 1.0, 5.0, 10.0, 50.0)
 #: Settings of App. B that a given estimator class does not take.
-_NOT_TAKEN = {
+_NOT_TAKEN: dict[type, tuple[str, ...]] = {
     UnfairRegressor: ("adversary_hidden", "clip"),
     CENet: ("clip",),
     WassersteinNet: (),

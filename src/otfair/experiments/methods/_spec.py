@@ -99,8 +99,8 @@ class MethodSpec:
     notions: tuple[str, ...] = ()
     description: str = ""
     paper: str = ""
-    estimator: type | None = field(default=None, compare=False)
-    penalty: type | None = field(default=None, compare=False)
+    estimator: type[Any] | None = field(default=None, compare=False)
+    penalty: type[Any] | None = field(default=None, compare=False)
     fixed: tuple[str, ...] = ()
     defaults: Mapping[str, Any] = field(default_factory=dict)
     announce: Mapping[str, str] = field(default_factory=dict)

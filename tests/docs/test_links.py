@@ -67,20 +67,44 @@ def blocks(text: str) -> list[str]:
 
 
 def block_targets(block: str) -> list[str]:
-    """The relative link targets of one block (URLs and ``#anchors`` left out)."""
+    """The relative link targets of one block (URLs left out, ``#anchor`` kept)."""
     targets = []
     first = block.split("\n", 1)[0]
     directive = re.match(r"\{([\w-]+)\}\s+(\S+)", first)
     if directive and directive.group(1) in _FILE_DIRECTIVES:
         targets.append(directive.group(2))
     targets += _LINK.findall(_CODE_SPAN.sub("``", block))
-    return [t for t in targets if not urlparse(t).scheme and not t.startswith("#")]
+    return [t for t in targets if not urlparse(t).scheme]
+
+
+def slug(heading: str) -> str:
+    """A heading's anchor as GitHub and myst (``myst_heading_anchors``) write it."""
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", heading).replace("`", "")
+    return re.sub(r"[^\w\- ]", "", text.strip().lower()).replace(" ", "-")
+
+
+@functools.cache
+def anchors(path: Path) -> frozenset[str]:
+    """The anchors of a Markdown page: its headings' slugs (a repeated one gets ``-1``,
+    ``-2``, ...), myst ``(label)=`` targets and HTML ``id`` / ``name`` attributes."""
+    text = _COMMENT.sub("", path.read_text(encoding="utf-8"))
+    prose = _FENCE.sub("", text)
+    seen: dict[str, int] = {}
+    out = set()
+    for m in re.finditer(r"^#{1,6}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$", prose, re.M):
+        s = slug(m.group(1))
+        out.add(f"{s}-{seen[s]}" if s in seen else s)
+        seen[s] = seen.get(s, 0) + 1
+    out |= set(re.findall(r"^\(([^()\s]+)\)=[ \t]*$", prose, re.M))
+    out |= set(re.findall(r"\b(?:id|name)=\"([^\"]+)\"", text))
+    return frozenset(out)
 
 
 def repo_path(page: Path, target: str) -> str:
     """``target`` of a link on ``page`` as a POSIX path from the repository root
-    (``..``-prefixed when it leaves the repository); no fragment, no trailing slash."""
-    path = unquote(urlparse(target).path)
+    (``..``-prefixed when it leaves the repository); no fragment, no trailing slash; a
+    bare ``#anchor`` is the page itself."""
+    path = unquote(urlparse(target).path) or page.name
     full = os.path.normpath(os.path.join(page.parent, path))
     return Path(os.path.relpath(full, REPO)).as_posix()
 
@@ -178,8 +202,11 @@ def problems(page: Path, text: str, built: Path | None = None) -> list[str]:
             rules = [] if known else [r for r in GENERATED if r[0].fullmatch(rel)]
             rule = rules[0] if rules else None
             if rule is None:
+                fragment = urlparse(target).fragment
                 if not is_committed(rel):
                     out.append(f"{target} -> {rel}: not a committed file or folder")
+                elif fragment and rel.endswith(".md") and fragment not in anchors(REPO / rel):
+                    out.append(f"{target} -> {rel}: no heading or label #{fragment}")
                 continue
             pattern, twins_of, html = rule
             match = pattern.fullmatch(rel)
@@ -226,13 +253,37 @@ def test_helpers_on_a_hand_made_page():
     )
     got = [block_targets(b) for b in blocks(page)]
     assert got == [
-        ["docs/a.md#x", "img/p.png", "b.py"],
+        ["docs/a.md#x", "img/p.png", "#top", "b.py"],
         [],
         ["fig.png", "e.rst"],
         ["g.md", "h.md"],
     ]
     assert repo_path(DOCS / "guide" / "x.md", "../../examples/a.py#l1") == "examples/a.py"
     assert repo_path(DOCS / "x.md", "../examples/") == "examples"
+    assert repo_path(DOCS / "x.md", "#top") == "docs/x.md"
+
+
+def test_anchors_of_a_hand_made_page(tmp_path):
+    page = tmp_path / "p.md"
+    page.write_text(
+        "# The page\n\n## `otfair reproduce PAPER`\n\n## Results (so far)\n\n"
+        "## Notes\n\n## Notes\n\n(my-label)=\n### [A link](x.md) in a heading\n\n"
+        '```bash\n# not a heading\n```\n<a id="table-1"></a>\n',
+        encoding="utf-8",
+    )
+    assert anchors(page) == {
+        "the-page",
+        "otfair-reproduce-paper",
+        "results-so-far",
+        "notes",
+        "notes-1",
+        "my-label",
+        "a-link-in-a-heading",
+        "table-1",
+    }
+    assert slug("The FTM paper's sweep, stacked: its wall time") == (
+        "the-ftm-papers-sweep-stacked-its-wall-time"
+    )
 
 
 def test_problems_names_each_bad_link():
@@ -245,16 +296,18 @@ def test_problems_names_each_bad_link():
         "([script](../../examples/plot_otf_tradeoff.py)).\n\n"
         "[no such example](../auto_examples/plot_nothing.rst)"
         " ([script](../../examples/plot_nothing.py)).\n\n"
-        "[ignored](../_build/html/index.html).\n"
+        "[ignored](../_build/html/index.html).\n\n"
+        "[a heading](../ot.md#on-an-accelerator), [no heading](../ot.md#nowhere).\n"
     )
     found = problems(page, text)
-    assert len(found) == 6, found
+    assert len(found) == 7, found
     assert "nothing_here.md" in found[0] and "not a committed" in found[0]
     assert "elsewhere.md" in found[1]
     assert "plot_otf_tradeoff.rst" in found[2] and "examples/plot_otf_tradeoff.py" in found[2]
     assert "plot_nothing.rst" in found[3] and "no page the site build generates" in found[3]
     assert "examples/plot_nothing.py" in found[4] and "not a committed" in found[4]
     assert "_build" in found[5] and "not a committed" in found[5]  # built or not
+    assert "#nowhere" in found[6] and "no heading" in found[6]
 
 
 def test_pages_are_found_and_have_links():

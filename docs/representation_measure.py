@@ -1,4 +1,4 @@
-"""Measure the issue-15 baselines beside FTM and AdapFair on Adult (docs/baselines.md).
+"""Measure the papers' representation baselines beside FTM and AdapFair on Adult.
 
 For each method, strength and seed: Adult split 80/20 with ``random_state=seed`` (the
 sensitive attribute an input only for the methods whose registry entry says so: fair-nf,
@@ -8,8 +8,9 @@ built by the method registry (``get_method(name).build``, the methods' default
 settings and epochs) and scored as ``run_single`` does (``predict_proba`` on the test
 features): test accuracy, DP gap and mean equalized-odds gap of the hard predictions,
 and the fit's CPU seconds. Runs are appended to a JSON-lines file (finished cells are
-skipped); the per-strength means go to a CSV, the issue's table (unfair vs the best
-strength within 4 points of accuracy) is printed, and the trade-off plot is drawn.
+skipped); the per-strength means go to a CSV, the table of docs/baselines.md (unfair vs
+the best strength within 4 points of accuracy) is printed, and the trade-off plot is
+drawn.
 
     OTFAIR_DATA_DIR=../shared/datasets PYTHONPATH=src python docs/representation_measure.py
     # Fair NF where its Gaussian-mixture densities fit the data (continuous features):
@@ -32,7 +33,8 @@ from otfair.datasets import load_dataset
 from otfair.experiments.methods import get_method
 from otfair.metrics import demographic_parity_gap, equalized_odds_gap
 
-#: method -> (strengths measured, target violation). The first five are issue 15's.
+#: method -> (strengths measured, target violation). The first five are the papers'
+#: comparison baselines (LAFTR, sIPM-LFR, Fair PCA, CFair, Fair NF).
 METHODS: dict[str, tuple[tuple[float, ...], str]] = {
     "laftr": ((0.0, 0.25, 0.5, 1.0, 2.0), "dp"),
     "sipm-lfr": ((0.0, 1.0, 2.0, 5.0), "dp"),

@@ -6,7 +6,7 @@ every comparison the paper makes between FTM and its baselines at one matched DP
 otfair's. Lower is better for gaps and undesirable flips, higher for accuracy,
 consistency and Spearman correlation. Rows that otfair did not run (no value) are left
 out of otfair's ranking and flagged. The paper's Reduction is otfair's
-``fairtorch-reduction`` (FairTorch's penalty on the MLP, issue 27); rows whose method is
+``fairtorch-reduction`` (FairTorch's penalty on the MLP); rows whose method is
 ``reduction`` (fairlearn's exponentiated gradient over a logistic regression, which an
 older report ran in its place) are left out on both sides, since they are not the
 paper's method. otfair's side is also read with its standard errors: FTM is *tied with

@@ -1,11 +1,11 @@
 """FTM paper, Figure 6: transport cost vs accuracy of the joint map across label weights.
 
-fairness-through-matching.txt §5.3.2: FTM with the joint OT map on (X, Y), label weight
-alpha in {0, 1, 5, 10, 50, 100} (alpha = 0 is the marginal map), on Adult; at two group
-fairness levels (DP 0.025, left; DP 0.073, right) the paper plots the accuracy and the
-transport cost of the fair matching function (100 random mini-batches of m = 1024). Its
-reading: at DP 0.025 accuracy and transport cost rise with alpha; at DP 0.073 only the
-cost does.
+Kim et al., Fairness Through Matching (TMLR 2024), §5.3.2: FTM with the joint OT map on
+(X, Y), label weight alpha in {0, 1, 5, 10, 50, 100} (alpha = 0 is the marginal map), on
+Adult; at two group fairness levels (DP 0.025, left; DP 0.073, right) the paper plots
+the accuracy and the transport cost of the fair matching function (100 random
+mini-batches of m = 1024). Its reading: at DP 0.025 accuracy and transport cost rise
+with alpha; at DP 0.073 only the cost does.
 
 otfair's side is the committed runs of ``configs/ftm.toml`` (``docs/reproduction/ftm/runs``,
 every seed there; the full protocol holds ``ftm`` and the ``ftm-joint`` entries at alpha

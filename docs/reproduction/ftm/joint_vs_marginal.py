@@ -1,10 +1,10 @@
 """FTM Table 2: why otfair's joint map (label weight alpha) ~ the marginal map on Adult.
 
 Matches a batch of m = 400 group-0 (female) training rows to m group-1 (male) rows by the
-exact assignment (scipy's ``linear_sum_assignment``, independent of otfair's OT code)
-under the marginal cost ||x0 - x1||^2 and the joint cost ||x0 - x1||^2 + alpha |y0 - y1|
-(fairness-through-matching.txt §4) and writes the share of matched pairs with equal
-labels per alpha, and the bound 1 - |P(Y=1|S=0) - P(Y=1|S=1)| that no one-to-one
+exact assignment (scipy's ``linear_sum_assignment``, independent of otfair's OT code) under
+the marginal cost ||x0 - x1||^2 and the joint cost ||x0 - x1||^2 + alpha |y0 - y1| (Kim et
+al., Fairness Through Matching, TMLR 2024, §4) and writes the share of matched pairs with
+equal labels per alpha, and the bound 1 - |P(Y=1|S=0) - P(Y=1|S=1)| that no one-to-one
 matching of equal-size batches can exceed. Run from a checkout:
 
     OTFAIR_DATA_DIR=... python docs/reproduction/ftm/joint_vs_marginal.py

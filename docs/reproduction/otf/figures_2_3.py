@@ -1,6 +1,7 @@
 """OTF paper, Figure 2 (OTF_eps^0 as post-processing) and Figure 3 (the eps ablation).
 
-Figure 2 (otf-optimal-transport-to-fairness.txt, App. B.1): a logistic regression is
+Figure 2 (Buyl & De Bie, Optimal Transport of Classifiers to Fairness, NeurIPS 2022,
+App. B.1): a logistic regression is
 trained on Adult for 25 epochs by cross-entropy only (alpha = 0), then for 25 epochs by
 the adjusted cost OTF_eps^0 only (alpha = 1, eps = 1e-3), for PDP w.r.t. sex; five seeds,
 each with its own 80/20 split. The paper plots, per post-processing epoch, OTF_eps(h),

@@ -1,4 +1,4 @@
-r"""Building blocks of the fair-representation baselines (methods.md §8).
+r"""Building blocks of the fair-representation baselines (docs/baselines.md).
 
 * :class:`EncoderClassifier` — an MLP encoder :math:`z = f(x)` and a classifier head
   :math:`g(z)` (LAFTR, sIPM-LFR, CFair; FTM paper App. D: "MLP encoder, then a

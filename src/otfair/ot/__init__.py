@@ -7,7 +7,7 @@ OTFR dual solvers (:func:`otf0`, :class:`OTFProblem` for many solves on one cost
 Inputs are positive masses, cost matrices and linear constraint matrices; what they
 mean (scores, groups, fairness notions) is the callers' business. Torch tensors in,
 torch tensors out, on any device.
-See ``docs/ot.md`` and methods.md §1-2.
+See ``docs/ot.md`` (the math and the papers behind each solver).
 """
 
 from otfair.ot._costs import cost_matrix, euclidean_cost, joint_cost, l1_cost, sqeuclidean_cost

@@ -45,7 +45,7 @@ def match(
     r"""Partner in ``X1`` of every row of ``X0`` under an optimal transport plan.
 
     Solves the discrete OT problem between the uniform empirical measures on the rows of
-    ``X0`` and ``X1`` (methods.md §1, Kim et al., TMLR 2024, §4),
+    ``X0`` and ``X1`` (Kim et al., TMLR 2024, §4),
 
     .. math::
 

@@ -1,6 +1,6 @@
 r"""Public OTF / OTFR solves and the adjusted cost OTF0 (optimal transport to fairness).
 
-Buyl & De Bie, NeurIPS 2022, §3 and App. A; methods.md §2. For positive masses
+Buyl & De Bie, NeurIPS 2022, §3 and App. A. For positive masses
 :math:`h \in \mathbb R_{>0}^n` (e.g. a model's scores), a cost
 :math:`C \in \mathbb R^{n \times n}` and a constraint matrix
 :math:`G \in \mathbb R^{d \times n}` (admissible column masses :math:`f`: :math:`G f = 0`),

@@ -12,7 +12,7 @@ problem reduces exactly to the ``n x K`` one with the class cost
     \tilde C_{ik} = -\varepsilon \log \sum_{j:\, k(j) = k} e^{-C_{ij}/\varepsilon}
 
 and the ``d x K`` matrix of the distinct columns (Buyl & De Bie, NeurIPS 2022,
-App. A; methods.md §2). The reduced cost is computed by one pass over ``C`` per value of
+App. A). The reduced cost is computed by one pass over ``C`` per value of
 ``eps`` and cached, so one problem serves many solves: several mass vectors (score
 vectors of several models, or the OTF and OTFR solves of :func:`otfair.ot.otf0`).
 """

@@ -81,7 +81,7 @@ def sinkhorn(
 ) -> SinkhornResult:
     r"""Entropic OT between weights ``a`` and ``b`` by log-domain Sinkhorn iterations.
 
-    Solves (methods.md §1; Cuturi 2013, Peyré & Cuturi 2019 §4.4)
+    Solves (Cuturi 2013; Peyré & Cuturi 2019, §4.4)
 
     .. math::
 

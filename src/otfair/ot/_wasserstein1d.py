@@ -34,7 +34,7 @@ def wasserstein_1d_power(
     r"""Compute the p-th power :math:`W_p^p` of the exact 1-D Wasserstein distance.
 
     For empirical measures :math:`\mu = \sum_i a_i \delta_{u_i}` and
-    :math:`\nu = \sum_j b_j \delta_{v_j}` on the real line (methods.md §1),
+    :math:`\nu = \sum_j b_j \delta_{v_j}` on the real line,
 
     .. math::
 
@@ -108,7 +108,7 @@ def wasserstein_1d(
         dt\Big)^{1/p}
 
     computed exactly by :func:`wasserstein_1d_power` (sorting and merging quantile
-    breakpoints, methods.md §1). Note that ``ot.wasserstein_1d`` in POT returns
+    breakpoints). Note that ``ot.wasserstein_1d`` in POT returns
     :math:`W_p^p`; this function returns :math:`W_p` (they agree for ``p = 1``, which
     also equals ``scipy.stats.wasserstein_distance``). The gradient at
     :math:`W_p = 0` is set to zero for ``p > 1``.

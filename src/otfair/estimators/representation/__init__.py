@@ -2,7 +2,7 @@
 
 LAFTR (Madras et al. 2018), sIPM-LFR (Kim et al. 2022), CFair (Zhao et al. 2020) and
 Fair Normalizing Flows (Balunović et al. 2022; coupling flows for continuous features,
-the exact encoder of a finite space for categorical ones); methods.md §8, docs/baselines.md.
+the exact encoder of a finite space for categorical ones); docs/baselines.md.
 """
 
 from otfair.estimators.representation.cfair import CFairClassifier

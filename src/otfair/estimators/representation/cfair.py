@@ -1,6 +1,6 @@
 r"""CFair — conditional learning of fair representations.
 
-Zhao, Coston, Adel, Gordon, ICLR 2020, §3 (methods.md §8). An encoder :math:`z = f(x)`,
+Zhao, Coston, Adel, Gordon, ICLR 2020, §3. An encoder :math:`z = f(x)`,
 a classifier :math:`g(z)` trained on the *balanced* error, and one adversary
 :math:`h_y` per label predicting the group from :math:`z` on the examples with
 :math:`Y = y`, each scored by the group-balanced cross-entropy:

@@ -1,7 +1,7 @@
 r"""Fair Normalizing Flows (simplified).
 
-Balunović, Ruoss, Vechev, *Fair Normalizing Flows*, ICLR 2022, §4 (methods.md §8;
-AdapFair paper App. D for the baseline's settings). Each group :math:`s` has an invertible
+Balunović, Ruoss, Vechev, *Fair Normalizing Flows*, ICLR 2022, §4 (the
+AdapFair paper's App. D for the baseline's settings). Each group :math:`s` has an invertible
 encoder :math:`T_s` (a coupling flow, :class:`~otfair.models.representation.GroupFlows`)
 mapping :math:`x` to a shared latent :math:`z = T_s(x)`. With density estimates
 :math:`p_s` of :math:`x \mid s`, the latent densities follow from the change of variables,

@@ -1,6 +1,6 @@
 r"""LAFTR — Learning Adversarially Fair and Transferable Representations.
 
-Madras, Creager, Pitassi, Zemel, ICML 2018, §3-4 (methods.md §8). An encoder
+Madras, Creager, Pitassi, Zemel, ICML 2018, §3-4. An encoder
 :math:`z = f(x)`, a classifier :math:`g(z)` and an adversary :math:`h` predicting the
 group from :math:`z` (from :math:`(z, y)` for equalized odds) play
 

@@ -1,7 +1,7 @@
 r"""sIPM-LFR — fair representation learning with the sigmoid IPM.
 
 Kim, Kim, Kwon, Jeong, Kim, *Learning fair representation with a parametric integral
-probability metric*, ICML 2022, §3-4 (methods.md §8). An encoder :math:`z = f(x)` and a
+probability metric*, ICML 2022, §3-4. An encoder :math:`z = f(x)` and a
 classifier :math:`g(z)` minimize
 
 .. math::

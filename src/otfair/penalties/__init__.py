@@ -37,30 +37,30 @@ are cloneable (scikit-learn's ``get_params``) and build a fresh penalty per fit.
 
 from otfair.notions import LinearConstraints
 from otfair.penalties._adversaries import RepresentationAdversary
-from otfair.penalties._adversary import AdversaryPenalty
-from otfair.penalties._barycenter import BarycenterPenalty
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, penalty_values
-from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
-from otfair.penalties._fairtorch import FairTorchDemographicParity
-from otfair.penalties._gap import GapPenalty
-from otfair.penalties._group_wasserstein import GroupWassersteinLoss
-from otfair.penalties._linear import LinearPenalty
-from otfair.penalties._mdp import MatchedDemographicParity
-from otfair.penalties._norm import NormPenalty
-from otfair.penalties._objects import (
-    FTM,
-    OTF,
-    Adversary,
-    Barycenter,
-    FairTorchDP,
-    GapReg,
-    Norm,
-    Penalty,
+from otfair.penalties._adversary import Adversary, AdversaryPenalty
+from otfair.penalties._barycenter import Barycenter, BarycenterPenalty
+from otfair.penalties._base import (
+    FairnessPenalty,
+    LinearPenalty,
+    PenaltyBatch,
     PenaltyObject,
     as_penalty_object,
+    penalty_values,
 )
-from otfair.penalties._otf import OTFPenalty
-from otfair.penalties._registry import list_penalties, make_penalty, register_penalty
+from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
+from otfair.penalties._fairtorch import FairTorchDemographicParity, FairTorchDP
+from otfair.penalties._ftm import FTM, MatchedDemographicParity
+from otfair.penalties._gap import GapPenalty, GapReg
+from otfair.penalties._group_wasserstein import GroupWassersteinLoss
+from otfair.penalties._norm import Norm, NormPenalty
+from otfair.penalties._otf import OTF, OTFPenalty
+from otfair.penalties._registry import (
+    Penalty,
+    list_penalties,
+    make_penalty,
+    penalty_notions,
+    register_penalty,
+)
 
 __all__ = [
     "FTM",
@@ -90,6 +90,7 @@ __all__ = [
     "PenaltyBatch",
     "list_penalties",
     "make_penalty",
+    "penalty_notions",
     "penalty_values",
     "register_penalty",
 ]

@@ -23,16 +23,43 @@ labels, features)`` that validates the batch and calls the penalty's ``evaluate(
 on a :class:`PenaltyBatch`, and declared traits; :class:`LinearPenalty` is the base of
 the linear-notion penalties). Scores are one model's (n,) or a (K, n) block of K
 models on the batch: :func:`penalty_values` is the call of both training loops, and a
-``batchable`` penalty computes the block at once. :func:`make_penalty` is the only name
-table (``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``,
-``"fairtorch-dp"``, ``"group-w2"``); :func:`register_penalty` adds a penalty from outside
-the package. Linear notions (PDP, PEO; several and continuous attributes) are described
-by :class:`otfair.notions.LinearConstraints`, fitted on the training set.
+``batchable`` penalty computes the block at once. Linear notions (PDP, PEO; several and
+continuous attributes) are described by :class:`otfair.notions.LinearConstraints`,
+fitted on the training set.
 
-Penalty objects (:class:`OTF`, :class:`Norm`, :class:`Barycenter`, :class:`GapReg`,
-:class:`Adversary`, :class:`FTM`, :class:`FairTorchDP`, :class:`Penalty` for any
-registered name) carry a penalty's settings into ``FairClassifier(penalty=...)``: they
-are cloneable (scikit-learn's ``get_params``) and build a fresh penalty per fit.
+Each built-in penalty is one module holding its *penalty object* and its torch penalty:
+the object carries the penalty's settings into ``FairClassifier(penalty=...)``, is
+cloneable (scikit-learn's ``get_params``) and builds a fresh penalty per fit for the
+estimator's notion (:meth:`PenaltyObject.build`, which refuses a notion the penalty
+cannot serve). An object's ``name`` is its penalty name (``OTF.name == "otf"``; "norm",
+"barycenter", "gapreg", "adv", "ftm", "fairtorch-dp"):
+
+====================  ===================================  =================================
+object                its torch penalty                    settings
+====================  ===================================  =================================
+:class:`OTF`          :class:`OTFPenalty`                  ``eps``, ``max_iter``, ``tol``,
+                                                           ``warm_start`` (OTF paper §3.2)
+:class:`Norm`         :class:`NormPenalty`                 none
+:class:`Barycenter`   :class:`BarycenterPenalty`           none (DP only)
+:class:`GapReg`       :class:`GapPenalty`                  none
+:class:`Adversary`    :class:`AdversaryPenalty`            ``hidden``, ``lr`` (its Adam
+                                                           learning rate; DP, EO)
+:class:`FTM`          :class:`MatchedDemographicParity`    ``matching``, ``label_weight``,
+                                                           ``group_batch_size``,
+                                                           ``n_pairing_rounds``,
+                                                           ``matching_seed``, ``cache_dir``
+                                                           (FTM paper §4.3, App. D; DP only)
+:class:`FairTorchDP`  :class:`FairTorchDemographicParity`  ``rows`` (DP only)
+:class:`Penalty`      any registered name                  ``options`` of its factory
+====================  ===================================  =================================
+
+The names: :func:`register_penalty` adds a penalty object class
+(``register_penalty(MyPenalty)``: a new penalty is one module plus this line) or a name
+with a factory (``register_penalty("name", factory)``, reached through ``Penalty(name)``;
+``"group-w2"``, AdapFair's loss, is one); :func:`make_penalty` builds a registered
+name's penalty for a notion, :func:`list_penalties` lists the names and
+:func:`penalty_notions` the notions a name serves; :func:`as_penalty_object` resolves a
+name to its object (``"otf"`` -> ``OTF()``).
 """
 
 from otfair.notions import LinearConstraints

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import abc
 import inspect
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple, cast
 
 import torch
@@ -450,8 +450,9 @@ class PenaltyObject:
         return hash((type(self).__name__, repr(self)))
 
 
-#: the penalty objects by name (``register_penalty(PenaltyObjectSubclass)`` adds one)
-PENALTY_OBJECTS: dict[str, type[PenaltyObject]] = {}
+#: every penalty name -> its object's maker, what a fit resolves a name with: the object
+#: class (``register_penalty(TheObject)``) or ``Penalty(name)`` for a factory's name
+PENALTY_OBJECTS: dict[str, Callable[[], PenaltyObject]] = {}
 
 
 def checked_penalty(name: str, notion: Notion, penalty: Any) -> FairnessPenalty:
@@ -488,11 +489,7 @@ def as_penalty_object(penalty: str | PenaltyObject, name: str = "penalty") -> Pe
         return penalty
     if isinstance(penalty, str) and penalty in PENALTY_OBJECTS:
         return PENALTY_OBJECTS[penalty]()
-    from otfair.penalties._registry import Penalty, list_penalties  # names of factories
-
-    if isinstance(penalty, str) and penalty in list_penalties():
-        return Penalty(penalty)
     raise ValueError(
         f"`{name}` must be 'none', a penalty object (otfair.penalties.OTF(), FTM(), ...) or "
-        f"one of {', '.join(list_penalties())}; got {penalty!r}."
+        f"one of {', '.join(sorted(PENALTY_OBJECTS))}; got {penalty!r}."
     )

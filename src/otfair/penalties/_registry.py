@@ -1,13 +1,15 @@
 """The penalty names: ``register_penalty``, ``make_penalty``, ``list_penalties``.
 
 A name is a :class:`~otfair.penalties.PenaltyObject` subclass (the built-ins:
-``register_penalty(OTF)``, kept in :data:`otfair.penalties._base.PENALTY_OBJECTS`, which
-a fit reads without entering this module) or a plug-in's factory
-(``register_penalty("name", factory)``, reached through the generic :class:`Penalty`).
+``register_penalty(OTF)``) or a plug-in's factory (``register_penalty("name", factory)``,
+reached through the generic :class:`Penalty`). Each name's object maker is kept in
+:data:`otfair.penalties._base.PENALTY_OBJECTS`, which a fit reads without entering this
+module; the factories of :func:`make_penalty` are kept here.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -61,10 +63,7 @@ def register_penalty(
     if name in _FACTORIES and not replace and _FACTORIES[name] != factory:
         raise ValueError(f"A penalty named {name!r} is already registered.")
     _FACTORIES[name] = factory
-    if obj is not None:
-        _base.PENALTY_OBJECTS[name] = obj
-    else:
-        _base.PENALTY_OBJECTS.pop(name, None)
+    _base.PENALTY_OBJECTS[name] = obj if obj is not None else functools.partial(Penalty, name)
 
 
 def list_penalties() -> list[str]:

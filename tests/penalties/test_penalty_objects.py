@@ -134,3 +134,74 @@ def test_fixed_batches_auto_fixes_them_for_a_penalty_that_keeps_batch_work():
     assert built.fixed_batches == FairClassifier().get_params()["fixed_batches"] == "auto"
     paper = get_method("otf").build(0.01, random_state=0, fixed_batches=False)
     assert paper.fixed_batches is False
+
+
+def test_otf_object_and_penalty_share_their_defaults():
+    """One source of OTF's defaults: the object's settings are the penalty's defaults."""
+    import inspect
+
+    from otfair.penalties._otf import DEFAULTS
+
+    signature = inspect.signature(OTFPenalty).parameters
+    assert OTF().get_params() == DEFAULTS
+    assert {k: signature[k].default for k in DEFAULTS} == DEFAULTS
+    built = OTF().build("dp")
+    assert {k: getattr(built, k) for k in DEFAULTS} == DEFAULTS
+
+
+def test_make_penalty_of_a_builtin_name_is_its_objects_build():
+    pen = make_penalty("otf", "eo", eps=0.05, max_iter=7)
+    assert isinstance(pen, OTFPenalty) and pen.requires_labels
+    assert (pen.eps, pen.max_iter) == (0.05, 7)
+    assert repr(make_penalty("adv", "eo", hidden=3)) == repr(Adversary(hidden=3).build("eo"))
+
+
+@pytest.mark.parametrize(
+    ("obj", "notion", "message"),
+    [
+        (FTM(), "eo", r"\(DP only\); use matching='joint' to target EO"),
+        (Barycenter(), "eopp", r"\(DP only\)"),
+        (FairTorchDP(), "eo", r"\(DP only\)"),
+        (Adversary(), "eopp", r"\(DP, EO only\)"),
+    ],
+)
+def test_build_refuses_a_notion_the_penalty_cannot_serve_with_one_message(obj, notion, message):
+    with pytest.raises(ValueError, match=f"notion='{notion}' is not supported by this penalty"):
+        obj.build(notion)
+    with pytest.raises(ValueError, match=message):
+        make_penalty(obj.name, notion)
+    X, y, s = two_group_data(60)
+    with pytest.raises(ValueError, match=message):
+        FairClassifier(obj, 1.0, notion=notion, epochs=1).fit(X, y, sensitive_features=s)
+
+
+def test_register_penalty_takes_a_penalty_object_class(monkeypatch):
+    from otfair.penalties import GapPenalty, PenaltyObject, _base, _registry, register_penalty
+
+    monkeypatch.setattr(_registry, "_FACTORIES", dict(_registry._FACTORIES))
+    monkeypatch.setattr(_base, "PENALTY_OBJECTS", dict(_base.PENALTY_OBJECTS))
+
+    class EOppGap(PenaltyObject):
+        name = "eopp-gap"
+        notions = ("eopp",)
+
+        def make(self, notion):
+            return GapPenalty(notion)
+
+    register_penalty(EOppGap)
+    register_penalty(EOppGap)  # the same class again: no error
+    assert as_penalty_object("eopp-gap") == EOppGap()
+    assert make_penalty("eopp-gap", "eopp").notion.name == "eopp"
+    with pytest.raises(ValueError, match=r"\(EOPP only\)"):
+        make_penalty("eopp-gap", "dp")
+
+    class Other(EOppGap):
+        pass
+
+    with pytest.raises(ValueError, match="already registered"):
+        register_penalty(Other)
+    with pytest.raises(TypeError, match="alone"):
+        register_penalty(EOppGap, lambda notion: GapPenalty(notion))
+    # a factory registered under the name replaces the object: the name means Penalty(name)
+    register_penalty("eopp-gap", lambda notion, **kw: GapPenalty(notion), replace=True)
+    assert as_penalty_object("eopp-gap") == Penalty("eopp-gap")

@@ -159,9 +159,21 @@ def test_unchecked_value_matches_forward_and_numpy(seed):
 
 
 def test_default_value_validates():
-    # Penalties without a bare formula fall back to the checked forward.
+    # A penalty without a bare formula (evaluate only) falls back to the checked forward.
+    from otfair.penalties import FairnessPenalty
+
+    class MeanScore(FairnessPenalty):
+        def evaluate(self, batch):
+            return batch.scores.mean()
+
+    with pytest.raises(ValueError, match="must be probabilities"):
+        MeanScore().value(torch.tensor([0.1, 2.0]), torch.tensor([0, 1]))
+    assert float(
+        MeanScore().value(torch.tensor([0.1, 0.3]), torch.tensor([0, 1]))
+    ) == pytest.approx(0.2)
+    # the built-ins' direct call checks the batch (their `value` is the engine's bare formula)
     with pytest.raises(ValueError, match="empty group"):
-        BarycenterPenalty().value(torch.tensor([0.1, 0.2]), torch.tensor([1, 1]))
+        BarycenterPenalty()(torch.tensor([0.1, 0.2]), torch.tensor([1, 1]))
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo"])

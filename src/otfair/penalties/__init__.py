@@ -23,44 +23,71 @@ labels, features)`` that validates the batch and calls the penalty's ``evaluate(
 on a :class:`PenaltyBatch`, and declared traits; :class:`LinearPenalty` is the base of
 the linear-notion penalties). Scores are one model's (n,) or a (K, n) block of K
 models on the batch: :func:`penalty_values` is the call of both training loops, and a
-``batchable`` penalty computes the block at once. :func:`make_penalty` is the only name
-table (``"otf"``, ``"norm"``, ``"barycenter"``, ``"gapreg"``, ``"adv"``, ``"ftm"``,
-``"fairtorch-dp"``, ``"group-w2"``); :func:`register_penalty` adds a penalty from outside
-the package. Linear notions (PDP, PEO; several and continuous attributes) are described
-by :class:`otfair.notions.LinearConstraints`, fitted on the training set.
+``batchable`` penalty computes the block at once. Linear notions (PDP, PEO; several and
+continuous attributes) are described by :class:`otfair.notions.LinearConstraints`,
+fitted on the training set.
 
-Penalty objects (:class:`OTF`, :class:`Norm`, :class:`Barycenter`, :class:`GapReg`,
-:class:`Adversary`, :class:`FTM`, :class:`FairTorchDP`, :class:`Penalty` for any
-registered name) carry a penalty's settings into ``FairClassifier(penalty=...)``: they
-are cloneable (scikit-learn's ``get_params``) and build a fresh penalty per fit.
+Each built-in penalty is one module holding its *penalty object* and its torch penalty:
+the object carries the penalty's settings into ``FairClassifier(penalty=...)``, is
+cloneable (scikit-learn's ``get_params``) and builds a fresh penalty per fit for the
+estimator's notion (:meth:`PenaltyObject.build`, which refuses a notion the penalty
+cannot serve). An object's ``name`` is its penalty name (``OTF.name == "otf"``; "norm",
+"barycenter", "gapreg", "adv", "ftm", "fairtorch-dp"):
+
+====================  ===================================  =================================
+object                its torch penalty                    settings
+====================  ===================================  =================================
+:class:`OTF`          :class:`OTFPenalty`                  ``eps``, ``max_iter``, ``tol``,
+                                                           ``warm_start`` (OTF paper §3.2)
+:class:`Norm`         :class:`NormPenalty`                 none
+:class:`Barycenter`   :class:`BarycenterPenalty`           none (DP only)
+:class:`GapReg`       :class:`GapPenalty`                  none
+:class:`Adversary`    :class:`AdversaryPenalty`            ``hidden``, ``lr`` (its Adam
+                                                           learning rate; DP, EO)
+:class:`FTM`          :class:`MatchedDemographicParity`    ``matching``, ``label_weight``,
+                                                           ``group_batch_size``,
+                                                           ``n_pairing_rounds``,
+                                                           ``matching_seed``, ``cache_dir``
+                                                           (FTM paper §4.3, App. D; DP only)
+:class:`FairTorchDP`  :class:`FairTorchDemographicParity`  ``rows`` (DP only)
+:class:`Penalty`      any registered name                  ``options`` of its factory
+====================  ===================================  =================================
+
+The names: :func:`register_penalty` adds a penalty object class
+(``register_penalty(MyPenalty)``: a new penalty is one module plus this line) or a name
+with a factory (``register_penalty("name", factory)``, reached through ``Penalty(name)``;
+``"group-w2"``, AdapFair's loss, is one); :func:`make_penalty` builds a registered
+name's penalty for a notion, :func:`list_penalties` lists the names and
+:func:`penalty_notions` the notions a name serves; :func:`as_penalty_object` resolves a
+name to its object (``"otf"`` -> ``OTF()``).
 """
 
 from otfair.notions import LinearConstraints
 from otfair.penalties._adversaries import RepresentationAdversary
-from otfair.penalties._adversary import AdversaryPenalty
-from otfair.penalties._barycenter import BarycenterPenalty
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, penalty_values
-from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
-from otfair.penalties._fairtorch import FairTorchDemographicParity
-from otfair.penalties._gap import GapPenalty
-from otfair.penalties._group_wasserstein import GroupWassersteinLoss
-from otfair.penalties._linear import LinearPenalty
-from otfair.penalties._mdp import MatchedDemographicParity
-from otfair.penalties._norm import NormPenalty
-from otfair.penalties._objects import (
-    FTM,
-    OTF,
-    Adversary,
-    Barycenter,
-    FairTorchDP,
-    GapReg,
-    Norm,
-    Penalty,
+from otfair.penalties._adversary import Adversary, AdversaryPenalty
+from otfair.penalties._barycenter import Barycenter, BarycenterPenalty
+from otfair.penalties._base import (
+    FairnessPenalty,
+    LinearPenalty,
+    PenaltyBatch,
     PenaltyObject,
     as_penalty_object,
+    penalty_values,
 )
-from otfair.penalties._otf import OTFPenalty
-from otfair.penalties._registry import list_penalties, make_penalty, register_penalty
+from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
+from otfair.penalties._fairtorch import FairTorchDemographicParity, FairTorchDP
+from otfair.penalties._ftm import FTM, MatchedDemographicParity
+from otfair.penalties._gap import GapPenalty, GapReg
+from otfair.penalties._group_wasserstein import GroupWassersteinLoss
+from otfair.penalties._norm import Norm, NormPenalty
+from otfair.penalties._otf import OTF, OTFPenalty
+from otfair.penalties._registry import (
+    Penalty,
+    list_penalties,
+    make_penalty,
+    penalty_notions,
+    register_penalty,
+)
 
 __all__ = [
     "FTM",
@@ -90,6 +117,7 @@ __all__ = [
     "PenaltyBatch",
     "list_penalties",
     "make_penalty",
+    "penalty_notions",
     "penalty_values",
     "register_penalty",
 ]

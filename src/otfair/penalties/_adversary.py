@@ -1,4 +1,8 @@
-"""Adversarial debiasing (Zhang et al. 2018): an adversary predicts S from the score."""
+"""Adversarial debiasing (Zhang et al. 2018): an adversary predicts S from the score.
+
+:class:`Adversary` holds the settings (the adversary's width and learning rate) and
+builds :class:`AdversaryPenalty`.
+"""
 
 from __future__ import annotations
 
@@ -9,15 +13,38 @@ from torch import nn
 from torch.nn import functional as F
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import (
-    FairnessPenalty,
-    PenaltyBatch,
-    check_binary_groups,
-    check_labels,
-    check_scores,
-)
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
+from otfair.penalties._checks import check_binary_groups, check_labels, check_scores
 
 _LOGIT_CLAMP = 1e-6
+
+
+class Adversary(PenaltyObject):
+    """Adversarial debiasing (Zhang et al. 2018): an adversary predicts S from the score.
+
+    Parameters
+    ----------
+    hidden : int, default=32
+        Width of the adversary's hidden layer.
+    lr : float, optional
+        Adam learning rate of the adversary; ``None`` uses the classifier's ``lr``.
+    """
+
+    name = "adv"
+    notions = ("dp", "eo")
+    training_settings = ("lr",)
+
+    def __init__(self, hidden: int = 32, *, lr: float | None = None) -> None:
+        self.hidden = hidden
+        self.lr = lr
+
+    def adversary_lr(self, default: float) -> float:
+        """``lr`` when set, else the classifier's learning rate ``default``."""
+        return float(self.lr or default)
+
+    def make(self, notion: Notion) -> AdversaryPenalty:
+        """Return :class:`AdversaryPenalty` for ``notion`` (DP or EO)."""
+        return AdversaryPenalty(notion=notion, **self.factory_options())
 
 
 class AdversaryPenalty(FairnessPenalty):
@@ -67,26 +94,46 @@ class AdversaryPenalty(FairnessPenalty):
         )
 
     def _adversary_ce(
-        self, scores: torch.Tensor, sensitive: torch.Tensor, labels: torch.Tensor | None
+        self, batch: PenaltyBatch, checked: bool
     ) -> tuple[torch.Tensor, torch.Tensor]:
-        scores = check_scores(scores)
-        n = scores.shape[0]
-        _, in1 = check_binary_groups(sensitive, n)
+        """Return the adversary's cross-entropy and the batch's group-1 share.
+
+        ``checked=False`` (the engine's calls): ``scores`` (n,), ``sensitive`` 0/1
+        codes (n,), binary ``labels``, as the engine validated them once per fit.
+        """
+        scores, sensitive, labels = batch.scores, batch.sensitive, batch.labels
+        if checked:
+            scores = check_scores(scores)
+            in1 = check_binary_groups(sensitive, scores.shape[0])[1]
+        else:
+            in1 = sensitive == 1
         logit = torch.logit(scores.clamp(_LOGIT_CLAMP, 1 - _LOGIT_CLAMP))[:, None]
         if self.requires_labels:
-            logit = torch.cat([logit, check_labels(labels, n)[:, None].to(logit)], dim=1)
+            labels = check_labels(labels, scores.shape[0]) if checked else labels
+            assert labels is not None  # a label notion's batch has labels
+            logit = torch.cat([logit, labels[:, None].to(logit)], dim=1)
         target = in1.to(scores.dtype)
         ce = F.binary_cross_entropy_with_logits(self.adversary(logit)[:, 0], target)
         return ce, target.mean()
 
     def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return the adversary's cross-entropy (what its optimizer minimizes)."""
-        ce, _ = self._adversary_ce(batch.scores, batch.sensitive, batch.labels)
-        return ce
+        return self._adversary_ce(batch, checked=True)[0]
+
+    def evaluate_adversary_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the adversary's cross-entropy on a well-formed batch (the engine's call)."""
+        return self._adversary_ce(batch, checked=False)[0]
 
     def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return ``max(H(share) - CE_adversary, 0)`` (0-dim tensor)."""
-        ce, share = self._adversary_ce(batch.scores, batch.sensitive, batch.labels)
+        return self._penalty(*self._adversary_ce(batch, checked=True))
+
+    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
+        """:meth:`evaluate` on a well-formed batch of one model's (n,) scores."""
+        return self._penalty(*self._adversary_ce(batch, checked=False))
+
+    @staticmethod
+    def _penalty(ce: torch.Tensor, share: torch.Tensor) -> torch.Tensor:
         p = float(share)
         prior = -(p * math.log(p) + (1 - p) * math.log(1 - p))
         return torch.clamp(prior - ce, min=0.0)

@@ -1,10 +1,26 @@
-"""Wasserstein-barycenter penalty of Jiang et al. (2020), exact in 1-D."""
+"""Wasserstein-barycenter penalty of Jiang et al. (2020), exact in 1-D (object and penalty)."""
 
 from __future__ import annotations
 
 import torch
 
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, check_binary_groups
+from otfair.notions import Notion
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
+from otfair.penalties._checks import check_binary_groups
+
+
+class Barycenter(PenaltyObject):
+    """W1 of each group's scores to the groups' barycenter (Jiang et al. 2020; DP only).
+
+    No settings; builds :class:`BarycenterPenalty`.
+    """
+
+    name = "barycenter"
+    notions = ("dp",)
+
+    def make(self, notion: Notion) -> BarycenterPenalty:
+        """Return :class:`BarycenterPenalty` (demographic parity)."""
+        return BarycenterPenalty(**self.factory_options())
 
 
 class BarycenterPenalty(FairnessPenalty):
@@ -31,9 +47,19 @@ class BarycenterPenalty(FairnessPenalty):
     default_mixing = "convex"
 
     def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Return the barycenter penalty (0-dim tensor)."""
-        scores = batch.scores
-        masks = check_binary_groups(batch.sensitive, scores.shape[0])
+        """Return the barycenter penalty (0-dim tensor) of a checked batch."""
+        masks = check_binary_groups(batch.sensitive, batch.scores.shape[0])
+        return self._barycenter(batch.scores, masks)
+
+    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Unchecked value of one model's (n,) scores (``sensitive``: 0/1 codes (n,))."""
+        in1 = batch.sensitive == 1
+        return self._barycenter(batch.scores, (~in1, in1))
+
+    @staticmethod
+    def _barycenter(
+        scores: torch.Tensor, masks: tuple[torch.Tensor, torch.Tensor]
+    ) -> torch.Tensor:
         n = scores.shape[0]
         sorted_groups = [torch.sort(scores[m]).values for m in masks]
         # merged breakpoints of the groups' empirical quantile functions

@@ -1,30 +1,30 @@
-"""Base class, the score-penalty protocol and the input checks of all fairness penalties.
+"""The protocol of every fairness penalty, its linear-notion base and the penalty objects.
 
-The score-penalty protocol (one for the single fit and the stacked curve): a penalty
-maps the scores of one batch to its value. Scores are a vector of shape (n,) (one
-model: a 0-dim value) or a block of shape (K, n) (K models on the same batch, the
-stacked curve of :class:`otfair.models.StackedMLP`: K values). Both trainers call
-:func:`penalty_values`, which calls :meth:`FairnessPenalty.value` (or
-:meth:`LinearPenalty.from_matrix <otfair.penalties.LinearPenalty.from_matrix>` on the
-batch's constraint slice ``G``). A penalty that declares ``batchable = True`` (Norm,
-GapReg, MDP, OTF, FairTorch) evaluates the block in one call with the formula of one
-vector (``scores @ c`` is both) and keeps any per-model state per row (OTF's warm
-starts), so the K models of a curve share one instance; for any other penalty the
-default evaluates row by row (one instance per model when the curve has several: an
-adversary's parameters are per model). No formula exists twice.
+:class:`FairnessPenalty` maps the scores of one batch to its value: scores of shape (n,)
+(one model: a 0-dim value) or a (K, n) block (K models of a stacked curve,
+:class:`otfair.models.StackedMLP`: K values). Both trainers call :func:`penalty_values`.
+A ``batchable`` penalty (Norm, GapReg, MDP, OTF, FairTorch) evaluates the block in one
+call with the formula of one vector (``scores @ c`` is both) and keeps per-model state
+per row (OTF's warm starts), so a curve's K models share one instance; any other penalty
+is evaluated row by row (an adversary's parameters are per model). :class:`LinearPenalty`
+is the base of the linear-notion penalties (Norm, OTF). A :class:`PenaltyObject` holds a
+penalty's settings and builds its torch penalty for a notion; :func:`as_penalty_object`
+resolves a name through :data:`PENALTY_OBJECTS`. A fit enters this module and its
+penalty's own module only (the eager checks of direct calls are in ``_checks``).
 """
 
 from __future__ import annotations
 
 import abc
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple, cast
+import inspect
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, NamedTuple, cast
 
 import torch
 from torch import nn
 
-if TYPE_CHECKING:
-    from otfair.penalties._linear import LinearPenalty
+from otfair.notions import LinearConstraints, Notion, as_notion
+from otfair.penalties._checks import check_labels, check_scores
 
 
 class PenaltyBatch(NamedTuple):
@@ -49,39 +49,26 @@ class FairnessPenalty(nn.Module, abc.ABC):
     cheaper than the checked one); ``forward`` may still be overridden instead.
 
     Declared traits (class attributes, read by the training engine instead of
-    ``isinstance`` branches):
+    ``isinstance`` branches; the table of ``docs/extending.md`` says what each does):
 
-    ``requires_labels``
-        the batch labels must be passed (label-conditioned notions);
-    ``requires_features``
-        the batch features must be passed (transport cost in input space, OTF);
-    ``requires_pairs``
-        batches are matched group pairs (FTM): ``scores`` = the group-0 batch followed
-        by its partners in group 1, in matched order;
-    ``requires_binary_groups``
-        ``sensitive`` is one binary attribute coded 0/1 (group penalties); otherwise it
-        may be several or continuous numeric columns (linear notions);
-    ``linear``
-        a linear-notion penalty: evaluated on a batch slice of the constraint matrix
-        ``G`` by ``from_matrix(scores, G, features)`` (the estimator builds ``G`` once
-        per fit from ``penalty.constraints``);
-    ``has_adversary``
-        the penalty owns parameters trained by their own optimizer on
-        :meth:`adversary_loss` after each predictor step;
-    ``default_mixing``
-        ``"convex"`` (``(1 - alpha) CE + alpha R``, OTF paper Eq. 13) or ``"additive"``
-        (``CE + lambda R``, FTM paper Eq. 7), as in the penalty's paper;
-    ``batchable``
-        :meth:`value` (and ``from_matrix``) of a (K, n) block of K models' scores is one
-        batched evaluation of the single-vector formula, and per-model state is kept
-        per row: the K models of a curve share one instance (see the module docstring
-        and :func:`penalty_values`). Default ``False``: a (K, n) block is evaluated row
-        by row.
-
-    ``keeps_batch_work``
-        the penalty keeps per-batch data work in the cache the training engine passes
-        for fixed batches (OTF: the batch's class-reduced cost), so fixing the batches
-        saves it on every later epoch (``FairClassifier(fixed_batches="auto")``).
+    - ``requires_labels``: the batch labels must be passed (label-conditioned notions);
+    - ``requires_features``: the batch features must be passed (OTF's transport cost);
+    - ``requires_pairs``: batches are matched group pairs (FTM): ``scores`` = the
+      group-0 batch followed by its partners in group 1, in matched order;
+    - ``requires_binary_groups``: ``sensitive`` is one binary attribute coded 0/1;
+      otherwise several or continuous numeric columns (linear notions);
+    - ``linear``: evaluated on a batch slice of the constraint matrix ``G`` by
+      ``from_matrix(scores, G, features)`` (``G`` built once per fit from
+      ``penalty.constraints``);
+    - ``has_adversary``: owns parameters trained by their own optimizer on
+      :meth:`adversary_loss` after each predictor step;
+    - ``default_mixing``: ``"convex"`` (``(1 - alpha) CE + alpha R``, OTF paper Eq. 13)
+      or ``"additive"`` (``CE + lambda R``, FTM paper Eq. 7), as in the penalty's paper;
+    - ``batchable``: :meth:`value` of a (K, n) block of K models' scores is one batched
+      evaluation of the single-vector formula, per-model state kept per row, so the K
+      models of a curve share one instance (default ``False``: row by row);
+    - ``keeps_batch_work``: keeps per-batch data work in the cache the engine passes for
+      fixed batches (OTF: the class-reduced cost; ``fixed_batches="auto"`` fixes them).
 
     Penalties built from training-set statistics (the linear notions' ``G``) compute
     them in :meth:`fit`, called once per estimator fit; the default does nothing.
@@ -164,11 +151,7 @@ class FairnessPenalty(nn.Module, abc.ABC):
         return self.evaluate_unchecked(batch)
 
     def evaluate_rows(self, batch: PenaltyBatch) -> torch.Tensor:
-        """K values of a (K, n) block, one :meth:`evaluate_unchecked` call per row.
-
-        The default for penalties that cannot batch (barycenter's per-group sorts, an
-        adversary, outside penalties).
-        """
+        """K values of a (K, n) block, one :meth:`evaluate_unchecked` call per row."""
         rows = [self.evaluate_unchecked(batch._replace(scores=h)) for h in batch.scores]
         return torch.stack(rows)
 
@@ -191,20 +174,29 @@ class FairnessPenalty(nn.Module, abc.ABC):
         scores: torch.Tensor,
         sensitive: torch.Tensor,
         labels: torch.Tensor | None = None,
+        *,
+        checked: bool = True,
     ) -> torch.Tensor:
         """Loss of the penalty's own adversary (only when ``has_adversary``).
 
-        What the adversary's optimizer minimizes after each predictor step; the scores
-        are detached (the adversary's step does not move the predictor), then
-        :meth:`evaluate_adversary` computes the loss on the batch.
+        What the adversary's optimizer minimizes after each predictor step, on detached
+        scores (the adversary's step does not move the predictor): :meth:`evaluate_adversary`
+        (``checked=False``, the engine's call: :meth:`evaluate_adversary_unchecked`).
         """
         if not self.has_adversary:
             raise NotImplementedError(f"{type(self).__name__} has no adversary.")
-        return self.evaluate_adversary(PenaltyBatch(scores.detach(), sensitive, labels))
+        batch = PenaltyBatch(scores.detach(), sensitive, labels)
+        if checked:
+            return self.evaluate_adversary(batch)
+        return self.evaluate_adversary_unchecked(batch)
 
     def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
         """Adversary's loss on a batch with detached scores (penalties with an adversary)."""
         raise NotImplementedError(f"{type(self).__name__} has no adversary.")
+
+    def evaluate_adversary_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Adversary's loss on a well-formed batch (default: :meth:`evaluate_adversary`)."""
+        return self.evaluate_adversary(batch)
 
 
 def penalty_values(
@@ -279,7 +271,7 @@ def _value(
 ) -> torch.Tensor:
     """One penalty's unchecked value: ``from_matrix`` on ``G`` (linear) or ``value``."""
     if G is not None and penalty.linear:
-        linear = cast("LinearPenalty", penalty)  # the `linear` penalties are LinearPenalty
+        linear = cast(LinearPenalty, penalty)  # the `linear` penalties are LinearPenalty
         if cache is None:
             return linear.from_matrix(scores, G, features)
         return linear.from_matrix(scores, G, features, cache=cache)
@@ -287,69 +279,217 @@ def _value(
     return penalty.value(scores, sensitive, labels, features)
 
 
-def check_scores(scores: torch.Tensor, name: str = "scores") -> torch.Tensor:
-    """Return ``scores`` as a finite 1-D tensor of probabilities (autograd kept)."""
-    if not isinstance(scores, torch.Tensor):
-        raise TypeError(f"`{name}` must be a torch.Tensor; got {type(scores).__name__}.")
-    if scores.ndim == 2 and scores.shape[1] == 1:
-        scores = scores[:, 0]
-    if scores.ndim != 1:
-        raise ValueError(f"`{name}` must have shape (n,) or (n, 1); got {tuple(scores.shape)}.")
-    if scores.numel() == 0:
-        raise ValueError(f"`{name}` is empty.")
-    if not scores.is_floating_point():
-        raise TypeError(f"`{name}` must be a floating tensor; got {scores.dtype}.")
-    detached = scores.detach()
-    if not torch.isfinite(detached).all():
-        raise ValueError(f"`{name}` contains NaN or infinite values.")
-    if detached.min() < 0 or detached.max() > 1:
-        raise ValueError(
-            f"`{name}` must be probabilities in [0, 1]; pass sigmoid(logits), not logits."
+class LinearPenalty(FairnessPenalty):
+    r"""A penalty of the batch scores through the linear constraint matrix ``G``.
+
+    Linear fairness notions (OTF paper §3.1, Def. 1) are the rows of
+    :math:`G \in \mathbb R^{d_F \times n}` with :math:`G\mathbf h = 0` for a fair score
+    vector :math:`\mathbf h`. The training engine slices ``G`` of the whole training set
+    once per batch and calls :meth:`from_matrix`; called directly, the penalty builds
+    ``G`` of the batch from the sensitive attributes (and labels for PEO). The built-in
+    linear penalties are ``batchable``: :meth:`from_matrix` takes scores of shape (n,)
+    or a (K, n) block of K models (one slice ``G`` serves all of them).
+
+    Parameters
+    ----------
+    constraints : LinearConstraints
+        A constraint builder (PDP or PEO; binary, several or continuous attributes),
+        fitted on the training set by :meth:`fit` unless already fitted.
+    """
+
+    requires_binary_groups = False
+    linear = True
+    default_mixing = "convex"
+
+    def __init__(self, constraints: LinearConstraints) -> None:
+        super().__init__()
+        if not isinstance(constraints, LinearConstraints):
+            raise TypeError(
+                f"`constraints` must be a LinearConstraints; got {type(constraints).__name__}."
+            )
+        self.constraints = constraints
+        self.notion = constraints.notion_
+        self.requires_labels = constraints.requires_labels
+
+    def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
+        """Fit the constraint rows' expectations on the training set (unless fitted)."""
+        if not hasattr(self.constraints, "rows_"):
+            self.constraints.fit(sensitive, labels)
+        return self
+
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Build the batch's ``G`` (d_F, n) and return :meth:`from_matrix`."""
+        scores = batch.scores
+        G = self.constraints.matrix(
+            batch.sensitive, batch.labels, device=scores.device, dtype=scores.dtype
         )
-    return scores
+        if G.shape[1] != scores.shape[0]:
+            raise ValueError(
+                f"`sensitive` has {G.shape[1]} rows but `scores` has {scores.shape[0]}."
+            )
+        return self.from_matrix(scores, G, batch.features)
+
+    @abc.abstractmethod
+    def from_matrix(
+        self,
+        scores: torch.Tensor,
+        G: torch.Tensor,
+        features: torch.Tensor | None = None,
+        cache: dict | None = None,
+    ) -> torch.Tensor:
+        """Penalty for a precomputed constraint matrix ``G`` (d_F, n) of the batch.
+
+        ``scores`` (n,) gives a 0-dim value, a (K, n) block (``batchable`` penalties)
+        K values. ``cache`` is a dict the caller keeps for this batch across epochs
+        (fixed batches), where the penalty may store the batch's data work.
+        """
 
 
-def check_binary_groups(
-    sensitive: torch.Tensor, n: int, name: str = "sensitive"
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Return boolean masks ``(in_group_0, in_group_1)`` for a binary attribute.
+class PenaltyObject:
+    """A penalty's settings, cloneable: what ``FairClassifier(penalty=...)`` takes.
+
+    Like fairlearn's ``constraints=`` objects, it holds nothing of the data: each fit
+    calls :meth:`build` for the estimator's notion, so the object is never changed by a
+    fit. A subclass declares ``name`` (its registered name), its settings as keyword
+    parameters of ``__init__`` stored under the same names (scikit-learn's convention:
+    :func:`sklearn.base.clone` copies it, ``set_params(penalty__eps=...)`` reaches it),
+    ``notions`` (the notions it serves; ``None``: all) and :meth:`make`, which builds its
+    torch penalty. ``training_settings`` are read by the training itself (FTM's
+    matching, the adversary's learning rate), the others are the penalty's options.
+    ``register_penalty(MyObject)`` makes ``name`` a penalty name.
+    """
+
+    name: ClassVar[str] = ""
+    #: the notions the penalty serves (``None``: every notion); :meth:`build` refuses others
+    notions: ClassVar[tuple[str, ...] | None] = None
+    #: appended to the refusal of a notion (a hint at what serves it)
+    notion_hint: ClassVar[str] = ""
+    #: settings the training reads itself (not options of the penalty)
+    training_settings: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def _param_names(cls) -> list[str]:
+        params = inspect.signature(cls.__init__).parameters
+        kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+        return [p.name for p in params.values() if p.name != "self" and p.kind in kinds]
+
+    def get_params(self, deep: bool = True) -> dict[str, Any]:
+        """Return the settings (the constructor's parameters) by name."""
+        return {name: getattr(self, name) for name in self._param_names()}
+
+    def set_params(self, **params: Any) -> PenaltyObject:
+        """Set settings by name (``ValueError`` naming an unknown one); return ``self``."""
+        valid = self._param_names()
+        for key, value in params.items():
+            if key not in valid:
+                raise ValueError(
+                    f"Invalid parameter {key!r} for {type(self).__name__}; valid parameters "
+                    f"are {valid}."
+                )
+            setattr(self, key, value)
+        return self
+
+    def factory_options(self) -> dict[str, Any]:
+        """Return the penalty's options: the settings but the ``training_settings``."""
+        params = self.get_params()
+        return {k: v for k, v in params.items() if k not in self.training_settings}
+
+    def check(self) -> PenaltyObject:
+        """Check the settings the training reads itself (default: none); return ``self``."""
+        return self
+
+    def adversary_lr(self, default: float) -> float:
+        """Learning rate of the penalty's adversary (default: the classifier's, ``default``)."""
+        return float(default)
+
+    def matched_batches(self, X: Any, y: Any, groups: Any, batch_size: int) -> Any:
+        """Return the pairings ``(P, 2, m)``, the group shares and the steps per epoch (FTM).
+
+        Only an object whose penalty trains on matched batches (``requires_pairs``) has them.
+        """
+        raise ValueError(
+            f"{type(self).__name__}({self.name!r}) builds a penalty that trains on matched "
+            "batches (requires_pairs) but supplies none; use a penalty object with "
+            "matched_batches (otfair.penalties.FTM)."
+        )
+
+    def make(self, notion: Notion) -> FairnessPenalty:
+        """Return the torch penalty for ``notion`` (one :meth:`build` checked it serves it)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `make(notion)`.")
+
+    def build(self, notion: str | Notion = "dp") -> FairnessPenalty:
+        """Return a new (unfitted) penalty for ``notion``.
+
+        Raises
+        ------
+        ValueError
+            For a notion the penalty does not serve, or an invalid setting.
+        """
+        notion = as_notion(notion)
+        if self.notions is not None and notion.name not in self.notions:
+            served = ", ".join(n.upper() for n in self.notions)
+            raise ValueError(
+                f"notion={notion.name!r} is not supported by this penalty ({served} only)"
+                f"{self.notion_hint}."
+            )
+        return checked_penalty(self.name, notion, self.make(notion))
+
+    @classmethod
+    def factory(cls, notion: str | Notion = "dp", **options: Any) -> FairnessPenalty:
+        """``cls(**options).build(notion)``: the object as a name's factory (``make_penalty``)."""
+        return cls(**options).build(notion)
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.get_params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.get_params() == self.get_params()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(self)))
+
+
+#: every penalty name -> its object's maker, what a fit resolves a name with: the object
+#: class (``register_penalty(TheObject)``) or ``Penalty(name)`` for a factory's name
+PENALTY_OBJECTS: dict[str, Callable[[], PenaltyObject]] = {}
+
+
+def checked_penalty(name: str, notion: Notion, penalty: Any) -> FairnessPenalty:
+    """Return ``penalty`` built for ``notion``, refusing one that ignores its label cells."""
+    if not isinstance(penalty, FairnessPenalty):
+        raise TypeError(
+            f"The factory of penalty {name!r} returned {type(penalty).__name__}, not a "
+            "FairnessPenalty."
+        )
+    if notion.requires_labels and not penalty.requires_labels:
+        # a factory that ignores `notion` would silently train demographic parity
+        raise ValueError(
+            f"penalty {name!r} was asked for notion={notion.name!r}, but its factory built "
+            f"{type(penalty).__name__}, which does not read the labels "
+            "(requires_labels=False): it would train demographic parity. The factory "
+            "must build a penalty for the notion or raise ValueError for it."
+        )
+    return penalty
+
+
+def as_penalty_object(penalty: str | PenaltyObject, name: str = "penalty") -> PenaltyObject:
+    """Return the penalty object of ``penalty`` (a registered name or an object).
+
+    A name of a penalty object gives it with the default settings (``"otf"`` ->
+    ``OTF()``); a name registered with a factory gives ``Penalty(name)``.
 
     Raises
     ------
     ValueError
-        If the shape does not match ``n``, values are not 0/1, or a group is empty in
-        this batch (group penalties are undefined without both groups).
+        For an unknown name (listing the registered ones) or another type, naming the
+        argument ``name``.
     """
-    if not isinstance(sensitive, torch.Tensor):
-        sensitive = torch.as_tensor(sensitive)
-    if sensitive.ndim == 2 and sensitive.shape[1] == 1:
-        sensitive = sensitive[:, 0]
-    if sensitive.ndim != 1 or sensitive.shape[0] != n:
-        raise ValueError(
-            f"`{name}` must be a binary attribute of shape ({n},); got {tuple(sensitive.shape)}."
-        )
-    one = sensitive == 1
-    if not torch.logical_or(one, sensitive == 0).all():
-        raise ValueError(f"`{name}` must contain group codes 0/1 only.")
-    n1 = int(one.sum())
-    if n1 == 0 or n1 == n:
-        raise ValueError(
-            f"`{name}` has an empty group in this batch (group {0 if n1 == n else 1} "
-            "has no samples); group penalties need both groups in every batch."
-        )
-    return ~one, one
-
-
-def check_labels(labels: torch.Tensor | None, n: int, name: str = "labels") -> torch.Tensor:
-    """Return binary labels as a float tensor of shape (n,)."""
-    if labels is None:
-        raise ValueError(f"`{name}` is required by this penalty (equalized-odds notion).")
-    if not isinstance(labels, torch.Tensor):
-        labels = torch.as_tensor(labels)
-    if labels.ndim == 2 and labels.shape[1] == 1:
-        labels = labels[:, 0]
-    if labels.ndim != 1 or labels.shape[0] != n:
-        raise ValueError(f"`{name}` must have shape ({n},); got {tuple(labels.shape)}.")
-    if not torch.logical_or(labels == 0, labels == 1).all():
-        raise ValueError(f"`{name}` must contain binary labels in {{0, 1}}.")
-    return labels.float()
+    if isinstance(penalty, PenaltyObject):
+        return penalty
+    if isinstance(penalty, str) and penalty in PENALTY_OBJECTS:
+        return PENALTY_OBJECTS[penalty]()
+    raise ValueError(
+        f"`{name}` must be 'none', a penalty object (otfair.penalties.OTF(), FTM(), ...) or "
+        f"one of {', '.join(sorted(PENALTY_OBJECTS))}; got {penalty!r}."
+    )

@@ -1,4 +1,8 @@
-"""FairTorch's demographic-parity constraint penalty (the FTM paper's "Reduction")."""
+"""FairTorch's demographic-parity constraint penalty (the FTM paper's "Reduction").
+
+:class:`FairTorchDP` holds the setting (``rows``) and builds
+:class:`FairTorchDemographicParity`.
+"""
 
 from __future__ import annotations
 
@@ -7,11 +11,33 @@ from typing import Literal
 import torch
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, check_binary_groups
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
+from otfair.penalties._checks import check_binary_groups
 
 #: Which constraint rows the penalty sums (see :class:`FairTorchDemographicParity`).
 FairTorchRows = Literal["released", "per-group"]
 _ROWS = ("released", "per-group")
+
+
+class FairTorchDP(PenaltyObject):
+    """FairTorch's demographic-parity constraint penalty (the FTM paper's "Reduction").
+
+    Parameters
+    ----------
+    rows : {"released", "per-group"}, default="released"
+        Which of FairTorch's two constraint-row conventions to use
+        (:class:`FairTorchDemographicParity`).
+    """
+
+    name = "fairtorch-dp"
+    notions = ("dp",)
+
+    def __init__(self, rows: str = "released") -> None:
+        self.rows = rows
+
+    def make(self, notion: Notion) -> FairTorchDemographicParity:
+        """Return :class:`FairTorchDemographicParity` (demographic parity)."""
+        return FairTorchDemographicParity(notion, **self.factory_options())
 
 
 class FairTorchDemographicParity(FairnessPenalty):

@@ -1,4 +1,4 @@
-"""Gap regularizer (Gap Reg): squared difference of the groups' mean scores."""
+"""Gap regularizer (Gap Reg): the squared gap of the groups' mean scores (object and penalty)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,21 @@ from typing import cast
 import torch
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, check_binary_groups
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
+from otfair.penalties._checks import check_binary_groups
+
+
+class GapReg(PenaltyObject):
+    """Squared mean score gap between the groups (the FTM paper's Gap Reg baseline).
+
+    No settings; builds :class:`GapPenalty` for any notion (summed over its label cells).
+    """
+
+    name = "gapreg"
+
+    def make(self, notion: Notion) -> GapPenalty:
+        """Return :class:`GapPenalty` for ``notion``."""
+        return GapPenalty(notion, **self.factory_options())
 
 
 class GapPenalty(FairnessPenalty):

@@ -1,10 +1,24 @@
-"""Norm baseline: L1 norm of the batch's linear fairness constraints."""
+"""Norm baseline: L1 norm of the batch's linear fairness constraints (object and penalty)."""
 
 from __future__ import annotations
 
 from torch import Tensor
 
-from otfair.penalties._linear import LinearPenalty
+from otfair.notions import LinearConstraints, Notion
+from otfair.penalties._base import LinearPenalty, PenaltyObject
+
+
+class Norm(PenaltyObject):
+    r"""L1 norm of the linear constraints, :math:`\lVert G h\rVert_1 / n` (OTF paper §5.1).
+
+    No settings; builds :class:`NormPenalty` for any notion (linear constraints).
+    """
+
+    name = "norm"
+
+    def make(self, notion: Notion) -> NormPenalty:
+        """Return :class:`NormPenalty` on the notion's linear constraints."""
+        return NormPenalty(LinearConstraints(notion), **self.factory_options())
 
 
 class NormPenalty(LinearPenalty):

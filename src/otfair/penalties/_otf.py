@@ -1,4 +1,9 @@
-"""OTF penalty: adjusted optimal transport to fairness (Buyl & De Bie)."""
+"""OTF: adjusted optimal transport to fairness (Buyl & De Bie), its object and its penalty.
+
+:class:`OTF` holds the settings (``FairClassifier(penalty=OTF(eps=1e-3))``) and builds
+:class:`OTFPenalty`, the torch penalty, for the estimator's notion; both take their
+defaults from one place (:data:`DEFAULTS`).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +12,57 @@ from typing import TYPE_CHECKING, Any
 import torch
 from torch import Tensor
 
-from otfair.notions import LinearConstraints
-from otfair.penalties._linear import LinearPenalty
+from otfair.notions import LinearConstraints, Notion
+from otfair.penalties._base import LinearPenalty, PenaltyObject
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from otfair.ot import OTF0Details, OTFProblem
+
+#: OTF's settings and their defaults: the one source of :class:`OTF`'s and
+#: :class:`OTFPenalty`'s signatures (eps: the paper's entropic smoothing, OTF paper §3.2)
+DEFAULTS: dict[str, Any] = {"eps": 1e-3, "max_iter": 20, "warm_start": True, "tol": 1e-4}
+_EPS, _MAX_ITER, _WARM_START, _TOL = DEFAULTS.values()
+
+
+class OTF(PenaltyObject):
+    r"""Adjusted optimal transport to fairness, :math:`\mathrm{OTF}^0_\varepsilon` (OTF paper §3).
+
+    The settings of :class:`OTFPenalty` (its parameters document them); any notion
+    (PDP, PEO; several and continuous attributes: linear constraints).
+
+    Parameters
+    ----------
+    eps : float, default=1e-3
+        Entropic smoothing :math:`\varepsilon` (OTF paper §3.2), for costs scaled as in
+        :class:`OTFPenalty`.
+    max_iter : int, default=20
+        Newton iterations of the semi-dual solve per batch.
+    warm_start : bool, default=True
+        Start each batch's solve from the previous batch's duals.
+    tol : float, default=1e-4
+        Relative tolerance of the solve.
+    """
+
+    name = "otf"
+
+    def __init__(
+        self,
+        eps: float = _EPS,
+        *,
+        max_iter: int = _MAX_ITER,
+        warm_start: bool = _WARM_START,
+        tol: float = _TOL,
+    ) -> None:
+        self.eps = eps
+        self.max_iter = max_iter
+        self.warm_start = warm_start
+        self.tol = tol
+
+    def make(self, notion: Notion) -> OTFPenalty:
+        """Return :class:`OTFPenalty` on the notion's linear constraints."""
+        return OTFPenalty(LinearConstraints(notion), **self.factory_options())
 
 
 class OTFPenalty(LinearPenalty):
@@ -39,20 +88,17 @@ class OTFPenalty(LinearPenalty):
     ----------
     constraints : LinearConstraints
         Fitted linear notion (PDP / PEO, several and continuous attributes).
-    eps : float, default=1e-3
-        Entropic smoothing (the paper's value).
-    max_iter : int, default=20
-        Semi-dual sweeps per batch (:func:`otfair.ot.otf_dual`): a two-group DP batch
+    eps, max_iter, warm_start, tol : optional
+        The settings of :class:`OTF`, with its defaults (:data:`DEFAULTS`).
+        ``eps``: the entropic smoothing (the paper's value by default). ``max_iter``:
+        semi-dual sweeps per batch (:func:`otfair.ot.otf_dual`): a two-group DP batch
         converges in one, a few groups or EO in a handful. The solves run to ``tol``,
         so this is a cap, not a truncation that would shrink the gradient (the paper's
         alternating updates, truncated at 20 iterations at ``eps = 1e-3``, give a
-        gradient ~100x too small; measured in docs/ot.md).
-    warm_start : bool, default=True
-        Start each batch's constraint duals from the previous batch's (they are per
-        constraint and in cost units): the same optimum in ~3 instead of ~10 Newton
-        steps per constraint.
-    tol : float, default=1e-4
-        Relative constraint tolerance of both solves.
+        gradient ~100x too small; measured in docs/ot.md). ``warm_start``: start each
+        batch's constraint duals from the previous batch's (they are per constraint and
+        in cost units): the same optimum in ~3 instead of ~10 Newton steps per
+        constraint. ``tol``: relative constraint tolerance of both solves.
 
     Notes
     -----
@@ -76,10 +122,10 @@ class OTFPenalty(LinearPenalty):
     def __init__(
         self,
         constraints: LinearConstraints,
-        eps: float = 1e-3,
-        max_iter: int = 20,
-        warm_start: bool = True,
-        tol: float = 1e-4,
+        eps: float = _EPS,
+        max_iter: int = _MAX_ITER,
+        warm_start: bool = _WARM_START,
+        tol: float = _TOL,
     ) -> None:
         super().__init__(constraints)
         if not float(eps) > 0:

@@ -1,12 +1,21 @@
-"""The one name table of fairness penalties: ``make_penalty`` and ``register_penalty``."""
+"""The penalty names: ``register_penalty``, ``make_penalty``, ``list_penalties``.
+
+A name is a :class:`~otfair.penalties.PenaltyObject` subclass (the built-ins:
+``register_penalty(OTF)``) or a plug-in's factory (``register_penalty("name", factory)``,
+reached through the generic :class:`Penalty`). Each name's object maker is kept in
+:data:`otfair.penalties._base.PENALTY_OBJECTS`, which a fit reads without entering this
+module; the factories of :func:`make_penalty` are kept here.
+"""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty
+from otfair.penalties import _base
+from otfair.penalties._base import FairnessPenalty, PenaltyObject, checked_penalty
 
 #: ``factory(notion: Notion, **options) -> FairnessPenalty``
 PenaltyFactory = Callable[..., FairnessPenalty]
@@ -14,27 +23,47 @@ PenaltyFactory = Callable[..., FairnessPenalty]
 _FACTORIES: dict[str, PenaltyFactory] = {}
 
 
-def register_penalty(name: str, factory: PenaltyFactory, *, replace: bool = False) -> None:
-    """Make ``make_penalty(name, notion, **options)`` call ``factory(notion, **options)``.
+def register_penalty(
+    name: str | type[PenaltyObject],
+    factory: PenaltyFactory | None = None,
+    *,
+    replace: bool = False,
+) -> None:
+    """Add a penalty name: a penalty object class, or a name and its factory.
+
+    ``register_penalty(MyPenalty)`` (a :class:`~otfair.penalties.PenaltyObject`
+    subclass) makes ``MyPenalty.name`` resolve to ``MyPenalty()`` in
+    ``FairClassifier(penalty=name)`` and ``make_penalty(name, notion, **options)`` build
+    ``MyPenalty(**options).build(notion)``. ``register_penalty(name, factory)`` makes
+    ``make_penalty(name, notion, **options)`` call ``factory(notion, **options)`` (and
+    ``penalty=name`` mean ``Penalty(name)``).
 
     Parameters
     ----------
-    name : str
-        Penalty name (``FairClassifier(penalty=name)``); ``"none"`` is reserved.
-    factory : callable
+    name : str or PenaltyObject subclass
+        Penalty name (``FairClassifier(penalty=name)``; ``"none"`` is reserved), or a
+        penalty object class (its ``name``; then no ``factory``).
+    factory : callable, optional
         ``factory(notion, **options)`` returning a :class:`FairnessPenalty`; it receives
         a :class:`otfair.notions.Notion` and should raise ``ValueError`` for a notion it
         does not support.
     replace : bool, default=False
         Allow replacing an existing entry (otherwise a second registration is an error).
     """
+    obj = None
+    if isinstance(name, type) and issubclass(name, PenaltyObject):
+        if factory is not None:
+            raise TypeError("Pass a PenaltyObject subclass alone, or a name and a factory.")
+        obj = name
+        name, factory = obj.name, obj.factory
     if not isinstance(name, str) or not name or name == "none":
         raise ValueError(f"`name` must be a non-empty string other than 'none'; got {name!r}.")
     if not callable(factory):
         raise TypeError(f"`factory` must be callable; got {type(factory).__name__}.")
-    if name in _FACTORIES and not replace and _FACTORIES[name] is not factory:
+    if name in _FACTORIES and not replace and _FACTORIES[name] != factory:
         raise ValueError(f"A penalty named {name!r} is already registered.")
     _FACTORIES[name] = factory
+    _base.PENALTY_OBJECTS[name] = obj if obj is not None else functools.partial(Penalty, name)
 
 
 def list_penalties() -> list[str]:
@@ -67,21 +96,7 @@ def make_penalty(name: str, notion: str | Notion = "dp", **options: Any) -> Fair
             f"Unknown penalty {name!r}. Registered penalties: {', '.join(list_penalties())}."
         ) from None
     notion = as_notion(notion)
-    penalty = factory(notion, **options)
-    if not isinstance(penalty, FairnessPenalty):
-        raise TypeError(
-            f"The factory of penalty {name!r} returned {type(penalty).__name__}, not a "
-            "FairnessPenalty."
-        )
-    if notion.requires_labels and not penalty.requires_labels:
-        # a factory that ignores `notion` would silently train demographic parity
-        raise ValueError(
-            f"penalty {name!r} was asked for notion={notion.name!r}, but its factory built "
-            f"{type(penalty).__name__}, which does not read the labels "
-            "(requires_labels=False): it would train demographic parity. The factory "
-            "must build a penalty for the notion or raise ValueError for it."
-        )
-    return penalty
+    return checked_penalty(name, notion, factory(notion, **options))
 
 
 def penalty_notions(name: str, **options: Any) -> tuple[str, ...]:
@@ -111,40 +126,43 @@ def penalty_notions(name: str, **options: Any) -> tuple[str, ...]:
     return tuple(supported)
 
 
+class Penalty(PenaltyObject):
+    """Any registered penalty by name, with its factory's options (``register_penalty``).
+
+    Parameters
+    ----------
+    name : str
+        A name of :func:`~otfair.penalties.list_penalties`.
+    options : dict, optional
+        Keyword options of its factory.
+    """
+
+    def __init__(self, name: str, options: dict[str, Any] | None = None) -> None:
+        self.name = name  # type: ignore[misc]  # an instance's name, not the class's
+        self.options = options
+
+    def factory_options(self) -> dict[str, Any]:
+        """Return ``options`` (the factory's keyword options)."""
+        return dict(self.options or {})
+
+    def build(self, notion: str | Notion = "dp") -> FairnessPenalty:
+        """Return ``make_penalty(name, notion, **options)``."""
+        return make_penalty(self.name, notion, **self.factory_options())
+
+
 def _register_builtins() -> None:
-    from otfair.notions import LinearConstraints
-    from otfair.penalties._adversary import AdversaryPenalty
-    from otfair.penalties._barycenter import BarycenterPenalty
-    from otfair.penalties._fairtorch import FairTorchDemographicParity
-    from otfair.penalties._gap import GapPenalty
+    from otfair.penalties._adversary import Adversary
+    from otfair.penalties._barycenter import Barycenter
+    from otfair.penalties._fairtorch import FairTorchDP
+    from otfair.penalties._ftm import FTM
+    from otfair.penalties._gap import GapReg
     from otfair.penalties._group_wasserstein import GroupWassersteinLoss
-    from otfair.penalties._mdp import MatchedDemographicParity
-    from otfair.penalties._norm import NormPenalty
-    from otfair.penalties._otf import OTFPenalty
+    from otfair.penalties._norm import Norm
+    from otfair.penalties._otf import OTF
 
-    def dp_only(cls: type[FairnessPenalty], hint: str = "") -> PenaltyFactory:
-        def factory(notion: Notion, **options: Any) -> FairnessPenalty:
-            if notion.requires_labels:  # DP is the one notion without label cells
-                raise ValueError(
-                    f"notion={notion.name!r} is not supported by this penalty (DP only){hint}."
-                )
-            return cls(**options)
-
-        return factory
-
-    def linear(cls: type[FairnessPenalty]) -> PenaltyFactory:
-        return lambda notion, **options: cls(LinearConstraints(notion), **options)
-
-    register_penalty("otf", linear(OTFPenalty))
-    register_penalty("norm", linear(NormPenalty))
-    register_penalty("barycenter", dp_only(BarycenterPenalty))
-    register_penalty("gapreg", lambda notion, **options: GapPenalty(notion, **options))
-    register_penalty("adv", lambda notion, **options: AdversaryPenalty(notion=notion, **options))
+    for obj in (OTF, Norm, Barycenter, GapReg, Adversary, FTM, FairTorchDP):
+        register_penalty(obj)
     register_penalty("group-w2", lambda notion, **options: GroupWassersteinLoss(notion, **options))
-    register_penalty(
-        "ftm", dp_only(MatchedDemographicParity, "; use matching='joint' to target EO")
-    )
-    register_penalty("fairtorch-dp", dp_only(FairTorchDemographicParity))
 
 
 _register_builtins()

@@ -251,7 +251,8 @@ def train_penalized(
         assert pens is not None  # has_adversary: the models have penalties
         scores, sb, yb = state["scores"], state["s"], state["y"]
         rows = [scores] if one else scores
-        losses = (p.adversary_loss(h, sb, yb) for p, h in zip(pens, rows, strict=True))
+        pairs = zip(pens, rows, strict=True)  # the data was checked once: unchecked calls
+        losses = (p.adversary_loss(h, sb, yb, checked=False) for p, h in pairs)
         return cast(torch.Tensor, sum(losses))
 
     adversary = (

@@ -5,7 +5,7 @@ The pairings are the :class:`~otfair.penalties.FTM` penalty object's batching
 they were.
 """
 
-from otfair.penalties._ftm_matching import (
+from otfair.penalties._ftm import (
     DEFAULT_CACHE,
     FTMMatchingCache,
     draw_pairings,

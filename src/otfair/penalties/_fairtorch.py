@@ -48,7 +48,7 @@ class FairTorchDemographicParity(FairnessPenalty):
     implemented by FairTorch (``github.com/wbawakate/fairtorch``, package ``fairtorch``
     0.1.2, ``constraint.py``): the network is trained on
     ``CE + lambda * DemographicParityLoss``, a *fixed-multiplier* penalty (no Lagrange
-    game, no randomized classifier; otfair spec ``methods.md`` §9). On a batch with
+    game, no randomized classifier; the FTM paper, App. D.2). On a batch with
     scores :math:`h_i = \sigma(z_i)`, FairTorch forms the moments
 
     .. math::

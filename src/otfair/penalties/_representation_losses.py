@@ -1,4 +1,4 @@
-r"""Pure torch losses of the fair-representation baselines (methods.md §8).
+r"""Pure torch losses of the fair-representation baselines (docs/baselines.md).
 
 Functions of batch tensors only (no modules, no state), shared by the penalties of
 :mod:`otfair.penalties._representation` and tested against hand computations,

@@ -8,6 +8,8 @@ For every registered method (built through the registry, tiny budget):
 * a second thread that draws from numpy's and torch's global generators (and python's)
   *while* the fit runs gets exactly the sequence it gets without the fit: the fit does
   not seed or restore them (a fork-and-restore passes the first check, not this one);
+* the same two checks hold for a path fit (:func:`otfair.estimators.fairness_path`, one
+  stacked run of K strengths) of the regression nets and of ``FairClassifier``;
 * ``random_state`` may be an int, None, a ``RandomState`` or a ``Generator``; a fresh
   ``RandomState(0)`` / ``default_rng(0)`` gives the same fit twice.
 """
@@ -23,6 +25,9 @@ import numpy as np
 import pytest
 import torch
 from _registry_estimators import method_names, tiny, toy_data
+
+from otfair.estimators import fairness_path
+from otfair.estimators._path import supports_stacking
 
 
 def _states() -> tuple:
@@ -88,10 +93,8 @@ def _expected(n: int) -> dict[str, list]:
     }
 
 
-@pytest.mark.parametrize("name", method_names())
-def test_a_second_thread_draws_its_own_sequence_during_fit(name):
-    X, y, s = toy_data(name)
-    est = tiny(name, random_state=0)
+def _assert_own_sequence_during(work, what: str) -> None:
+    """Run ``work()`` while a second thread draws from the global generators; check them."""
     busy, started = threading.Event(), threading.Event()
     busy.set()
     result: dict[str, dict] = {}
@@ -101,10 +104,7 @@ def test_a_second_thread_draws_its_own_sequence_during_fit(name):
     try:
         thread.start()
         started.wait()
-        est.fit(X, y, sensitive_features=s)
-        for method in ("predict_proba", "transform"):
-            if hasattr(est, method):
-                getattr(est, method)(X)
+        work()
     finally:
         busy.clear()
         thread.join()
@@ -115,7 +115,44 @@ def test_a_second_thread_draws_its_own_sequence_during_fit(name):
     expected = _expected(n)
     for kind in ("np", "torch", "py"):
         changed = sum(a != b for a, b in zip(draws[kind], expected[kind], strict=True))
-        assert changed == 0, f"{name}.fit changed {changed} of {n} {kind} draws of another thread"
+        assert changed == 0, f"{what} changed {changed} of {n} {kind} draws of another thread"
+
+
+@pytest.mark.parametrize("name", method_names())
+def test_a_second_thread_draws_its_own_sequence_during_fit(name):
+    X, y, s = toy_data(name)
+    est = tiny(name, random_state=0)
+
+    def work() -> None:
+        est.fit(X, y, sensitive_features=s)
+        for method in ("predict_proba", "transform"):
+            if hasattr(est, method):
+                getattr(est, method)(X)
+
+    _assert_own_sequence_during(work, f"{name}.fit")
+
+
+#: Methods whose estimators fit a whole path in one stacked run (the regression nets'
+#: ``_fit_path`` and FairClassifier's curve).
+PATH_METHODS = ["cenet", "wassersteinnet", "otf"]
+
+
+@pytest.mark.parametrize("name", PATH_METHODS)
+def test_a_path_fit_keeps_the_global_generators_and_another_threads_draws(name):
+    X, y, s = toy_data(name)
+    est = tiny(name, random_state=0)
+    assert supports_stacking(est)
+    strengths = [0.0, 0.5, 1.0]
+    random.seed(123)
+    np.random.seed(123)  # noqa: NPY002 - the caller's own global streams
+    torch.manual_seed(123)
+    before = _states()
+    fairness_path(est, X, y, sensitive_features=s, strengths=strengths)
+    _assert_same(before, _states(), f"fairness_path({name})")
+    _assert_own_sequence_during(
+        lambda: fairness_path(est, X, y, sensitive_features=s, strengths=strengths),
+        f"fairness_path({name})",
+    )
 
 
 @pytest.mark.parametrize("name", method_names())

@@ -72,3 +72,10 @@ def test_bad_prediction_names_the_argument():
     X, y, s = _data(n=100)
     with pytest.raises(ValueError, match="'prediction' parameter of ReductionClassifier"):
         ReductionClassifier(prediction="vote").fit(X, y, sensitive_features=s)
+
+
+@pytest.mark.parametrize("eps", [0.0, -0.01])
+def test_a_bound_not_above_zero_names_eps(eps):
+    X, y, s = _data(n=100)
+    with pytest.raises(ValueError, match="'eps' parameter of ReductionClassifier must be"):
+        ReductionClassifier(eps).fit(X, y, sensitive_features=s)

@@ -338,3 +338,40 @@ def test_a_one_run_sweep_trains_once(plugin_path, tmp_path, workers):
     run_sweep(spec, tmp_path / "out2", profile="one", progress=False, on_plan=plans.append,
               pilot=True, warm_up=True)  # fmt: skip
     assert plans[-1].estimate_s is not None
+
+
+def test_a_one_run_sweep_calls_fit_once_and_stores_the_run_alone(tmp_path, monkeypatch):
+    """Every fit in this process is counted: no probe, warm-up or pilot unless asked."""
+    from otfair.estimators import FairClassifier
+
+    fits = []
+    original = FairClassifier.fit
+
+    def counted(self, X, *args, **kwargs):
+        fits.append(len(X))
+        return original(self, X, *args, **kwargs)
+
+    monkeypatch.setattr(FairClassifier, "fit", counted)
+    text = {
+        "name": "one",
+        "datasets": [{"name": "synthetic"}],
+        "methods": [{"name": "gapreg", "strengths": [1.0], "options": {"batch_size": 100}}],
+        "epochs": 1,
+        "max_train_rows": 200,
+    }
+    from otfair.experiments import parse_spec
+
+    plans = []
+    summary = run_sweep(
+        parse_spec(text), tmp_path / "out", workers=1, progress=False, on_plan=plans.append
+    )
+    assert summary.ok == 1 and fits == [200]  # the run's own fit, on its 200 rows
+    assert plans[-1].estimate_s is None
+    (row,) = _ok_rows(tmp_path / "out")
+    assert row["metrics"]["stacked_k"] == 1 and "stacked_runs" not in row["metrics"]
+    assert row["started_at"] < row["finished_at"] and row["metrics"]["fit_time_s"] > 0
+    # asked for, the warm-up and the pilot fit too (the pilot is the real 1-epoch run)
+    fits.clear()
+    run_sweep(parse_spec({**text, "name": "two"}), tmp_path / "out2", progress=False,
+              on_plan=plans.append, pilot=True, warm_up=True)  # fmt: skip
+    assert len(fits) == 2 and fits[-1] == 200

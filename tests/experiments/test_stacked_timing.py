@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from otfair.experiments import load_spec, make_report, open_store, run_sweep
-from otfair.experiments._stacking import share_fit_time
+from otfair.experiments._execute import share_fit_time
 
 SPEC = """
 name = "timing"

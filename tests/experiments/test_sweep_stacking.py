@@ -4,8 +4,9 @@ import pytest
 
 from otfair.estimators import FairClassifier
 from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
+from otfair.experiments._execute import execute_group
 from otfair.experiments._runner import execute_run
-from otfair.experiments._stacking import configs_of, execute_group, stack_groups
+from otfair.experiments._stacking import configs_of, stack_groups
 from otfair.experiments.methods import MethodSpec, list_methods
 from otfair.experiments.methods import _spec as methods_spec
 

@@ -9,10 +9,7 @@ BaseEstimator)``), which owns:
   (:func:`otfair.utils.draw_seed`) and passes generators derived from it down
   (:func:`otfair.utils.torch_generator`, :func:`numpy.random.default_rng`); it never
   seeds, draws from or restores python's, numpy's or torch's global generators, so a
-  thread drawing from them while another fits sees its own sequence. Such a class
-  declares ``_global_rng_free = True``; a class that does not (one that still seeds
-  the global generators) has its methods run inside :func:`global_rng_preserved`
-  (which restores the streams in the same thread only; a transition state);
+  thread drawing from them while another fits sees its own sequence;
 * **device**: :meth:`TorchEstimatorMixin._device` (``device`` parameter,
   :func:`otfair.utils.resolve_device`);
 * **chunked prediction**: :func:`predict_in_chunks` (bounded memory on large inputs);
@@ -26,10 +23,7 @@ BaseEstimator)``), which owns:
 
 from __future__ import annotations
 
-import functools
-import random
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -42,81 +36,8 @@ from otfair.utils import resolve_device
 __all__ = [
     "TorchEstimatorMixin",
     "encode_binary_labels",
-    "global_rng_preserved",
-    "keeps_global_rng",
     "predict_in_chunks",
 ]
-
-
-#: Methods that :class:`TorchEstimatorMixin` runs inside :func:`global_rng_preserved`.
-RNG_ISOLATED_METHODS = (
-    "fit",
-    "fit_transform",
-    "predict",
-    "predict_proba",
-    "decision_function",
-    "transform",
-    "inverse_transform",
-)
-
-
-def _cuda_devices(device: Any) -> list[int]:
-    """CUDA devices whose generators a fit on ``device`` may touch (none on a CPU fit).
-
-    ``torch.manual_seed`` seeds every CUDA device, so all of them are forked when CUDA is
-    initialized already or the fit asks for it; a CPU-only fit never initializes CUDA.
-    """
-    if not torch.cuda.is_available():
-        return []
-    wants_cuda = str(device).startswith("cuda") or device == "auto"
-    if torch.cuda.is_initialized() or wants_cuda:
-        return list(range(torch.cuda.device_count()))
-    return []
-
-
-@contextmanager
-def global_rng_preserved(device: Any = None) -> Iterator[None]:
-    """Run a block with the global python, numpy and torch generators restored afterwards.
-
-    The states of :mod:`random`, the legacy :func:`numpy.random.get_state` and torch's
-    CPU generator (and the CUDA generators a fit on ``device`` may use, see
-    :func:`torch.random.fork_rng`) are saved on entry and restored on exit, also when
-    the block raises. Code inside may seed and draw from them freely: the caller's
-    streams continue as if the block had never run.
-
-    Parameters
-    ----------
-    device : str, torch.device or None
-        The device of the computation (its CUDA generators are forked too).
-    """
-    py_state = random.getstate()
-    np_state = np.random.get_state()  # noqa: NPY002 - saving the caller's legacy stream
-    with torch.random.fork_rng(devices=_cuda_devices(device)):
-        try:
-            yield
-        finally:
-            random.setstate(py_state)
-            np.random.set_state(np_state)  # noqa: NPY002 - restoring it
-
-
-def keeps_global_rng(method: Callable[..., Any]) -> Callable[..., Any]:
-    """Decorate a method (or function) so that it runs in :func:`global_rng_preserved`.
-
-    A method reads the device from ``self.device`` when there is one.
-    """
-    if getattr(method, "_keeps_global_rng", False):
-        return method
-
-    @functools.wraps(method)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        device = getattr(args[0], "device", None) if args else None
-        if not isinstance(device, str | torch.device):
-            device = None
-        with global_rng_preserved(device):
-            return method(*args, **kwargs)
-
-    wrapper._keeps_global_rng = True  # type: ignore[attr-defined]
-    return wrapper
 
 
 def encode_binary_labels(y: Any, name: str = "y") -> tuple[np.ndarray, np.ndarray]:
@@ -182,24 +103,10 @@ def predict_in_chunks(
 class TorchEstimatorMixin:
     """The base of every torch estimator of otfair (put it first among the bases).
 
-    Subclasses get the label, device and chunk helpers below, and the tags. A subclass that
-    does not declare ``_global_rng_free = True`` (one that still seeds torch's global
-    generator) gets its ``fit`` and prediction methods wrapped by
-    :func:`keeps_global_rng` (``__init_subclass__``).
+    Subclasses get the label, device and chunk helpers below, and the tags. Their fits
+    keep randomness local (see the module docstring): nothing here seeds, wraps or
+    restores the global generators.
     """
-
-    #: Whether the class never touches the global generators (else: its methods are
-    #: wrapped by :func:`keeps_global_rng`, which restores them in the same thread).
-    _global_rng_free: bool = False
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if cls._global_rng_free:
-            return
-        for name in RNG_ISOLATED_METHODS:
-            method = cls.__dict__.get(name)
-            if callable(method):
-                setattr(cls, name, keeps_global_rng(method))
 
     # -- device --------------------------------------------------------------------------
     def _device(self) -> torch.device:

@@ -27,7 +27,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
 from typing import Any
 
-from otfair.experiments._execute import single_thread
+from otfair.experiments._execute import execute_item, single_thread
 from otfair.experiments._spec import RunConfig, import_plugins
 
 #: Seconds to wait for a Dask scheduler given with ``scheduler=`` before giving up.
@@ -202,8 +202,6 @@ class InlineBackend:
     window = 1
 
     def __init__(self, plugins: Sequence[str], warmups: Sequence[RunConfig], stop: StopSignals):
-        from otfair.experiments._stacking import execute_item
-
         self._execute = execute_item
         self._plugins = tuple(plugins)
         self._stop = stop
@@ -243,8 +241,6 @@ class PoolBackend:
         )
 
     def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Future:
-        from otfair.experiments._stacking import execute_item
-
         # the pool starts its workers inside submit: they inherit a blocked SIGINT/SIGTERM,
         # so a Ctrl-C while they import (before worker_init ignores it) is not a
         # KeyboardInterrupt traceback in each of them; the parent stops and kills them
@@ -321,7 +317,7 @@ class DaskBackend:
         self.window = max(workers, threads)
 
     def submit(self, config: RunConfig | tuple[RunConfig, ...]) -> Any:
-        from otfair.experiments._stacking import configs_of, execute_item
+        from otfair.experiments._stacking import configs_of
 
         return self._client.submit(
             execute_item,

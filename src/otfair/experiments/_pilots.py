@@ -14,9 +14,10 @@ from dataclasses import replace
 from typing import Any
 
 from otfair.experiments._backends import StopSignals
+from otfair.experiments._execute import execute_item
 from otfair.experiments._plan import PILOT_EPOCHS, Pilot, record_seconds, run_epochs_of
 from otfair.experiments._spec import RunConfig
-from otfair.experiments._stacking import WorkItem, configs_of, execute_item
+from otfair.experiments._stacking import WorkItem, configs_of
 
 __all__ = [
     "PILOT_GROUP_RUNS",

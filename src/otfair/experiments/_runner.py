@@ -1,8 +1,9 @@
 """The sweep runner: execute a spec's runs on local processes or a Dask cluster.
 
 The parent process owns the :class:`ResultStore` and is its only writer. Workers run
-:func:`execute_run`, which never raises: a failing run comes back as an ``error``
-record with its traceback, is written like any other run, and the sweep goes on.
+the one run executor (:mod:`otfair.experiments._execute`), which never raises: a
+failing run comes back as an ``error`` record with its traceback, is written like any
+other run, and the sweep goes on.
 
 Backends (:mod:`otfair.experiments._backends`)
 ----------------------------------------------
@@ -19,13 +20,14 @@ Backends (:mod:`otfair.experiments._backends`)
     :mod:`concurrent.futures`, so both backends share one loop.
 
 Both backends run a work item, a single run or a stacked group, through one executor
-(:func:`otfair.experiments._stacking.execute_item`). With ``warm_up=True`` (opt-in)
-every worker first fits a throwaway tiny model of each method, so that ``fit_time_s``
-leaves out one-time costs. Pilot fits (:mod:`otfair.experiments._pilots`) time each
-timing group for the plan's estimate (``on_plan``) when more than one work item is
-pending, or when asked (``pilot=True``): a one-run sweep trains once; before a local
-pool starts, one worker's start-up is timed for the estimate too. SIGINT/SIGTERM
-stop the sweep promptly (see :mod:`otfair.experiments._backends`).
+(:func:`otfair.experiments._execute.execute_item`; a single run is a group of one).
+With ``warm_up=True`` (opt-in) every worker first fits a throwaway tiny model of each
+method, so that ``fit_time_s`` leaves out one-time costs. Pilot fits
+(:mod:`otfair.experiments._pilots`) time each timing group for the plan's estimate
+(``on_plan``) when more than one work item is pending, or when asked (``pilot=True``):
+a one-run sweep trains once; before a local pool starts, one worker's start-up is
+timed for the estimate too. SIGINT/SIGTERM stop the sweep promptly (see
+:mod:`otfair.experiments._backends`).
 
 Work items are submitted longest first (:func:`otfair.experiments._plan.longest_first`:
 their estimates from the store's timings and the pilots), so that a pool does not end
@@ -251,7 +253,8 @@ def run_sweep(
     RequestError
         Before anything is stored or trained, for the first setting a run would reject
         (device, method options and strengths, notions, dataset options, missing data
-        files; :func:`otfair.experiments._preflight.check_request`).
+        files; :func:`otfair.experiments._preflight.check_request`; a one-run sweep
+        fits no probe: its run reports the estimator's own errors).
     StoreError
         If ``out_dir`` is an existing file or holds a damaged store (left untouched).
     SweepInterrupted
@@ -267,7 +270,9 @@ def run_sweep(
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
     check_out_dir(out_dir)  # read only: a file or a damaged store is left as it is
-    check_request(configs)  # every value a run would reject, before anything is stored
+    # every value a run would reject, before anything is stored; the estimator probes
+    # (throwaway fits) only for several runs: a one-run sweep trains once
+    check_request(configs, probe=len(configs) > 1)
     with open_store(out_dir) as store:
         claim_store(store, spec, merge=merge)
         info = record_profile(store, spec, profile)

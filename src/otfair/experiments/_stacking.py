@@ -7,8 +7,10 @@ an estimator that fits whole paths in one stacked run
 :class:`~otfair.estimators.FairClassifier`, :class:`~otfair.estimators.CENet`,
 :class:`~otfair.estimators.WassersteinNet`,
 :class:`~otfair.estimators.AdapFairClassifier`). A group is one unit of work for the
-backends, run by :func:`execute_group` in one process through the stages of
-:mod:`otfair.experiments._single`, explicitly: the data is prepared once, the registry
+backends, run in one process by the run executor
+(:func:`otfair.experiments._execute.execute_group`, which runs a single run as a group
+of one) through the stages of :mod:`otfair.experiments._single`: the data is prepared
+once, the registry
 builds the K single-strength estimators, :func:`path_template` checks that they can
 share one path (separate fits when their other parameters differ), and
 :func:`otfair.estimators.fairness_path` (the library's one curve implementation) fits it
@@ -22,14 +24,11 @@ only the pending strengths of a group are grouped and fitted. ``--no-stack``
 from __future__ import annotations
 
 import numbers
-import socket
-import time
-import traceback
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from otfair.experiments._spec import RunConfig, import_plugins
+from otfair.experiments._spec import RunConfig
 
 #: a unit of work: one run, or the runs of a stacked group
 WorkItem = RunConfig | tuple[RunConfig, ...]
@@ -141,153 +140,6 @@ def stack_groups(configs: Sequence[RunConfig]) -> list[WorkItem]:
 def configs_of(item: WorkItem) -> tuple[RunConfig, ...]:
     """Return the runs of a work item."""
     return item if isinstance(item, tuple) else (item,)
-
-
-def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
-    """Run a work item: one record for a run, a list of records for a group."""
-    from otfair.experiments._execute import execute_run
-
-    if not isinstance(item, tuple):
-        record = execute_run(item, plugins)
-        if record.get("status") == "ok":
-            record["result"]["stacked_k"] = 1
-        return record
-    return share_fit_time(execute_group(item, plugins))
-
-
-class _Records:
-    """The records of a group's runs; their wall spans tile the group's wall time.
-
-    A record's ``started_at`` is when the previous record of the group was finished (the
-    group's start for the first), so the first finished run carries the shared data
-    preparation and the stacked fit, as a single run would.
-    """
-
-    def __init__(self, k: int) -> None:
-        self.host = socket.gethostname()
-        self.mark = time.time()
-        self.records: list[dict[str, Any] | None] = [None] * k
-
-    def _close(self, i: int, **fields: Any) -> None:
-        now = time.time()
-        record = {"host": self.host, "started_at": self.mark, **fields, "finished_at": now}
-        self.records[i] = record
-        self.mark = now
-
-    def ok(self, i: int, result: dict[str, Any]) -> None:
-        self._close(i, status="ok", result=result)
-
-    def error(self, indices: Sequence[int], exc: BaseException) -> None:
-        """Record ``exc`` (the exception being handled) for the runs ``indices``."""
-        text, trace = f"{type(exc).__name__}: {exc}", traceback.format_exc()
-        for i in indices:
-            self._close(i, status="error", error=text, traceback=trace)
-
-
-def execute_group(
-    configs: Sequence[RunConfig], plugins: Sequence[str] = ()
-) -> list[dict[str, Any]]:
-    """Run a stacked group explicitly: one data preparation, one curve fit, K evaluations.
-
-    Each run's request is validated (:class:`~otfair.experiments._request.RunRequest`),
-    the data prepared once (the runs differ only in strength), the K estimators built by
-    the registry, and :func:`otfair.estimators.fairness_path` fits them as one path
-    (when :func:`path_template` finds they can share it); its ``estimators_[k]`` is
-    evaluated as the k-th run (so a row is what that run alone computes from the shared
-    path). When the built estimators cannot share a curve, each
-    is fitted on its own. Never raises: a failing stage gives an ``error`` record to the
-    runs it concerns, as :func:`otfair.experiments._execute.execute_run` does for one run.
-    The first fitted run carries the fit time (:func:`share_fit_time` spreads it).
-    """
-    from otfair.estimators import fairness_path
-    from otfair.experiments._execute import single_thread
-    from otfair.experiments._request import RunRequest
-    from otfair.experiments._single import (
-        build_estimator,
-        evaluate,
-        fit_estimator,
-        prepare_data,
-        run_strength,
-    )
-
-    out = _Records(len(configs))
-    live = list(range(len(configs)))
-    try:
-        single_thread()
-        import_plugins(plugins)
-        requests = {}
-        for i in live:
-            try:
-                requests[i] = RunRequest.from_args(**configs[i].run_kwargs())
-            except Exception as exc:  # noqa: BLE001 - any failure of a run is recorded
-                out.error([i], exc)
-        live = list(requests)
-        if not live:
-            return out.records  # type: ignore[return-value]
-        data = prepare_data(requests[live[0]])  # the same data for every run of the group
-        built: dict[int, tuple[Any, float | None]] = {}
-        for i in live:
-            try:
-                strength = run_strength(requests[i], data)
-                built[i] = (build_estimator(requests[i], data, strength), strength)
-            except Exception as exc:  # noqa: BLE001
-                out.error([i], exc)
-        live = list(built)
-        estimators = [built[i][0] for i in live]
-        param = curve_param(estimators[0]) if len(live) > 1 else None
-        template = path_template(estimators, param) if param is not None else None
-        fit_times: dict[int, float] = {}
-        if template is not None:
-            assert param is not None  # a template needs the strength parameter
-            start = time.perf_counter()
-            path = fairness_path(
-                template,
-                data.split.X_train,
-                data.split.y_train,
-                strengths=[getattr(est, param) for est in estimators],
-                **data.fit_kwargs,
-            )
-            total = time.perf_counter() - start
-            for k, i in enumerate(live):
-                built[i] = (path.estimators_[k], built[i][1])
-                fit_times[i] = total if k == 0 else 0.0
-        else:
-            for i in live:
-                try:
-                    fit_times[i] = fit_estimator(built[i][0], data)
-                except Exception as exc:  # noqa: BLE001
-                    out.error([i], exc)
-        for i in fit_times:
-            try:
-                est, strength = built[i]
-                result = evaluate(requests[i], data, est, strength=strength, fit_time=fit_times[i])
-            except Exception as exc:  # noqa: BLE001
-                out.error([i], exc)
-            else:
-                out.ok(i, result)
-    except Exception as exc:  # noqa: BLE001 - a shared stage failed: every open run
-        out.error([i for i, r in enumerate(out.records) if r is None], exc)
-    return out.records  # type: ignore[return-value]
-
-
-def share_fit_time(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Give each successful run of a stacked group its share of the group's fit.
-
-    The first run's fit trains all K models and the others reuse them (~0 s), so the
-    measured ``fit_time_s`` would put the whole curve on the first strength. Each run
-    gets ``sum(fit_time_s) / K`` instead (K = the group's size, ``stacked_k``; also
-    ``stacked_runs`` for stores written before ``stacked_k``), so that a report's
-    timing column reads as the cost per strength of the stacked fit.
-    """
-    k = len(records)
-    ok = [r for r in records if r.get("status") == "ok"]
-    total = sum(float(r["result"].get("fit_time_s") or 0.0) for r in ok)
-    for record in ok:
-        result = record["result"]
-        result["fit_time_s"] = total / k
-        result["stacked_k"] = k
-        result["stacked_runs"] = k
-    return records
 
 
 def item_records(

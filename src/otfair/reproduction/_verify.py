@@ -179,7 +179,7 @@ def rerun(item: Sequence[Mapping[str, Any]], *, threads: int | None = None) -> l
     run; another count changes the order of floating-point sums).
     """
     import otfair.experiments._execute as execute
-    from otfair.experiments._stacking import execute_item
+    from otfair.experiments._execute import execute_item
 
     configs = tuple(run_config(r) for r in item)
     work = configs[0] if len(configs) == 1 else configs

@@ -87,50 +87,29 @@ def torch_generator(seed: int, device: torch.device | str | None = None) -> torc
     return gen
 
 
+def _functions(owner: Any, names: str) -> frozenset:
+    """Return the attributes ``names`` (space-separated) of ``owner``."""
+    return frozenset(getattr(owner, name) for name in names.split())
+
+
 #: torch functions that draw random numbers and take a ``generator=`` argument.
-_RANDOM_FUNCTIONS = frozenset(
-    {
-        torch.nn.init.uniform_,
-        torch.nn.init.normal_,
-        torch.nn.init.trunc_normal_,
-        torch.nn.init.kaiming_uniform_,
-        torch.nn.init.kaiming_normal_,
-        torch.nn.init.xavier_uniform_,
-        torch.nn.init.xavier_normal_,
-        torch.nn.init.orthogonal_,
-        torch.nn.init.sparse_,
-        torch.Tensor.uniform_,
-        torch.Tensor.normal_,
-        torch.Tensor.bernoulli_,
-        torch.Tensor.random_,
-        torch.Tensor.exponential_,
-        torch.Tensor.geometric_,
-        torch.Tensor.cauchy_,
-        torch.Tensor.log_normal_,
-        torch.rand,
-        torch.randn,
-        torch.randint,
-        torch.randperm,
-        torch.bernoulli,
-        torch.multinomial,
-        torch.normal,
-        torch.poisson,
-    }
+_RANDOM_FUNCTIONS = (
+    _functions(
+        torch.nn.init,
+        "uniform_ normal_ trunc_normal_ kaiming_uniform_ kaiming_normal_ xavier_uniform_ "
+        "xavier_normal_ orthogonal_ sparse_",
+    )
+    | _functions(
+        torch.Tensor,
+        "uniform_ normal_ bernoulli_ random_ exponential_ geometric_ cauchy_ log_normal_",
+    )
+    | _functions(torch, "rand randn randint randperm bernoulli multinomial normal poisson")
 )
 #: random draws that cannot take a generator (they would draw from the global one).
-_GLOBAL_ONLY = frozenset(
-    {
-        torch.nn.functional.dropout,
-        torch.nn.functional.dropout1d,
-        torch.nn.functional.dropout2d,
-        torch.nn.functional.dropout3d,
-        torch.nn.functional.alpha_dropout,
-        torch.nn.functional.feature_alpha_dropout,
-        torch.rand_like,
-        torch.randn_like,
-        torch.randint_like,
-    }
-)
+_GLOBAL_ONLY = _functions(
+    torch.nn.functional,
+    "dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout",
+) | _functions(torch, "rand_like randn_like randint_like")
 
 
 class _GeneratorMode(TorchFunctionMode):

@@ -164,7 +164,6 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     #: scikit-learn's parameter constraints, checked once at the start of :meth:`fit`
     #: (a penalty's name, a notion's name and ``strength <= 1`` under convex mixing are
     #: checked by the penalty object, :func:`otfair.notions.as_notion` and the fit)
-    _global_rng_free = True  # generators derived from random_state, passed down
     _parameter_constraints: dict = {
         "penalty": [str, HasMethods(["build", "get_params"])],
         "strength": [Interval(Real, 0, None, closed="left")],

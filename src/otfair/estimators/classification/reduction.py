@@ -117,13 +117,8 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
             ExponentiatedGradient,
         )
 
+        # eps > 0 and prediction in PREDICTIONS: _parameter_constraints, checked on entry
         notion = as_notion(self.notion, allowed=("dp", "eo"))
-        if not self.eps > 0:
-            raise ValueError(f"`eps` must be > 0; got {self.eps!r}.")
-        if self.prediction not in PREDICTIONS:
-            raise ValueError(
-                f"`prediction` must be one of {PREDICTIONS}; got {self.prediction!r}."
-            )
         X, y = validate_data(self, X, y, dtype=np.float64)
         classes, y = encode_binary_labels(y, "y")
         if sensitive_features is None:
@@ -169,7 +164,6 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[(self.predict_proba(X)[:, 1] >= 0.5).astype(np.int64)]
         # fairlearn's ExponentiatedGradient.predict: one uniform draw per row, compared
         # with the (unclipped) mixture probability
-        check_is_fitted(self, "mitigator_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         p1 = np.asarray(self.mitigator_._pmf_predict(X), dtype=np.float64)[:, 1]
         u = local_random_state(self.random_state).rand(p1.shape[0])

@@ -149,7 +149,6 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     (200, 2)
     """
 
-    _global_rng_free = True  # generators derived from random_state, passed down
     _parameter_constraints: dict[str, Any] = {
         "classifier": "no_validation",  # any classifier: as_torch_classifier checks it
         "output": [StrOptions({"logits", "probability"})],

@@ -225,7 +225,6 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     (200, 2)
     """
 
-    _global_rng_free = True  # generators derived from random_state, passed down
     _parameter_constraints: dict[str, Any] = {
         **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
         "base_classifier": "no_validation",  # any classifier, or None

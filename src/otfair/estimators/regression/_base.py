@@ -17,11 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
-from otfair.estimators._torch_base import (
-    TorchEstimatorMixin,
-    keeps_global_rng,
-    predict_in_chunks,
-)
+from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
     DEVICE,
@@ -162,7 +158,6 @@ class NeuralFairRegressor(
         "random_state": RANDOM_STATE,
         "device": DEVICE,
     }
-    _global_rng_free = True  # generators derived from random_state, passed down
 
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary | None:
         """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""
@@ -224,7 +219,6 @@ class NeuralFairRegressor(
 
         return fit_net(self, X, y, sensitive_features)  # a stacked run of one model
 
-    @keeps_global_rng
     def _fit_path(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[NeuralFairRegressor]:

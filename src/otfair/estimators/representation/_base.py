@@ -181,7 +181,6 @@ class RepresentationEstimator(
     Not for direct use.
     """
 
-    _global_rng_free = True  # generators derived from random_state, passed down
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "strength": [non_negative_real()],
         "head_hidden": [Widths()],

@@ -217,11 +217,12 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
     if "notions" in table:
         key = _path(where, "notions")
         raw_notions = _list(table["notions"], key)
-        notions = tuple(_string(v, f"{key}[{i}]") for i, v in enumerate(raw_notions))
-        for i, notion in enumerate(notions):
+        given = tuple(_string(v, f"{key}[{i}]") for i, v in enumerate(raw_notions))
+        for i, notion in enumerate(given):
             problem = notion_problem(name, spec, notion) if spec.notions else None
             if problem:
                 raise ConfigError(f"{key}[{i}]", problem)
+        notions = given
     only: tuple[str, ...] | None = None
     if "datasets" in table:
         key = _path(where, "datasets")

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections.abc
 import inspect
+import re
 import types
 import typing
 from pathlib import PurePath
@@ -185,12 +186,27 @@ def _owner(spec: MethodSpec, name: str) -> tuple[Any, str]:
     return (spec.estimator if spec.estimator is not None else spec.build), name
 
 
+#: scikit-learn's words for a type, shortened for help tables ("a bool", "a list").
+_SHORT = (
+    ("an instance of 'bool' or an instance of 'numpy.bool'", "a bool"),
+    ("an instance of 'numpy.bool'", "a bool"),
+    ("an instance of 'bool'", "a bool"),
+)
+
+
 def _words(constraints: list[Any]) -> str:
-    """scikit-learn's words for what ``constraints`` accept ("an int in the range [1, inf)")."""
+    """Say what ``constraints`` accept, in scikit-learn's words (shortened for tables).
+
+    "an int in the range [1, inf)", as its messages say; ``an instance of 'list'`` is
+    shortened to ``a list``.
+    """
     from sklearn.utils._param_validation import make_constraint
 
     shown = [str(c) for c in map(make_constraint, constraints) if not c.hidden]
-    return shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    text = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    for long, short in _SHORT:
+        text = text.replace(long, short)
+    return re.sub(r"an instance of '(?:[\w.]+\.)?(\w+)'", r"a \1", text)
 
 
 def describe_option(spec: MethodSpec, name: str) -> str:

@@ -20,6 +20,8 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
+from otfair.experiments._messages import notion_problem, unknown_options_message
+
 __all__ = [
     "DATASETS",
     "METHODS",
@@ -105,25 +107,6 @@ def method_names(name: str) -> MethodNames:
     raise ValueError(unknown_method_message(name))
 
 
-def notion_problem(method: str, info: MethodNames, notion: str) -> str | None:
-    """Return the registry's words for a ``notion`` that ``method`` does not take, or None."""
-    if not info.notions:
-        return f"method {method!r} has no choice of fairness notion; drop `notion`."
-    if notion not in info.notions:
-        return (
-            f"method {method!r} supports the notion(s) {', '.join(info.notions)}; got {notion!r}."
-        )
-    return None
-
-
-def unknown_options_message(method: str, unknown: list[str], valid: Iterable[str]) -> str:
-    """Return the registry's words for ``-o`` option names ``method`` does not accept."""
-    return (
-        f"unknown option(s) {', '.join(map(repr, unknown))} for method {method!r}; "
-        f"valid options: {', '.join(sorted(valid))}."
-    )
-
-
 def method_problem(
     method: str,
     info: MethodNames,
@@ -148,7 +131,7 @@ def method_problem(
             "drop `strength`."
         )
     if notion is not None:
-        problem = notion_problem(method, info, notion)
+        problem = notion_problem(method, info.notions, notion)
         if problem:
             return problem
     if domains and not info.takes_domains:

@@ -195,7 +195,8 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
 
 def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
     # no torch: names checked at once, in the registry's words
-    from otfair.experiments._names import method_names, notion_problem
+    from otfair.experiments._messages import notion_problem
+    from otfair.experiments._names import method_names
 
     table = _table(raw, where)
     _check_keys(table, _METHOD_KEYS, where)
@@ -219,7 +220,7 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
         raw_notions = _list(table["notions"], key)
         given = tuple(_string(v, f"{key}[{i}]") for i, v in enumerate(raw_notions))
         for i, notion in enumerate(given):
-            problem = notion_problem(name, spec, notion) if spec.notions else None
+            problem = notion_problem(name, spec.notions, notion) if spec.notions else None
             if problem:
                 raise ConfigError(f"{key}[{i}]", problem)
         notions = given

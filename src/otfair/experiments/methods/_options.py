@@ -235,7 +235,7 @@ def check_options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
         (:class:`~sklearn.utils._param_validation.InvalidParameterError`, also a
         ``TypeError``, naming the parameter, the class and what it accepts).
     """
-    from otfair.experiments._names import unknown_options_message
+    from otfair.experiments._messages import unknown_options_message
     from otfair.utils._constraints import validate_option
 
     accepted = accepted_options(spec)

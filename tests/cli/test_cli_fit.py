@@ -70,7 +70,7 @@ def _one_line_error(res, *needles):
 @pytest.mark.parametrize(
     ("args", "needles"),
     [
-        (["--method", "otf", "-o", "lr=abc"], ["option 'lr'", "expects a number", "'abc'"]),
+        (["--method", "otf", "-o", "lr=abc"], ["'lr' parameter of FairClassifier", "'abc'"]),
         (["--method", "otf", "-o", "nonsense=1"], ["'nonsense'", "valid options:", "lr"]),
         (["--method", "ftm-joint", "--notion", "eo"], ["supports the notion(s) dp", "'eo'"]),
         (["--method", "barycenter", "--notion", "eopp"], ["notion(s) dp;", "'eopp'"]),

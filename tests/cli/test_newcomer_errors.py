@@ -272,7 +272,7 @@ SPEC_CASES = [
         "option-lr-abc",
         _SYNTHETIC + '[[methods]]\nname = "ftm"\noptions = { lr = "abc" }\n',
         [],
-        "option 'lr' of method 'ftm' expects a number",
+        "The 'lr' parameter of FairClassifier must be a float",
         True,
     ),
     (

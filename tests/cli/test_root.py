@@ -34,7 +34,9 @@ def test_methods_list_and_describe():
     assert info["notions"] == ["dp", "eopp", "eo"] and info["strength"] == "lambda"
     assert info["strength_grid"] == list(spec.default_strengths)
     assert info["default_strength"] == 0.5 and info["takes_domains"] is True
-    assert info["options"]["base_epochs"] == "an integer" and "base_epochs" in info["announced"]
+    # what the option accepts: the words of its constraint (AdapFairClassifier's)
+    assert info["options"]["base_epochs"] == "an int in the range [1, inf)"
+    assert "base_epochs" in info["announced"]
     assert info["paper"]
     text = runner.invoke(app, ["methods", "describe", "bgl"])
     assert text.exit_code == 0 and "law_school" in text.stdout and "max_iter" in text.stdout

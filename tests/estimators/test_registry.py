@@ -86,12 +86,20 @@ def test_paper_settings_one_table():
 @pytest.mark.parametrize(
     ("method", "options", "match"),
     [
-        ("otf", {"lr": "abc"}, "option 'lr' of method 'otf' expects a number; got 'abc'"),
-        ("otf", {"lr": True}, "expects a number"),
-        ("otf", {"batch_size": 1.5}, "expects an integer"),
+        # the estimator's _parameter_constraints, in its fit's words
+        (
+            "otf",
+            {"lr": "abc"},
+            r"The 'lr' parameter of FairClassifier must be a float in the "
+            r"range \(0.0, inf\). Got 'abc' instead.",
+        ),  # fmt: skip
+        ("otf", {"lr": -1}, "'lr' parameter of FairClassifier"),
+        ("otf", {"batch_size": 1.5}, "'batch_size' parameter of FairClassifier must be an int"),
         ("otf", {"nonsense": 1}, "unknown option.*valid options: .*batch_size"),
-        ("cenet", {"encoder_hidden": [8, "a"]}, "a list of integers"),
-        ("adapfair", {"sensitive_column": "x"}, "an integer or null"),
+        ("cenet", {"encoder_hidden": [8, "a"]}, "'encoder_hidden' parameter of CENet"),
+        ("adapfair", {"sensitive_column": "x"}, "'sensitive_column' parameter of AdapFair"),
+        # a penalty object's setting without a declared constraint: its type hint
+        ("otf", {"eps": "small"}, "option 'eps' of method 'otf' expects a number"),
         ("reduction", {"epochs": 3}, "valid options: C, max_iter"),
     ],
 )

@@ -62,7 +62,7 @@ def test_option_types_sensitive_names_and_devices_are_one_error_each():
             "methods": [{"name": "ftm", "strengths": [0.1], "options": {"lr": "abc"}}],
         }
     )
-    with pytest.raises(RequestError, match="option 'lr' of method 'ftm' expects a number"):
+    with pytest.raises(RequestError, match="'lr' parameter of FairClassifier must be a float"):
         check_request(lr.runs())
     height = parse_spec(
         {

@@ -37,7 +37,7 @@ def test_from_args_normalizes_and_fills_the_method_defaults(plugin_path):
     ("change", "match"),
     [
         ({"seed": -1}, "`seed`"),
-        ({"epochs": 0}, "`epochs`"),
+        ({"epochs": 0}, "'epochs' parameter of"),
         ({"train_group_share": 1.0}, "`train_group_share`"),
         ({"notion": "eopp"}, "supports the notion"),
         ({"source_domain": "a"}, "given together"),

@@ -50,7 +50,7 @@ def test_user_dataset_factory(plugin_path):
         ({"seed": -1}, "`seed`"),
         ({"seed": 1.5}, "`seed`"),
         ({"test_size": 1.0}, "`test_size`"),
-        ({"epochs": 0}, "`epochs`"),
+        ({"epochs": 0}, "'epochs' parameter of"),
         ({"max_train_rows": 1}, "`max_train_rows`"),
         ({"strength": "big"}, "`strength`"),
         ({"source_domain": "a"}, "given together"),

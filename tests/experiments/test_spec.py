@@ -54,7 +54,7 @@ BASE = {"datasets": [{"name": "synthetic"}], "methods": [{"name": "dummy-lr"}]}
         ({"seeds": "three"}, "seeds"),
         ({"seeds": [0, 0]}, "seeds"),
         ({"test_size": 2}, "test_size"),
-        ({"epochs": 0}, "epochs"),
+        ({"epochs": "two"}, "epochs"),  # its range is the estimator's (test_option_messages)
         ({"datasets": [{"name": "nope"}]}, "datasets[0].name"),
         ({"datasets": [{"name": "synthetic", "optoins": {}}]}, "datasets[0].optoins"),
         ({"datasets": [{"name": "synthetic", "source_domain": "a"}]}, "datasets[0].target_domain"),

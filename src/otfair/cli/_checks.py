@@ -58,41 +58,22 @@ def check_method(
 ) -> None:
     """Fail unless ``method`` exists and takes the strength, notion, domains and options.
 
-    The words are those of :func:`otfair.experiments._request.check_against_spec`; the
-    option *values* are checked later, with the estimator's constraints.
+    The words are :func:`otfair.experiments._names.method_problem`'s, which the registry
+    raises too; the option *values* are checked later, against the estimator's
+    ``_parameter_constraints``.
     """
-    from otfair.experiments._names import METHODS, method_names
+    from otfair.experiments._names import method_names, method_problem
 
     try:
         info = method_names(method)
     except ValueError as exc:
         fail(str(exc))
         raise  # unreachable: fail exits
-    if strength is not None and not info.has_strength:
-        fail(
-            f"method {method!r} has no trade-off strength (no fairness term to weigh); "
-            "drop `strength`."
-        )
-    if notion is not None:
-        if not info.notions:
-            fail(f"method {method!r} has no choice of fairness notion; drop `notion`.")
-        if notion not in info.notions:
-            fail(
-                f"method {method!r} supports the notion(s) {', '.join(info.notions)}; "
-                f"got {notion!r}."
-            )
-    if domains and not info.takes_domains:
-        takers = [n for n, m in METHODS.items() if m.takes_domains]
-        fail(
-            f"method {method!r} does not take a source and a target domain; drop them "
-            f"(methods that do: {', '.join(takers) or 'none'})."
-        )
-    unknown = [k for k in options if info.options and k not in info.options]
-    if unknown:
-        fail(
-            f"unknown option(s) {', '.join(map(repr, unknown))} for method {method!r}; "
-            f"valid options: {', '.join(sorted(info.options))}."
-        )
+    problem = method_problem(
+        method, info, strength=strength, notion=notion, domains=domains, options=options
+    )
+    if problem:
+        fail(problem)
 
 
 def check_scheduler(address: str) -> None:

@@ -95,16 +95,30 @@ def format_value(value: Any) -> str:
 
 
 def print_table(
-    title: str, header: list[str], rows: list[list[Any]], *, align: str = "right"
+    title: str,
+    header: list[str],
+    rows: list[list[Any]],
+    *,
+    align: str = "right",
+    ratios: list[int | None] | None = None,
 ) -> None:
-    """Print one table: first column left-aligned, the others ``align``-ed."""
+    """Print one table: first column left-aligned, the others ``align``-ed.
+
+    ``ratios`` (one per column, ``None`` for the first): the table takes the terminal's
+    width, shared between the wrapped columns in these proportions (rich's ``ratio``).
+    """
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=title)
+    table = Table(title=title, expand=ratios is not None)
     for i, name in enumerate(header):
         # the first column names the row (a method, a measure): never wrapped mid-name
-        table.add_column(name, justify="left" if i == 0 else align, no_wrap=i == 0)  # type: ignore[arg-type]
+        table.add_column(
+            name,
+            justify="left" if i == 0 else align,  # type: ignore[arg-type]
+            no_wrap=i == 0,
+            ratio=None if ratios is None else ratios[i],
+        )
     for row in rows:
         table.add_row(*(format_value(v) for v in row))
     Console().print(table)

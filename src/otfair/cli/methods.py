@@ -142,6 +142,7 @@ def describe_command(
             for k, r in help_rows.items()
         ],
         align="left",
+        ratios=[None, 1, 2],  # the description gets the room a narrow terminal has
     )
 
 

@@ -199,7 +199,9 @@ class SweepSpec:
                     continue
                 if m.datasets is not None and ds.label not in m.datasets:
                     continue
-                epochs = prof.epochs if prof.epochs is not None else (m.epochs or self.epochs)
+                epochs = next(
+                    (e for e in (prof.epochs, m.epochs, self.epochs) if e is not None), None
+                )
                 for strength in _thin(m.strengths, prof.max_strengths):
                     for notion in m.notions:
                         for seed in seeds:

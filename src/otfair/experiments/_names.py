@@ -16,10 +16,22 @@ Methods registered at run time (a sweep spec's ``plugins``) are not in the table
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["DATASETS", "METHODS", "MethodNames", "method_names", "unknown_method_message"]
+from otfair.experiments._messages import notion_problem, unknown_options_message
+
+__all__ = [
+    "DATASETS",
+    "METHODS",
+    "MethodNames",
+    "method_names",
+    "method_problem",
+    "notion_problem",
+    "unknown_method_message",
+    "unknown_options_message",
+]
 
 
 class MethodNames(NamedTuple):
@@ -93,6 +105,46 @@ def method_names(name: str) -> MethodNames:
     if name in registered:
         return registered[name]
     raise ValueError(unknown_method_message(name))
+
+
+def method_problem(
+    method: str,
+    info: MethodNames,
+    *,
+    strength: object = None,
+    notion: str | None = None,
+    domains: bool = False,
+    options: Iterable[str] = (),
+) -> str | None:
+    """Return what ``method`` refuses among the run's argument *names* (one line), or None.
+
+    The one wording of these checks, torch-free: the CLI answers with it before importing
+    torch, a sweep spec's parser and the registry
+    (:func:`otfair.experiments._request.check_against_spec`) raise it. A strength given to
+    a method without one, a notion it does not take, domains it does not take, unknown
+    ``-o`` names. The option *values* are the estimator's constraints
+    (:func:`otfair.experiments.methods.check_options`).
+    """
+    if strength is not None and not info.has_strength:
+        return (
+            f"method {method!r} has no trade-off strength (no fairness term to weigh); "
+            "drop `strength`."
+        )
+    if notion is not None:
+        problem = notion_problem(method, info.notions, notion)
+        if problem:
+            return problem
+    if domains and not info.takes_domains:
+        known = {**METHODS, **_registered()}
+        takers = [n for n, m in sorted(known.items()) if m.takes_domains]
+        return (
+            f"method {method!r} does not take a source and a target domain; drop them "
+            f"(methods that do: {', '.join(takers) or 'none'})."
+        )
+    unknown = [k for k in options if info.options and k not in info.options]
+    if unknown:
+        return unknown_options_message(method, unknown, info.options)
+    return None
 
 
 def render() -> dict[str, object]:

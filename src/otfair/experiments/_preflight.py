@@ -6,16 +6,17 @@ of their cost, and raises :class:`RequestError` with one line at the first probl
 
 1. the device (:func:`otfair.utils.resolve_device`: ``tpu``, CUDA without CUDA);
 2. the method registry (:func:`otfair.experiments._request.check_against_spec`: a
-   strength for a method without one, an unsupported notion, domains, the names and types
-   of the ``options``);
+   strength for a method without one, an unsupported notion, domains, the ``options``'
+   names; the values of the strength, ``epochs`` and the ``options`` against the
+   estimator's ``_parameter_constraints``, in its ``fit``'s words);
 3. the dataset options (the loader's option names and fixed choices, e.g.
    ``sensitive="height"``; a synthetic dataset is generated, which is cheap);
 4. the data files of every dataset of the plan (located, not read or downloaded:
    :func:`otfair.datasets._status.file_status`), naming the missing ones and the fix;
-5. the estimator's own parameter checks, which live in ``fit`` (a strength outside the
-   method's range such as OTF's alpha 3, ``lr=-1``...). Each distinct (method, strength,
-   notion, options) is built by the registry and fitted for one epoch on
-   :data:`PROBE_ROWS` rows of the embedded synthetic data (a throwaway fit, as the
+5. the estimator's checks that no constraint declares, which live in ``fit`` (a strength
+   outside the method's range such as OTF's alpha 3 under convex mixing...). Each
+   distinct (method, strength, notion, options) is built by the registry and fitted for
+   one epoch on :data:`PROBE_ROWS` rows of the embedded synthetic data (a throwaway fit, as the
    runner's warm-up; nothing of the sweep's data is touched). A probe that fails while
    the same method with its default strength and no options succeeds on the same data
    is the request's error; when the default fails too, the probe says nothing (the
@@ -85,7 +86,14 @@ def check_methods(configs: Iterable[RunConfig]) -> None:
 
     seen: set[tuple[Any, ...]] = set()
     for c in configs:
-        key = (c.method, c.strength, c.notion, c.source_domain, _options_key(c.method_options))
+        key = (
+            c.method,
+            c.strength,
+            c.notion,
+            c.source_domain,
+            c.epochs,
+            _options_key(c.method_options),
+        )
         if key in seen:
             continue
         seen.add(key)
@@ -97,6 +105,7 @@ def check_methods(configs: Iterable[RunConfig]) -> None:
                 notion=c.notion,
                 domains=c.source_domain is not None,
                 method_options=c.method_options,
+                epochs=c.epochs,
             )
         except (ValueError, TypeError) as exc:
             raise RequestError(f"{_setting(c)}: {_first_line(exc)}") from None

@@ -59,40 +59,36 @@ def _check_strength(strength: Any) -> float | None:
 def check_against_spec(
     spec: MethodSpec,
     *,
-    strength: float | None,
+    strength: Any,
     notion: str | None,
     domains: bool,
     method_options: Mapping[str, Any],
+    epochs: Any = None,
 ) -> str | None:
     """Check the run's arguments against what the method takes; return the notion used.
 
     Raises ``ValueError`` for a strength given to a method without one, a notion the
     method does not support, domains given to a method that does not take them, or an
-    unknown / ill-typed method option.
+    unknown option (:func:`otfair.experiments._names.method_problem`, the CLI's words),
+    and :class:`~sklearn.utils._param_validation.InvalidParameterError` (a
+    ``ValueError``) for a strength, ``epochs`` or option value that the estimator's
+    ``_parameter_constraints`` refuse (its ``fit``'s words,
+    :func:`otfair.experiments.methods.check_options`).
     """
-    from otfair.experiments.methods import check_options, get_method, list_methods
+    from otfair.experiments._names import from_spec, method_problem
+    from otfair.experiments.methods import check_options, check_run_values
 
-    if strength is not None and not spec.has_strength:
-        raise ValueError(
-            f"method {spec.name!r} has no trade-off strength (no fairness term to weigh); "
-            "drop `strength`."
-        )
-    if notion is not None:
-        if not spec.notions:
-            raise ValueError(
-                f"method {spec.name!r} has no choice of fairness notion; drop `notion`."
-            )
-        if notion not in spec.notions:
-            raise ValueError(
-                f"method {spec.name!r} supports the notion(s) {', '.join(spec.notions)}; "
-                f"got {notion!r}."
-            )
-    if domains and not spec.takes_domains:
-        takers = [n for n in list_methods() if get_method(n).takes_domains]
-        raise ValueError(
-            f"method {spec.name!r} does not take a source and a target domain; drop them "
-            f"(methods that do: {', '.join(takers) or 'none'})."
-        )
+    problem = method_problem(
+        spec.name,
+        from_spec(spec),
+        strength=strength,
+        notion=notion,
+        domains=domains,
+        options=method_options,
+    )
+    if problem:
+        raise ValueError(problem)
+    check_run_values(spec, strength=strength, epochs=epochs)
     check_options(spec, dict(method_options))
     return notion if notion is not None else (spec.notions[0] if spec.notions else None)
 
@@ -143,10 +139,11 @@ class RunRequest:
     Raises
     ------
     TypeError, ValueError
-        Naming the argument: a non-integer or negative ``seed``, ``epochs`` < 1,
-        ``max_train_rows`` < 2, ``test_size`` or ``train_group_share`` outside (0, 1), a
-        non-numeric ``strength``, one domain without the other, an unknown audit or
-        method, and what :func:`check_against_spec` refuses.
+        Naming the argument: a non-integer or negative ``seed``, ``max_train_rows`` < 2,
+        ``test_size`` or ``train_group_share`` outside (0, 1), one domain without the
+        other, an unknown audit or method, and what :func:`check_against_spec` refuses
+        (a ``strength`` or ``epochs`` that the estimator's constraints refuse, in its
+        ``fit``'s words).
     """
 
     dataset: Any
@@ -174,15 +171,12 @@ class RunRequest:
             "test_size": _check_test_size(self.test_size),
             "verbose": bool(self.verbose),
         }
-        if self.epochs is not None:
-            checked["epochs"] = _check_int(self.epochs, "epochs", minimum=1)
         if self.max_train_rows is not None:
             checked["max_train_rows"] = _check_int(
                 self.max_train_rows, "max_train_rows", minimum=2
             )
         if self.train_group_share is not None:
             checked["train_group_share"] = _check_share(self.train_group_share)
-        checked["strength"] = _check_strength(self.strength)
         if (self.source_domain is None) != (self.target_domain is None):
             raise ValueError("`source_domain` and `target_domain` must be given together.")
         checked["audits"] = check_audits(self.audits)
@@ -191,11 +185,15 @@ class RunRequest:
         checked["method_options"] = dict(self.method_options or {})
         checked["notion"] = check_against_spec(
             spec,
-            strength=checked["strength"],
+            strength=self.strength,
             notion=self.notion,
             domains=self.source_domain is not None,
             method_options=checked["method_options"],
+            epochs=self.epochs,
         )
+        checked["strength"] = _check_strength(self.strength)
+        if self.epochs is not None:  # valid for the estimator: an int >= 1
+            checked["epochs"] = int(self.epochs)
         if self.target_domain is not None:
             checked["target_domain"] = str(self.target_domain)
         for name, value in checked.items():  # frozen: normalized values set once, here

@@ -5,7 +5,10 @@ The grid classes live in :mod:`otfair.experiments._grid` and are re-exported her
 A spec names datasets (with loader options), methods (with strength grids and notions),
 seeds, the split and the training budget, plus named profiles that shrink the grid
 (``quick``). Every key is validated up front, so a typo fails before any training with a
-:class:`ConfigError` that names the offending key (``methods[2].strenghts``).
+:class:`ConfigError` that names the offending key (``methods[2].strenghts``). The values
+that an estimator's ``_parameter_constraints`` declare (the strengths, ``epochs``, the
+methods' ``options``) are checked against them by the request check that starts every
+sweep (:func:`otfair.experiments._preflight.check_request`), in the estimator's words.
 """
 
 from __future__ import annotations
@@ -114,10 +117,11 @@ def _string(value: Any, key: str) -> str:
     return value
 
 
-def _integer(value: Any, key: str, minimum: int) -> int:
+def _integer(value: Any, key: str, minimum: int | None) -> int:
+    """Return ``value``, an int >= ``minimum`` (``None``: the estimator's range, ``epochs``)."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ConfigError(key, f"must be an integer, got {value!r}.")
-    if value < minimum:
+    if minimum is not None and value < minimum:
         raise ConfigError(key, f"must be >= {minimum}, got {value}.")
     return value
 
@@ -190,7 +194,9 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
 
 
 def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
-    from otfair.experiments._names import method_names  # no torch: names checked at once
+    # no torch: names checked at once, in the registry's words
+    from otfair.experiments._messages import notion_problem
+    from otfair.experiments._names import method_names
 
     table = _table(raw, where)
     _check_keys(table, _METHOD_KEYS, where)
@@ -212,13 +218,12 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
     if "notions" in table:
         key = _path(where, "notions")
         raw_notions = _list(table["notions"], key)
-        notions = tuple(_string(v, f"{key}[{i}]") for i, v in enumerate(raw_notions))
-        for i, notion in enumerate(notions):
-            if spec.notions and notion not in spec.notions:
-                raise ConfigError(
-                    f"{key}[{i}]",
-                    f"method {name!r} supports notions {list(spec.notions)}, not {notion!r}.",
-                )
+        given = tuple(_string(v, f"{key}[{i}]") for i, v in enumerate(raw_notions))
+        for i, notion in enumerate(given):
+            problem = notion_problem(name, spec.notions, notion) if spec.notions else None
+            if problem:
+                raise ConfigError(f"{key}[{i}]", problem)
+        notions = given
     only: tuple[str, ...] | None = None
     if "datasets" in table:
         key = _path(where, "datasets")
@@ -239,7 +244,7 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
         strengths=strengths or (None,),
         notions=notions or (None,),
         options=_table(table.get("options", {}), _path(where, "options")),
-        epochs=None if epochs is None else _integer(epochs, _path(where, "epochs"), 1),
+        epochs=None if epochs is None else _integer(epochs, _path(where, "epochs"), None),
     )
 
 
@@ -251,7 +256,8 @@ def _parse_profile(raw: Any, where: str, labels: set[str], methods: set[str]) ->
         kwargs["seeds"] = _seeds(table["seeds"], _path(where, "seeds"))
     for key in ("epochs", "max_train_rows", "max_strengths"):
         if key in table:
-            kwargs[key] = _integer(table[key], _path(where, key), 1)
+            minimum = None if key == "epochs" else 1
+            kwargs[key] = _integer(table[key], _path(where, key), minimum)
     if "test_size" in table:
         kwargs["test_size"] = _test_size(table["test_size"], _path(where, "test_size"))
     if "description" in table:
@@ -379,7 +385,7 @@ def parse_spec(raw: Mapping[str, Any], *, default_name: str = "sweep") -> SweepS
         methods=methods,
         seeds=_seeds(table.get("seeds", [0]), "seeds"),
         test_size=_test_size(table.get("test_size", 0.2), "test_size"),
-        epochs=None if epochs is None else _integer(epochs, "epochs", 1),
+        epochs=None if epochs is None else _integer(epochs, "epochs", None),
         max_train_rows=None if rows is None else _integer(rows, "max_train_rows", 2),
         device=_string(table.get("device", "cpu"), "device"),
         plugins=plugins,

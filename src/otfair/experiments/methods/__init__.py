@@ -7,7 +7,12 @@ built-in families register themselves on first lookup. :data:`PAPER_SETTINGS` is
 table of per-dataset paper settings.
 """
 
-from otfair.experiments.methods._options import RUN_ARGUMENTS, check_options, describe_option
+from otfair.experiments.methods._options import (
+    RUN_ARGUMENTS,
+    check_options,
+    check_run_values,
+    describe_option,
+)
 from otfair.experiments.methods._settings import PAPER_SETTINGS, paper_settings
 from otfair.experiments.methods._spec import (
     MethodSpec,
@@ -25,6 +30,7 @@ __all__ = [
     "RunArgs",
     "builder",
     "check_options",
+    "check_run_values",
     "describe_option",
     "get_method",
     "list_methods",

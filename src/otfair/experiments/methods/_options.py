@@ -1,17 +1,22 @@
-"""The ``-o KEY=VALUE`` options of a method: which names it accepts and of what type.
+"""The ``-o KEY=VALUE`` options of a method: which names it accepts and what values.
 
 The accepted names are the constructor parameters of the method's estimator class
-(:attr:`MethodSpec.estimator`) that the run does not set itself; for a method registered
-without an estimator class, the keyword parameters of its builder. Values are checked
-before the estimator is built, so that ``-o lr=abc`` says which option expects what
-instead of failing deep inside training: with the estimator's scikit-learn
-``_parameter_constraints`` when it declares them, else with its type hints.
+(:attr:`MethodSpec.estimator`) that the run does not set itself, plus the settings of its
+penalty object (:attr:`MethodSpec.penalty`); for a method registered without an
+estimator class, the keyword parameters of its builder. Values are checked before the
+estimator is built, against the class's scikit-learn ``_parameter_constraints``
+(:func:`otfair.utils.validate_option`): the words of the estimator's own ``fit``, so a
+bad value gets the same message from Python, ``otfair fit`` and a sweep spec. So are the
+run's ``strength`` and ``epochs`` (:func:`check_run_values`). A parameter no constraint
+declares (a penalty object's setting, a plug-in's parameter) is checked against its type
+hint.
 """
 
 from __future__ import annotations
 
 import collections.abc
 import inspect
+import re
 import types
 import typing
 from pathlib import PurePath
@@ -58,6 +63,20 @@ def accepted_options(spec: MethodSpec) -> dict[str, inspect.Parameter]:
     return {n: p for n, p in named.items() if n not in skip}
 
 
+def _penalty_setting(estimator: Any, penalty: type[Any] | None, name: str) -> str | None:
+    """Return the penalty object's setting that option ``name`` sets (None: the estimator's).
+
+    ``penalty__NAME``, and a ``NAME`` that only the penalty object has.
+    """
+    if penalty is None:
+        return None
+    if name.startswith("penalty__"):
+        return name.removeprefix("penalty__")
+    theirs = _signature_params(penalty.__init__)[0]
+    mine = {} if estimator is None else _signature_params(estimator.__init__)[0]
+    return name if name in theirs and name not in mine else None
+
+
 def split_penalty_settings(
     estimator: type[Any], penalty: type[Any] | None, options: dict[str, Any]
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -65,19 +84,14 @@ def split_penalty_settings(
 
     ``penalty__NAME`` and a ``NAME`` that only the penalty object has go to the object.
     """
-    if penalty is None:
-        return dict(options), {}
-    own = set(_signature_params(penalty.__init__)[0])
-    estimator_params = set(_signature_params(estimator.__init__)[0])
     mine: dict[str, Any] = {}
     theirs: dict[str, Any] = {}
     for key, value in options.items():
-        if key.startswith("penalty__"):
-            theirs[key.removeprefix("penalty__")] = value
-        elif key in own and key not in estimator_params:
-            theirs[key] = value
-        else:
+        setting = _penalty_setting(estimator, penalty, key)
+        if setting is None:
             mine[key] = value
+        else:
+            theirs[setting] = value
     return mine, theirs
 
 
@@ -158,55 +172,122 @@ def _default_hint(param: inspect.Parameter) -> Any:
     return type(default)
 
 
+def _declared(cls: Any) -> dict[str, Any]:
+    """Return the ``_parameter_constraints`` of ``cls`` (``{}`` when it declares none)."""
+    constraints = getattr(cls, "_parameter_constraints", None)
+    return dict(constraints) if isinstance(constraints, collections.abc.Mapping) else {}
+
+
+def _owner(spec: MethodSpec, name: str) -> tuple[Any, str]:
+    """Return the class whose parameter option ``name`` sets, and the parameter's name."""
+    setting = _penalty_setting(spec.estimator, spec.penalty, name)
+    if setting is not None:
+        return spec.penalty, setting
+    return (spec.estimator if spec.estimator is not None else spec.build), name
+
+
+#: scikit-learn's words for a type, shortened for help tables ("a bool", "a list").
+_SHORT = (
+    ("an instance of 'bool' or an instance of 'numpy.bool'", "a bool"),
+    ("an instance of 'numpy.bool'", "a bool"),
+    ("an instance of 'bool'", "a bool"),
+)
+
+
+def _words(constraints: list[Any]) -> str:
+    """Say what ``constraints`` accept, in scikit-learn's words (shortened for tables).
+
+    "an int in the range [1, inf)", as its messages say; ``an instance of 'list'`` is
+    shortened to ``a list``.
+    """
+    from sklearn.utils._param_validation import make_constraint
+
+    shown = [str(c) for c in map(make_constraint, constraints) if not c.hidden]
+    text = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    for long, short in _SHORT:
+        text = text.replace(long, short)
+    return re.sub(r"an instance of '(?:[\w.]+\.)?(\w+)'", r"a \1", text)
+
+
 def describe_option(spec: MethodSpec, name: str) -> str:
-    """Describe the expected type of option ``name`` in words (for help and error messages)."""
+    """Say what option ``name`` accepts (for help): its constraint, else its type hint."""
     param = accepted_options(spec)[name]
+    owner, base = _owner(spec, name)
+    declared = _declared(owner)
+    if base in declared:
+        return _words(declared[base])
     hint = _type_hints(spec).get(name, _default_hint(param))
     return "any value" if hint is Any else _describe(hint)
 
 
-def _check_constraints(spec: MethodSpec, options: dict[str, Any]) -> None:
-    """Validate against the estimator's scikit-learn ``_parameter_constraints``."""
-    assert spec.estimator is not None  # called for a spec with an estimator class
-    from sklearn.utils._param_validation import (
-        InvalidParameterError,
-        validate_parameter_constraints,
-    )
-
-    constraints = getattr(spec.estimator, "_parameter_constraints", None) or {}
-    subset = {k: v for k, v in constraints.items() if k in options}
-    try:
-        validate_parameter_constraints(subset, options, caller_name=spec.estimator.__name__)
-    except InvalidParameterError as exc:
-        raise ValueError(f"method {spec.name!r}: {str(exc).splitlines()[0]}") from None
-
-
 def check_options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
-    """Check that ``options`` are accepted by ``spec`` and have the expected types.
+    """Check that ``options`` are accepted by ``spec`` and that their values are valid.
+
+    A value is checked against the ``_parameter_constraints`` of the class it reaches
+    (the estimator, or the penalty object for its settings): the message is the one
+    that class's ``fit`` gives. A parameter without a declared constraint is checked
+    against its type hint.
 
     Raises
     ------
     ValueError
-        For an unknown option (the message lists the valid ones) or a value of the wrong
-        type (the message names the option and the expected type).
+        For an unknown option (the message lists the valid ones) or an invalid value
+        (:class:`~sklearn.utils._param_validation.InvalidParameterError`, also a
+        ``TypeError``, naming the parameter, the class and what it accepts).
     """
+    from otfair.experiments._messages import unknown_options_message
+    from otfair.utils._constraints import validate_option
+
     accepted = accepted_options(spec)
     if not accepted:
         return dict(options)
     unknown = [k for k in options if k not in accepted]
     if unknown:
-        raise ValueError(
-            f"unknown option(s) {', '.join(map(repr, unknown))} for method {spec.name!r}; "
-            f"valid options: {', '.join(sorted(accepted))}."
-        )
+        raise ValueError(unknown_options_message(spec.name, unknown, accepted))
     hints = _type_hints(spec)
     for key, value in options.items():
+        owner, base = _owner(spec, key)
+        if base in _declared(owner):
+            validate_option(owner, base, value)
+            continue
         hint = hints.get(key, _default_hint(accepted[key]))
         if not _matches(value, hint):
             raise ValueError(
                 f"option {key!r} of method {spec.name!r} expects {describe_option(spec, key)}; "
                 f"got {value!r}."
             )
-    if spec.estimator is not None and hasattr(spec.estimator, "_parameter_constraints"):
-        _check_constraints(spec, options)
     return dict(options)
+
+
+def check_run_values(spec: MethodSpec, *, strength: Any = None, epochs: Any = None) -> None:
+    """Check the run's ``strength`` and ``epochs`` against the estimator's constraints.
+
+    ``strength`` is checked as the estimator parameter that receives it
+    (:attr:`MethodSpec.strength_parameter`: ``strength``, ``lam``, ``eps``...),
+    ``epochs`` as its ``epochs``; for an estimator without that parameter or its
+    constraint, ``epochs`` must be an int >= 1 (the words name the method) and the
+    strength is left to the estimator's ``fit``.
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ``ValueError`` and a ``TypeError``) with the estimator's own message: "The
+        'epochs' parameter of FairClassifier must be an int in the range [1, inf). Got 0
+        instead."
+    """
+    from sklearn.utils._param_validation import validate_parameter_constraints
+
+    from otfair.utils._constraints import positive_int, validate_option
+
+    declared = _declared(spec.estimator)
+    param = spec.strength_parameter
+    if strength is not None and param is not None and param in declared:
+        validate_option(spec.estimator, param, strength)
+    if epochs is None:
+        return
+    if "epochs" in declared:
+        validate_option(spec.estimator, "epochs", epochs)
+    else:
+        validate_parameter_constraints(
+            {"epochs": [positive_int()]}, {"epochs": epochs}, caller_name=f"method {spec.name!r}"
+        )

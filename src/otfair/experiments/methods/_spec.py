@@ -11,6 +11,7 @@ built-in methods register themselves in their own modules (``_classification``,
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -77,6 +78,11 @@ class MethodSpec:
     fixed : tuple of str
         Estimator (or penalty object) parameters the builder sets itself (not ``-o``
         options).
+    strength_param : str or None
+        The estimator parameter that receives the strength, whose constraint a run's
+        strength is checked against before the build; ``None``: the first of
+        ``strength``, ``lam`` and ``eps`` that the estimator's constructor takes
+        (:attr:`strength_parameter`).
     defaults : mapping
         Settings the builder uses (for ``otfair methods describe``), e.g. ``epochs``.
     announce : mapping of str to str
@@ -102,6 +108,7 @@ class MethodSpec:
     estimator: type[Any] | None = field(default=None, compare=False)
     penalty: type[Any] | None = field(default=None, compare=False)
     fixed: tuple[str, ...] = ()
+    strength_param: str | None = None
     defaults: Mapping[str, Any] = field(default_factory=dict)
     announce: Mapping[str, str] = field(default_factory=dict)
     extra_report: Callable[[Any, Any], dict] | None = field(default=None, compare=False)
@@ -117,6 +124,16 @@ class MethodSpec:
             return None
         value = self.dataset_strengths.get(str(dataset), self.default_strength)
         return None if value is None else float(value)
+
+    @property
+    def strength_parameter(self) -> str | None:
+        """The estimator parameter that receives the strength (``None``: unknown or none)."""
+        if not self.has_strength or self.estimator is None:
+            return None
+        if self.strength_param is not None:
+            return self.strength_param
+        params = inspect.signature(self.estimator.__init__).parameters
+        return next((n for n in ("strength", "lam", "eps") if n in params), None)
 
     def option_names(self) -> tuple[str, ...]:
         """Names accepted by ``-o`` (empty when unknown: the builder checks them)."""

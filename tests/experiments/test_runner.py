@@ -110,7 +110,7 @@ def _count_ok(db):
     with sqlite3.connect(db) as conn:
         try:
             return conn.execute("SELECT COUNT(*) FROM runs WHERE status='ok'").fetchone()[0]
-        except sqlite3.OperationalError:
+        except sqlite3.DatabaseError:  # the file is being created by the sweep
             return 0
 
 

@@ -5,8 +5,10 @@ import pytest
 from otfair.estimators import FairClassifier
 from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
 from otfair.experiments._execute import execute_group
+from otfair.experiments._plan import Pilot, estimate_items
 from otfair.experiments._runner import execute_run
 from otfair.experiments._stacking import configs_of, stack_groups
+from otfair.experiments._store import timing_group
 from otfair.experiments.methods import MethodSpec, list_methods
 from otfair.experiments.methods import _spec as methods_spec
 
@@ -114,10 +116,15 @@ def test_the_estimate_counts_a_timed_stacked_group_per_run(tmp_path):
     with open_store(tmp_path / "out") as store:
         rows = store.rows()
     assert len(rows) == 3
-    group_seconds = sum(r["finished_at"] - r["started_at"] for r in rows)
-    estimated = [p.estimate_s for p in plans if p.estimate_s is not None and not p.partial]
-    # one stacked fit for the 3 runs, from a 1-epoch pilot of the group (not 3 fits)
-    assert estimated and 0.3 * group_seconds < estimated[-1] < 2.0 * group_seconds
+    final = [p for p in plans if p.estimate_s is not None and not p.partial]
+    # one stacked fit for the 3 runs, from a pilot of the group (not 3 fits)
+    assert final and "1 fits, stacked groups counted once" in final[-1].basis
+    assert "3 runs from pilot fits of 1 method x dataset group" in final[-1].basis
+    # the arithmetic behind it, with a pilot of the whole group taking 2 s
+    items = [tuple(spec.runs())]
+    group = timing_group(items[0][0])
+    seconds, _ = estimate_items(items, {}, {group: Pilot(runs=3, wall_s=2.0)}, workers=1)
+    assert seconds == pytest.approx(2.0)  # the group once, not 3 x 2 s
 
 
 def test_adapfair_runs_share_one_base_classifier_with_equal_rows(tmp_path):

@@ -98,8 +98,9 @@ def test_paper_settings_one_table():
         ("otf", {"nonsense": 1}, "unknown option.*valid options: .*batch_size"),
         ("cenet", {"encoder_hidden": [8, "a"]}, "'encoder_hidden' parameter of CENet"),
         ("adapfair", {"sensitive_column": "x"}, "'sensitive_column' parameter of AdapFair"),
-        # a penalty object's setting without a declared constraint: its type hint
-        ("otf", {"eps": "small"}, "option 'eps' of method 'otf' expects a number"),
+        # a penalty object's setting: the object's _parameter_constraints
+        ("otf", {"eps": "small"}, "The 'eps' parameter of OTF must be a float"),
+        ("ftm", {"group_batch_size": 0}, "The 'group_batch_size' parameter of FTM must be an int"),
         ("reduction", {"epochs": 3}, "valid options: C, max_iter"),
     ],
 )

@@ -10,7 +10,13 @@ import pytest
 
 from otfair.estimators import FairClassifier
 from otfair.experiments import load_spec, run_sweep
-from otfair.experiments._plan import Pilot, estimate_items, format_duration, pool_start_seconds
+from otfair.experiments._plan import (
+    Pilot,
+    epoch_seconds,
+    estimate_items,
+    format_duration,
+    pool_start_seconds,
+)
 from otfair.experiments._preflight import RequestError, check_request, missing_data_files
 from otfair.experiments._spec import RunConfig, parse_spec
 from otfair.experiments._store import (
@@ -180,6 +186,14 @@ def test_pilot_estimate_separates_fixed_and_per_epoch_cost():
     assert linear.estimate(1) == pytest.approx(0.5 + 2.0)
     real = Pilot(runs=2, wall_s=4.0, fit_s=1.0)  # the pilot was the real item
     assert real.estimate(2) == pytest.approx(4.0)
+
+
+def test_pilot_fits_whose_difference_is_noise_do_not_drop_the_epochs():
+    # 2- and 1-epoch fits of a few hundred rows: the 2-epoch one may come out faster
+    assert epoch_seconds(0.010, 0.012) is None and epoch_seconds(0.012, 0.012) is None
+    assert epoch_seconds(3.0, 2.0) == pytest.approx(1.0)
+    noisy = Pilot(runs=1, wall_s=0.02, fit_s=0.012, epochs=100_000, epoch_s=None)
+    assert noisy.estimate(1) == pytest.approx(0.008 + 0.012 * 100_000)  # E x the 1-epoch fit
 
 
 def test_estimate_items_spreads_over_workers_but_not_below_the_longest_item():

@@ -96,9 +96,9 @@ def test_adversary_lr_and_ftm_settings_are_read_from_the_object():
                          epochs=1, random_state=0).fit(X, y, sensitive_features=s)  # fmt: skip
     # one round pairs the larger group's points once: ceil(n_large / m) pairings
     assert ftm.n_pairings_ == int(np.ceil(np.bincount(s).max() / 20))
-    with pytest.raises(ValueError, match="`matching`"):
+    with pytest.raises(ValueError, match="'matching' parameter of FTM"):
         FairClassifier(FTM("sideways"), 1.0).fit(X, y, sensitive_features=s)
-    with pytest.raises(ValueError, match="`group_batch_size`"):
+    with pytest.raises(ValueError, match="'group_batch_size' parameter of FTM"):
         FairClassifier(FTM(group_batch_size=0), 1.0).fit(X, y, sensitive_features=s)
 
 
@@ -109,8 +109,14 @@ def test_registry_options_reach_the_penalty_object():
     assert adv.lr == 0.01 and adv.penalty.lr == 0.1  # the flat `lr` is the classifier's
     with pytest.raises(ValueError, match="unknown option"):
         check_options(get_method("ftm"), {"matching": "joint"})  # fixed by the method
-    with pytest.raises(ValueError, match="expects a number"):
+    # a penalty setting is checked by the penalty object's constraints, in its fit's words
+    with pytest.raises(ValueError) as from_registry:
         check_options(get_method("otf"), {"eps": "small"})
+    X, y, s = two_group_data(120)
+    with pytest.raises(ValueError) as from_fit:
+        FairClassifier(OTF(eps="small"), 0.5, epochs=1).fit(X, y, sensitive_features=s)
+    assert str(from_registry.value) == str(from_fit.value)
+    assert "The 'eps' parameter of OTF must be a float" in str(from_fit.value)
 
 
 def test_fixed_batches_auto_fixes_them_for_a_penalty_that_keeps_batch_work():

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from otfair.experiments._plan import ESTIMATE_RANGE, PILOT_EPOCHS, Pilot
+from otfair.experiments._plan import ESTIMATE_RANGE, PILOT_EPOCHS, Pilot, epoch_seconds
 
 
 @dataclass(frozen=True)
@@ -83,6 +83,5 @@ def estimate_fit(run: Mapping[str, Any]) -> FitEstimate | None:
         result = run_single(**{**quiet, "epochs": pilot_epochs})
         fits.append((time.perf_counter() - start, float(result.get("fit_time_s") or 0.0)))
     (_, fit2), (wall1, fit1) = fits
-    epoch_s = max(0.0, fit2 - fit1) / (PILOT_EPOCHS[0] - PILOT_EPOCHS[1])
-    pilot = Pilot(1, wall1, fit1, epochs, epoch_s)
+    pilot = Pilot(1, wall1, fit1, epochs, epoch_seconds(fit2, fit1))
     return FitEstimate(pilot.estimate(1), epochs, time.perf_counter() - began)

@@ -15,7 +15,13 @@ from typing import Any
 
 from otfair.experiments._backends import StopSignals
 from otfair.experiments._execute import execute_item
-from otfair.experiments._plan import PILOT_EPOCHS, Pilot, record_seconds, run_epochs_of
+from otfair.experiments._plan import (
+    PILOT_EPOCHS,
+    Pilot,
+    epoch_seconds,
+    record_seconds,
+    run_epochs_of,
+)
 from otfair.experiments._spec import RunConfig
 from otfair.experiments._stacking import WorkItem, configs_of
 
@@ -80,7 +86,7 @@ def pilot_item(
         _, fit2 = record_seconds(run_item(_pilot_of(item, PILOT_EPOCHS[0], 0), plugins, stop))
     wall, fit = record_seconds(run_item(_pilot_of(item, PILOT_EPOCHS[1], 1), plugins, stop))
     if epochs > PILOT_EPOCHS[0]:
-        epoch_s = max(0.0, fit2 - fit) / (PILOT_EPOCHS[0] - PILOT_EPOCHS[1])
+        epoch_s = epoch_seconds(fit2, fit)
     spent = time.perf_counter() - began
     return Pilot(runs, wall, fit, epochs, epoch_s, spent_s=spent), None
 

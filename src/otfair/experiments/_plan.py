@@ -113,6 +113,17 @@ PARALLEL_EFFICIENCY = 0.75
 PILOT_EPOCHS = (2, 1)
 
 
+def epoch_seconds(fit_long: float, fit_short: float) -> float | None:
+    """Cost of one epoch from the :data:`PILOT_EPOCHS` fits; ``None`` when unmeasured.
+
+    A difference that is not positive (the two fits' noise exceeds an epoch, as with a
+    few hundred rows) measures nothing: ``None`` makes :meth:`Pilot.estimate` charge the
+    whole 1-epoch fit per epoch (an upper bound) instead of no cost per epoch at all.
+    """
+    diff = fit_long - fit_short
+    return diff / (PILOT_EPOCHS[0] - PILOT_EPOCHS[1]) if diff > 0 else None
+
+
 def usable_cores() -> int:
     """Cores this process may run on (its affinity mask where the platform has one)."""
     import os

@@ -7,6 +7,7 @@ builds :class:`AdversaryPenalty`.
 from __future__ import annotations
 
 import math
+from typing import Any, ClassVar
 
 import torch
 from torch import nn
@@ -15,6 +16,7 @@ from torch.nn import functional as F
 from otfair.notions import Notion, as_notion
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
 from otfair.penalties._checks import check_binary_groups, check_labels, check_scores
+from otfair.utils._constraints import positive_int, positive_real
 
 _LOGIT_CLAMP = 1e-6
 
@@ -33,6 +35,11 @@ class Adversary(PenaltyObject):
     name = "adv"
     notions = ("dp", "eo")
     training_settings = ("lr",)
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "hidden": [positive_int()],
+        "lr": [None, positive_real()],
+    }
 
     def __init__(self, hidden: int = 32, *, lr: float | None = None) -> None:
         self.hidden = hidden

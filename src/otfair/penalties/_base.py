@@ -5,12 +5,10 @@
 :class:`otfair.models.StackedMLP`: K values). Both trainers call :func:`penalty_values`.
 A ``batchable`` penalty (Norm, GapReg, MDP, OTF, FairTorch) evaluates the block in one
 call with the formula of one vector (``scores @ c`` is both) and keeps per-model state
-per row (OTF's warm starts), so a curve's K models share one instance; any other penalty
-is evaluated row by row (an adversary's parameters are per model). :class:`LinearPenalty`
-is the base of the linear-notion penalties (Norm, OTF). A :class:`PenaltyObject` holds a
-penalty's settings and builds its torch penalty for a notion; :func:`as_penalty_object`
-resolves a name through :data:`PENALTY_OBJECTS`. A fit enters this module and its
-penalty's own module only (the eager checks of direct calls are in ``_checks``).
+per row (OTF's warm starts); others go row by row. :class:`LinearPenalty` is the base of
+the linear-notion penalties. A :class:`PenaltyObject` holds a penalty's settings and
+builds its torch penalty; :func:`as_penalty_object` resolves a name through
+:data:`PENALTY_OBJECTS`. A fit enters this module and its penalty's own module only.
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple, cast
 
 import torch
+from sklearn.utils._param_validation import validate_parameter_constraints
 from torch import nn
 
 from otfair.notions import LinearConstraints, Notion, as_notion
@@ -366,6 +365,8 @@ class PenaltyObject:
     notion_hint: ClassVar[str] = ""
     #: settings the training reads itself (not options of the penalty)
     training_settings: ClassVar[tuple[str, ...]] = ()
+    #: the settings' constraints (scikit-learn's format), checked by :meth:`check`
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {}
 
     @classmethod
     def _param_names(cls) -> list[str]:
@@ -395,7 +396,10 @@ class PenaltyObject:
         return {k: v for k, v in params.items() if k not in self.training_settings}
 
     def check(self) -> PenaltyObject:
-        """Check the settings the training reads itself (default: none); return ``self``."""
+        """Check the settings against ``_parameter_constraints``; return ``self``."""
+        validate_parameter_constraints(
+            self._parameter_constraints, self.get_params(), caller_name=type(self).__name__
+        )
         return self
 
     def adversary_lr(self, default: float) -> float:

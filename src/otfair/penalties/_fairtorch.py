@@ -6,13 +6,14 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, ClassVar, Literal
 
 import torch
 
 from otfair.notions import Notion, as_notion
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
 from otfair.penalties._checks import check_binary_groups
+from otfair.utils._constraints import StrOptions
 
 #: Which constraint rows the penalty sums (see :class:`FairTorchDemographicParity`).
 FairTorchRows = Literal["released", "per-group"]
@@ -31,6 +32,10 @@ class FairTorchDP(PenaltyObject):
 
     name = "fairtorch-dp"
     notions = ("dp",)
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "rows": [StrOptions({"released", "per-group"})],
+    }
 
     def __init__(self, rows: str = "released") -> None:
         self.rows = rows

@@ -30,11 +30,13 @@ from __future__ import annotations
 
 import hashlib
 import math
+import numbers
 import os
 import tempfile
 import warnings
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any, ClassVar
 
 import numpy as np
 import torch
@@ -43,7 +45,12 @@ from otfair.notions import Notion, as_notion
 from otfair.ot import joint_cost, match
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
 from otfair.penalties._checks import check_scores
-from otfair.utils import check_positive_int, check_scalar
+from otfair.utils._constraints import (
+    Interval,
+    StrOptions,
+    non_negative_real,
+    positive_int,
+)
 
 
 class FTM(PenaltyObject):
@@ -83,6 +90,15 @@ class FTM(PenaltyObject):
         "cache_dir",
     )
 
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "matching": [StrOptions({"marginal", "joint"})],
+        "label_weight": [non_negative_real()],
+        "group_batch_size": [positive_int()],
+        "n_pairing_rounds": [positive_int()],
+        "matching_seed": [Interval(numbers.Integral, 0, None, closed="left")],
+        "cache_dir": [None, str, os.PathLike],
+    }
+
     def __init__(
         self,
         matching: str = "marginal",
@@ -99,17 +115,6 @@ class FTM(PenaltyObject):
         self.n_pairing_rounds = n_pairing_rounds
         self.matching_seed = matching_seed
         self.cache_dir = cache_dir
-
-    def check(self) -> FTM:
-        """Check the settings (``ValueError`` naming the setting); return ``self``."""
-        if self.matching not in ("marginal", "joint"):
-            raise ValueError(f"`matching` must be 'marginal' or 'joint'; got {self.matching!r}.")
-        for name in ("group_batch_size", "n_pairing_rounds"):
-            check_positive_int(getattr(self, name), name)
-        check_scalar(self.label_weight, "label_weight", minimum=0.0)
-        if isinstance(self.matching_seed, bool) or not isinstance(self.matching_seed, int):
-            raise ValueError(f"`matching_seed` must be an integer; got {self.matching_seed!r}.")
-        return self
 
     def matched_batches(
         self, X: np.ndarray, y: np.ndarray, groups: np.ndarray, batch_size: int

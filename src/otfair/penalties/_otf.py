@@ -7,13 +7,14 @@ defaults from one place (:data:`DEFAULTS`).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import torch
 from torch import Tensor
 
 from otfair.notions import LinearConstraints, Notion
 from otfair.penalties._base import LinearPenalty, PenaltyObject
+from otfair.utils._constraints import positive_int, positive_real
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -46,6 +47,12 @@ class OTF(PenaltyObject):
     """
 
     name = "otf"
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "eps": [positive_real()],
+        "max_iter": [positive_int()],
+        "warm_start": ["boolean"],
+        "tol": [positive_real()],
+    }
 
     def __init__(
         self,

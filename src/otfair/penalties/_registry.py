@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, ClassVar
 
 from otfair.notions import Notion, as_notion
 from otfair.penalties import _base
@@ -136,6 +136,11 @@ class Penalty(PenaltyObject):
     options : dict, optional
         Keyword options of its factory.
     """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        "name": [str],
+        "options": [None, dict],
+    }
 
     def __init__(self, name: str, options: dict[str, Any] | None = None) -> None:
         self.name = name  # type: ignore[misc]  # an instance's name, not the class's

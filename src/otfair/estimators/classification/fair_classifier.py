@@ -225,14 +225,15 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Check the parameters once (scikit-learn's constraints, then the penalty's)."""
         check_strength(self.strength)  # a list: the message names fairness_path
         self._validate_params()
+        settings = self._penalty_object()
+        if settings is not None:
+            settings.check()  # the penalty object's constraints, before it builds
         penalty = self._make_penalty()
         check_scalar(self.strength, "strength", minimum=0.0)  # finite
         if self._mixing(penalty) == "convex" and self.strength > 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
             )
-        if penalty is not None:
-            cast(PenaltyObject, self._penalty_object()).check()
         return penalty
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:

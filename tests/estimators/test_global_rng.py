@@ -133,7 +133,7 @@ def test_a_second_thread_draws_its_own_sequence_during_fit(name):
 
 
 #: Methods whose estimators fit a whole path in one stacked run (the regression nets'
-#: ``_fit_path`` and FairClassifier's curve).
+#: ``__otfair_fit_path__`` and FairClassifier's curve).
 PATH_METHODS = ["cenet", "wassersteinnet", "otf"]
 
 

@@ -9,7 +9,8 @@ scikit-learn's ``lasso_path``: :func:`fairness_path` fits it and returns one fit
 single-strength estimator per strength.
 
 An estimator that can fit K strengths in one stacked training run declares it with a
-method ``_fit_path(X, y, sensitive_features, strengths, **fit_params)`` returning the K
+method ``__otfair_fit_path__(X, y, sensitive_features, strengths, **fit_params)``
+(a protocol hook, like scikit-learn's ``__sklearn_tags__``) returning the K
 fitted estimators (FairClassifier: every penalty; the regression nets; AdapFair: one
 frozen base classifier shared by the flows of every strength). The K models of a
 stacked run share the seed, hence the initialization, the batches and every
@@ -63,7 +64,7 @@ def strength_param(estimator: Any) -> str:
 
 def supports_stacking(estimator: Any) -> bool:
     """Whether ``estimator`` fits a whole path in one stacked training run."""
-    return callable(getattr(estimator, "_fit_path", None))
+    return callable(getattr(estimator, "__otfair_fit_path__", None))
 
 
 def fairness_path(
@@ -123,7 +124,9 @@ def fairness_path(
     param = strength_param(estimator)
     values = check_strengths(strengths)
     if supports_stacking(estimator):
-        fitted = list(estimator._fit_path(X, y, sensitive_features, values, **fit_params))
+        fitted = list(
+            estimator.__otfair_fit_path__(X, y, sensitive_features, values, **fit_params)
+        )
     else:
         fitted = [
             clone(estimator)

@@ -284,7 +284,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._fit_models([self], [penalty], X, y, sensitive_features)
         return self
 
-    def _fit_path(
+    def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[FairClassifier]:
         """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`).

@@ -377,7 +377,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 
-    def _fit_path(
+    def __otfair_fit_path__(
         self,
         X: Any,
         y: Any,

@@ -219,7 +219,7 @@ class NeuralFairRegressor(
 
         return fit_net(self, X, y, sensitive_features)  # a stacked run of one model
 
-    def _fit_path(
+    def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[NeuralFairRegressor]:
         """K values of ``lam`` in one stacked run (:func:`otfair.estimators.fairness_path`)."""

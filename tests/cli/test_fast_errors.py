@@ -39,6 +39,22 @@ CASES = [
     ("unknown-dataset", ["fit", "--dataset", "nosuch", "--method", "otf"], "nosuch"),
     ("bad-notion", ["fit", "--dataset", "adult", "--method", "otf", "--notion", "xx"], "xx"),
     ("bad-option", ["fit", "--dataset", "adult", "--method", "otf", "-o", "bogus=1"], "bogus"),
+    # values: the constraints the name table describes, in the estimator's words
+    (
+        "bad-epochs",
+        ["fit", "--dataset", "adult", "--method", "otf", "--epochs", "0"],
+        "The 'epochs' parameter of FairClassifier must be an int in the range [1, inf)",
+    ),
+    (
+        "bad-option-value",
+        ["fit", "--dataset", "adult", "--method", "otf", "-o", "lr=-1"],
+        "The 'lr' parameter of FairClassifier",
+    ),
+    (
+        "bad-penalty-setting",
+        ["fit", "--dataset", "adult", "--method", "ftm", "-o", "group_batch_size=0"],
+        "The 'group_batch_size' parameter of FTM",
+    ),
     (
         "strength-unused",
         ["fit", "--dataset", "adult", "--method", "unfair", "--strength", "2"],

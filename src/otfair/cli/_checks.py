@@ -12,7 +12,7 @@ the library's own check that would run later.
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -55,14 +55,17 @@ def check_method(
     notion: str | None = None,
     domains: bool = False,
     options: Iterable[str] = (),
+    epochs: int | None = None,
 ) -> None:
     """Fail unless ``method`` exists and takes the strength, notion, domains and options.
 
     The words are :func:`otfair.experiments._names.method_problem`'s, which the registry
-    raises too; the option *values* are checked later, against the estimator's
-    ``_parameter_constraints``.
+    raises too. The strength, ``epochs`` and option *values* (``options`` a mapping) are
+    checked against the constraints the name table describes
+    (:func:`~otfair.experiments._names.values_problem`, the estimator's words); the
+    others later, against the estimator's ``_parameter_constraints``.
     """
-    from otfair.experiments._names import method_names, method_problem
+    from otfair.experiments._names import method_names, method_problem, values_problem
 
     try:
         info = method_names(method)
@@ -72,6 +75,10 @@ def check_method(
     problem = method_problem(
         method, info, strength=strength, notion=notion, domains=domains, options=options
     )
+    if problem:
+        fail(problem)
+    values = dict(options) if isinstance(options, Mapping) else {}
+    problem = values_problem(method, strength=strength, epochs=epochs, options=values)
     if problem:
         fail(problem)
 

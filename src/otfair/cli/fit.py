@@ -157,6 +157,7 @@ def fit_command(
         notion=notion,
         domains=source_domain is not None or target_domain is not None,
         options=method_options,
+        epochs=epochs,
     )
     check_dataset(dataset)
     if test_size is not None and dataset_options.get("split") == "predefined":

@@ -25,12 +25,14 @@ from otfair.experiments._messages import notion_problem, unknown_options_message
 __all__ = [
     "DATASETS",
     "METHODS",
+    "VALUES",
     "MethodNames",
     "method_names",
     "method_problem",
     "notion_problem",
     "unknown_method_message",
     "unknown_options_message",
+    "values_problem",
 ]
 
 
@@ -63,6 +65,12 @@ METHODS: dict[str, MethodNames] = {
         tuple(row["options"]),
     )
     for name, row in _DATA["methods"].items()
+}
+
+#: Per built-in method, the described constraints of its strength (``"strength"``),
+#: ``"epochs"`` and ``-o`` options (:mod:`otfair.experiments._value_checks`).
+VALUES: dict[str, dict[str, dict[str, object]]] = {
+    name: row.get("values", {}) for name, row in _DATA["methods"].items()
 }
 
 
@@ -147,21 +155,71 @@ def method_problem(
     return None
 
 
+def values_problem(
+    method: str, *, strength: object = None, epochs: object = None, options: dict | None = None
+) -> str | None:
+    """Return the refusal of a run's strength, ``epochs`` or ``-o`` value, or ``None``.
+
+    Torch- and scikit-learn-free, in the order and words of the registry's own checks
+    (:func:`otfair.experiments._request.check_against_spec`), for the values whose
+    constraints the table describes; the others are checked later by the registry.
+    """
+    from otfair.experiments._value_checks import value_problem
+
+    described = VALUES.get(method, {})
+    given = {"strength": strength, "epochs": epochs, **(options or {})}
+    for key, value in given.items():
+        if key in ("strength", "epochs") and value is None:
+            continue
+        entry = described.get(key)
+        problem = None if entry is None else value_problem(entry, value)
+        if problem:
+            return problem
+    return None
+
+
+def _described_values(spec: object) -> dict[str, dict[str, object]]:
+    """Return the described constraints of an entry's strength, epochs and options."""
+    from otfair.experiments._value_checks import describe
+    from otfair.experiments.methods._options import _declared, _owner, accepted_options
+    from otfair.utils._constraints import positive_int
+
+    targets: dict[str, tuple[object, str]] = {}
+    estimator = spec.estimator  # type: ignore[attr-defined]
+    param = spec.strength_parameter  # type: ignore[attr-defined]
+    if param is not None:
+        targets["strength"] = (estimator, param)
+    targets["epochs"] = (estimator, "epochs")
+    for key in accepted_options(spec):  # type: ignore[arg-type]
+        targets[key] = _owner(spec, key)  # type: ignore[arg-type]
+    out: dict[str, dict[str, object]] = {}
+    for key, (owner, name) in targets.items():
+        constraints = _declared(owner).get(name)
+        caller = getattr(owner, "__name__", None)
+        if key == "epochs" and constraints is None:  # check_run_values' rule
+            constraints, caller = [positive_int()], f"method {spec.name!r}"  # type: ignore[attr-defined]
+        if not constraints or caller is None:
+            continue
+        described = [describe(c) for c in constraints]
+        if all(d is not None for d in described):
+            out[key] = {"param": name, "owner": caller, "constraints": described}
+    return out
+
+
 def render() -> dict[str, object]:
     """Return the table from the full registries (imports torch and the estimators)."""
     from otfair.datasets import list_datasets
     from otfair.experiments.methods import get_method, list_methods
 
-    return {
-        "datasets": list(list_datasets()),
-        "methods": {
-            name: {
-                k: list(v) if isinstance(v, tuple) else v
-                for k, v in from_spec(get_method(name))._asdict().items()
-            }
-            for name in list_methods()
-        },
-    }
+    methods: dict[str, object] = {}
+    for name in list_methods():
+        spec = get_method(name)
+        row = {
+            k: list(v) if isinstance(v, tuple) else v for k, v in from_spec(spec)._asdict().items()
+        }
+        row["values"] = _described_values(spec)
+        methods[name] = row
+    return {"datasets": list(list_datasets()), "methods": methods}
 
 
 def main() -> None:

@@ -1,0 +1,117 @@
+"""The registry's value checks in a torch- and scikit-learn-free form, for the CLI.
+
+A run's strength, ``epochs`` and ``-o`` values are checked against the estimator's
+``_parameter_constraints`` (:func:`otfair.experiments.methods.check_options`,
+:func:`~otfair.experiments.methods.check_run_values`), which means importing the
+estimator (torch) and scikit-learn's validation (seconds on a loaded machine). The
+static name table (:mod:`otfair.experiments._names`) also keeps, per method, the
+constraints that have a plain description: scikit-learn's ``Interval`` (int, float,
+real), ``StrOptions``, ``None`` and built-in types. This module checks a value against
+such a description and words the refusal as scikit-learn does::
+
+    The 'epochs' parameter of FairClassifier must be an int in the range [1, inf). Got 0
+    instead.
+
+so ``otfair fit --epochs 0`` answers before torch is imported, with the words the
+estimator's own ``fit`` would use (a test compares both on every described constraint).
+A parameter whose constraints cannot be described here (custom ones, ``"boolean"``,
+``"random_state"``) is not in the table and is checked after the import, as before.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["describe", "value_problem"]
+
+#: built-in types a constraint may name (scikit-learn's ``_InstancesOf``)
+_TYPES: dict[str, type] = {t.__name__: t for t in (str, int, float, dict, list, tuple)}
+#: the number types of an ``Interval`` and how scikit-learn names them
+_NUMBERS: dict[str, tuple[Any, str]] = {
+    "Integral": (numbers.Integral, "an int"),
+    "Real": (numbers.Real, "a float"),
+    "RealNotInt": (float, "a float"),
+}
+
+
+def describe(constraint: Any) -> dict[str, Any] | None:
+    """Return a JSON description of one scikit-learn constraint, or ``None`` if it has none.
+
+    Used when the name table is written (:func:`otfair.experiments._names.render`);
+    imports scikit-learn.
+    """
+    from sklearn.utils._param_validation import Interval, StrOptions, make_constraint
+
+    if constraint is None:
+        return {"kind": "none"}
+    if isinstance(constraint, type) and constraint in _TYPES.values():
+        return {"kind": "type", "type": constraint.__name__}
+    made = make_constraint(constraint) if not isinstance(constraint, str) else None
+    if isinstance(made, Interval) and made.type.__name__ in _NUMBERS:
+        return {
+            "kind": "interval",
+            "type": made.type.__name__,
+            "left": made.left,
+            "right": made.right,
+            "closed": made.closed,
+        }
+    if isinstance(made, StrOptions) and not made.deprecated:
+        return {"kind": "str_options", "options": sorted(made.options)}
+    return None
+
+
+def _satisfied(value: Any, c: Mapping[str, Any]) -> bool:
+    kind = c["kind"]
+    if kind == "none":
+        return value is None
+    if kind == "type":
+        return isinstance(value, _TYPES[c["type"]])
+    if kind == "str_options":
+        return isinstance(value, str) and value in c["options"]
+    number_type = _NUMBERS[c["type"]][0]
+    if not isinstance(value, number_type):
+        return False
+    if not isinstance(value, numbers.Integral) and math.isnan(value):
+        return False
+    left = -math.inf if c["left"] is None else c["left"]
+    right = math.inf if c["right"] is None else c["right"]
+    if (value < left) if c["closed"] in ("left", "both") else (value <= left):
+        return False
+    return not ((value > right) if c["closed"] in ("right", "both") else (value >= right))
+
+
+def _words(c: Mapping[str, Any]) -> str:
+    """scikit-learn's ``str()`` of the constraint ``c`` describes."""
+    kind = c["kind"]
+    if kind == "none":
+        return "None"
+    if kind == "type":
+        return f"an instance of {c['type']!r}"
+    if kind == "str_options":
+        return f"a str among {{{', '.join(repr(o) for o in set(c['options']))}}}"
+    integral = c["type"] == "Integral"
+    left = "-inf" if c["left"] is None else (c["left"] if integral else float(c["left"]))
+    right = "inf" if c["right"] is None else (c["right"] if integral else float(c["right"]))
+    lb = "[" if c["closed"] in ("left", "both") else "("
+    rb = "]" if c["closed"] in ("right", "both") else ")"
+    return f"{_NUMBERS[c['type']][1]} in the range {lb}{left}, {right}{rb}"
+
+
+def value_problem(entry: Mapping[str, Any], value: Any) -> str | None:
+    """Return scikit-learn's refusal of ``value`` for the table ``entry``, or ``None``.
+
+    ``entry`` holds ``param`` (the parameter's name), ``owner`` (the class or words that
+    scikit-learn's message names) and ``constraints`` (:func:`describe` of each).
+    """
+    constraints = entry["constraints"]
+    if any(_satisfied(value, c) for c in constraints):
+        return None
+    shown = [_words(c) for c in constraints]
+    text = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
+    return (
+        f"The {entry['param']!r} parameter of {entry['owner']} must be {text}. "
+        f"Got {value!r} instead."
+    )

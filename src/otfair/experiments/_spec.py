@@ -7,8 +7,10 @@ seeds, the split and the training budget, plus named profiles that shrink the gr
 (``quick``). Every key is validated up front, so a typo fails before any training with a
 :class:`ConfigError` that names the offending key (``methods[2].strenghts``). The values
 that an estimator's ``_parameter_constraints`` declare (the strengths, ``epochs``, the
-methods' ``options``) are checked against them by the request check that starts every
-sweep (:func:`otfair.experiments._preflight.check_request`), in the estimator's words.
+methods' ``options``) are checked against them, in the estimator's words: as the spec
+is read for the constraints the static name table describes (torch-free,
+:func:`otfair.experiments._names.values_problem`), and all of them by the request check
+that starts every sweep (:func:`otfair.experiments._preflight.check_request`).
 """
 
 from __future__ import annotations
@@ -237,7 +239,7 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
                     f"{label!r} is not a dataset label: {', '.join(sorted(labels))}.",
                 )
     epochs = table.get("epochs")
-    return MethodEntry(
+    entry = MethodEntry(
         datasets=only,
         name=name,
         label=_string(table.get("label", name), _path(where, "label")),
@@ -246,6 +248,30 @@ def _parse_method(raw: Any, where: str, labels: set[str]) -> MethodEntry:
         options=_table(table.get("options", {}), _path(where, "options")),
         epochs=None if epochs is None else _integer(epochs, _path(where, "epochs"), None),
     )
+    _check_values(entry, where)
+    return entry
+
+
+def _check_values(entry: MethodEntry, where: str) -> None:
+    """Refuse a strength, ``epochs`` or option value the table's constraints refuse.
+
+    Torch-free, in the estimator's words (:func:`otfair.experiments._names.values_problem`);
+    the constraints it does not describe are checked before the first run
+    (:func:`otfair.experiments._preflight.check_request`).
+    """
+    from otfair.experiments._names import values_problem
+
+    for i, strength in enumerate(entry.strengths):
+        problem = values_problem(entry.name, strength=strength)
+        if problem:
+            raise ConfigError(f"{_path(where, 'strengths')}[{i}]", problem)
+    problem = values_problem(entry.name, epochs=entry.epochs)
+    if problem:
+        raise ConfigError(_path(where, "epochs"), problem)
+    for key, value in entry.options.items():
+        problem = values_problem(entry.name, options={key: value})
+        if problem:
+            raise ConfigError(_path(_path(where, "options"), key), problem)
 
 
 def _parse_profile(raw: Any, where: str, labels: set[str], methods: set[str]) -> Profile:

@@ -9,15 +9,17 @@ and ``h`` a linear layer followed by a sigmoid, so predictions lie in [0, 1] lik
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
-from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin
+from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
+from otfair.estimators._path import check_strength, check_strengths, forget_fit
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
+from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
     DEVICE,
@@ -26,14 +28,29 @@ from otfair.utils import (
     Widths,
     check_consistent_length,
     check_finite_1d,
+    check_scalar,
+    draw_seed,
     encode_groups,
     fit_context,
     non_negative_real,
     positive_int,
     positive_real,
+    resolve_device,
+    torch_generator,
+    use_generator,
 )
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
+
+#: What a fit learns of the data, copied to every model of a stacked run.
+_DATA_ATTRIBUTES = (
+    "groups_",
+    "y_offset_",
+    "y_scale_",
+    "n_features_in_",
+    "feature_names_in_",
+    "device_",
+)
 
 #: ``scale_y`` of every fair regressor.
 SCALE_Y: list[Any] = [StrOptions({"auto"}), "boolean"]
@@ -128,8 +145,9 @@ class NeuralFairRegressor(
 ):
     r"""Base of the neural regressors: the sigmoid regression net and its training loop.
 
-    Minimizes, by mini-batch Adadelta over all parameters (App. B; trained by
-    :mod:`otfair.estimators.regression.curve`, a single ``lam`` as a curve of one),
+    Minimizes, by mini-batch Adadelta over all parameters (App. B; the training loop is
+    :func:`otfair.estimators.regression.curve.train_stacked_nets`, a single ``lam`` a
+    stacked run of one),
 
     .. math::
 
@@ -215,17 +233,87 @@ class NeuralFairRegressor(
         -------
         self
         """
-        from otfair.estimators.regression.curve import fit_net
-
-        return fit_net(self, X, y, sensitive_features)  # a stacked run of one model
+        lam = check_scalar(check_strength(getattr(self, "lam", 0.0), "lam"), "lam", minimum=0.0)
+        self._fit_stacked([self], [lam], X, y, sensitive_features)  # a stacked run of one
+        return self
 
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[NeuralFairRegressor]:
-        """K values of ``lam`` in one stacked run (:func:`otfair.estimators.fairness_path`)."""
-        from otfair.estimators.regression.curve import fit_net_path
+        """K values of ``lam`` in one stacked run (:func:`otfair.estimators.fairness_path`).
 
-        return fit_net_path(self, X, y, sensitive_features, strengths)
+        ``self`` is the template (left unfitted); net k is ``clone(self)`` with
+        ``lam=strengths[k]``, with its fitted nets, ``history_`` (per-epoch ``mse`` /
+        ``adversary_loss``), ``groups_``, ``n_features_in_``, the target scaling and
+        ``device_``.
+        """
+        lams = check_strengths(strengths)
+        for value in lams:
+            check_scalar(value, "lam", minimum=0.0)
+        singles = [clone(self).set_params(lam=value) for value in lams]
+        singles[0]._fit_stacked(singles, lams, X, y, sensitive_features)
+        return singles
+
+    def _fit_stacked(
+        self,
+        singles: list[NeuralFairRegressor],
+        lams: list[float],
+        X: Any,
+        y: Any,
+        sensitive_features: Any,
+    ) -> None:
+        """Train the nets of ``singles`` (``lams[k]`` each) in one stacked run.
+
+        ``self`` validates the data and keeps what the fit learns of it (groups, target
+        scaling, ``n_features_in_``); it builds each model's nets as its separate fit
+        would, hands them to the pure training function
+        (:func:`~otfair.estimators.regression.curve.train_stacked_nets`), and gives each
+        single its fitted nets, history and those attributes.
+        """
+        epochs, batch_size, lr, n_critic = self._check_training_params()
+        forget_fit(self)
+        X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
+        device = resolve_device(self.device)
+        self.device_ = device
+        seed = draw_seed(self.random_state)
+        order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
+        built: list[Nets] = []
+        for k in order:  # each exactly as its separate fit builds it, on its own generator
+            with use_generator(torch_generator(seed)) as init:
+                built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
+        nets = StackedNets.build(built, [lams[k] for k in order])
+        if nets.penalty is not None:  # WGAN-GP draws continue the last model's generator
+            nets.penalty.generator = init
+        K = len(lams)
+        history = train_stacked_nets(
+            nets,
+            torch.as_tensor(X, device=device),
+            torch.as_tensor(y_scaled, dtype=torch.float32, device=device),
+            torch.as_tensor(codes, device=device),
+            seed=seed,
+            epochs=epochs,
+            batch_size=batch_size,
+            lr=lr,
+            n_critic=n_critic,
+            verbose=bool(getattr(self, "verbose", False)),
+            desc=type(self).__name__ + (f" (curve of {K})" if K > 1 else ""),
+        )
+        for i, k in enumerate(order):
+            nets.export(i, built[i])
+            single, (encoder, head, adversary) = singles[k], built[i]
+            if single is not self:  # what the fit learned of the data
+                for name in _DATA_ATTRIBUTES:
+                    if hasattr(self, name):
+                        setattr(single, name, getattr(self, name))
+            single.encoder_, single.head_ = encoder.eval(), head.eval()
+            single.adversary_ = adversary
+            single.history_ = [
+                {
+                    key: h[key] if K == 1 else cast(list[float], h[key])[i]
+                    for key in ("mse", "adversary_loss")
+                }
+                for h in history
+            ]
 
     @torch.no_grad()
     def predict(self, X: Any) -> np.ndarray:

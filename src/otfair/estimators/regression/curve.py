@@ -1,8 +1,11 @@
-r"""Fit CENet / WassersteinNet: K values of ``lam`` in one stacked training run.
+r"""Train CENet / WassersteinNet: K values of ``lam`` in one stacked training run.
 
-Every fit runs here (a single ``lam`` is a stack of one); ``fairness_path(CENet(...), X,
-y, sensitive_features=s, strengths=[l_1, ..., l_K])`` (or ``WassersteinNet``) trains the
-K regression nets of the curve together. Model :math:`k` minimizes, as its separate fit
+Pure torch training (:func:`train_stacked_nets` on :class:`StackedNets`): the estimator
+(:class:`~otfair.estimators.regression._base.NeuralFairRegressor`) checks the data,
+builds each model's nets and hands them here; every fit runs here (a single ``lam`` is a
+stack of one), and ``fairness_path(CENet(...), X, y, sensitive_features=s,
+strengths=[l_1, ..., l_K])`` (or ``WassersteinNet``) trains the K regression nets of the
+curve together. Model :math:`k` minimizes, as its separate fit
 does (App. B of the accuracy-disparity paper;
 :class:`~otfair.estimators.regression._base.NeuralFairRegressor`),
 
@@ -50,39 +53,25 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import torch
-from sklearn.base import clone
 from torch import nn
 from torch.nn import functional as F
 
-from otfair.estimators._path import check_strength, check_strengths, forget_fit
 from otfair.estimators._training import AdversaryStep, EpochLogs, run_epochs
 from otfair.models.adversarial import JointAdversary, grad_reverse
 from otfair.models.stacked import StackedJointAdversary, StackedLayers
 from otfair.penalties import RepresentationAdversary
-from otfair.utils import check_scalar, draw_seed, resolve_device, torch_generator, use_generator
 
-if TYPE_CHECKING:
-    from otfair.estimators.regression._base import NeuralFairRegressor
-
-__all__ = ["fit_net", "fit_net_path"]
+__all__ = ["Nets", "StackedNets", "train_stacked_nets"]
 
 Nets = tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]
-_DATA_ATTRIBUTES = (
-    "groups_",
-    "y_offset_",
-    "y_scale_",
-    "n_features_in_",
-    "feature_names_in_",
-    "device_",
-)
 Batch = tuple[torch.Tensor, torch.Tensor]
 
 
 @dataclass
-class _StackedNets:
+class StackedNets:
     """K regression nets stacked: the models without adversary first, then the others."""
 
     encoder: StackedLayers
@@ -93,7 +82,8 @@ class _StackedNets:
     n_plain: int  # models without adversary (lam = 0): the first n_plain
 
     @classmethod
-    def build(cls, nets: list[Nets], lams: list[float]) -> _StackedNets:
+    def build(cls, nets: list[Nets], lams: list[float]) -> StackedNets:
+        """Stack the K models' nets (``lams[k]`` each; those with ``lam = 0`` first)."""
         adversaries = [adv for _, _, adv in nets if adv is not None]
         first = next(iter(nets[0][0].parameters()))
         return cls(
@@ -114,6 +104,7 @@ class _StackedNets:
         )
 
     def parameters(self) -> list[nn.Parameter]:
+        """Return every stacked parameter (what the one optimizer updates)."""
         modules: list[nn.Module] = [self.encoder, self.head]
         if self.adversary is not None:
             modules.append(self.adversary)
@@ -142,6 +133,7 @@ class _StackedNets:
             self.penalty.after_step(self.adversary)
 
     def export(self, i: int, nets: Nets) -> None:
+        """Copy the stack's model ``i`` back into its own modules ``nets``."""
         encoder, head, adversary = nets
         self.encoder.export_linears(i, _linears(encoder))
         self.head.export_linears(i, [head])
@@ -155,7 +147,7 @@ def _linears(module: nn.Module) -> list[nn.Linear]:
 
 
 def train_stacked_nets(
-    nets: _StackedNets,
+    nets: StackedNets,
     Xt: torch.Tensor,
     yt: torch.Tensor,
     at: torch.Tensor,
@@ -243,91 +235,3 @@ def train_stacked_nets(
         verbose=verbose,
         desc=desc,
     )
-
-
-def fit_net_path(
-    est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any, lams: list[float]
-) -> list[NeuralFairRegressor]:
-    """Fit ``est`` at every ``lam`` of ``lams`` in one stacked run; return the K nets.
-
-    ``est`` is the template (left unfitted); net k is ``clone(est)`` with
-    ``lam=lams[k]``, with its fitted nets, ``history_`` (per-epoch ``mse`` /
-    ``adversary_loss``), ``groups_``, ``n_features_in_``, the target scaling and
-    ``device_``.
-    """
-    lams = check_strengths(lams)
-    for value in lams:
-        check_scalar(value, "lam", minimum=0.0)
-    singles = [clone(est).set_params(lam=value) for value in lams]
-    _fit_stacked(singles[0], singles, lams, X, y, sensitive_features)
-    return singles
-
-
-def fit_net(
-    est: NeuralFairRegressor, X: Any, y: Any, sensitive_features: Any
-) -> NeuralFairRegressor:
-    """Fit a single-``lam`` ``est``: a stacked run of one model (the one training path)."""
-    lam = check_scalar(  # none: the unfair net
-        check_strength(getattr(est, "lam", 0.0), "lam"), "lam", minimum=0.0
-    )
-    _fit_stacked(est, [est], [lam], X, y, sensitive_features)
-    return est
-
-
-def _fit_stacked(
-    est: NeuralFairRegressor,
-    singles: list[NeuralFairRegressor],
-    lams: list[float],
-    X: Any,
-    y: Any,
-    sensitive_features: Any,
-) -> None:
-    """Train the nets of ``singles`` (``lams[k]`` each) in one stacked run.
-
-    ``est`` validates the data (and keeps what the fit learns of it: groups, target
-    scaling, ``n_features_in_``); each single gets its fitted nets, history and those
-    attributes.
-    """
-    epochs, batch_size, lr, n_critic = est._check_training_params()
-    forget_fit(est)
-    X, y_scaled, codes = est._check_fit_inputs(X, y, sensitive_features)
-    device = resolve_device(est.device)
-    est.device_ = device
-    seed = draw_seed(est.random_state)
-    order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
-    built: list[Nets] = []
-    for k in order:  # each exactly as its separate fit builds it, on its own generator
-        with use_generator(torch_generator(seed)) as init:
-            built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
-    nets = _StackedNets.build(built, [lams[k] for k in order])
-    if nets.penalty is not None:  # WGAN-GP draws continue the last model's generator
-        nets.penalty.generator = init
-    K = len(lams)
-    history = train_stacked_nets(
-        nets,
-        torch.as_tensor(X, device=device),
-        torch.as_tensor(y_scaled, dtype=torch.float32, device=device),
-        torch.as_tensor(codes, device=device),
-        seed=seed,
-        epochs=epochs,
-        batch_size=batch_size,
-        lr=lr,
-        n_critic=n_critic,
-        verbose=bool(getattr(est, "verbose", False)),
-        desc=type(est).__name__ + (f" (curve of {K})" if K > 1 else ""),
-    )
-    for i, k in enumerate(order):
-        nets.export(i, built[i])
-        single, (encoder, head, adversary) = singles[k], built[i]
-        if single is not est:  # what the fit learned of the data
-            for name in _DATA_ATTRIBUTES:
-                if hasattr(est, name):
-                    setattr(single, name, getattr(est, name))
-        single.encoder_, single.head_, single.adversary_ = encoder.eval(), head.eval(), adversary
-        single.history_ = [
-            {
-                key: h[key] if K == 1 else cast(list[float], h[key])[i]
-                for key in ("mse", "adversary_loss")
-            }
-            for h in history
-        ]

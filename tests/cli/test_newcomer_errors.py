@@ -250,7 +250,8 @@ SPEC_CASES = [
         "negative-strength",
         _SYNTHETIC + '[[methods]]\nname = "otf"\nstrengths = [-1.0, 1.0]\n',
         [],
-        "strength -1",
+        "strengths[0]': The 'strength' parameter of FairClassifier must be a float in the "
+        "range [0.0, inf). Got -1.0 instead.",
         True,
     ),
     (

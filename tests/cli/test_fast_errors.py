@@ -155,3 +155,15 @@ def test_plugin_method_is_known_to_the_name_checks():
         _REGISTRY.pop("_plugin_for_names")
     with pytest.raises(ValueError, match="Unknown method 'nosuch'"):
         _names.method_names("nosuch")
+
+
+def test_python_dash_m_otfair_is_the_cli():
+    proc = subprocess.run(
+        [sys.executable, "-m", "otfair", "fit", "--dataset", "adult", "--method", "nosuch"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert proc.returncode == 2 and lines == [lines[0]] and "Unknown method 'nosuch'" in lines[0]

@@ -14,20 +14,12 @@ import importlib.util
 from pathlib import Path
 
 import pytest
+from _docs_conf import conf_namespaces
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
 BUILT = DOCS / "_build" / "html"
-NAMESPACES = [
-    "estimators",
-    "penalties",
-    "metrics",
-    "ot",
-    "datasets",
-    "experiments",
-    "reproduction",
-    "notions",
-]
+NAMESPACES = list(conf_namespaces())  # docs/conf.py's, read without Sphinx
 
 
 @pytest.fixture(scope="module")

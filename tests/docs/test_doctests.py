@@ -12,17 +12,9 @@ import importlib
 import inspect
 
 import pytest
+from _docs_conf import conf_namespaces
 
-NAMESPACES = [
-    "estimators",
-    "penalties",
-    "metrics",
-    "ot",
-    "datasets",
-    "experiments",
-    "reproduction",
-    "notions",
-]
+NAMESPACES = list(conf_namespaces())  # docs/conf.py's, read without Sphinx
 
 
 def _docstring_tests():

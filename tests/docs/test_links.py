@@ -4,7 +4,8 @@ page is read in the repository (on GitHub) and in the built site.
 A link (or image, or a ``{figure}`` / ``{image}`` directive's file) must point at a file or
 folder of the checkout that git does not ignore. The one exception is a page or figure
 that the site build generates and git ignores (the gallery's pages and images, the API
-namespace pages, the computation-times page): such a link is kept for the site, and the
+namespace pages, the computation-times page): the site reaches it by a ``{doc}``
+cross-reference (plain text in the repository, never a Markdown link there), and the
 same paragraph (or figure caption) must also link its committed twin (the example's
 script, the namespace's source, the measured build times), so that a reader of the
 repository has a target too. A directive fence (a ``{figure}`` and its caption) shows as
@@ -15,7 +16,6 @@ it before running ``tests/docs`` again) the generated targets must be in it.
 
 from __future__ import annotations
 
-import ast
 import functools
 import os
 import re
@@ -26,6 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 import pytest
+from _docs_conf import conf_namespaces
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -116,20 +117,8 @@ def repo_path(page: Path, target: str) -> str:
     return Path(os.path.relpath(full, REPO)).as_posix()
 
 
-@functools.cache
-def _conf_namespaces() -> tuple[str, ...]:
-    """``NAMESPACES`` of ``docs/conf.py`` (read, not imported: no Sphinx needed)."""
-    tree = ast.parse((DOCS / "conf.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.Assign) and any(
-            isinstance(t, ast.Name) and t.id == "NAMESPACES" for t in node.targets
-        ):
-            return tuple(ast.literal_eval(node.value))
-    raise AssertionError("docs/conf.py defines no NAMESPACES")
-
-
 def _namespace_twins(ns: str) -> set[str]:
-    if ns not in _conf_namespaces():
+    if ns not in conf_namespaces():
         return set()  # not a page the build writes
     return {f"src/otfair/{ns}/__init__.py", f"src/otfair/{ns}", f"src/otfair/{ns}.py"}
 
@@ -353,3 +342,25 @@ def test_generated_targets_are_in_the_built_site():
         for p in problems(page, page.read_text(encoding="utf-8"), built=BUILT)
     ]
     assert not found, "\n".join(found)
+
+
+#: a markdown link whose target is a page the site build generates (git-ignored)
+_GENERATED_LINK = re.compile(
+    r"\]\((?:\.\./)*(auto_examples/[\w/]+|sg_execution_times|api/(?!index\b)\w+)\.rst\)"
+)
+#: a ``{doc}`` role: a site-only cross-reference (plain text in the repository)
+_DOC_ROLE = re.compile(r"\{doc\}`[^`<]*<(/[\w/]+)>`")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=_id)
+def test_generated_pages_are_reached_by_doc_roles_not_links(page):
+    """A reader of the repository gets no link it cannot follow: a generated page is a
+    ``{doc}`` cross-reference of the site, beside the committed twin's Markdown link."""
+    text = page.read_text(encoding="utf-8")
+    assert not _GENERATED_LINK.findall(text), f"{_id(page)}: use {{doc}}`text </target>`"
+    for target in _DOC_ROLE.findall(text):
+        generated = target.startswith(("/auto_examples/", "/api/", "/sg_execution_times"))
+        committed_page = any((DOCS / f"{target[1:]}{ext}").is_file() for ext in (".md", ".rst"))
+        assert generated or committed_page, f"{_id(page)}: {{doc}} target {target} is no page"
+        if generated and (BUILT / "index.html").is_file():
+            assert (BUILT / f"{target[1:]}.html").is_file(), f"{target} is not in the built site"

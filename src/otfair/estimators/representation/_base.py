@@ -229,7 +229,7 @@ class RepresentationEstimator(
     # -- predict -------------------------------------------------------------------------
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
         """Return ``(z, logits)`` of the checked ``X`` (float64, shapes (n, k) and (n,))."""
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__} must implement `_forward`.")
 
     def transform(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Return the representation :math:`z`, shape (n, latent dimension)."""
@@ -274,7 +274,8 @@ class RepresentationClassifier(RepresentationEstimator):
 
     # -- hooks ---------------------------------------------------------------------------
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary:
-        raise NotImplementedError
+        """Return the method's adversary on the representation (each subclass has one)."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `_make_adversary`.")
 
     def _task_loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         return torch.nn.functional.binary_cross_entropy_with_logits(logits, y)

@@ -47,6 +47,7 @@ from otfair.estimators._fairness_cv import FairnessCV
 from otfair.estimators._path import FairnessPath, fairness_path
 from otfair.estimators.classification import (
     FairClassifier,
+    FitQualityWarning,
     FTMMatchingCache,
     ReductionClassifier,
 )
@@ -94,6 +95,7 @@ __all__ = [
     "FairPCA",
     "FairnessCV",
     "FairnessPath",
+    "FitQualityWarning",
     "LAFTRClassifier",
     "OTRepair",
     "ReductionClassifier",

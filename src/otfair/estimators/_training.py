@@ -291,6 +291,7 @@ def run_epochs(
     after_step: Callable[[Any], None] | None = None,
     adversary: AdversaryStep | None = None,
     on_epoch_end: Callable[[int, EpochLogs], None] | None = None,
+    stop: Callable[[EpochLogs], bool] | None = None,
     verbose: bool = False,
     desc: str = "training",
 ) -> list[EpochLogs]:
@@ -319,6 +320,9 @@ def run_epochs(
         Adversary-only steps run after ``after_step`` on the same batch.
     on_epoch_end : callable, optional
         ``on_epoch_end(epoch, logs)``.
+    stop : callable, optional
+        ``stop(logs)`` after each epoch: ``True`` ends the training (convergence,
+        :class:`StopOnPlateau`); the history then holds fewer than ``epochs`` entries.
     verbose : bool, default=False
         Show a progress bar with the epoch's mean loss.
     desc : str
@@ -360,7 +364,43 @@ def run_epochs(
             progress.advance(logs_epoch)
             if on_epoch_end is not None:
                 on_epoch_end(epoch, logs_epoch)
+            if stop is not None and stop(logs_epoch):
+                break
     return history
+
+
+class StopOnPlateau:
+    """Convergence of mini-batch training: scikit-learn's ``MLPClassifier`` rule.
+
+    After each epoch, a model's epoch-mean objective that is not below its best so far by
+    at least ``tol`` counts one epoch without improvement; an improvement resets the
+    count. Training stops when every model (one, or the K of a stacked curve: the
+    ``"losses"`` log) has counted ``n_iter_no_change`` such epochs in a row.
+
+    Examples
+    --------
+    >>> stop = StopOnPlateau(tol=0.1, n_iter_no_change=2)
+    >>> [stop({"loss": v}) for v in (1.0, 0.5, 0.45, 0.44)]
+    [False, False, False, True]
+    """
+
+    def __init__(self, tol: float, n_iter_no_change: int) -> None:
+        self.tol = float(tol)
+        self.n_iter_no_change = int(n_iter_no_change)
+        self.best: list[float] = []
+        self.count: list[int] = []
+
+    def __call__(self, logs: EpochLogs) -> bool:
+        """Record an epoch's logs; return whether the training has converged."""
+        losses = logs.get("losses", logs["loss"])
+        values = [float(v) for v in (losses if isinstance(losses, list) else [losses])]
+        if not self.best:
+            self.best = [math.inf] * len(values)
+            self.count = [0] * len(values)
+        for k, value in enumerate(values):
+            self.count[k] = self.count[k] + 1 if value > self.best[k] - self.tol else 0
+            self.best[k] = min(self.best[k], value)
+        return all(c >= self.n_iter_no_change for c in self.count)
 
 
 @dataclass
@@ -376,6 +416,7 @@ class TrainLoop:
     scheduler: torch.optim.lr_scheduler.LRScheduler | None
     rng: np.random.Generator  # the fit's generator: batch orders, FTM's pairing order
     verbose: bool = False
+    stop: Callable[[EpochLogs], bool] | None = None  # convergence (StopOnPlateau)
 
     def run(
         self,
@@ -392,6 +433,7 @@ class TrainLoop:
             optimizer=self.optimizer,
             scheduler=self.scheduler,
             adversary=adversary,
+            stop=self.stop,
             verbose=self.verbose,
             desc=f"FairClassifier{tag}",
         )

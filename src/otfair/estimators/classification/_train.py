@@ -220,12 +220,14 @@ def train_penalized(
 
     def step(batch: tuple[torch.Tensor, bool, dict | None]) -> StepResult:
         it, use_pen, cache = batch
-        yb = data.y[it]
+        # index_select: ~3x cheaper than advanced indexing (X[it]) for a row gather
+        yb = data.y.index_select(0, it)
+        Xb = data.X.index_select(0, it)
         if one:
-            logits = model.forward_one(data.X[it])[:, 0]  # (b,)
+            logits = model.forward_one(Xb)[:, 0]  # (b,)
             ce = F.binary_cross_entropy_with_logits(logits, yb)
         else:
-            logits = model(data.X[it])  # (K, b)
+            logits = model(Xb)  # (K, b)
             ce = F.binary_cross_entropy_with_logits(
                 logits, yb.expand_as(logits), reduction="none"
             ).mean(dim=1)
@@ -234,9 +236,9 @@ def train_penalized(
         if not (use_pen and pens is not None):
             return (ce if one else ce.sum()), _per_model(ce), float(len(it))
         scores = torch.sigmoid(logits if every_active else logits[active_t])
-        sb = None if data.s is None else data.s[it]
-        G = None if data.G is None else data.G[:, it]
-        feats = cast(torch.Tensor, data.features)[it] if needs_features else None
+        sb = None if data.s is None else data.s.index_select(0, it)
+        G = None if data.G is None else data.G.index_select(1, it)
+        feats = cast(torch.Tensor, data.features).index_select(0, it) if needs_features else None
         assert pen_arg is not None  # pens is not None
         values = penalty_values(pen_arg, scores, sb, yb, feats, G=G, cache=cache)
         pen = values if every_active else ce.new_zeros(K).index_copy(0, active_t, values)

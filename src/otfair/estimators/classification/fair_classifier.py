@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import math
 from collections.abc import Sequence
 from numbers import Integral, Real
 from typing import Any, cast
@@ -17,6 +19,7 @@ from otfair.estimators._torch_base import (
     predict_in_chunks,
 )
 from otfair.estimators._training import (
+    StopOnPlateau,
     TrainData,
     TrainLoop,
     check_strength,
@@ -24,6 +27,14 @@ from otfair.estimators._training import (
     forget_fit,
     predict_from_proba,
 )
+from otfair.estimators.classification._fit_checks import (
+    check_against_constant,
+    check_finite_model,
+    training_logits,
+    warn_feature_scale,
+    warn_not_converged,
+)
+from otfair.estimators.classification._lbfgs import FullBatchObjective, train_lbfgs
 from otfair.estimators.classification._train import TrainingProblem, train
 from otfair.models import MLP
 from otfair.models.stacked import StackedMLP
@@ -41,6 +52,7 @@ from otfair.utils import (
     use_generator,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
+from otfair.utils._torch import fits_in_training_state
 
 
 class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -56,7 +68,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         \text{additive (FTM paper, Eq. 7):}\quad \mathcal L_Y + \lambda R
 
     ``mixing="auto"`` uses the penalty's declared ``default_mixing``: the convex form for
-    ``otf``, ``norm`` and ``barycenter`` (strength = alpha in [0, 1]) and the additive
+    ``otf``, ``norm`` and ``barycenter`` (strength = alpha in [0, 1)) and the additive
     form for ``ftm``, ``gapreg`` and ``adv`` (strength = lambda >= 0), as in each
     method's paper. Each fit builds the penalty from the penalty object and the notion
     (:meth:`otfair.penalties.PenaltyObject.build`); everything the training needs
@@ -95,15 +107,46 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         MLP widths; ``None`` gives two layers of width = input dimension (FTM paper).
     mixing : {"auto", "convex", "additive"}, default="auto"
         How the penalty is combined with the cross-entropy (see above).
-    epochs : int, default=100
-    batch_size : int, default=1000
-        Batch size of the plain training loop (stratified by sensitive group). FTM
-        takes as many steps per epoch, ``ceil(n / batch_size)``, so that with a per-epoch
-        learning-rate decay it gets the step budget of its unfair baseline.
+    solver : {"auto", "lbfgs", "adam"}, default="auto"
+        ``"lbfgs"``: full-batch L-BFGS on the whole training objective (as
+        scikit-learn's ``LogisticRegression``); ``"adam"``: Adam on stratified
+        mini-batches. ``"auto"`` takes ``"lbfgs"`` for the logistic model with a penalty
+        that needs no stochastic batches (none, ``otf``, ``norm``, ``gapreg``,
+        ``barycenter``, ``fairtorch-dp``) and ``"adam"`` for the MLP and for the
+        penalties that train on matched pairs (``ftm``) or against an adversary (``adv``),
+        which L-BFGS refuses.
+    epochs : int, default=300
+        The cap on the training: Adam epochs (passes over the data) or L-BFGS
+        iterations. A fit that reaches it before ``tol`` is met warns
+        (:class:`sklearn.exceptions.ConvergenceWarning`).
+    tol : float or None, default=1e-4
+        Convergence tolerance. L-BFGS stops when the largest gradient entry is below
+        ``tol``; Adam stops when the epoch's mean training objective has not improved by
+        at least ``tol`` for ``n_iter_no_change`` consecutive epochs (scikit-learn's
+        ``MLPClassifier`` rule). ``None`` trains for exactly ``epochs`` (the papers'
+        protocols) and never warns.
+    n_iter_no_change : int, default=5
+        Adam epochs without an improvement of ``tol`` that end the training.
+    batch_size : int or "auto", default="auto"
+        Batch size of the Adam loop (stratified by sensitive group); ``"auto"`` is
+        ``min(n, 256)`` rows, so that small data gets enough steps per epoch. FTM takes
+        ``ceil(n / batch_size)`` steps per epoch, so that with a per-epoch learning-rate
+        decay it gets the step budget of its unfair baseline. Unused by L-BFGS.
     lr : float, default=1e-3
         Adam learning rate.
     lr_decay : float, default=1.0
         Multiplicative learning-rate decay per epoch (FTM paper: 0.95).
+    init_intercept : bool, default=True
+        Start the output bias at the log-odds of the training base rate
+        :math:`\log(\bar y / (1 - \bar y))` (the best constant predictor) instead of
+        torch's random initialization (``False``: the papers' protocols). L-BFGS also
+        starts the logistic model's weights at zero, as scikit-learn does.
+    l2 : float, default=1.0
+        L2 penalty :math:`\frac{l_2}{2n} \lVert W \rVert^2` on the weights (not the
+        intercepts) added to the objective, with :math:`n` the training rows:
+        scikit-learn's ``MLPClassifier`` convention for its ``alpha``, in which ``1`` is
+        ``LogisticRegression``'s default ``C=1``. ``0``: no penalty (the papers'
+        protocols).
     random_state : int, RandomState or None, default=None
         Seeds model initialization and batch order (runs are reproducible).
     device : str, default="cpu"
@@ -139,7 +182,12 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     penalty_ : torch.nn.Module or None
         Penalty instance used for training.
     history_ : list of float
-        Mean training loss per epoch.
+        Mean training objective per Adam epoch, or the objective after each L-BFGS
+        iteration.
+    n_iter_ : int
+        Adam epochs or L-BFGS iterations run (at most ``epochs``).
+    solver_ : str
+        The solver the fit used (``"lbfgs"`` or ``"adam"``).
     n_features_in_ : int
 
     References
@@ -171,10 +219,15 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         "model": [StrOptions({"logistic", "mlp"})],
         "hidden": ["array-like", None],
         "mixing": [StrOptions({"auto", "convex", "additive"})],
+        "solver": [StrOptions({"auto", "lbfgs", "adam"})],
         "epochs": [Interval(Integral, 1, None, closed="left")],
-        "batch_size": [Interval(Integral, 1, None, closed="left")],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "lr": [Interval(Real, 0, None, closed="neither")],
         "lr_decay": [Interval(Real, 0, None, closed="neither")],
+        "init_intercept": ["boolean"],
+        "l2": [Interval(Real, 0, None, closed="left")],
         "random_state": RANDOM_STATE,
         "device": [str, torch.device],
         "verbose": ["verbose"],
@@ -191,10 +244,15 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         model: str = "logistic",
         hidden: Sequence[int] | None = None,
         mixing: str = "auto",
-        epochs: int = 100,
-        batch_size: int = 1000,
+        solver: str = "auto",
+        epochs: int = 300,
+        tol: float | None = 1e-4,
+        n_iter_no_change: int = 5,
+        batch_size: int | str = "auto",
         lr: float = 1e-3,
         lr_decay: float = 1.0,
+        init_intercept: bool = True,
+        l2: float = 1.0,
         random_state: Any = None,
         device: str = "cpu",
         verbose: bool = False,
@@ -230,11 +288,37 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             settings.check()  # the penalty object's constraints, before it builds
         penalty = self._make_penalty()
         check_scalar(self.strength, "strength", minimum=0.0)  # finite
-        if self._mixing(penalty) == "convex" and self.strength > 1:
+        if self._mixing(penalty) == "convex" and self.strength >= 1:
             raise ValueError(
-                f"`strength` is alpha in [0, 1] for convex mixing; got {self.strength}."
+                f"`strength` is alpha in [0, 1) for convex mixing, (1 - alpha) CE + alpha R; "
+                f"got {self.strength}. At alpha = 1 the cross-entropy weighs nothing: the "
+                "labels drop out and every constant predictor is optimal (the fit may end "
+                "at the worse one). Use alpha < 1, or mixing='additive' for CE + lambda R."
             )
+        self._solver(penalty)  # refuses L-BFGS for a penalty that needs batches
         return penalty
+
+    def _solver(self, penalty: FairnessPenalty | None) -> str:
+        """Resolve ``solver``: L-BFGS for the logistic model and a full-batch penalty."""
+        stochastic = penalty is not None and (penalty.requires_pairs or penalty.has_adversary)
+        if self.solver == "lbfgs" and stochastic:
+            assert penalty is not None
+            name = getattr(self._penalty_object(), "name", self.penalty)
+            raise ValueError(
+                f"solver='lbfgs' trains on the full training set, but penalty "
+                f"{name!r} trains on "
+                f"{'matched pairs' if penalty.requires_pairs else 'an adversary'}; use "
+                "solver='adam' (or 'auto')."
+            )
+        if self.solver != "auto":
+            return str(self.solver)
+        return "lbfgs" if self.model == "logistic" and not stochastic else "adam"
+
+    def _batch_size(self, n: int) -> int:
+        """Resolve ``batch_size`` (``"auto"``: ``min(n, 256)``)."""
+        if isinstance(self.batch_size, str):
+            return min(n, 256)
+        return int(self.batch_size)
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:
         if self.mixing != "auto":
@@ -258,6 +342,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return MLP(n_features, hidden=hidden)
 
     # ------------------------------------------------------------------ fit
+    @fits_in_training_state
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairClassifier:
         """Train the model.
 
@@ -284,6 +369,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._fit_models([self], [penalty], X, y, sensitive_features)
         return self
 
+    @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[FairClassifier]:
@@ -305,18 +391,22 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         y: Any,
         sensitive_features: Any,
     ) -> None:
-        """Build the training problem of ``singles`` (K stacked models), train, export.
+        """Build the models of ``singles`` (K strengths), train them, check them.
 
         ``self`` gives the settings the K models share (all but ``strength``). The K
         models share the seed, hence the initialization, the batches and every
         data-dependent quantity of the penalty; the most penalized single validates the
         data, since it decides what the data must provide. Each single gets ``model_``,
-        ``penalty_``, ``history_`` and the data attributes.
+        ``penalty_``, ``history_``, ``n_iter_``, ``solver_`` and the data attributes.
+        Adam trains the K models stacked (:func:`train`); L-BFGS trains them one by one
+        (its line search would couple stacked models).
         """
         strengths = [float(single.strength) for single in singles]
         ref_k = int(np.argmax(strengths))
         ref = singles[ref_k]
         penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features, built[ref_k])
+        warn_feature_scale(X, type(self).__name__)
+        solver = self._solver(penalty)
         seed = draw_seed(self.random_state)
         device = resolve_device(self.device)
         gen = torch_generator(seed)
@@ -332,35 +422,112 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 single.penalty_ = cast(FairnessPenalty, pen).fit(s, y) if active else None
                 if single.penalty_ is not None:
                     single.penalty_.to(device)
-        # the fit's later draws continue the last model's stream, never the global one
-        with use_generator(gen):
-            problem = self._problem(
-                singles, strengths, penalty, X, y, s, groups, pairs, seed, device
+            single._start_model(y, solver)
+            single.solver_ = solver
+        Xt = torch.from_numpy(X).to(device)
+        yt = torch.from_numpy(y.astype(np.float32)).to(device)
+        # the fit's later draws (an adversary's, a penalty's) continue the last model's
+        # stream, never the global one; training without a penalty draws nothing and
+        # runs outside the generator mode, whose dispatch costs every torch call
+        penalized = any(single.penalty_ is not None for single in singles)
+        with use_generator(gen) if penalized else contextlib.nullcontext():
+            if solver == "lbfgs":
+                self._train_full_batch(singles, s, y, groups, Xt, yt)
+            else:
+                self._train_batches(singles, built, strengths, penalty, X, y, s, groups,
+                                    pairs, seed, device)  # fmt: skip
+        for single in singles:
+            if single is not ref:
+                single._copy_data_attributes(ref)
+            check_finite_model(single.model_, type(self).__name__)
+            check_against_constant(
+                training_logits(single.model_, Xt),
+                y,
+                owner=type(self).__name__,
+                strength=float(single.strength),
+                penalized=single.penalty_ is not None,
+                classes=single.classes_,
             )
-            problem.penalties = (
-                list(built)  # every model: the matched loss at its lambda (0 included)
-                if pairs
-                else [single.penalty_ for single in singles if single.penalty_ is not None] or None
+
+    def _start_model(self, y: np.ndarray, solver: str) -> None:
+        """Start the output bias at the base rate's log-odds (``init_intercept``).
+
+        Under L-BFGS the logistic model's weights also start at zero (scikit-learn's
+        start), so its fit does not depend on the seed.
+        """
+        if not self.init_intercept:
+            return
+        rate = float(np.clip(np.mean(y), 1e-6, 1 - 1e-6))
+        last = [m for m in self.model_.modules() if isinstance(m, torch.nn.Linear)][-1]
+        with torch.no_grad():
+            last.bias.fill_(math.log(rate / (1.0 - rate)))
+            if solver == "lbfgs" and self.model == "logistic":
+                last.weight.zero_()
+
+    def _train_full_batch(
+        self,
+        singles: list[FairClassifier],
+        s: Any,
+        y: np.ndarray,
+        groups: np.ndarray | None,
+        Xt: torch.Tensor,
+        yt: torch.Tensor,
+    ) -> None:
+        r"""Train each single with L-BFGS on its whole training objective.
+
+        The objective is the mixed loss of the batch schemes (class docstring) on the
+        full training set: :math:`(1 - a)\,\mathrm{CE} + a R` or
+        :math:`\mathrm{CE} + a R`.
+        """
+        for single in singles:
+            pen = single.penalty_
+            data = self._train_data(s, y, groups, Xt, yt, pen)
+            model = single.model_
+            objective = FullBatchObjective(
+                model,
+                data,
+                pen,
+                strength=float(single.strength),
+                convex=self._mixing(pen) == "convex",
+                l2=self.l2 / (2 * len(y)),
             )
-            if problem.penalties and problem.penalties[0].has_adversary and not pairs:
-                problem.adversary_optimizer = self._adversary_optimizer(problem.penalties)
-            histories = train(problem)
+            result = train_lbfgs(model, objective, max_iter=self.epochs, tol=self.tol)
+            single.history_ = result.history[1:] or result.history
+            single.n_iter_ = result.n_iter
+            if self.tol is not None and not result.converged:
+                warn_not_converged(type(self).__name__, "lbfgs", self.epochs, self.tol)
+
+    def _train_batches(
+        self, singles, built, strengths, penalty, X, y, s, groups, pairs, seed, device
+    ) -> None:
+        """Train the K singles stacked, with Adam on (matched or stratified) batches."""
+        problem = self._problem(singles, strengths, penalty, X, y, s, groups, pairs, seed, device)
+        problem.penalties = (
+            list(built)  # every model: the matched loss at its lambda (0 included)
+            if pairs
+            else [single.penalty_ for single in singles if single.penalty_ is not None] or None
+        )
+        if problem.penalties and problem.penalties[0].has_adversary and not pairs:
+            problem.adversary_optimizer = self._adversary_optimizer(problem.penalties)
+        histories = train(problem)
+        n_iter = len(histories[0])
         for k, single in enumerate(singles):
             problem.model.export(k, single.model_).eval()
             single.history_ = histories[k]
-            if single is not ref:
-                single._copy_data_attributes(ref)
+            single.n_iter_ = n_iter
+        if self.tol is not None and n_iter >= self.epochs:
+            warn_not_converged(type(self).__name__, "adam", self.epochs, self.tol)
 
     def _problem(self, singles, strengths, penalty, X, y, s, groups, pairs, seed, device):
         """Build the training problem of ``singles`` (the caller sets the penalties)."""
         model = StackedMLP.from_models([single.model_ for single in singles])
-        loop = self._train_loop(model.parameters(), np.random.default_rng(seed))
+        loop = self._train_loop(model, np.random.default_rng(seed), len(X))
         Xt = torch.from_numpy(X).to(device)
         yt = torch.from_numpy(y.astype(np.float32)).to(device)
         ref = singles[int(np.argmax(strengths))]
         if pairs:
             pool, weights, steps = self._penalty_object().matched_batches(
-                X, y, groups, self.batch_size
+                X, y, groups, self._batch_size(len(X))
             )
             for single in singles:
                 single.n_pairings_ = pool.shape[0]
@@ -377,7 +544,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             strengths,
             None,
             convex=self._mixing(penalty) == "convex",
-            batch_size=self.batch_size,
+            batch_size=self._batch_size(len(X)),
             fixed_batches=self._fixed_batches(penalty),
             group_codes=groups,
         )
@@ -453,15 +620,30 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             data.features = Xt
         return data
 
-    def _train_loop(self, params: Any, rng: np.random.Generator) -> TrainLoop:
-        """Adam on ``params`` (decayed per epoch when ``lr_decay != 1``) and the settings."""
-        optimizer = torch.optim.Adam(params, lr=self.lr)
+    def _train_loop(self, model: StackedMLP, rng: np.random.Generator, n: int) -> TrainLoop:
+        r"""Adam on ``model`` (decayed per epoch when ``lr_decay != 1``) and the settings.
+
+        The L2 term :math:`l_2 / (2n) \lVert W \rVert^2` on the weights is Adam's
+        (coupled) ``weight_decay`` of ``l2 / n`` on the weight tensors.
+        """
+        optimizer = (
+            torch.optim.Adam(model.parameters(), lr=self.lr)
+            if self.l2 == 0
+            else torch.optim.Adam(
+                [
+                    {"params": list(model.weights), "weight_decay": self.l2 / n},
+                    {"params": list(model.biases)},
+                ],
+                lr=self.lr,
+            )
+        )
         scheduler = (
             torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=self.lr_decay)
             if self.lr_decay != 1.0
             else None
         )
-        return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose))
+        stop = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
+        return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose), stop)
 
     def _adversary_optimizer(self, penalties: Sequence[FairnessPenalty]) -> torch.optim.Optimizer:
         """One Adam on the adversaries of ``penalties`` at the penalty object's rate.

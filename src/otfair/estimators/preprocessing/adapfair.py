@@ -56,6 +56,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
+from otfair.utils._torch import fits_in_training_state
 
 _MODES = ("aware", "blind")
 
@@ -230,6 +231,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         return codes
 
     # ------------------------------------------------------------------ training
+    @fits_in_training_state
     @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> AdapFairPreprocessor:
         """Learn the flows with the classifier frozen.

@@ -54,6 +54,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
+from otfair.utils._torch import fits_in_training_state
 
 _BASE_PENALTIES = ("none", "gap")
 #: The parameters that AdapFairClassifier passes on to its AdapFairPreprocessor.
@@ -278,6 +279,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         rest = np.delete(X_np, col % X_np.shape[1], axis=1)
         return rest, s_col if sensitive_features is None else sensitive_features
 
+    @fits_in_training_state
     @fit_context
     def fit(
         self,
@@ -377,6 +379,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 
+    @fits_in_training_state
     def __otfair_fit_path__(
         self,
         X: Any,

@@ -39,6 +39,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
+from otfair.utils._torch import fits_in_training_state
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
 
@@ -216,6 +217,7 @@ class NeuralFairRegressor(
             self._after_step(adversary)
         return encoder, head, adversary
 
+    @fits_in_training_state
     @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> NeuralFairRegressor:
         """Fit the regression net (and its adversary).
@@ -237,6 +239,7 @@ class NeuralFairRegressor(
         self._fit_stacked([self], [lam], X, y, sensitive_features)  # a stacked run of one
         return self
 
+    @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[NeuralFairRegressor]:

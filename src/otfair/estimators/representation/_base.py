@@ -65,6 +65,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
+from otfair.utils._torch import fits_in_training_state
 
 _PREDICT_CHUNK = 8192
 
@@ -281,6 +282,7 @@ class RepresentationClassifier(RepresentationEstimator):
         return torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
 
     # -- fit -----------------------------------------------------------------------------
+    @fits_in_training_state
     @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> RepresentationClassifier:
         """Fit the encoder, the classifier and the adversary.

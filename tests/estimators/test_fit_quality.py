@@ -1,0 +1,199 @@
+"""FairClassifier's fits are held against a converged reference and the best constant.
+
+* the default logistic fit (L-BFGS, l2=1) is scikit-learn's ``LogisticRegression()``
+  (C=1) on real data: the same coefficients, the same test AUC and accuracy;
+* convergence: ``n_iter_``, a ``ConvergenceWarning`` at the cap, none with ``tol=None``;
+* a strength that drops the labels (convex alpha = 1) is refused, and a fit that ends
+  below the best constant, or at one predicted class, says so;
+* the user's torch state (no_grad, inference_mode, a float64 default dtype) does not
+  break a fit, raw feature scales warn, and a diverged fit is an error.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+import torch
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from tests.estimators._classif_data import two_group_data
+
+from otfair.datasets import load_dataset
+from otfair.estimators import FairClassifier, FitQualityWarning
+from otfair.estimators._training import StopOnPlateau
+from otfair.estimators.classification._fit_checks import constant_baseline
+
+
+@pytest.fixture(scope="module")
+def compas():
+    return load_dataset("compas").split(random_state=0)
+
+
+@pytest.mark.parametrize("name", ["german", "compas"])
+def test_default_logistic_fit_is_sklearn_logistic_regression(name, data_dir):
+    split = load_dataset(name).split(random_state=0)
+    ours = FairClassifier(random_state=0).fit(split.X_train, split.y_train)
+    ref = LogisticRegression(max_iter=5000, tol=1e-8).fit(split.X_train, split.y_train)
+    assert ours.solver_ == "lbfgs" and ours.n_iter_ <= ours.epochs
+    auc = roc_auc_score(split.y_test, ours.predict_proba(split.X_test)[:, 1])
+    ref_auc = roc_auc_score(split.y_test, ref.decision_function(split.X_test))
+    assert abs(auc - ref_auc) <= 0.01
+    assert (
+        abs(ours.score(split.X_test, split.y_test) - ref.score(split.X_test, split.y_test))
+        <= 0.005
+    )
+    # the same optimum: l2=1 is C=1 (both minimize mean CE + ||w||^2 / (2n)); compared on
+    # the logits, which flat directions of collinear one-hot columns leave determined
+    gap = np.abs(ours.decision_function(split.X_test) - ref.decision_function(split.X_test))
+    assert gap.mean() <= 0.01 and gap.max() <= 0.1
+
+
+def test_convex_strength_one_is_refused():
+    X, y, s = two_group_data(200)
+    with pytest.raises(ValueError, match=r"strength.*\[0, 1\).*labels drop out"):
+        FairClassifier("otf", 1.0).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"strength"):
+        FairClassifier("norm", 1.0).fit(X, y, sensitive_features=s)
+    # additive mixing keeps the labels at any lambda
+    FairClassifier("otf", 1.0, mixing="additive", epochs=5, tol=None).fit(
+        X, y, sensitive_features=s
+    )
+
+
+@pytest.mark.parametrize("strength", [0.5, 0.9, 0.99])
+def test_accepted_strength_is_not_below_the_constant_or_warns(strength, compas):
+    X, y, s = compas.X_train, compas.y_train, compas.s_train
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        clf = FairClassifier("otf", strength, random_state=0).fit(X, y, sensitive_features=s)
+    ce_const, acc_const = constant_baseline(np.asarray(y))
+    acc = clf.score(X, y)
+    p = clf.predict_proba(X)[:, 1]
+    ce = -np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))
+    warned = any(issubclass(w.category, FitQualityWarning) for w in caught)
+    assert warned or (acc >= acc_const and ce <= ce_const * (1 + 1e-3))
+
+
+def test_huge_strength_warns_that_the_fit_stopped_learning():
+    X, y, s = two_group_data(400)
+    with pytest.warns(FitQualityWarning, match="strength=1e\\+12"):
+        FairClassifier("gapreg", 1e12, random_state=0).fit(X, y, sensitive_features=s)
+
+
+def test_a_fit_below_the_constant_warns_in_words():
+    X, _, _ = two_group_data(400)
+    settings = dict(solver="adam", epochs=1, lr=1e-12, tol=None, init_intercept=False)
+    probe = FairClassifier(random_state=3, **settings)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)
+        start = probe.fit(X, X[:, 0] > 0).predict(X)  # the untrained model's classes
+    flipped = ~start.astype(bool)  # labels it gets all wrong: accuracy 0 after one tiny step
+    with pytest.warns(FitQualityWarning, match="below the best constant"):
+        FairClassifier(random_state=3, **settings).fit(X, flipped)
+
+
+def test_constant_baseline_by_hand():
+    y = np.array([1, 1, 1, 0])
+    ce, acc = constant_baseline(y)
+    assert acc == 0.75
+    assert math.isclose(ce, -(0.75 * math.log(0.75) + 0.25 * math.log(0.25)))
+
+
+def test_convergence_warning_at_the_cap_and_none_without_tol():
+    X, y, s = two_group_data(400)
+    with pytest.warns(ConvergenceWarning, match="epochs=2"):
+        FairClassifier(epochs=2).fit(X, y)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)  # 2 epochs: under-trained
+        with pytest.warns(ConvergenceWarning, match="adam"):
+            FairClassifier(solver="adam", epochs=2).fit(X, y)
+        warnings.simplefilter("error", ConvergenceWarning)
+        clf = FairClassifier(solver="adam", epochs=2, tol=None).fit(X, y)
+    assert clf.n_iter_ == 2 and len(clf.history_) == 2
+
+
+def test_adam_stops_on_a_plateau_before_the_cap():
+    X, y, _ = two_group_data(400)
+    clf = FairClassifier(solver="adam", lr=0.05, epochs=500, random_state=0).fit(X, y)
+    assert clf.n_iter_ < 500 and len(clf.history_) == clf.n_iter_
+    # the last n_iter_no_change epochs did not improve on the best by tol
+    best_before = min(clf.history_[: -clf.n_iter_no_change])
+    assert min(clf.history_[-clf.n_iter_no_change :]) > best_before - clf.tol
+
+
+def test_stop_on_plateau_counts_each_model():
+    stop = StopOnPlateau(tol=0.1, n_iter_no_change=1)
+    assert not stop({"loss": 2.0, "losses": [1.0, 1.0]})
+    assert not stop({"loss": 1.5, "losses": [0.95, 0.5]})  # model 1 still improves
+    assert stop({"loss": 1.4, "losses": [0.94, 0.45]})
+
+
+def test_intercept_starts_at_the_base_rate_log_odds():
+    X, y, _ = two_group_data(400)
+    clf = FairClassifier(solver="adam", epochs=1, lr=1e-12, tol=None, random_state=0)
+    with pytest.warns(FitQualityWarning):
+        clf.fit(X, y)
+    rate = y.mean()
+    assert clf.model_.net[-1].bias.detach().item() == pytest.approx(math.log(rate / (1 - rate)), abs=1e-5)
+
+
+def test_lbfgs_is_refused_for_penalties_that_need_batches():
+    X, y, s = two_group_data(200)
+    for penalty in ("ftm", "adv"):
+        with pytest.raises(ValueError, match="solver='lbfgs'"):
+            FairClassifier(penalty, 1.0, solver="lbfgs").fit(X, y, sensitive_features=s)
+        assert FairClassifier(penalty)._solver(FairClassifier(penalty)._make_penalty()) == "adam"
+
+
+@pytest.mark.parametrize(
+    "state",
+    ["no_grad", "inference_mode", "float64"],
+)
+def test_fit_works_in_the_users_torch_state(state):
+    X, y, s = two_group_data(200)
+    before = torch.get_default_dtype()
+    contexts = {
+        "no_grad": torch.no_grad,
+        "inference_mode": torch.inference_mode,
+    }
+    estimators = [
+        FairClassifier("otf", 0.1, epochs=3),
+        FairClassifier("gapreg", 1.0, model="mlp", epochs=3),
+    ]
+    if state == "float64":
+        torch.set_default_dtype(torch.float64)
+    try:
+        with contexts.get(state, torch.enable_grad)():
+            for est in estimators:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    p = est.fit(X, y, sensitive_features=s).predict_proba(X)
+                assert np.all(np.isfinite(p))
+        assert torch.get_default_dtype() is (torch.float64 if state == "float64" else before)
+    finally:
+        torch.set_default_dtype(before)
+
+
+def test_raw_feature_scales_warn_and_name_the_scaler():
+    X, y, s = two_group_data(300)
+    with pytest.warns(FitQualityWarning, match="StandardScaler"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        FairClassifier("otf", 0.1, epochs=3).fit(X * 1e6, y, sensitive_features=s)
+
+
+def test_a_diverged_fit_is_an_error_not_nan_predictions():
+    X, y, s = two_group_data(300)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            clf = FairClassifier("otf", 0.1, solver="adam", lr=10.0, epochs=5).fit(
+                X * 1e20, y, sensitive_features=s
+            )
+        except ValueError as exc:
+            assert "diverged" in str(exc)
+        else:
+            assert np.all(np.isfinite(clf.predict_proba(X * 1e20)))

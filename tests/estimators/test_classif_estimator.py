@@ -91,7 +91,7 @@ def test_norm_handles_continuous_and_several_attributes():
     X, y, s = _data(400)
     age = X[:, 0] * 3 + np.random.default_rng(0).normal(size=400)
     S = np.column_stack([s, age])
-    kw = {"epochs": 10, "batch_size": 100, "lr": 1e-2, "random_state": 0}
+    kw = {"solver": "adam", "epochs": 10, "batch_size": 100, "lr": 1e-2, "random_state": 0}
     base = FairClassifier("norm", 0.0, **kw).fit(X, y, sensitive_features=S)
     fair = FairClassifier("norm", 0.9, **kw).fit(X, y, sensitive_features=S)
 

@@ -24,8 +24,8 @@ from tests.estimators._classif_data import two_group_data
 
 from otfair.datasets import load_dataset
 from otfair.estimators import FairClassifier, FitQualityWarning
+from otfair.estimators._torch_base import constant_baseline
 from otfair.estimators._training import StopOnPlateau
-from otfair.estimators.classification._fit_checks import constant_baseline
 
 
 @pytest.fixture(scope="module")
@@ -86,7 +86,7 @@ def test_huge_strength_warns_that_the_fit_stopped_learning():
 
 def test_a_fit_below_the_constant_warns_in_words():
     X, _, _ = two_group_data(400)
-    settings = dict(solver="adam", epochs=1, lr=1e-12, tol=None, init_intercept=False)
+    settings = {"solver": "adam", "epochs": 1, "lr": 1e-12, "tol": None, "init_intercept": False}
     probe = FairClassifier(random_state=3, **settings)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", FitQualityWarning)
@@ -138,7 +138,9 @@ def test_intercept_starts_at_the_base_rate_log_odds():
     with pytest.warns(FitQualityWarning):
         clf.fit(X, y)
     rate = y.mean()
-    assert clf.model_.net[-1].bias.detach().item() == pytest.approx(math.log(rate / (1 - rate)), abs=1e-5)
+    assert clf.model_.net[-1].bias.detach().item() == pytest.approx(
+        math.log(rate / (1 - rate)), abs=1e-5
+    )
 
 
 def test_lbfgs_is_refused_for_penalties_that_need_batches():

@@ -122,7 +122,7 @@ def test_registry_options_reach_the_penalty_object():
 def test_fixed_batches_auto_fixes_them_for_a_penalty_that_keeps_batch_work():
     """OTF keeps each batch's class-reduced cost: "auto" trains it on fixed batches."""
     X, y, s = two_group_data(400)
-    kw = {"epochs": 3, "batch_size": 100, "random_state": 0}
+    kw = {"solver": "adam", "epochs": 3, "batch_size": 100, "random_state": 0}
 
     def proba(penalty, strength, fixed):
         clf = FairClassifier(penalty, strength, fixed_batches=fixed, **kw)

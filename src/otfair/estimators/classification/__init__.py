@@ -5,7 +5,7 @@
 :class:`ReductionClassifier` (fairlearn's exponentiated gradient).
 """
 
-from otfair.estimators.classification._fit_checks import FitQualityWarning
+from otfair.estimators._torch_base import FitQualityWarning
 from otfair.estimators.classification.fair_classifier import FairClassifier
 from otfair.estimators.classification.ftm_matching import FTMMatchingCache
 from otfair.estimators.classification.reduction import ReductionClassifier

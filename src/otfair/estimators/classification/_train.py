@@ -33,6 +33,7 @@ from typing import Any, cast
 
 import numpy as np
 import torch
+from torch import nn
 from torch.nn import functional as F
 
 from otfair.estimators._training import (
@@ -368,3 +369,65 @@ def ftm_batches(
             yield order.pop()
 
     return X_pool, y_pool, codes, ce_weight, epoch_batches
+
+
+class FullBatchObjective:
+    r"""FairClassifier's training objective on the whole training set, for L-BFGS.
+
+    :math:`(1 - a)\,\mathrm{CE} + a R` (convex) or :math:`\mathrm{CE} + a R`
+    (additive), plus :math:`\frac{l_2}{2n}\lVert W\rVert^2` on the weights, with
+    :math:`R` the fitted penalty on the model's scores (:func:`penalty_values`, as the
+    batch schemes call it; the full batch's data work, OTF's class-reduced cost, is
+    kept in one cache across evaluations).
+
+    Parameters
+    ----------
+    model : torch.nn.Module
+        The model (logits).
+    data : TrainData
+        The training tensors (features, labels, group codes, constraint matrix).
+    penalty : FairnessPenalty or None
+        The fitted penalty (``None``: the cross-entropy alone).
+    strength : float
+        :math:`a`.
+    convex : bool
+        Convex mixing (else additive).
+    l2 : float
+        The coefficient :math:`l_2 / (2n)` of the squared weights.
+    """
+
+    def __init__(
+        self,
+        model: nn.Module,
+        data: TrainData,
+        penalty: Any,
+        *,
+        strength: float,
+        convex: bool,
+        l2: float,
+    ) -> None:
+        self.model = model
+        self.data = data
+        self.penalty = penalty
+        self.strength = strength
+        self.convex = convex
+        self.l2 = l2
+        self.weights = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]
+        wants = getattr(penalty, "requires_features", False)
+        self.features = data.features if wants else None
+        self.cache: dict[Any, Any] = {}
+
+    def __call__(self) -> torch.Tensor:
+        """Return the objective at the model's current parameters."""
+        data, a = self.data, self.strength
+        logits = self.model(data.X)[:, 0]
+        loss = F.binary_cross_entropy_with_logits(logits, data.y)
+        if self.penalty is not None:
+            scores = torch.sigmoid(logits)
+            value = penalty_values(
+                self.penalty, scores, data.s, data.y, self.features, G=data.G, cache=self.cache
+            )
+            loss = (1 - a) * loss + a * value if self.convex else loss + a * value
+        if self.l2:
+            loss = loss + self.l2 * sum((w * w).sum() for w in self.weights)
+        return loss

@@ -16,7 +16,12 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
+    check_against_constant,
+    check_finite_model,
     predict_in_chunks,
+    training_logits,
+    warn_feature_scale,
+    warn_not_converged,
 )
 from otfair.estimators._training import (
     StopOnPlateau,
@@ -26,16 +31,9 @@ from otfair.estimators._training import (
     check_strengths,
     forget_fit,
     predict_from_proba,
+    train_lbfgs,
 )
-from otfair.estimators.classification._fit_checks import (
-    check_against_constant,
-    check_finite_model,
-    training_logits,
-    warn_feature_scale,
-    warn_not_converged,
-)
-from otfair.estimators.classification._lbfgs import FullBatchObjective, train_lbfgs
-from otfair.estimators.classification._train import TrainingProblem, train
+from otfair.estimators.classification._train import FullBatchObjective, TrainingProblem, train
 from otfair.models import MLP
 from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion

@@ -67,6 +67,7 @@ from otfair.experiments._claim import (
     source_versions,
 )
 from otfair.experiments._execute import execute_run, single_thread
+from otfair.experiments._out_lock import OutDirBusyError, lock_out_dir
 from otfair.experiments._pilots import pilot_item, start_up_configs, time_worker_start
 from otfair.experiments._plan import (
     Pilot,
@@ -107,6 +108,7 @@ Backend = Literal["local", "cluster"]
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "OutDirBusyError",
     "RequestError",
     "SchedulerUnreachableError",
     "StoreError",
@@ -262,6 +264,8 @@ def run_sweep(
         half written), finished ones are stored; ``.summary`` says which.
     StoreConflictError
         If ``out_dir`` holds another sweep and ``merge`` is false.
+    OutDirBusyError
+        If another sweep is running on ``out_dir`` (:mod:`._out_lock`).
     SchedulerUnreachableError
         If ``scheduler`` does not answer within ``connect_timeout`` seconds.
     """
@@ -273,7 +277,7 @@ def run_sweep(
     # every value a run would reject, before anything is stored; the estimator probes
     # (throwaway fits) only for several runs: a one-run sweep trains once
     check_request(configs, probe=len(configs) > 1)
-    with open_store(out_dir) as store:
+    with lock_out_dir(out_dir), open_store(out_dir) as store:  # one sweep per out_dir
         claim_store(store, spec, merge=merge)
         info = record_profile(store, spec, profile)
         todo = pending_runs(configs, store, retry_failed=retry_failed)

@@ -1,0 +1,109 @@
+"""A sweep under faults: no process outlives a killed sweep; one sweep per --out."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from _exp_helpers import write_spec
+
+from otfair.experiments import load_spec, run_sweep
+
+
+def _sweep_cmd(config, out, *extra):
+    return [
+        sys.executable,
+        "-c",
+        "from otfair.cli import main; main()",
+        "sweep",
+        str(config),
+        "--out",
+        str(out),
+        "--no-progress",
+        "--yes",
+        *extra,
+    ]
+
+
+def _group_alive(pgid: int) -> list[int]:
+    """Live (not zombie) processes of the process group ``pgid`` (psutil, else /proc)."""
+    try:
+        import psutil
+    except ImportError:  # pragma: no cover - psutil is a dev dependency
+        psutil = None
+    if psutil is not None:
+        alive = []
+        for proc in psutil.process_iter(["pid"]):
+            try:
+                if os.getpgid(proc.pid) == pgid and proc.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(proc.pid)
+            except (OSError, psutil.Error):
+                continue
+        return alive
+    alive = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            alive.append(int(stat.parent.name))
+    return alive
+
+
+def _start_slow_sweep(tmp_path: Path, workers: int) -> tuple[subprocess.Popen, Path, Path]:
+    """A sweep of 30-s fits on ``workers`` workers, returned once its runs are in flight."""
+    out = tmp_path / "out"
+    fast = load_spec(write_spec(tmp_path / "fast.toml", seeds=3))
+    run_sweep(fast, out, profile="quick", progress=False)  # timings: no pilots next time
+    marks = tmp_path / "marks"
+    marks.mkdir()
+    config = write_spec(tmp_path / "s.toml", seeds=3, sleep=30.0, options=f'mark_dir = "{marks}"')
+    proc = subprocess.Popen(
+        _sweep_cmd(config, out, "--workers", str(workers)),
+        start_new_session=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    deadline = time.time() + 120
+    while len(list(marks.iterdir())) < workers and time.time() < deadline:  # runs in flight
+        time.sleep(0.1)
+    assert len(list(marks.iterdir())) >= workers, "the runs never started"
+    return proc, config, out
+
+
+def test_sigkilled_sweep_leaves_no_process_and_no_open_output(plugin_path, tmp_path):
+    proc, _, _ = _start_slow_sweep(tmp_path, workers=2)
+    assert len(_group_alive(proc.pid)) >= 3  # the parent, two workers (and the tracker)
+    os.kill(proc.pid, signal.SIGKILL)  # the parent alone: it cannot stop its workers
+    # stdout and stderr reach end of file once every process holding them is gone
+    proc.communicate(timeout=30)
+    assert proc.returncode == -signal.SIGKILL
+    deadline = time.time() + 15
+    while _group_alive(proc.pid) and time.time() < deadline:
+        time.sleep(0.1)
+    assert not _group_alive(proc.pid), "worker processes outlived their killed sweep"
+
+
+def test_second_sweep_on_the_same_out_is_refused_while_the_first_runs(plugin_path, tmp_path):
+    proc, config, out = _start_slow_sweep(tmp_path, workers=1)
+    try:
+        second = subprocess.run(
+            _sweep_cmd(config, out), capture_output=True, text=True, timeout=120
+        )
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # a dead holder: the OS releases its lock
+        proc.communicate(timeout=30)
+    assert second.returncode == 2, second.stderr
+    lines = second.stderr.strip().splitlines()
+    assert len(lines) == 1 and "in use by a running sweep" in lines[0], second.stderr
+    assert f"pid {proc.pid} " in lines[0] and "started 20" in lines[0]
+    assert "Traceback" not in second.stderr
+    # the killed sweep's lock file is still there, naming a dead pid: it is taken over
+    assert str(proc.pid) in (out / "sweep.lock").read_text()
+    fast = load_spec(tmp_path / "fast.toml")
+    summary = run_sweep(fast, out, profile="quick", progress=False)
+    assert summary.skipped == 3
+    assert str(os.getpid()) in (out / "sweep.lock").read_text()

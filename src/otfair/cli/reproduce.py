@@ -132,6 +132,8 @@ def reproduce_command(
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:
+        if stop.summary.reason:  # a full disk: no report can be written either
+            _interrupted(stop.summary)
         spec = load_spec(find_config(paper, config))
         if chosen is not None:
             spec = spec.with_seeds(profile, chosen)

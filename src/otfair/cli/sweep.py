@@ -234,7 +234,10 @@ def sweep_command(
 
 
 def _interrupted(summary: SweepSummary) -> None:
-    """Say what an interrupted sweep kept and abandoned, and exit 128 + signal number."""
+    """Say what an interrupted sweep kept and abandoned, and exit 128 + signal number.
+
+    A sweep stopped by a full disk says so in the same one line and exits 2.
+    """
     import signal
 
     kept = summary.ok + summary.failed
@@ -245,6 +248,12 @@ def _interrupted(summary: SweepSummary) -> None:
         else ""
     )
     abandoned = f" ({shown}{more})" if shown else ""
+    if summary.interrupted not in signal.Signals.__members__:  # a full disk: exit 2
+        fail(
+            f"stopped by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
+            f"finished and stored, {len(summary.abandoned)} abandoned, not stored{abandoned}; "
+            f"{summary.not_started} not started; {summary.reason}"
+        )
     typer.echo(  # one line, whenever the signal came
         f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
         f"finished and stored, {len(summary.abandoned)} abandoned, not stored{abandoned}; "

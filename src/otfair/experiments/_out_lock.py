@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from otfair.experiments._store_files import StoreError
+from otfair.experiments._store_files import StoreError, StoreFullError, full_message, is_disk_full
 
 #: File name of the lock inside a sweep's output directory.
 LOCK_FILENAME = "sweep.lock"
@@ -37,6 +37,15 @@ def _holder(text: str) -> str:
         return f"pid {int(info['pid'])} on {info.get('host') or '?'}, started {started}"
     except (ValueError, KeyError, TypeError):
         return "a process that has not yet written its pid"
+
+
+def _lock_error(path: Path, exc: OSError) -> StoreError:
+    """Return the one-line error of a lock file that cannot be written (a full disk named)."""
+    if is_disk_full(exc):
+        return StoreFullError(full_message(path.parent, exc))
+    return StoreError(
+        f"cannot write the sweep lock {path} ({exc.strerror or exc}); choose a writable --out."
+    )
 
 
 @contextmanager
@@ -61,10 +70,7 @@ def lock_out_dir(out_dir: str | Path) -> Iterator[None]:
         out.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     except OSError as exc:
-        raise StoreError(
-            f"cannot create the sweep lock {path} ({exc.strerror or exc}); choose a "
-            "writable --out."
-        ) from None
+        raise _lock_error(path, exc) from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -76,8 +82,11 @@ def lock_out_dir(out_dir: str | Path) -> Iterator[None]:
                 "finish or stop it, or choose another --out."
             ) from None
         info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, json.dumps(info).encode(), 0)
+        try:
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, json.dumps(info).encode(), 0)
+        except OSError as exc:
+            raise _lock_error(path, exc) from None
         yield
     finally:
         os.close(fd)  # releases the lock; the file stays (a later sweep takes it over)

@@ -91,7 +91,9 @@ from otfair.experiments._store import (
     open_store,
     timing_group,
 )
+from otfair.experiments._store_files import StoreFullError
 from otfair.experiments._sweep_result import (
+    DISK_FULL,
     SweepInterrupted,
     SweepSummary,
     future_record,
@@ -177,6 +179,7 @@ class _Outcome:
     failed: int = 0
     abandoned: list[RunConfig] = field(default_factory=list)
     not_started: int = 0
+    full: str = ""  # a full disk's message: the sweep stopped like on a signal
 
 
 def run_sweep(
@@ -260,8 +263,9 @@ def run_sweep(
     StoreError
         If ``out_dir`` is an existing file or holds a damaged store (left untouched).
     SweepInterrupted
-        After SIGINT or SIGTERM: running runs are abandoned (workers killed, nothing
-        half written), finished ones are stored; ``.summary`` says which.
+        After SIGINT or SIGTERM, or when the store's disk is full: running runs are
+        abandoned (workers killed, nothing half written), finished ones are stored;
+        ``.summary`` says which (and ``.summary.reason`` names the full disk).
     StoreConflictError
         If ``out_dir`` holds another sweep and ``merge`` is false.
     OutDirBusyError
@@ -325,7 +329,8 @@ def run_sweep(
             stored_failed=failed,
             errors=tuple(errors.most_common()),
             profile=profile,
-            interrupted=stop.name,
+            interrupted=stop.name or (DISK_FULL if outcome.full else None),
+            reason=outcome.full,
             abandoned=tuple(run_label(c) for c in outcome.abandoned),
             not_started=outcome.not_started,
             other_ok=other_ok,
@@ -378,9 +383,13 @@ def _execute(
         runs = configs_of(item)
         failed = [c for c, r in zip(runs, records, strict=True) if r["status"] != "ok"]
         alone = len(runs) > 1 and failed and len(failed) < len(runs)
-        for config, record in zip(runs, records, strict=True):
+        for k, (config, record) in enumerate(zip(runs, records, strict=True)):
             if not (alone and record["status"] != "ok"):
-                write(config, record)
+                try:
+                    write(config, record)
+                except StoreFullError:  # this run and the item's next ones are not stored
+                    outcome.abandoned.extend(runs[k:])
+                    raise
         if alone:  # fit the failed strengths alone: another's error must not fail them
             queue.extendleft(reversed(failed))
 
@@ -474,21 +483,27 @@ def _execute(
                     write_item(item, records)
         except StopRun:
             pass
+        except StoreFullError as exc:  # a full disk stops the sweep as a signal does
+            outcome.full = str(exc)
         except BaseException:
             if be is not None:
                 be.close(abandon=True)
             raise
-        if stop.signum is None:
+        if stop.signum is None and not outcome.full:
             if be is not None:
                 be.close(abandon=False)
             return
         for fut, item in inflight.items():  # keep what finished, abandon the rest
             finished = item_records(fut.result, item, future_record) if fut.done() else None
             for k, config in enumerate(configs_of(item)):
-                if finished is None or finished[k].get("worker_failure"):
+                if finished is None or finished[k].get("worker_failure") or outcome.full:
                     outcome.abandoned.append(config)
-                else:
+                    continue
+                try:
                     write(config, finished[k])
+                except StoreFullError as exc:
+                    outcome.full = str(exc)
+                    outcome.abandoned.append(config)
         outcome.not_started = sum(len(configs_of(item)) for item in queue)
         if be is not None:
             be.close(abandon=True)

@@ -184,6 +184,10 @@ def sweep_command(
     Prints the plan first (runs, estimated time from stored timings or the first run);
     a sweep estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
     ok, 1 some run failed, 2 user error, 130/143 interrupted by SIGINT/SIGTERM.
+
+    A spec runs code like a script: its plugins are imported and a dataset named
+    module:function calls that function (only from a module listed in plugins). Run
+    only specs you trust as you would a Python script.
     """
     check_output_dir(out)
     if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR

@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from _exp_helpers import write_spec
 
 from otfair.experiments import load_spec, run_sweep
@@ -107,3 +108,21 @@ def test_second_sweep_on_the_same_out_is_refused_while_the_first_runs(plugin_pat
     summary = run_sweep(fast, out, profile="quick", progress=False)
     assert summary.skipped == 3
     assert str(os.getpid()) in (out / "sweep.lock").read_text()
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_each_distinct_warning_is_said_once_with_its_count(plugin_path, tmp_path, workers):
+    import warnings
+
+    from typer.testing import CliRunner
+
+    from otfair.cli import app
+
+    config = write_spec(tmp_path / "s.toml", seeds=2, options="warn = true")  # 6 warning runs
+    argv = ["sweep", str(config), "--out", str(tmp_path / "out"), "--no-progress", "--yes"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # as outside the tests (where warnings are errors)
+        result = CliRunner().invoke(app, [*argv, "--workers", str(workers), "--no-stack"])
+    said = [ln for ln in result.output.splitlines() if "dummy-lr: a small group" in ln]
+    assert said == ["  6 x UserWarning: dummy-lr: a small group"], result.output
+    assert "1 distinct warning (runs that gave it):" in result.output

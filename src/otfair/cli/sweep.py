@@ -113,6 +113,18 @@ def _print_errors(summary: SweepSummary) -> None:
     )
 
 
+def _print_warnings(summary: SweepSummary) -> None:
+    """Print each distinct warning of the sweep's runs once, with how many runs gave it."""
+    n = len(summary.warnings)
+    if not n:
+        return
+    shown = summary.warnings[:SHOWN_ERRORS]
+    more = f", the first {len(shown)}" if n > len(shown) else ""
+    typer.echo(f"{n} distinct warning{'s' if n != 1 else ''} (runs that gave it){more}:", err=True)
+    for message, count in shown:
+        typer.echo(f"  {count} x {message}", err=True)
+
+
 def _summary_line(summary: SweepSummary) -> str:
     other = summary.other_ok + summary.other_failed
     outside = (
@@ -226,6 +238,7 @@ def sweep_command(
     except SweepInterrupted as stop:
         _interrupted(stop.summary)
     typer.echo(_summary_line(summary))
+    _print_warnings(summary)
     if summary.stored_failed:
         _print_errors(summary)
     if report:

@@ -180,6 +180,7 @@ class _Outcome:
     abandoned: list[RunConfig] = field(default_factory=list)
     not_started: int = 0
     full: str = ""  # a full disk's message: the sweep stopped like on a signal
+    warnings: Counter[str] = field(default_factory=Counter)  # line -> runs that gave it
 
 
 def run_sweep(
@@ -331,6 +332,7 @@ def run_sweep(
             profile=profile,
             interrupted=stop.name or (DISK_FULL if outcome.full else None),
             reason=outcome.full,
+            warnings=tuple(outcome.warnings.most_common()),
             abandoned=tuple(run_label(c) for c in outcome.abandoned),
             not_started=outcome.not_started,
             other_ok=other_ok,
@@ -374,6 +376,7 @@ def _execute(
 
     def write(config: RunConfig, record: dict[str, Any]) -> None:
         store.write(config, record, sweep=spec.name, versions=versions, profile=profile)
+        outcome.warnings.update(record.get("warnings") or ())
         failed = record["status"] != "ok"
         outcome.failed += failed
         outcome.ok += not failed

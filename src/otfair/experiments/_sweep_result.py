@@ -31,7 +31,9 @@ class SweepSummary:
     a sweep whose store's disk filled up stops the same way, with ``interrupted`` set to
     :data:`DISK_FULL` and ``reason`` the one-line message naming the disk.
     ``other_ok``/``other_failed`` count the store's rows outside the selection (another
-    profile, a grid edited since), which ``otfair report`` counts too.
+    profile, a grid edited since), which ``otfair report`` counts too. ``warnings`` lists
+    the distinct warnings of this call's runs with the number of runs that gave each,
+    most frequent first.
     """
 
     total: int
@@ -50,6 +52,7 @@ class SweepSummary:
     other_ok: int = 0
     other_failed: int = 0
     reason: str = ""
+    warnings: tuple[tuple[str, int], ...] = ()
 
 
 #: ``SweepSummary.interrupted`` of a sweep stopped because its store's disk is full.

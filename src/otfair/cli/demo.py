@@ -68,6 +68,9 @@ def demo_command(
         f"in {summary.wall_time_s:.0f}s; results: {summary.store_path}"
     )
     typer.echo(f"Report: {index} (open {index.with_suffix('.html')} in a browser)")
+    from otfair.cli.sweep import _print_warnings
+
+    _print_warnings(summary)
 
 
 def _interrupted(summary: SweepSummary, out: Path) -> NoReturn:

@@ -25,6 +25,7 @@ from otfair.cli.sweep import (
     YesOption,
     _interrupted,
     _print_errors,
+    _print_warnings,
     _runner_options,
     _summary_line,
 )
@@ -151,6 +152,7 @@ def reproduce_command(
     summary = result.summary
     if summary is not None:
         typer.echo(_summary_line(summary))
+        _print_warnings(summary)
         if summary.stored_failed:
             _print_errors(summary)
     elif result.pending:

@@ -126,3 +126,78 @@ def test_each_distinct_warning_is_said_once_with_its_count(plugin_path, tmp_path
     said = [ln for ln in result.output.splitlines() if "dummy-lr: a small group" in ln]
     assert said == ["  6 x UserWarning: dummy-lr: a small group"], result.output
     assert "1 distinct warning (runs that gave it):" in result.output
+
+
+def test_a_finished_sweep_resumes_without_checking_or_probing(plugin_path, tmp_path, monkeypatch):
+    # a finished sweep has nothing to run: no request check (torch, throwaway probe fits)
+    spec = load_spec(write_spec(tmp_path / "s.toml"))
+    run_sweep(spec, tmp_path / "out", profile="quick", progress=False)
+    from otfair.experiments import _runner
+
+    checked = []
+    monkeypatch.setattr(_runner, "check_request", lambda *a, **k: checked.append(a))
+    again = run_sweep(spec, tmp_path / "out", profile="quick", progress=False)
+    assert (again.skipped, again.ok, again.failed, checked) == (3, 0, 0, [])
+    run_sweep(spec, tmp_path / "out", profile="full", progress=False)  # 5 runs pending
+    assert [len(a[0]) for a in checked] == [5]  # only the pending runs are checked
+
+
+def test_a_lost_dask_scheduler_stops_the_sweep_like_an_interruption(
+    plugin_path, tmp_path, monkeypatch
+):
+    from otfair.experiments import _runner
+    from otfair.experiments._backends import ClusterLostError, InlineBackend
+    from otfair.experiments._sweep_result import LOST_CLUSTER, SweepInterrupted
+
+    class Losing(InlineBackend):  # the third wait finds the scheduler gone
+        waits = 0
+
+        def wait(self, futures, timeout):
+            Losing.waits += 1
+            if Losing.waits == 3:
+                raise ClusterLostError("lost the Dask scheduler tcp://x:1 (the client is closed)")
+            return super().wait(futures, timeout)
+
+    spec = load_spec(write_spec(tmp_path / "s.toml", seeds=2))  # 8 runs
+    monkeypatch.setattr(
+        _runner,
+        "_open_backend",
+        lambda kind, w, s, plugins, warmups, stop, t: Losing(plugins, warmups, stop),
+    )
+    with pytest.raises(SweepInterrupted) as stopped:
+        run_sweep(spec, tmp_path / "out", progress=False, stack=False)
+    summary = stopped.value.summary
+    assert summary.interrupted == LOST_CLUSTER and "tcp://x:1" in summary.reason
+    assert summary.ok + summary.failed == 2 and len(summary.abandoned) == 1
+    assert summary.not_started == 5
+    monkeypatch.undo()
+    again = run_sweep(spec, tmp_path / "out", progress=False)  # resumable
+    assert again.skipped == 2 and again.ok + again.failed == 6
+
+
+def test_a_dask_cluster_without_workers_is_said_once_after_a_bounded_wait(capsys):
+    from otfair.experiments._backends import NO_WORKERS_WARN_S, ClusterLostError, DaskBackend
+
+    class Client:  # the parts of distributed.Client that the check reads
+        status = "running"
+        workers: dict = {}
+
+        def scheduler_info(self):
+            return {"workers": self.workers}
+
+    backend = object.__new__(DaskBackend)
+    backend._client, backend._address = Client(), "tcp://head:8786"
+    backend._no_workers_since, backend._warned = None, False
+    backend.check_cluster(now=100.0)
+    backend.check_cluster(now=100.0 + NO_WORKERS_WARN_S - 1)
+    assert capsys.readouterr().err == ""  # not yet
+    backend.check_cluster(now=100.0 + NO_WORKERS_WARN_S)
+    backend.check_cluster(now=100.0 + 2 * NO_WORKERS_WARN_S)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1 and "tcp://head:8786 has had no worker for 60 s" in lines[0]
+    backend._client.workers = {"w": {}}
+    backend.check_cluster(now=1000.0)  # a worker joined: the clock starts again
+    assert backend._no_workers_since is None
+    backend._client.status = "closed"
+    with pytest.raises(ClusterLostError, match="lost the Dask scheduler tcp://head:8786"):
+        backend.check_cluster()

@@ -30,7 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures import wait as futures_wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
@@ -43,6 +43,11 @@ from otfair.experiments._spec import RunConfig, import_plugins
 CONNECT_TIMEOUT_S = 5.0
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class StopRun(BaseException):
     """Raised inside an in-process run by SIGINT/SIGTERM.
 
@@ -52,6 +57,14 @@ class StopRun(BaseException):
 
 class SchedulerUnreachableError(ConnectionError):
     """The Dask scheduler given with ``scheduler=`` did not answer in time."""
+
+
+class ClusterLostError(ConnectionError):
+    """The Dask scheduler of a running sweep went away; the sweep stops as on a signal."""
+
+
+#: Seconds a Dask cluster may have no worker before the sweep says so (once).
+NO_WORKERS_WARN_S = 60.0
 
 
 class StopSignals:
@@ -381,6 +394,9 @@ class DaskBackend:
             ) from exc
         self._plugins = tuple(plugins)
         self._cluster = None
+        self._address = scheduler or "of the local cluster"
+        self._no_workers_since: float | None = None
+        self._warned = False
         if scheduler is None:
             self._cluster = LocalCluster(
                 n_workers=workers,
@@ -423,11 +439,52 @@ class DaskBackend:
     def wait(self, futures: Sequence[Any], timeout: float) -> list[Any]:
         from distributed import wait
 
-        with suppress(TimeoutError):
+        self.check_cluster()
+        try:
             wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            pass
+        except (OSError, CancelledError) as exc:  # the scheduler's connection broke
+            self.check_cluster()
+            raise ClusterLostError(f"lost the Dask scheduler ({_first_line(exc)})") from None
         return [f for f in futures if f.done()]
 
+    def check_cluster(self, now: float | None = None) -> None:
+        """Raise :class:`ClusterLostError` without a scheduler; say when no worker is left.
+
+        A cluster whose workers all died would leave the sweep waiting without a word:
+        after :data:`NO_WORKERS_WARN_S` seconds without a worker one line on stderr says
+        so (the sweep keeps waiting for workers to join; Ctrl-C stops it, keeping every
+        finished run). A client that lost its scheduler is a stop, not a traceback.
+        """
+        now = time.monotonic() if now is None else now
+        status = str(getattr(self._client, "status", "running"))
+        if status not in ("running", "newly-created"):
+            raise ClusterLostError(
+                f"lost the Dask scheduler {self._address} (the client is {status})"
+            )
+        try:
+            workers = self._client.scheduler_info().get("workers") or {}
+        except (OSError, AttributeError):  # pragma: no cover - a client going away
+            workers = {}
+        if workers:
+            self._no_workers_since = None
+            return
+        if self._no_workers_since is None:
+            self._no_workers_since = now
+        waited = now - self._no_workers_since
+        if waited >= NO_WORKERS_WARN_S and not self._warned:
+            self._warned = True
+            print(
+                f"warning: the Dask scheduler {self._address} has had no worker for "
+                f"{waited:.0f} s; the sweep waits for one (Ctrl-C stops it, keeping every "
+                "finished run).",
+                file=sys.stderr,
+                flush=True,
+            )
+
     def close(self, abandon: bool) -> None:
-        self._client.close()
+        with suppress(OSError, TimeoutError, CancelledError):
+            self._client.close()
         if self._cluster is not None:
             self._cluster.close()

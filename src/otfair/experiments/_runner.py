@@ -51,6 +51,7 @@ from typing import Any, Literal
 
 from otfair.experiments._backends import (
     CONNECT_TIMEOUT_S,
+    ClusterLostError,
     DaskBackend,
     InlineBackend,
     PoolBackend,
@@ -85,6 +86,7 @@ from otfair.experiments._stacking import (
     stack_groups,
 )
 from otfair.experiments._store import (
+    STORE_FILENAME,
     ResultStore,
     StoreError,
     check_out_dir,
@@ -94,6 +96,7 @@ from otfair.experiments._store import (
 from otfair.experiments._store_files import StoreFullError
 from otfair.experiments._sweep_result import (
     DISK_FULL,
+    LOST_CLUSTER,
     SweepInterrupted,
     SweepSummary,
     future_record,
@@ -135,6 +138,17 @@ def pending_runs(
             seen.add(key)
             out.append(config)
     return out
+
+
+def _pending_before(
+    configs: Sequence[RunConfig], out_dir: str | Path, retry_failed: bool
+) -> list[RunConfig]:
+    """Return the runs of ``configs`` not stored in ``out_dir`` yet (read only)."""
+    path = Path(out_dir) / STORE_FILENAME
+    if not path.is_file() or path.stat().st_size == 0:
+        return list(configs)
+    with ResultStore(path, read_only=True) as store:
+        return pending_runs(configs, store, retry_failed=retry_failed)
 
 
 def _open_backend(
@@ -179,7 +193,8 @@ class _Outcome:
     failed: int = 0
     abandoned: list[RunConfig] = field(default_factory=list)
     not_started: int = 0
-    full: str = ""  # a full disk's message: the sweep stopped like on a signal
+    halted: str = ""  # why the sweep stopped like on a signal (a full disk, a lost cluster)
+    halt_label: str = ""  # SweepSummary.interrupted of that stop
     warnings: Counter[str] = field(default_factory=Counter)  # line -> runs that gave it
 
 
@@ -279,9 +294,12 @@ def run_sweep(
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
     check_out_dir(out_dir)  # read only: a file or a damaged store is left as it is
-    # every value a run would reject, before anything is stored; the estimator probes
-    # (throwaway fits) only for several runs: a one-run sweep trains once
-    check_request(configs, probe=len(configs) > 1)
+    # every value a pending run would reject, before anything is stored; the estimator
+    # probes (throwaway fits) only for several runs: a one-run sweep trains once; a
+    # finished sweep checks nothing (and imports no torch): it only says so
+    pending = _pending_before(configs, out_dir, retry_failed)
+    if pending:
+        check_request(pending, probe=len(pending) > 1)
     with lock_out_dir(out_dir), open_store(out_dir) as store:  # one sweep per out_dir
         claim_store(store, spec, merge=merge)
         info = record_profile(store, spec, profile)
@@ -330,8 +348,8 @@ def run_sweep(
             stored_failed=failed,
             errors=tuple(errors.most_common()),
             profile=profile,
-            interrupted=stop.name or (DISK_FULL if outcome.full else None),
-            reason=outcome.full,
+            interrupted=stop.name or outcome.halt_label or None,
+            reason=outcome.halted,
             warnings=tuple(outcome.warnings.most_common()),
             abandoned=tuple(run_label(c) for c in outcome.abandoned),
             not_started=outcome.not_started,
@@ -486,26 +504,27 @@ def _execute(
                     write_item(item, records)
         except StopRun:
             pass
-        except StoreFullError as exc:  # a full disk stops the sweep as a signal does
-            outcome.full = str(exc)
+        except (StoreFullError, ClusterLostError) as exc:  # a stop, as on a signal
+            outcome.halted = str(exc)
+            outcome.halt_label = DISK_FULL if isinstance(exc, StoreFullError) else LOST_CLUSTER
         except BaseException:
             if be is not None:
                 be.close(abandon=True)
             raise
-        if stop.signum is None and not outcome.full:
+        if stop.signum is None and not outcome.halted:
             if be is not None:
                 be.close(abandon=False)
             return
         for fut, item in inflight.items():  # keep what finished, abandon the rest
             finished = item_records(fut.result, item, future_record) if fut.done() else None
             for k, config in enumerate(configs_of(item)):
-                if finished is None or finished[k].get("worker_failure") or outcome.full:
+                if finished is None or finished[k].get("worker_failure") or outcome.halted:
                     outcome.abandoned.append(config)
                     continue
                 try:
                     write(config, finished[k])
                 except StoreFullError as exc:
-                    outcome.full = str(exc)
+                    outcome.halted, outcome.halt_label = str(exc), DISK_FULL
                     outcome.abandoned.append(config)
         outcome.not_started = sum(len(configs_of(item)) for item in queue)
         if be is not None:

@@ -16,7 +16,14 @@ from typing import Any
 
 from otfair.experiments._spec import FULL_PROFILE, RunConfig
 
-__all__ = ["DISK_FULL", "SweepInterrupted", "SweepSummary", "future_record", "run_label"]
+__all__ = [
+    "DISK_FULL",
+    "LOST_CLUSTER",
+    "SweepInterrupted",
+    "SweepSummary",
+    "future_record",
+    "run_label",
+]
 
 
 @dataclass(frozen=True)
@@ -28,8 +35,9 @@ class SweepSummary:
     lists the distinct first lines of the stored errors with their counts, most frequent
     first. After an interruption, ``interrupted`` is the signal's name, ``abandoned``
     names the runs that were running (not stored) and ``not_started`` counts the rest;
-    a sweep whose store's disk filled up stops the same way, with ``interrupted`` set to
-    :data:`DISK_FULL` and ``reason`` the one-line message naming the disk.
+    a sweep whose store's disk filled up, or whose Dask scheduler went away, stops the
+    same way, with ``interrupted`` set to :data:`DISK_FULL` or :data:`LOST_CLUSTER` and
+    ``reason`` the one-line message naming the cause.
     ``other_ok``/``other_failed`` count the store's rows outside the selection (another
     profile, a grid edited since), which ``otfair report`` counts too. ``warnings`` lists
     the distinct warnings of this call's runs with the number of runs that gave each,
@@ -57,6 +65,8 @@ class SweepSummary:
 
 #: ``SweepSummary.interrupted`` of a sweep stopped because its store's disk is full.
 DISK_FULL = "a full disk"
+#: ``SweepSummary.interrupted`` of a sweep whose Dask scheduler went away.
+LOST_CLUSTER = "a lost Dask scheduler"
 
 
 class SweepInterrupted(KeyboardInterrupt):

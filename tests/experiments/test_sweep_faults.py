@@ -88,12 +88,23 @@ def test_sigkilled_sweep_leaves_no_process_and_no_open_output(plugin_path, tmp_p
     assert not _group_alive(proc.pid), "worker processes outlived their killed sweep"
 
 
-def test_second_sweep_on_the_same_out_is_refused_while_the_first_runs(plugin_path, tmp_path):
+def test_second_sweep_on_the_same_out_is_refused_while_the_first_runs(
+    plugin_path, tmp_path, monkeypatch
+):
+    from otfair.experiments import _runner
+    from otfair.experiments._out_lock import OutDirBusyError
+
     proc, config, out = _start_slow_sweep(tmp_path, workers=1)
     try:
         second = subprocess.run(
             _sweep_cmd(config, out), capture_output=True, text=True, timeout=120
         )
+        checked = []  # refused before the request checks (probe fits) of the pending runs
+        monkeypatch.setattr(_runner, "check_request", lambda *a, **k: checked.append(a))
+        with pytest.raises(OutDirBusyError, match=f"pid {proc.pid} "):
+            run_sweep(load_spec(config), out, progress=False)
+        assert checked == []
+        monkeypatch.undo()
     finally:
         os.killpg(proc.pid, signal.SIGKILL)  # a dead holder: the OS releases its lock
         proc.communicate(timeout=30)

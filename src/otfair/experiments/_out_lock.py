@@ -48,6 +48,40 @@ def _lock_error(path: Path, exc: OSError) -> StoreError:
     )
 
 
+def _busy(out: Path) -> OutDirBusyError:
+    """Return the one-line error naming the sweep that holds the lock of ``out``."""
+    with open(out / LOCK_FILENAME, encoding="utf-8", errors="replace") as fh:
+        holder = _holder(fh.read())
+    return OutDirBusyError(
+        f"--out {out} is in use by a running sweep ({holder}); wait for it to finish or "
+        "stop it, or choose another --out."
+    )
+
+
+def refuse_if_busy(out_dir: str | Path) -> None:
+    """Raise :class:`OutDirBusyError` at once if a sweep holds the lock of ``out_dir``.
+
+    Creates nothing and holds nothing: a sweep calls it before its request checks (which
+    may fit throwaway probes), so that a second sweep is refused in a moment;
+    :func:`lock_out_dir` then takes the lock for the work.
+    """
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return
+    out = Path(out_dir)
+    try:
+        fd = os.open(out / LOCK_FILENAME, os.O_RDONLY)
+    except OSError:  # no lock file: no sweep has run here (or it cannot be read)
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise _busy(out) from None
+    finally:
+        os.close(fd)
+
+
 @contextmanager
 def lock_out_dir(out_dir: str | Path) -> Iterator[None]:
     """Hold the sweep lock of ``out_dir`` (created when missing) for the block.
@@ -75,12 +109,7 @@ def lock_out_dir(out_dir: str | Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            with open(path, encoding="utf-8", errors="replace") as fh:
-                holder = _holder(fh.read())
-            raise OutDirBusyError(
-                f"--out {out} is in use by a running sweep ({holder}); wait for it to "
-                "finish or stop it, or choose another --out."
-            ) from None
+            raise _busy(out) from None
         info = {"pid": os.getpid(), "host": socket.gethostname(), "started": time.time()}
         try:
             os.ftruncate(fd, 0)

@@ -68,7 +68,7 @@ from otfair.experiments._claim import (
     source_versions,
 )
 from otfair.experiments._execute import execute_run, single_thread
-from otfair.experiments._out_lock import OutDirBusyError, lock_out_dir
+from otfair.experiments._out_lock import OutDirBusyError, lock_out_dir, refuse_if_busy
 from otfair.experiments._pilots import pilot_item, start_up_configs, time_worker_start
 from otfair.experiments._plan import (
     Pilot,
@@ -294,6 +294,7 @@ def run_sweep(
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
     check_out_dir(out_dir)  # read only: a file or a damaged store is left as it is
+    refuse_if_busy(out_dir)  # a sweep running on out_dir: refused before any check
     # every value a pending run would reject, before anything is stored; the estimator
     # probes (throwaway fits) only for several runs: a one-run sweep trains once; a
     # finished sweep checks nothing (and imports no torch): it only says so

@@ -127,3 +127,12 @@ def test_malformed_config_is_a_clean_error(tmp_path):
     )
     res = CliRunner().invoke(app, ["sweep", str(config), "--out", str(tmp_path / "o")])
     assert "config key 'methods[0].epoch'" in _error_line(res)
+
+
+def test_sweep_help_says_a_spec_runs_code_like_a_script():
+    from typer.testing import CliRunner
+
+    from otfair.cli import app
+
+    text = " ".join(CliRunner().invoke(app, ["sweep", "--help"]).output.split())
+    assert "A spec runs code like a script" in text and "listed in plugins" in text

@@ -75,6 +75,29 @@ def test_digest_is_remembered(tmp_path, isolated_data, monkeypatch):
     assert len(calls) == 2
 
 
+def test_a_same_size_edit_with_its_mtime_set_back_is_hashed_again(tmp_path, isolated_data):
+    # (size, mtime) alone were fooled by this: setting the mtime back sets the ctime to now
+    import os
+    import time
+
+    path = tmp_path / "f.bin"
+    path.write_bytes(b"abc")
+    before = path.stat()
+    assert _verify.file_sha256(path) == hashlib.sha256(b"abc").hexdigest()
+    path.write_bytes(b"abd")  # same size
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    for _ in range(100):  # the ctime clock is coarse: wait for it to tick past the hash
+        if path.stat().st_ctime_ns != before.st_ctime_ns:
+            break
+        time.sleep(0.01)
+        os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert _verify.file_sha256(path) == hashlib.sha256(b"abd").hexdigest()  # in-process
+    _verify.forget()
+    assert _verify.file_sha256(path) == hashlib.sha256(b"abd").hexdigest()  # the record
+
+
 def test_recompressed_gzip_is_accepted_by_content(tmp_path, isolated_data, monkeypatch):
     """A user's own gzip of a csv has other bytes than the registry's .gz, same content."""
     content = b"a,b\n" + b"1,2\n" * 1000

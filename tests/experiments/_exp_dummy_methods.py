@@ -9,7 +9,8 @@ that a run is in flight); ``cold_start`` delays the first fit of each process (a
 for one-time costs such as lazy imports, which the runner's warm-up must absorb);
 ``crash_dir`` with ``crash_strength`` and ``crash_times`` makes the fit at that strength
 kill its worker process (never the test process) its first ``crash_times`` times, leaving
-one file in ``crash_dir`` per crash (a stand-in for the OOM killer).
+one file in ``crash_dir`` per crash (a stand-in for the OOM killer). ``warn`` makes each
+such fit warn twice, the same ``UserWarning`` (as a small-group warning does).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
+import warnings
 from pathlib import Path
 
 from sklearn.base import BaseEstimator, ClassifierMixin
@@ -38,6 +40,7 @@ class DummyLogistic(ClassifierMixin, BaseEstimator):
         crash_dir=None,
         crash_strength=None,
         crash_times=0,
+        warn=False,
     ):
         self.C = C
         self.sleep = sleep
@@ -47,6 +50,7 @@ class DummyLogistic(ClassifierMixin, BaseEstimator):
         self.crash_dir = crash_dir
         self.crash_strength = crash_strength
         self.crash_times = crash_times
+        self.warn = warn
 
     def fit(self, X, y, *, sensitive_features=None):
         if self.cold_start and _FITS_IN_PROCESS[0] == 0:
@@ -58,6 +62,8 @@ class DummyLogistic(ClassifierMixin, BaseEstimator):
             if self.sleep:
                 time.sleep(self.sleep)
             self._maybe_crash()
+            for _ in range(2 if self.warn else 0):
+                warnings.warn("dummy-lr: a small group", UserWarning, stacklevel=2)
         if self.fail:
             raise RuntimeError("dummy-raise always fails")
         self.model_ = LogisticRegression(C=self.C, max_iter=500).fit(X, y)

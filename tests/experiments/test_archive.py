@@ -10,6 +10,7 @@ from _exp_helpers import write_spec
 from otfair.experiments import load_archive, load_spec, open_store, run_sweep
 from otfair.experiments._archive import ArchiveError, export_runs, import_runs, read_archive
 from otfair.experiments._labels import method_label
+from otfair.experiments._store import config_key
 
 
 def _spec(tmp_path):
@@ -73,8 +74,16 @@ def test_archives_of_different_seeds_merge(plugin_path, tmp_path):
 def test_a_damaged_archive_names_the_file_and_line(tmp_path):
     runs = tmp_path / "runs"
     runs.mkdir()
-    (runs / "seed-0.jsonl").write_text('{"key": "a", "status": "ok"}\n{"key": "b", "sta')
+    config = {"dataset": "synthetic", "seed": 0}
+    line = json.dumps({"key": config_key(config), "status": "ok", "config": config})
+    (runs / "seed-0.jsonl").write_text(line + '\n{"key": "b", "sta')
     with pytest.raises(ArchiveError, match=r"seed-0.jsonl, line 2: not JSON"):
+        read_archive(runs)
+    edited = json.dumps(
+        {"key": config_key(config), "status": "ok", "config": {**config, "seed": 1}}
+    )
+    (runs / "seed-0.jsonl").write_text(line + "\n" + edited + "\n")
+    with pytest.raises(ArchiveError, match=r"line 2: its `key` is not the key of its `config`"):
         read_archive(runs)
     (runs / "seed-0.jsonl").write_text('{"key": "a", "status": "error"}\n')
     with pytest.raises(ArchiveError, match="line 1: not an archived run"):

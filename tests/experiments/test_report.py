@@ -203,3 +203,46 @@ def test_a_report_measure_no_run_has_is_named_not_silently_dropped(plugin_path, 
     assert "not drawn: `nope_gap` (fairness)" in text
     assert "dp_gap" not in text.split("not drawn:")[1].splitlines()[0]  # drawn, not listed
     assert (tmp_path / "out" / "report" / "plots" / "synthetic__dp_gap.png").is_file()
+
+
+def _points(index: Path) -> pd.Series:
+    """``seeds`` of each dummy-lr row of the report's strength table."""
+    table = (index.parent / "tables" / "synthetic.md").read_text().split("matched")[0]
+    cells = [line.split("|") for line in table.splitlines() if line.startswith("| dummy-lr |")]
+    return pd.Series({c[2].strip(): int(c[3]) for c in cells})
+
+
+def test_rows_of_an_edited_spec_are_listed_apart_not_averaged_as_seeds(plugin_path, tmp_path):
+    # a one-seed sweep, then the same sweep with an edited option, resumed into its --out:
+    # the first sweep's rows must not pass for a second seed of the edited one
+    run_sweep(
+        load_spec(write_spec(tmp_path / "a.toml", seeds=1)), tmp_path / "out", progress=False
+    )
+    edited = load_spec(write_spec(tmp_path / "a.toml", seeds=1, options="cold_start = 0.0"))
+    run_sweep(edited, tmp_path / "out", progress=False)
+    with open_store(tmp_path / "out") as store:
+        assert store.count("ok") == 6  # 3 strengths x 2 configurations, 1 seed
+    index = make_report(tmp_path / "out")
+    assert _points(index).to_dict() == {"0.01": 1, "0.1": 1, "1": 1}  # not "2 seeds"
+    text = index.read_text()
+    assert "3 successful runs (3 more successful runs are of another configuration" in text
+    apart = text.split("### Runs outside this spec")[1].split("###")[0]
+    rows = [ln for ln in apart.splitlines() if ln.startswith("| synthetic | dummy-lr |")]
+    assert len(rows) == 3 and all("method_options" in ln for ln in rows)
+    assert "one seed (no error bars)" in text
+
+
+def test_a_row_whose_key_was_edited_is_listed_apart(plugin_path, tmp_path):
+    import sqlite3
+
+    out = _sweep(tmp_path, seeds=2)
+    db = out / "results.sqlite"
+    with sqlite3.connect(db) as conn:
+        key = conn.execute("SELECT key FROM runs WHERE status='ok' LIMIT 1").fetchone()[0]
+        conn.execute("UPDATE runs SET key = ? WHERE key = ?", ("0" * 24, key))
+        conn.execute("DELETE FROM meta WHERE name = 'spec_keys'")  # a store of before
+    conn.close()
+    index = make_report(out)
+    assert sorted(_points(index).to_list()) == [1, 2, 2]  # the edited row is in no mean
+    text = index.read_text()
+    assert "its key is not the key of its configuration" in text

@@ -184,3 +184,25 @@ def test_with_seeds_runs_a_subset_of_a_profile_with_the_same_keys(plugin_path, t
         spec.with_seeds("full", [])
     with pytest.raises(ConfigError):
         spec.with_seeds("nope", [0])
+
+
+def test_a_dataset_factory_loads_only_from_a_listed_plugin(plugin_path):
+    # a spec runs code like a script: `os:system` would run a shell command with the
+    # dataset's options; a factory must come from a module the spec lists in `plugins`
+    def raw(name, plugins=()):
+        return {
+            "plugins": list(plugins),
+            "datasets": [{"name": name, "options": {"command": "echo pwned"}}],
+            "methods": [{"name": "dummy-lr"}],
+        }
+
+    with pytest.raises(ConfigError, match=r"datasets\[0\]\.name.*'os:system' is not in a module"):
+        parse_spec(raw("os:system", ["_exp_dummy_methods"]))
+    with pytest.raises(ConfigError, match="not in a module of the spec's plugins"):
+        parse_spec(raw("otfair.datasets:make_synthetic"))
+    with pytest.raises(ConfigError, match="not in a module"):  # a prefix is not a package
+        parse_spec(raw("otfair.datasets_x:f", ["otfair.datasets"]))
+    spec = parse_spec(raw("otfair.datasets:make_synthetic", ["otfair.datasets"]))
+    assert spec.datasets[0].name == "otfair.datasets:make_synthetic"
+    spec = parse_spec(raw("otfair.datasets:make_synthetic", ["otfair"]))  # inside a package
+    assert spec.plugins == ("otfair",)

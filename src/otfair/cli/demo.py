@@ -68,11 +68,16 @@ def demo_command(
         f"in {summary.wall_time_s:.0f}s; results: {summary.store_path}"
     )
     typer.echo(f"Report: {index} (open {index.with_suffix('.html')} in a browser)")
+    from otfair.cli.sweep import _print_warnings
+
+    _print_warnings(summary)
 
 
 def _interrupted(summary: SweepSummary, out: Path) -> NoReturn:
     """Say in two lines what an interrupted demo kept, and exit 128 + signal number."""
     kept = summary.ok + summary.failed
+    if summary.interrupted not in signal.Signals.__members__:  # a full disk
+        fail(f"stopped by {summary.interrupted}: {kept} runs stored; {summary.reason}")
     typer.echo(
         f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
         f"stored, {len(summary.abandoned)} abandoned, {summary.not_started} not started; "

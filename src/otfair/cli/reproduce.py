@@ -25,6 +25,7 @@ from otfair.cli.sweep import (
     YesOption,
     _interrupted,
     _print_errors,
+    _print_warnings,
     _runner_options,
     _summary_line,
 )
@@ -132,6 +133,8 @@ def reproduce_command(
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:
+        if stop.summary.reason:  # a full disk: no report can be written either
+            _interrupted(stop.summary)
         spec = load_spec(find_config(paper, config))
         if chosen is not None:
             spec = spec.with_seeds(profile, chosen)
@@ -149,6 +152,7 @@ def reproduce_command(
     summary = result.summary
     if summary is not None:
         typer.echo(_summary_line(summary))
+        _print_warnings(summary)
         if summary.stored_failed:
             _print_errors(summary)
     elif result.pending:

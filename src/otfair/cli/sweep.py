@@ -113,6 +113,18 @@ def _print_errors(summary: SweepSummary) -> None:
     )
 
 
+def _print_warnings(summary: SweepSummary) -> None:
+    """Print each distinct warning of the sweep's runs once, with how many runs gave it."""
+    n = len(summary.warnings)
+    if not n:
+        return
+    shown = summary.warnings[:SHOWN_ERRORS]
+    more = f", the first {len(shown)}" if n > len(shown) else ""
+    typer.echo(f"{n} distinct warning{'s' if n != 1 else ''} (runs that gave it){more}:", err=True)
+    for message, count in shown:
+        typer.echo(f"  {count} x {message}", err=True)
+
+
 def _summary_line(summary: SweepSummary) -> str:
     other = summary.other_ok + summary.other_failed
     outside = (
@@ -184,6 +196,10 @@ def sweep_command(
     Prints the plan first (runs, estimated time from stored timings or the first run);
     a sweep estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
     ok, 1 some run failed, 2 user error, 130/143 interrupted by SIGINT/SIGTERM.
+
+    A spec runs code like a script: its plugins are imported and a dataset named
+    module:function calls that function (only from a module listed in plugins). Run
+    only specs you trust as you would a Python script.
     """
     check_output_dir(out)
     if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR
@@ -222,6 +238,7 @@ def sweep_command(
     except SweepInterrupted as stop:
         _interrupted(stop.summary)
     typer.echo(_summary_line(summary))
+    _print_warnings(summary)
     if summary.stored_failed:
         _print_errors(summary)
     if report:
@@ -234,7 +251,10 @@ def sweep_command(
 
 
 def _interrupted(summary: SweepSummary) -> None:
-    """Say what an interrupted sweep kept and abandoned, and exit 128 + signal number."""
+    """Say what an interrupted sweep kept and abandoned, and exit 128 + signal number.
+
+    A sweep stopped by a full disk says so in the same one line and exits 2.
+    """
     import signal
 
     kept = summary.ok + summary.failed
@@ -245,6 +265,12 @@ def _interrupted(summary: SweepSummary) -> None:
         else ""
     )
     abandoned = f" ({shown}{more})" if shown else ""
+    if summary.interrupted not in signal.Signals.__members__:  # a full disk: exit 2
+        fail(
+            f"stopped by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
+            f"finished and stored, {len(summary.abandoned)} abandoned, not stored{abandoned}; "
+            f"{summary.not_started} not started; {summary.reason}"
+        )
     typer.echo(  # one line, whenever the signal came
         f"interrupted by {summary.interrupted}: {kept} run{'s' if kept != 1 else ''} "
         f"finished and stored, {len(summary.abandoned)} abandoned, not stored{abandoned}; "

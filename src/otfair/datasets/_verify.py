@@ -3,10 +3,11 @@
 A local file is accepted when its sha256 equals the registry's (or, for a ``.gz`` copy,
 when its uncompressed content matches ``content_sha256``). Hashing the 6 MB Adult files
 costs tens of milliseconds, so the digest of each file is remembered by (resolved path,
-size, modification time): in-process, and across processes in the small JSON file
-``<user cache>/verified.json`` (written atomically; ignored when the cache is not
-writable). A file that is edited, truncated or replaced changes size or mtime and is
-hashed again.
+size, modification time, status-change time): in-process, and across processes in the
+small JSON file ``<user cache>/verified.json`` (written atomically; ignored when the
+cache is not writable). A file that is edited, truncated or replaced changes its size,
+mtime or ctime and is hashed again; the ctime catches a same-size edit whose mtime was
+set back (``touch -d``, ``os.utime``), since setting the mtime sets the ctime to now.
 
 Verification can be switched off for copies edited on purpose: ``verify=False`` on
 :func:`otfair.datasets.load_dataset` / :func:`~otfair.datasets.load_domain_shift` /
@@ -40,8 +41,8 @@ _CONTENT = "::gunzip"
 _VERIFY: contextvars.ContextVar[bool | None] = contextvars.ContextVar(
     "otfair_verify", default=None
 )
-#: (resolved path, content?) -> (size, mtime_ns, sha256).
-_MEMO: dict[str, tuple[int, int, str]] = {}
+#: (resolved path, content?) -> (size, mtime_ns, ctime_ns, sha256).
+_MEMO: dict[str, tuple[int, int, int, str]] = {}
 
 
 def should_verify(verify: bool | None = None) -> bool:
@@ -96,25 +97,25 @@ def file_sha256(path: str | os.PathLike[str], *, content: bool = False) -> str:
     Returns
     -------
     str
-        Hex digest. Reused without reading the file while its size and mtime are
-        unchanged (in-process, then via :func:`record_path`).
+        Hex digest. Reused without reading the file while its size, mtime and ctime
+        are unchanged (in-process, then via :func:`record_path`).
     """
     resolved = Path(path).resolve()
     stat = resolved.stat()
     key = f"{resolved}{_CONTENT if content else ''}"
-    sig = (stat.st_size, stat.st_mtime_ns)
+    sig = (stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
     hit = _MEMO.get(key)
-    if hit is None or hit[:2] != sig:
-        stored = _read_record().get(key)
-        if stored is not None and tuple(stored[:2]) == sig:
-            hit = (*sig, str(stored[2]))
+    if hit is None or hit[:3] != sig:
+        stored = _read_record().get(key)  # an entry without a ctime (older) never matches
+        if stored is not None and len(stored) == 4 and tuple(stored[:3]) == sig:
+            hit = (*sig, str(stored[3]))
         else:
             opener = gzip.open if content else open
             with opener(resolved, "rb") as fh:
                 hit = (*sig, sha256_stream(fh))
             _write_record(key, hit)
         _MEMO[key] = hit
-    return hit[2]
+    return hit[3]
 
 
 def forget() -> None:
@@ -130,7 +131,7 @@ def _read_record() -> dict[str, list]:
     return data if isinstance(data, dict) else {}
 
 
-def _write_record(key: str, value: tuple[int, int, str]) -> None:
+def _write_record(key: str, value: tuple[int, int, int, str]) -> None:
     """Add one entry to the record (atomic replace; best effort, never raises)."""
     path = record_path()
     record = _read_record()

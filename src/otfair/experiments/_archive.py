@@ -28,6 +28,7 @@ from otfair.experiments._labels import method_label
 from otfair.experiments._store import (
     KEY_METRICS,
     _as_float,
+    config_key,
     flatten,
     open_store,
     to_jsonable,
@@ -73,8 +74,9 @@ def read_archive(archive_dir: str | Path) -> list[dict[str, Any]]:
     Raises
     ------
     ArchiveError
-        If a line is not a JSON object with a ``key`` and ``status`` ``"ok"``: the error
-        names the file and the line number (an edited or truncated file).
+        If a line is not a JSON object with a ``key`` and ``status`` ``"ok"``, or its key
+        is not the hash of its ``config``: the error names the file and the line number
+        (an edited or truncated file).
     """
     rows: dict[str, dict[str, Any]] = {}
     for path in sorted(Path(archive_dir).glob("seed-*.jsonl")):
@@ -89,6 +91,13 @@ def read_archive(archive_dir: str | Path) -> list[dict[str, Any]]:
                 raise ArchiveError(
                     f"{path}, line {number}: not an archived run (a JSON object with a "
                     "`key` and status 'ok')."
+                )
+            config = row.get("config")
+            if not isinstance(config, dict) or config_key(config) != row["key"]:
+                raise ArchiveError(
+                    f"{path}, line {number}: its `key` is not the key of its `config` (an "
+                    "edited line); restore the line from version control or delete it, so "
+                    "that the run is done again."
                 )
             rows[row["key"]] = row
     return list(rows.values())

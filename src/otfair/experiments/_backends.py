@@ -12,16 +12,25 @@ half written. Pool workers ignore both signals (a Ctrl-C reaches the whole proce
 and the parent kills them with SIGKILL when it stops, so no worker outlives it; their runs
 are abandoned (not stored, a rerun does them). In process (``workers=1``) the signal raises
 :class:`StopRun` inside the running fit, never during a write.
+
+A parent killed outright (SIGKILL, the OOM killer) cannot stop its workers: each worker
+dies with it by itself (:func:`die_with_parent`: a parent-death signal on Linux, and a
+watchdog thread that notices the new parent id everywhere), and multiprocessing's
+resource tracker is started without the parent's stdout and stderr
+(:func:`start_resource_tracker`), so nothing holds a killed sweep's output open.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
 import signal
+import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor
+from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures import wait as futures_wait
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager, suppress
@@ -34,6 +43,11 @@ from otfair.experiments._spec import RunConfig, import_plugins
 CONNECT_TIMEOUT_S = 5.0
 
 
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class StopRun(BaseException):
     """Raised inside an in-process run by SIGINT/SIGTERM.
 
@@ -43,6 +57,14 @@ class StopRun(BaseException):
 
 class SchedulerUnreachableError(ConnectionError):
     """The Dask scheduler given with ``scheduler=`` did not answer in time."""
+
+
+class ClusterLostError(ConnectionError):
+    """The Dask scheduler of a running sweep went away; the sweep stops as on a signal."""
+
+
+#: Seconds a Dask cluster may have no worker before the sweep says so (once).
+NO_WORKERS_WARN_S = 60.0
 
 
 class StopSignals:
@@ -109,6 +131,77 @@ def signals_blocked() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+#: Seconds between two checks of the watchdog thread of :func:`die_with_parent`.
+PARENT_POLL_S = 0.5
+#: ``prctl`` option of Linux: the signal a process gets when its parent dies.
+_PR_SET_PDEATHSIG = 1
+_watchdog: list[threading.Thread] = []
+
+
+def die_with_parent() -> None:
+    """Make this process (a spawned worker) die as soon as the process that started it does.
+
+    A sweep killed with SIGKILL cannot kill its workers, and a worker blocks on its task
+    queue for ever, holding the sweep's stdout and stderr. On Linux the kernel sends
+    SIGKILL at the parent's death (``prctl(PR_SET_PDEATHSIG)``); everywhere a daemon
+    thread polls :func:`os.getppid` every :data:`PARENT_POLL_S` seconds and exits the
+    process when the parent changed (it was adopted). A parent already dead at the call
+    is caught too. Does nothing in a process not started by multiprocessing.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.pid is None or _watchdog:
+        return
+    expected = parent.pid
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+        except (OSError, AttributeError):  # no libc prctl: the watchdog still works
+            pass
+    if os.getppid() != expected:  # the parent died before the signal was set
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == expected:
+            time.sleep(PARENT_POLL_S)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="otfair-parent-watchdog", daemon=True)
+    thread.start()
+    _watchdog.append(thread)
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker with stdout and stderr on ``/dev/null``.
+
+    The tracker (started with the first ``spawn`` process) outlives the sweep's parent
+    until the last worker is gone; started as it is, it would hold the parent's stdout
+    and stderr, so that a reader of a killed sweep's output waits for it. Does nothing
+    when the tracker runs already, or outside POSIX.
+    """
+    if os.name != "posix":
+        return
+    from multiprocessing import resource_tracker
+
+    tracker = resource_tracker._resource_tracker
+    if getattr(tracker, "_fd", None) is not None:
+        return
+    for stream in (sys.stdout, sys.stderr):
+        if stream is not None:
+            stream.flush()
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    saved = [os.dup(1), os.dup(2)]
+    try:
+        os.dup2(devnull, 1)
+        os.dup2(devnull, 2)
+        tracker.ensure_running()
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (*saved, devnull):
+            os.close(fd)
 
 
 def warm_up(configs: Sequence[RunConfig]) -> None:
@@ -196,6 +289,18 @@ def worker_init(
     warm_up(warmups)
 
 
+def pool_worker_init(
+    plugins: Sequence[str], warmups: Sequence[RunConfig] = (), workers: int = 1
+) -> None:
+    """Prepare a process pool's worker: it dies with the sweep, then :func:`worker_init`.
+
+    Dask's workers are left to Dask, which stops a local cluster's workers with their
+    parent by itself.
+    """
+    die_with_parent()
+    worker_init(plugins, warmups, workers)
+
+
 class InlineBackend:
     """Runs one at a time in this process; a signal interrupts the running fit."""
 
@@ -233,10 +338,11 @@ class PoolBackend:
         self._pool = self._new_pool()
 
     def _new_pool(self) -> ProcessPoolExecutor:
+        start_resource_tracker()
         return ProcessPoolExecutor(
             max_workers=self.window,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=worker_init,
+            initializer=pool_worker_init,
             initargs=(self._plugins, self._warmups, self.window),
         )
 
@@ -288,6 +394,9 @@ class DaskBackend:
             ) from exc
         self._plugins = tuple(plugins)
         self._cluster = None
+        self._address = scheduler or "of the local cluster"
+        self._no_workers_since: float | None = None
+        self._warned = False
         if scheduler is None:
             self._cluster = LocalCluster(
                 n_workers=workers,
@@ -330,11 +439,52 @@ class DaskBackend:
     def wait(self, futures: Sequence[Any], timeout: float) -> list[Any]:
         from distributed import wait
 
-        with suppress(TimeoutError):
+        self.check_cluster()
+        try:
             wait(list(futures), timeout=timeout, return_when="FIRST_COMPLETED")
+        except TimeoutError:
+            pass
+        except (OSError, CancelledError) as exc:  # the scheduler's connection broke
+            self.check_cluster()
+            raise ClusterLostError(f"lost the Dask scheduler ({_first_line(exc)})") from None
         return [f for f in futures if f.done()]
 
+    def check_cluster(self, now: float | None = None) -> None:
+        """Raise :class:`ClusterLostError` without a scheduler; say when no worker is left.
+
+        A cluster whose workers all died would leave the sweep waiting without a word:
+        after :data:`NO_WORKERS_WARN_S` seconds without a worker one line on stderr says
+        so (the sweep keeps waiting for workers to join; Ctrl-C stops it, keeping every
+        finished run). A client that lost its scheduler is a stop, not a traceback.
+        """
+        now = time.monotonic() if now is None else now
+        status = str(getattr(self._client, "status", "running"))
+        if status not in ("running", "newly-created"):
+            raise ClusterLostError(
+                f"lost the Dask scheduler {self._address} (the client is {status})"
+            )
+        try:
+            workers = self._client.scheduler_info().get("workers") or {}
+        except (OSError, AttributeError):  # pragma: no cover - a client going away
+            workers = {}
+        if workers:
+            self._no_workers_since = None
+            return
+        if self._no_workers_since is None:
+            self._no_workers_since = now
+        waited = now - self._no_workers_since
+        if waited >= NO_WORKERS_WARN_S and not self._warned:
+            self._warned = True
+            print(
+                f"warning: the Dask scheduler {self._address} has had no worker for "
+                f"{waited:.0f} s; the sweep waits for one (Ctrl-C stops it, keeping every "
+                "finished run).",
+                file=sys.stderr,
+                flush=True,
+            )
+
     def close(self, abandon: bool) -> None:
-        self._client.close()
+        with suppress(OSError, TimeoutError, CancelledError):
+            self._client.close()
         if self._cluster is not None:
             self._cluster.close()

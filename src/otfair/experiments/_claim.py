@@ -71,7 +71,16 @@ def claim_store(store: ResultStore, spec: SweepSpec, *, merge: bool = False) -> 
 
 
 def record_profile(store: ResultStore, spec: SweepSpec, profile: str) -> dict[str, Any]:
+    """Record the profile run and the run keys of the spec's selection; return its info.
+
+    Meta ``spec_keys`` maps each sweep name to the keys of the runs its last sweep
+    selected: the rows a report averages (:func:`otfair.experiments.make_report`); rows
+    of an earlier, edited spec or of another profile are listed apart there.
+    """
     info = spec.profile_info(profile)
+    spec_keys = dict(store.get_meta("spec_keys", {}) or {})
+    spec_keys[spec.name] = sorted({c.key() for c in spec.runs(profile)})
+    store.set_meta("spec_keys", spec_keys)
     profiles = dict(store.get_meta("profiles", {}) or {})
     profiles[profile] = {"smoke": info["smoke"], "description": info["description"]}
     store.set_meta("profiles", profiles)

@@ -20,6 +20,7 @@ from __future__ import annotations
 import socket
 import time
 import traceback
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +33,7 @@ __all__ = [
     "execute_run",
     "share_fit_time",
     "single_thread",
+    "warning_line",
 ]
 
 
@@ -197,10 +199,26 @@ def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
     """Run a work item: one record for a run, a list of records for a group.
 
     Both through :func:`execute_group` (a run is a group of one) and
-    :func:`share_fit_time`.
+    :func:`share_fit_time`. The warnings of the item are caught, not printed (under the
+    active warning filters, each once per place per item; an ``error`` filter still
+    raises): every record gets ``warnings``, their distinct lines (:func:`warning_line`),
+    which the runner counts, so a sweep prints each once with the number of runs that
+    gave it instead of one copy per run and worker.
     """
-    records = share_fit_time(execute_group(configs_of(item), plugins))
+    with warnings.catch_warnings(record=True) as caught:  # the active filters apply
+        records = share_fit_time(execute_group(configs_of(item), plugins))
+    said = sorted({warning_line(w) for w in caught})
+    if said:
+        for record in records:
+            record["warnings"] = said
     return records if isinstance(item, tuple) else records[0]
+
+
+def warning_line(caught: warnings.WarningMessage) -> str:
+    """One line naming a caught warning: ``UserWarning: first line of its message``."""
+    text = str(caught.message).strip()
+    first = text.splitlines()[0] if text else ""
+    return f"{caught.category.__name__}: {first}"[:300]
 
 
 def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any]:

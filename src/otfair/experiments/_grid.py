@@ -26,6 +26,16 @@ class ConfigError(ValueError):
         self.key = key
 
 
+def identity_key(identity: Mapping[str, Any]) -> str:
+    """Return the run key of a run's ``identity`` (:meth:`RunConfig.identity` or its copy).
+
+    A SHA-256 prefix of the canonical JSON, so a stored row's ``config`` (the identity,
+    read back from JSON) gives back the row's key unless either was edited.
+    """
+    text = json.dumps(dict(identity), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
 @dataclass(frozen=True)
 class RunConfig:
     """Everything that defines one run (one future row of the result store).
@@ -70,8 +80,7 @@ class RunConfig:
 
     def key(self) -> str:
         """Stable run key: a SHA-256 prefix of the canonical JSON of :meth:`identity`."""
-        text = json.dumps(self.identity(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode()).hexdigest()[:24]
+        return identity_key(self.identity())
 
     def run_kwargs(self) -> dict[str, Any]:
         """Keyword arguments of :func:`otfair.experiments.run_single`."""

@@ -112,9 +112,9 @@ def start_up_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:
 
 def _start_worker(plugins: tuple[str, ...], warmups: tuple[RunConfig, ...]) -> None:
     """Do what a pool worker does before its first run: its set-up, a tiny fit each."""
-    from otfair.experiments._backends import warm_up, worker_init
+    from otfair.experiments._backends import pool_worker_init, warm_up
 
-    worker_init(plugins)
+    pool_worker_init(plugins)
     warm_up(warmups)
 
 
@@ -130,10 +130,11 @@ def time_worker_start(
     """
     import multiprocessing
 
-    from otfair.experiments._backends import signals_blocked
+    from otfair.experiments._backends import signals_blocked, start_resource_tracker
 
     ctx = multiprocessing.get_context("spawn")
     proc = ctx.Process(target=_start_worker, args=(tuple(plugins), tuple(warmups)), daemon=True)
+    start_resource_tracker()
     began = time.perf_counter()
     try:
         with signals_blocked():  # like the pool's workers: no traceback on a Ctrl-C

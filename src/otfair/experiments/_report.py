@@ -23,10 +23,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from otfair.experiments._grid import identity_key
 from otfair.experiments._labels import method_label
 from otfair.experiments._report_plot import _plot, _seed_phrase, constant_note
 from otfair.experiments._report_plot import pareto_front as pareto_front  # public here
-from otfair.experiments._store import STORE_FILENAME, ResultStore
+from otfair.experiments._store import STORE_FILENAME, ResultStore, config_key
 
 #: Default measures per task: (performance measures, fairness measures).
 DEFAULT_MEASURES = {
@@ -265,6 +266,82 @@ def _store_profile(store: ResultStore) -> Any:
     return profile if profile not in (None, "") else store.get_meta("last_profile")
 
 
+#: Run fields that a difference between two configurations is not worth naming by.
+_UNNAMED_FIELDS = frozenset({"seed", "device"})
+
+
+def _differences(config: Mapping[str, Any], current: Mapping[str, Any]) -> str:
+    """Name the settings of ``config`` that differ from ``current`` (``epochs 3, not 5``)."""
+    parts = []
+    for name in sorted(set(config) | set(current)):
+        if name in _UNNAMED_FIELDS or config.get(name) == current.get(name):
+            continue
+        parts.append(f"{name} {config.get(name)!r}, not {current.get(name)!r}")
+    return "; ".join(parts)[:200]
+
+
+def split_current(store: ResultStore) -> tuple[set[str], list[dict[str, Any]]]:
+    """Return the keys of the successful rows a report averages, and the rows left apart.
+
+    A report is of one spec: the rows of the runs that the last sweep of each spec
+    selected (meta ``spec_keys``, :func:`otfair.experiments._claim.record_profile`).
+    Rows of an earlier, edited spec (other epochs, options...) or of another profile,
+    and rows whose key is not the key of their ``config`` (an edited archive or row),
+    are left apart with the reason: averaged with the others they would pass for seeds.
+    A store without ``spec_keys`` (written before it was recorded, or only imported)
+    keeps, per dataset, method, notion and strength, the configuration of its latest
+    run. Each left-apart row is a dict: ``dataset``, ``method``, ``notion``,
+    ``strength``, ``seed``, ``why``.
+    """
+    rows = store.rows("ok")
+    spec_keys = store.get_meta("spec_keys", None)
+    selected = (
+        {k for keys in spec_keys.values() for k in keys} if isinstance(spec_keys, dict) else None
+    )
+
+    def point(row: Mapping[str, Any]) -> tuple[Any, ...]:
+        return (row["dataset"], row["method"], row["notion"] or "", row["strength"])
+
+    def variant(row: Mapping[str, Any]) -> str:
+        return identity_key({k: v for k, v in row["config"].items() if k not in _UNNAMED_FIELDS})
+
+    sound = [r for r in rows if config_key(r["config"]) == r["key"]]
+    if selected is not None:
+        kept = [r for r in sound if r["key"] in selected]
+    else:  # per point, the configuration of the latest run
+        latest: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for r in sound:
+            old = latest.get(point(r))
+            if old is None or (r["finished_at"] or 0) > (old["finished_at"] or 0):
+                latest[point(r)] = r
+        chosen = {p: variant(r) for p, r in latest.items()}
+        kept = [r for r in sound if variant(r) == chosen[point(r)]]
+    keys = {r["key"] for r in kept}
+    current = {point(r): r["config"] for r in kept}
+    apart = []
+    for r in rows:
+        if r["key"] in keys:
+            continue
+        if config_key(r["config"]) != r["key"]:
+            why = "its key is not the key of its configuration (an edited row)"
+        elif point(r) in current:
+            diff = _differences(r["config"], current[point(r)])
+            why = f"another configuration than the reported runs ({diff or 'edited'})"
+        else:
+            why = "not a run of the last sweep of its spec (an edited spec or another profile)"
+        apart.append(
+            {
+                "dataset": r["dataset"],
+                "method": r["method"],
+                "notion": r["notion"],
+                "strength": r["strength"],
+                "seed": r["seed"],
+                "why": why,
+            }
+        )
+    return keys, apart
+
+
 def render_html(markdown: str, title: str = "otfair report") -> str:
     """Render the report's Markdown to a standalone HTML page (markdown-it-py, with tables).
 
@@ -322,6 +399,28 @@ def _dataset_section(
     return md + [t.markdown() for t in tables]
 
 
+def _apart_table(apart: Sequence[Mapping[str, Any]]) -> _Table:
+    """Table the successful runs left out of the report (:func:`split_current`), with why."""
+    rows = [
+        [
+            str(r["dataset"]),
+            method_label(str(r["method"]), r["notion"]),
+            "default" if r["strength"] is None else f"{r['strength']:g}",
+            str(r["seed"]),
+            str(r["why"]),
+        ]
+        for r in apart
+    ]
+    note = (
+        "Successful runs of another configuration than the reported ones (an earlier, "
+        "edited spec, another profile, or an edited row): they are in results.csv but in "
+        "no mean, plot or table above, where they would pass for more seeds."
+    )
+    return _Table(
+        "Runs outside this spec", ["dataset", "method", "strength", "seed", "why"], rows, note
+    )
+
+
 def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     """Write trade-off plots (PNG + SVG), Markdown tables and index pages for a sweep.
 
@@ -356,6 +455,14 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
         frame = store.to_frame("ok")
         if frame.empty:  # checked before anything is written
             raise ValueError(f"The result store {db} has no successful run to report.")
+        keys, apart = split_current(store)
+        frame = frame[frame["key"].isin(keys)].reset_index(drop=True)
+        if frame.empty:
+            raise ValueError(
+                f"The result store {db} has no successful run of its current spec (its "
+                f"{len(apart)} successful runs are of an earlier, edited spec or another "
+                "profile); rerun `otfair sweep` to complete it."
+            )
         errors = store.rows("error")
         meta = store.get_meta("spec", {}) or {}
         profile = _store_profile(store)
@@ -368,8 +475,14 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     if meta.get("description"):
         md += [str(meta["description"]), ""]
     seeds = frame.groupby(["dataset", "method", "notion", "strength"], dropna=False).size()
+    outside = (
+        f" ({len(apart)} more successful runs are of another configuration: listed apart "
+        "at the end, in no mean, plot or table)"
+        if apart
+        else ""
+    )
     md += [
-        f"{len(frame)} successful runs, {len(errors)} failed; all rows in "
+        f"{len(frame)} successful runs{outside}, {len(errors)} failed; all rows in "
         f"[results.csv](results.csv). Points: {_seed_phrase(seeds)}, labelled with their "
         "strength; circled points form the Pareto front (lower violation, higher "
         "performance).",
@@ -377,6 +490,8 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     ]
     for dataset, rows in frame.groupby("dataset", sort=True):
         md += _dataset_section(str(dataset), rows, options, out)
+    if apart:
+        md.append(_apart_table(apart).markdown())
     if errors:
         table = _Table(
             "Failed runs",

@@ -51,6 +51,7 @@ from typing import Any, Literal
 
 from otfair.experiments._backends import (
     CONNECT_TIMEOUT_S,
+    ClusterLostError,
     DaskBackend,
     InlineBackend,
     PoolBackend,
@@ -67,6 +68,7 @@ from otfair.experiments._claim import (
     source_versions,
 )
 from otfair.experiments._execute import execute_run, single_thread
+from otfair.experiments._out_lock import OutDirBusyError, lock_out_dir, refuse_if_busy
 from otfair.experiments._pilots import pilot_item, start_up_configs, time_worker_start
 from otfair.experiments._plan import (
     Pilot,
@@ -84,13 +86,17 @@ from otfair.experiments._stacking import (
     stack_groups,
 )
 from otfair.experiments._store import (
+    STORE_FILENAME,
     ResultStore,
     StoreError,
     check_out_dir,
     open_store,
     timing_group,
 )
+from otfair.experiments._store_files import StoreFullError
 from otfair.experiments._sweep_result import (
+    DISK_FULL,
+    LOST_CLUSTER,
     SweepInterrupted,
     SweepSummary,
     future_record,
@@ -107,6 +113,7 @@ Backend = Literal["local", "cluster"]
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
+    "OutDirBusyError",
     "RequestError",
     "SchedulerUnreachableError",
     "StoreError",
@@ -131,6 +138,17 @@ def pending_runs(
             seen.add(key)
             out.append(config)
     return out
+
+
+def _pending_before(
+    configs: Sequence[RunConfig], out_dir: str | Path, retry_failed: bool
+) -> list[RunConfig]:
+    """Return the runs of ``configs`` not stored in ``out_dir`` yet (read only)."""
+    path = Path(out_dir) / STORE_FILENAME
+    if not path.is_file() or path.stat().st_size == 0:
+        return list(configs)
+    with ResultStore(path, read_only=True) as store:
+        return pending_runs(configs, store, retry_failed=retry_failed)
 
 
 def _open_backend(
@@ -175,6 +193,9 @@ class _Outcome:
     failed: int = 0
     abandoned: list[RunConfig] = field(default_factory=list)
     not_started: int = 0
+    halted: str = ""  # why the sweep stopped like on a signal (a full disk, a lost cluster)
+    halt_label: str = ""  # SweepSummary.interrupted of that stop
+    warnings: Counter[str] = field(default_factory=Counter)  # line -> runs that gave it
 
 
 def run_sweep(
@@ -258,10 +279,13 @@ def run_sweep(
     StoreError
         If ``out_dir`` is an existing file or holds a damaged store (left untouched).
     SweepInterrupted
-        After SIGINT or SIGTERM: running runs are abandoned (workers killed, nothing
-        half written), finished ones are stored; ``.summary`` says which.
+        After SIGINT or SIGTERM, or when the store's disk is full: running runs are
+        abandoned (workers killed, nothing half written), finished ones are stored;
+        ``.summary`` says which (and ``.summary.reason`` names the full disk).
     StoreConflictError
         If ``out_dir`` holds another sweep and ``merge`` is false.
+    OutDirBusyError
+        If another sweep is running on ``out_dir`` (:mod:`._out_lock`).
     SchedulerUnreachableError
         If ``scheduler`` does not answer within ``connect_timeout`` seconds.
     """
@@ -270,10 +294,14 @@ def run_sweep(
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
     check_out_dir(out_dir)  # read only: a file or a damaged store is left as it is
-    # every value a run would reject, before anything is stored; the estimator probes
-    # (throwaway fits) only for several runs: a one-run sweep trains once
-    check_request(configs, probe=len(configs) > 1)
-    with open_store(out_dir) as store:
+    refuse_if_busy(out_dir)  # a sweep running on out_dir: refused before any check
+    # every value a pending run would reject, before anything is stored; the estimator
+    # probes (throwaway fits) only for several runs: a one-run sweep trains once; a
+    # finished sweep checks nothing (and imports no torch): it only says so
+    pending = _pending_before(configs, out_dir, retry_failed)
+    if pending:
+        check_request(pending, probe=len(pending) > 1)
+    with lock_out_dir(out_dir), open_store(out_dir) as store:  # one sweep per out_dir
         claim_store(store, spec, merge=merge)
         info = record_profile(store, spec, profile)
         todo = pending_runs(configs, store, retry_failed=retry_failed)
@@ -321,7 +349,9 @@ def run_sweep(
             stored_failed=failed,
             errors=tuple(errors.most_common()),
             profile=profile,
-            interrupted=stop.name,
+            interrupted=stop.name or outcome.halt_label or None,
+            reason=outcome.halted,
+            warnings=tuple(outcome.warnings.most_common()),
             abandoned=tuple(run_label(c) for c in outcome.abandoned),
             not_started=outcome.not_started,
             other_ok=other_ok,
@@ -365,6 +395,7 @@ def _execute(
 
     def write(config: RunConfig, record: dict[str, Any]) -> None:
         store.write(config, record, sweep=spec.name, versions=versions, profile=profile)
+        outcome.warnings.update(record.get("warnings") or ())
         failed = record["status"] != "ok"
         outcome.failed += failed
         outcome.ok += not failed
@@ -374,9 +405,13 @@ def _execute(
         runs = configs_of(item)
         failed = [c for c, r in zip(runs, records, strict=True) if r["status"] != "ok"]
         alone = len(runs) > 1 and failed and len(failed) < len(runs)
-        for config, record in zip(runs, records, strict=True):
+        for k, (config, record) in enumerate(zip(runs, records, strict=True)):
             if not (alone and record["status"] != "ok"):
-                write(config, record)
+                try:
+                    write(config, record)
+                except StoreFullError:  # this run and the item's next ones are not stored
+                    outcome.abandoned.extend(runs[k:])
+                    raise
         if alone:  # fit the failed strengths alone: another's error must not fail them
             queue.extendleft(reversed(failed))
 
@@ -470,21 +505,28 @@ def _execute(
                     write_item(item, records)
         except StopRun:
             pass
+        except (StoreFullError, ClusterLostError) as exc:  # a stop, as on a signal
+            outcome.halted = str(exc)
+            outcome.halt_label = DISK_FULL if isinstance(exc, StoreFullError) else LOST_CLUSTER
         except BaseException:
             if be is not None:
                 be.close(abandon=True)
             raise
-        if stop.signum is None:
+        if stop.signum is None and not outcome.halted:
             if be is not None:
                 be.close(abandon=False)
             return
         for fut, item in inflight.items():  # keep what finished, abandon the rest
             finished = item_records(fut.result, item, future_record) if fut.done() else None
             for k, config in enumerate(configs_of(item)):
-                if finished is None or finished[k].get("worker_failure"):
+                if finished is None or finished[k].get("worker_failure") or outcome.halted:
                     outcome.abandoned.append(config)
-                else:
+                    continue
+                try:
                     write(config, finished[k])
+                except StoreFullError as exc:
+                    outcome.halted, outcome.halt_label = str(exc), DISK_FULL
+                    outcome.abandoned.append(config)
         outcome.not_started = sum(len(configs_of(item)) for item in queue)
         if be is not None:
             be.close(abandon=True)

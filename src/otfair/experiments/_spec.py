@@ -11,6 +11,12 @@ methods' ``options``) are checked against them, in the estimator's words: as the
 is read for the constraints the static name table describes (torch-free,
 :func:`otfair.experiments._names.values_problem`), and all of them by the request check
 that starts every sweep (:func:`otfair.experiments._preflight.check_request`).
+
+Trust: a spec runs code like a script. Its ``plugins`` are imported (their import runs
+whatever they contain), and a dataset named ``module:function`` calls that function with
+the dataset's options; such a factory is loaded only from a module listed in
+``plugins`` (or inside one), so a spec names every module it runs code from in one
+place. Run only specs you would run as a Python script.
 """
 
 from __future__ import annotations
@@ -159,7 +165,9 @@ def _test_size(value: Any, key: str) -> float:
     return size
 
 
-def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry:
+def _parse_dataset(
+    raw: Any, where: str, known: set[str] | None, plugins: Sequence[str] = ()
+) -> DatasetEntry:
     table = _table(raw, where)
     _check_keys(table, _DATASET_KEYS, where)
     if "name" not in table:
@@ -170,7 +178,7 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
             _path(where, "name"), f"unknown dataset {name!r}; known: {', '.join(sorted(known))}."
         )
     if ":" in name:
-        _resolve_factory(name, _path(where, "name"))
+        _resolve_factory(name, _path(where, "name"), plugins)
     src = table.get("source_domain")
     tgt = table.get("target_domain")
     if (src is None) != (tgt is None):
@@ -328,9 +336,21 @@ def _parse_report(raw: Any) -> dict[str, Any]:
     return out
 
 
-def _resolve_factory(path: str, key: str) -> Any:
-    """Import ``package.module:function`` (a user dataset factory)."""
+def _resolve_factory(path: str, key: str, plugins: Sequence[str] = ()) -> Any:
+    """Import ``package.module:function`` (a user dataset factory) from a listed plugin.
+
+    The module must be one of the spec's ``plugins`` (or inside one of them): a spec
+    runs code like a script, and a factory named from any module (``os:system``) would
+    run whatever that module offers with the dataset's options as its arguments.
+    """
     module, _, attr = path.partition(":")
+    if not any(module == p or module.startswith(f"{p}.") for p in plugins):
+        listed = f"plugins = {list(plugins)!r}" if plugins else "no plugins"
+        raise ConfigError(
+            key,
+            f"dataset factory {path!r} is not in a module of the spec's plugins ({listed}); "
+            f"add {module!r} to `plugins` if you trust it (a spec runs code like a script).",
+        )
     try:
         return getattr(importlib.import_module(module), attr)
     except (ImportError, AttributeError) as exc:
@@ -374,7 +394,7 @@ def parse_spec(raw: Mapping[str, Any], *, default_name: str = "sweep") -> SweepS
             raise ConfigError(key, "is required (an array of tables, [[" + key + "]]).")
     known = _known_datasets()
     datasets = tuple(
-        _parse_dataset(d, f"datasets[{i}]", known)
+        _parse_dataset(d, f"datasets[{i}]", known, plugins)
         for i, d in enumerate(_list(table["datasets"], "datasets"))
     )
     labels = [d.label for d in datasets]

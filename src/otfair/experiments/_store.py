@@ -14,24 +14,32 @@ Design (why a sweep never loses or duplicates finished work):
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sqlite3
 from collections import Counter
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, ParamSpec, TypeVar, cast
 
 import numpy as np
 import pandas as pd
 
+from otfair.experiments._grid import identity_key
 from otfair.experiments._spec import RunConfig
 from otfair.experiments._store_files import (
+    SOUND_STORES,
     StoreError,
     check_store_file,
     connect_read_only,
     damaged_message,
+    file_state,
+    store_error,
 )
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
 
 #: File name of the store inside a sweep's output directory.
 STORE_FILENAME = "results.sqlite"
@@ -119,6 +127,79 @@ def flatten(panel: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _guarded(method: Callable[_P, _R]) -> Callable[_P, _R]:
+    """Turn an SQLite error (or an undecodable JSON column) of a store method into one line.
+
+    A :class:`StoreError` naming the store and the reason (a damaged page, a missing
+    table, a column that is not JSON), or a :class:`StoreFullError` for a full disk:
+    never a raw ``sqlite3`` traceback.
+    """
+
+    @functools.wraps(method)
+    def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        try:
+            return method(*args, **kwargs)
+        except sqlite3.Error as exc:
+            store = cast(ResultStore, args[0])
+            if store.read_only and "readonly" in str(exc):
+                raise  # a write through a read-only store: the caller's mistake
+            raise store_error(store.path, exc) from None
+        except json.JSONDecodeError as exc:
+            reason = ValueError(f"a stored column is not JSON: {exc}")
+            raise store_error(cast(ResultStore, args[0]).path, reason) from None
+
+    return wrapper
+
+
+def _row_damage(key: str, config: str, metrics: str | None, columns: Sequence[Any]) -> str:
+    """Say what is wrong with one stored row (empty when nothing is)."""
+    try:
+        json.loads(config)
+        panel = json.loads(metrics) if metrics else {}
+    except ValueError as exc:
+        return f"row {key}: a column is not JSON ({exc})"
+    if not isinstance(panel, dict):
+        return f"row {key}: its panel is not a JSON object"
+    for metric, column in zip(KEY_METRICS, columns, strict=True):
+        value = _as_float(panel.get(metric))
+        if value != column and not (value is None and column is None):
+            return (
+                f"row {key}: its panel's {metric} {value!r} is not its {metric} column "
+                f"{column!r} (an edited or damaged row)"
+            )
+    return ""
+
+
+def check_rows(path: Path) -> None:
+    """Raise :class:`StoreError` unless every row of the store ``path`` reads back whole.
+
+    SQLite's checks pass a page whose text bytes were overwritten (64 random bytes in a
+    data page): they check the B-trees, not the values. Every row's text is decoded
+    here, its ``config`` and panel parsed as JSON, and the panel's key metrics compared
+    with their columns (written from the same value, so one edited digit shows). Read
+    only; a store found sound is not read again in this process until its file changes.
+    """
+    if not path.is_file() or path.stat().st_size == 0:
+        return
+    state = file_state(path)
+    if state in SOUND_STORES:
+        return
+    conn = connect_read_only(path)
+    try:
+        have = {r[1] for r in conn.execute("PRAGMA table_info(runs)")}
+        if {"key", "config", "metrics", *KEY_METRICS} <= have:  # else: an older store
+            query = f"SELECT key, config, metrics, {', '.join(KEY_METRICS)} FROM runs"
+            for key, config, metrics, *columns in conn.execute(query):
+                damage = _row_damage(key, config, metrics, columns)
+                if damage:
+                    raise StoreError(damaged_message(path, damage))
+    except sqlite3.Error as exc:
+        raise store_error(path, exc) from None
+    finally:
+        conn.close()
+    SOUND_STORES.add(state)
+
+
 class ResultStore:
     """SQLite store of sweep results (see the module docstring for the guarantees).
 
@@ -145,13 +226,14 @@ class ResultStore:
         if path.is_dir():
             raise ValueError(f"`path` must be a database file, got the directory {path}.")
         check_store_file(path)
+        check_rows(path)
         self.path = path
         self.read_only = bool(read_only)
         if self.read_only:
             self._conn = connect_read_only(path)
             return
-        path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            path.parent.mkdir(parents=True, exist_ok=True)
             self._conn = sqlite3.connect(str(path), timeout=30.0)
             self._conn.execute("PRAGMA journal_mode=WAL")
             self._conn.execute("PRAGMA synchronous=FULL")
@@ -160,8 +242,8 @@ class ResultStore:
                 columns = {row[1] for row in self._conn.execute("PRAGMA table_info(runs)")}
                 if "profile" not in columns:  # a store written before profiles were recorded
                     self._conn.execute("ALTER TABLE runs ADD COLUMN profile TEXT")
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(damaged_message(path, exc)) from None
+        except (sqlite3.Error, OSError) as exc:  # a full disk is not a damaged store
+            raise store_error(path, exc) from None
 
     # -- context manager ------------------------------------------------------------
     def close(self) -> None:
@@ -175,6 +257,7 @@ class ResultStore:
         self.close()
 
     # -- writing --------------------------------------------------------------------
+    @_guarded
     def set_meta(self, name: str, value: Any) -> None:
         """Store ``value`` (JSON) under ``name`` in the meta table."""
         with self._conn:
@@ -184,11 +267,13 @@ class ResultStore:
                 (name, json.dumps(to_jsonable(value))),
             )
 
+    @_guarded
     def get_meta(self, name: str, default: Any = None) -> Any:
         """Return the meta value ``name`` (or ``default``)."""
         row = self._conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()
         return default if row is None else json.loads(row[0])
 
+    @_guarded
     def write(
         self,
         config: RunConfig,
@@ -265,11 +350,13 @@ class ResultStore:
             )
 
     # -- reading --------------------------------------------------------------------
+    @_guarded
     def finished_keys(self, *, include_errors: bool = True) -> set[str]:
         """Keys with a row (only the successful ones with ``include_errors=False``)."""
         query = "SELECT key FROM runs" + ("" if include_errors else " WHERE status = 'ok'")
         return {row[0] for row in self._conn.execute(query)}
 
+    @_guarded
     def count(self, status: str | None = None) -> int:
         """Return the number of rows (optionally only those with ``status``)."""
         if status is None:
@@ -277,6 +364,7 @@ class ResultStore:
         query = "SELECT COUNT(*) FROM runs WHERE status = ?"
         return int(self._conn.execute(query, (status,)).fetchone()[0])
 
+    @_guarded
     def outcomes(self, keys: Collection[str]) -> tuple[int, int, Counter[str]]:
         """Return the stored outcome of the runs ``keys``: ``(n_ok, n_failed, errors)``.
 
@@ -295,6 +383,7 @@ class ResultStore:
                 errors[(error or "unknown error").strip().splitlines()[0][:300]] += 1
         return ok, failed, errors
 
+    @_guarded
     def mean_wall_times(self) -> dict[tuple[Any, ...], tuple[float, int]]:
         """Mean wall time of the successful runs per :func:`timing_group` (and the count)."""
         cur = self._conn.execute(
@@ -309,6 +398,7 @@ class ResultStore:
             sums.setdefault(group, []).append(float(wall))
         return {g: (sum(v) / len(v), len(v)) for g, v in sums.items()}
 
+    @_guarded
     def sweep_names(self) -> set[str]:
         """Names of the sweeps that wrote to this store (meta ``spec`` and the rows)."""
         names = {row[0] for row in self._conn.execute("SELECT DISTINCT sweep FROM runs")}
@@ -317,6 +407,7 @@ class ResultStore:
         names.update(c.get("name") for c in self.get_meta("configs", []) or [])
         return {n for n in names if n}
 
+    @_guarded
     def rows(self, status: str | None = None) -> list[dict[str, Any]]:
         """All rows as dicts (``config`` and ``metrics`` decoded from JSON)."""
         cur = self._conn.execute(
@@ -359,6 +450,7 @@ class ResultStore:
             records.append(merged)
         return pd.DataFrame.from_records(records)
 
+    @_guarded
     def import_rows(self, rows: Collection[Mapping[str, Any]]) -> int:
         """Insert rows written by :meth:`rows` elsewhere; keys already stored are kept.
 
@@ -404,6 +496,11 @@ def _stored_config(config: RunConfig) -> dict[str, Any]:
     return out
 
 
+def config_key(config: Mapping[str, Any]) -> str:
+    """Return the run key of a stored ``config`` (decoded): its row's key if unedited."""
+    return identity_key({k: v for k, v in config.items() if k != "device"})
+
+
 def timing_group(config: RunConfig) -> tuple[Any, ...]:
     """Return the group of runs assumed to cost the same.
 
@@ -443,3 +540,4 @@ def check_out_dir(out_dir: str | Path) -> None:
             "(a directory, created when missing)."
         )
     check_store_file(out / STORE_FILENAME)
+    check_rows(out / STORE_FILENAME)

@@ -16,7 +16,14 @@ from typing import Any
 
 from otfair.experiments._spec import FULL_PROFILE, RunConfig
 
-__all__ = ["SweepInterrupted", "SweepSummary", "future_record", "run_label"]
+__all__ = [
+    "DISK_FULL",
+    "LOST_CLUSTER",
+    "SweepInterrupted",
+    "SweepSummary",
+    "future_record",
+    "run_label",
+]
 
 
 @dataclass(frozen=True)
@@ -27,9 +34,14 @@ class SweepSummary:
     every run of the selection (spec and profile) in the store after it, and ``errors``
     lists the distinct first lines of the stored errors with their counts, most frequent
     first. After an interruption, ``interrupted`` is the signal's name, ``abandoned``
-    names the runs that were running (not stored) and ``not_started`` counts the rest.
+    names the runs that were running (not stored) and ``not_started`` counts the rest;
+    a sweep whose store's disk filled up, or whose Dask scheduler went away, stops the
+    same way, with ``interrupted`` set to :data:`DISK_FULL` or :data:`LOST_CLUSTER` and
+    ``reason`` the one-line message naming the cause.
     ``other_ok``/``other_failed`` count the store's rows outside the selection (another
-    profile, a grid edited since), which ``otfair report`` counts too.
+    profile, a grid edited since), which ``otfair report`` counts too. ``warnings`` lists
+    the distinct warnings of this call's runs with the number of runs that gave each,
+    most frequent first.
     """
 
     total: int
@@ -47,10 +59,18 @@ class SweepSummary:
     not_started: int = 0
     other_ok: int = 0
     other_failed: int = 0
+    reason: str = ""
+    warnings: tuple[tuple[str, int], ...] = ()
+
+
+#: ``SweepSummary.interrupted`` of a sweep stopped because its store's disk is full.
+DISK_FULL = "a full disk"
+#: ``SweepSummary.interrupted`` of a sweep whose Dask scheduler went away.
+LOST_CLUSTER = "a lost Dask scheduler"
 
 
 class SweepInterrupted(KeyboardInterrupt):
-    """SIGINT or SIGTERM stopped :func:`run_sweep`; ``summary`` says what was kept.
+    """SIGINT, SIGTERM or a full disk stopped :func:`run_sweep`; ``summary`` says what was kept.
 
     A :class:`KeyboardInterrupt`, so that code unaware of it stops as on Ctrl-C (and no
     ``except Exception`` swallows it).

@@ -122,6 +122,20 @@ html_theme_options = {
     "icon_links": [],
 }
 html_show_sourcelink = False
+# top-level pages without sub-pages: no empty "Section Navigation" column beside them
+html_sidebars = {
+    page: []
+    for page in (
+        "installation",
+        "getting_started",
+        "concepts",
+        "faq",
+        "citing",
+        "changelog",
+        "contributing",
+        "building",
+    )
+}
 # an explicit colour mode: with none the theme logs "invalid theme mode" on a first visit
 html_context = {"default_mode": "light"}
 

@@ -37,7 +37,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
-#: the four pages of the site that are checked and photographed
+#: the pages of the site that are checked and photographed
 SITE_PAGES = {
     "index": "index.html",
     "api": "api/generated/otfair.estimators.FairClassifier.html",
@@ -281,7 +281,7 @@ def page_problems(browser: Browser, base: str, external: set[str]) -> list[str]:
 
 
 def check_site(root: Path, screenshots: Path | None) -> list[str]:
-    """Check the four pages and the search of the built site."""
+    """Check the pages of ``SITE_PAGES`` and the search of the built site."""
     problems = []
     external: set[str] = set()
     server, base = serve(root)

@@ -10,6 +10,12 @@ docs/guide/metrics.md: PDP / PEO are the largest absolute Pearson correlation be
 the scores and a sensitive column (overall / within each label), not a norm of G h; the
 DP gap thresholds the scores at 0.5; WDP is the 1-Wasserstein distance of the groups'
 scores (scipy's ``wasserstein_distance``).
+
+The other guide pages' computable formulas too: docs/guide/ot.md's quantile form of
+W_p^p (integrated exactly by hand) and entropic OT with its KL term (POT's plan),
+docs/guide/ftm.md's matched demographic parity, docs/guide/accuracy_parity.md's error
+gap. (The training objectives of the FTM, AdapFair, accuracy-parity and sweeps pages are
+losses, not quantities a function returns.)
 """
 
 from __future__ import annotations
@@ -179,4 +185,102 @@ def test_dp_gap_and_wdp_formulas_equal_the_metrics():
     w1 = wasserstein_distance(score[s == 0], score[s == 1])
     assert wasserstein_demographic_parity(y, score, sensitive_features=s) == pytest.approx(
         w1, rel=1e-9
+    )
+
+
+# --- the other guide pages' computable formulas --------------------------------------
+
+
+def _page_has(page: str, *snippets: str) -> None:
+    text = (DOCS / "guide" / page).read_text(encoding="utf-8")
+    for snippet in snippets:
+        assert snippet in text, f"{page} no longer states {snippet!r}"
+
+
+@pytest.mark.parametrize("p", [1, 2])
+def test_ot_page_quantile_formula_equals_wasserstein_1d_power(p):
+    """W_p^p = int_0^1 |F_mu^{-1}(q) - F_nu^{-1}(q)|^p dq, integrated exactly by hand."""
+    from otfair.ot import wasserstein_1d_power
+
+    _page_has("ot.md", r"W_p^p(\mu, \nu) = \int_0^1 \bigl|F_\mu^{-1}(q) - F_\nu^{-1}(q)\bigr|^p")
+    rng = np.random.default_rng(5)
+    u, v = rng.normal(size=7), rng.exponential(size=11)  # unequal sizes
+    a, b = rng.uniform(0.5, 1.5, 7), rng.uniform(0.5, 1.5, 11)
+    a, b = a / a.sum(), b / b.sum()
+
+    def quantile(x, w, q):  # left-continuous inverse of the weighted empirical cdf
+        order = np.argsort(x)
+        cdf = np.cumsum(w[order])
+        return x[order][np.minimum(np.searchsorted(cdf, q), len(x) - 1)]
+
+    knots = np.unique(
+        np.concatenate([[0.0], np.cumsum(a[np.argsort(u)]), np.cumsum(b[np.argsort(v)])])
+    )
+    knots = knots[knots <= 1.0]
+    mid = (knots[:-1] + knots[1:]) / 2  # both quantile functions are constant in between
+    by_hand = float(
+        np.sum(np.diff(knots) * np.abs(quantile(u, a, mid) - quantile(v, b, mid)) ** p)
+    )
+    got = wasserstein_1d_power(
+        torch.tensor(u), torch.tensor(v), torch.tensor(a), torch.tensor(b), p=p
+    )
+    assert float(got) == pytest.approx(by_hand, rel=1e-10)
+
+
+def test_ot_page_entropic_formula_equals_sinkhorn():
+    """OT_eps = <P, M> + eps KL(P || a x b) at the optimal plan, which POT finds too."""
+    import ot as pot
+
+    from otfair.ot import sinkhorn
+
+    _page_has("ot.md", r"\langle P, M\rangle + \varepsilon\,\mathrm{KL}(P \,\|\, a\otimes b)")
+    rng = np.random.default_rng(6)
+    a, b = rng.uniform(0.5, 1.5, 5), rng.uniform(0.5, 1.5, 4)
+    a, b = a / a.sum(), b / b.sum()
+    M = rng.uniform(size=(5, 4))
+    eps = 0.2
+    res = sinkhorn(torch.tensor(a), torch.tensor(b), torch.tensor(M), eps, tol=1e-12)
+    P = res.plan.numpy()
+    # the optimal plan: POT's (its entropy form has the same minimizer on the feasible set)
+    assert np.allclose(P, pot.sinkhorn(a, b, M, eps, stopThr=1e-14, numItermax=100_000), atol=1e-9)
+    kl = float(np.sum(P * np.log(P / np.outer(a, b))) - P.sum() + 1.0)
+    assert float(res.value) == pytest.approx(float(np.sum(P * M)) + eps * kl, rel=1e-8)
+    assert float(res.sharp_value) == pytest.approx(float(np.sum(P * M)), rel=1e-10)
+
+
+def test_ftm_page_mdp_formula_equals_matched_demographic_parity():
+    """MDP(f, T) = E_{X ~ P_0} |f(X, 0) - f(T(X), 1)|, for a map and for a coupling."""
+    from otfair.metrics import matched_demographic_parity
+
+    _page_has(
+        "ftm.md", r"\mathrm{MDP}(f, T) = \mathbb E_{X\sim P_0}\,\bigl|f(X, 0) - f(T(X), 1)\bigr|"
+    )
+    rng = np.random.default_rng(7)
+    f0, f1 = rng.uniform(size=6), rng.uniform(size=9)
+    T = rng.integers(0, 9, size=6)
+    assert matched_demographic_parity(f0, f1, matching=T) == pytest.approx(
+        np.mean(np.abs(f0 - f1[T])), rel=1e-12
+    )
+    Q = rng.uniform(size=(6, 9))
+    Q /= Q.sum()  # a stochastic map: E over the coupling
+    by_hand = sum(Q[i, j] * abs(f0[i] - f1[j]) for i in range(6) for j in range(9))
+    assert matched_demographic_parity(f0, f1, matching=Q) == pytest.approx(by_hand, rel=1e-12)
+
+
+def test_accuracy_parity_page_error_gap_equals_error_gap():
+    """Delta_err(h) = |E_0[(Y - h(X))^2] - E_1[(Y - h(X))^2]|."""
+    from otfair.metrics import error_gap
+
+    _page_has(
+        "accuracy_parity.md",
+        r"\Delta_{\mathrm{err}}(h) = \bigl|\,\mathbb E_0[(Y - h(X))^2]",
+        r"- \mathbb E_1[(Y - h(X))^2]\,\bigr|",
+    )
+    rng = np.random.default_rng(8)
+    s = rng.integers(0, 2, 200)
+    y = rng.normal(size=200)
+    pred = y + rng.normal(scale=0.3 + 0.4 * s)  # group 1 predicted worse
+    mse = [np.mean((y[s == g] - pred[s == g]) ** 2) for g in (0, 1)]
+    assert error_gap(y, pred, sensitive_features=s) == pytest.approx(
+        abs(mse[0] - mse[1]), rel=1e-12
     )

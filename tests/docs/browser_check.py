@@ -77,6 +77,15 @@ CLIPPED = """(async () => {
       out.push(`${el.tagName.toLowerCase()} clipped: ${el.textContent.trim().slice(0, 60)}`);
     }
   }
+  // a name or link that runs past the window's right edge is cut off (side bars too)
+  const names = '.bd-sidebar-secondary a, .bd-sidebar-secondary code, '
+    + '.bd-sidebar-primary a, .bd-article a, .bd-article code, .bd-header a';
+  for (const el of document.querySelectorAll(names)) {
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && box.right > window.innerWidth + 1) {
+      out.push(`past the right edge: ${el.textContent.trim().slice(0, 60)}`);
+    }
+  }
   return out;
 })()"""
 CHROMIUM_FLAGS = [

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -112,6 +113,8 @@ sphinx_gallery_conf = {
 html_theme = "pydata_sphinx_theme"
 html_title = f"otfair {release}"
 html_static_path = ["_static"]
+# long code lines and formulas scroll in their box, long API titles wrap (no clipping)
+html_css_files = ["otfair.css"]
 html_theme_options = {
     "navigation_with_keys": False,
     "show_toc_level": 2,
@@ -119,6 +122,20 @@ html_theme_options = {
     "icon_links": [],
 }
 html_show_sourcelink = False
+# top-level pages without sub-pages: no empty "Section Navigation" column beside them
+html_sidebars = {
+    page: []
+    for page in (
+        "installation",
+        "getting_started",
+        "concepts",
+        "faq",
+        "citing",
+        "changelog",
+        "contributing",
+        "building",
+    )
+}
 # an explicit colour mode: with none the theme logs "invalid theme mode" on a first visit
 html_context = {"default_mode": "light"}
 
@@ -154,6 +171,20 @@ def _link_extending(app, docname, source) -> None:
         source[0] += "\n\n```{toctree}\n:maxdepth: 1\n\n../extending\n```\n"
 
 
+_CDN_BLOCK = re.compile(r"^  \.\. raw:: html\n.*?(?=^  \.\. list-table::)", re.S | re.M)
+
+
+def _offline_execution_times(app, docname, source) -> None:
+    """Drop the CDN scripts and styles sphinx-gallery puts on its computation-times pages.
+
+    ``sg_execution_times.rst`` (one per gallery and one for the site) loads jQuery,
+    DataTables and Bootstrap from CDNs to make its table sortable; an offline build must
+    load nothing from the network, so the page keeps the plain table.
+    """
+    if docname.endswith("sg_execution_times"):
+        source[0] = _CDN_BLOCK.sub("", source[0])
+
+
 def _skip_foreign_members(app, what, name, obj, skip, options):
     """Leave out methods inherited from scikit-learn (``set_fit_request``, ...)."""
     if getattr(obj, "__module__", None) and obj.__module__.startswith("sklearn"):
@@ -187,5 +218,6 @@ _write_api_pages(None)
 def setup(app):
     """Connect the hooks above (the API pages are already written)."""
     app.connect("source-read", _link_extending)
+    app.connect("source-read", _offline_execution_times)
     app.connect("autodoc-skip-member", _skip_foreign_members)
     app.add_post_transform(_FolderLinksAsText)

@@ -1,8 +1,8 @@
-"""Package version (single source of truth is ``pyproject.toml``)."""
+"""Package version: the single source of truth.
 
-from importlib.metadata import PackageNotFoundError, version
+``pyproject.toml`` reads it (``[tool.setuptools.dynamic]``), so the installed metadata,
+``otfair.__version__``, ``otfair --version``, the documentation site and ``CHANGELOG.md``'s
+latest entry all name this version (``tests/test_release_files.py`` keeps them together).
+"""
 
-try:
-    __version__ = version("otfair")
-except PackageNotFoundError:  # pragma: no cover - running from a source tree
-    __version__ = "0.0.0+unknown"
+__version__ = "0.2.0"

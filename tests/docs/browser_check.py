@@ -37,13 +37,57 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SITE = REPO / "docs" / "_build" / "html"
-#: the four pages of the site that are checked and photographed
+#: the pages of the site that are checked and photographed
 SITE_PAGES = {
     "index": "index.html",
     "api": "api/generated/otfair.estimators.FairClassifier.html",
     "gallery": "auto_examples/plot_otf_tradeoff.html",
     "reproduction": "reproduction/otf/index.html",
+    "installation": "installation.html",
+    "getting_started": "getting_started.html",
+    "concepts": "concepts.html",
+    "faq": "faq.html",
+    "changelog": "changelog.html",
+    "otf_guide": "guide/otf.html",
+    "execution_times": "sg_execution_times.html",
 }
+#: wide content (code, display math, tables, titles) that spills past its box at 1280 px
+#: without a scrollable box around it is clipped at the right edge or overlaps the page
+CLIPPED = """(async () => {
+  if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
+    await MathJax.startup.promise;
+  }
+  const out = [];
+  const page = document.documentElement;
+  if (page.scrollWidth > window.innerWidth + 1) {
+    out.push(`the page is ${page.scrollWidth} px wide in a ${window.innerWidth} px window`);
+  }
+  const scrolls = (el) => ['auto', 'scroll'].includes(getComputedStyle(el).overflowX);
+  const wide = '.bd-article pre, .bd-article div.math, .bd-article mjx-container[display], '
+    + '.bd-article table, .bd-article h1, .bd-article h2, .bd-article dt';
+  for (const el of document.querySelectorAll(wide)) {
+    // an inline box has no client width of its own: only blocks can be clipped
+    if (getComputedStyle(el).display.startsWith('inline')) continue;
+    if (el.scrollWidth <= el.clientWidth + 1 || scrolls(el)) continue;
+    let box = el.parentElement;
+    while (box && !box.classList.contains('bd-article') && !scrolls(box)) {
+      box = box.parentElement;
+    }
+    if (!box || !scrolls(box)) {
+      out.push(`${el.tagName.toLowerCase()} clipped: ${el.textContent.trim().slice(0, 60)}`);
+    }
+  }
+  // a name or link that runs past the window's right edge is cut off (side bars too)
+  const names = '.bd-sidebar-secondary a, .bd-sidebar-secondary code, '
+    + '.bd-sidebar-primary a, .bd-article a, .bd-article code, .bd-header a';
+  for (const el of document.querySelectorAll(names)) {
+    const box = el.getBoundingClientRect();
+    if (box.width > 0 && box.right > window.innerWidth + 1) {
+      out.push(`past the right edge: ${el.textContent.trim().slice(0, 60)}`);
+    }
+  }
+  return out;
+})()"""
 CHROMIUM_FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -229,6 +273,7 @@ def page_problems(browser: Browser, base: str, external: set[str]) -> list[str]:
     images = browser.evaluate(
         "Array.from(document.images).map(i => [i.currentSrc || i.src, i.complete, i.naturalWidth])"
     )
+    problems += browser.evaluate(CLIPPED)
     for src, complete, width in images:
         if _local(src, base) and not (complete and width > 0):
             problems.append(f"image not rendered: {src}")
@@ -245,7 +290,7 @@ def page_problems(browser: Browser, base: str, external: set[str]) -> list[str]:
 
 
 def check_site(root: Path, screenshots: Path | None) -> list[str]:
-    """Check the four pages and the search of the built site."""
+    """Check the pages of ``SITE_PAGES`` and the search of the built site."""
     problems = []
     external: set[str] = set()
     server, base = serve(root)

@@ -323,7 +323,9 @@ def write_comparison(
     table.to_csv(out / "comparison.csv", index=False, float_format=CSV_FLOAT_FORMAT)
     info = dict(profile_info or {})
     smoke = bool(info.get("smoke"))
-    md = [f"# Reproduction: {PAPERS[paper]}", ""]
+    # a profile other than the full protocol names itself: one title per page of the site
+    title = f"# Reproduction: {PAPERS[paper]}"
+    md = [title + (f", profile `{profile}`" if profile != "full" else ""), ""]
     md += profile_banner({"name": profile, **info})
     if smoke:
         md += [

@@ -294,7 +294,7 @@ def check_against_constant(
         )
     elif len(np.unique(predicted)) == 1:
         warnings.warn(
-            f"{owner} predicts class {classes[int(predicted[0])]!r} for every training row "
+            f"{owner} predicts class {classes[int(predicted[0])]} for every training row "
             f"(accuracy {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
             FitQualityWarning,
             stacklevel=4,

@@ -95,8 +95,7 @@ def training_state() -> Iterator[None]:
     inference mode is off and the default dtype is float32. Torch also runs its CPU ops
     on one intra-op thread: otfair's models and batches are small, their ops too short
     for a second thread to pay, and on a busy machine the threads' spin-waits cost more
-    CPU than the work (a German MLP fit: 0.17 s of CPU on one thread, 5.3 s on two,
-    with other processes running). On exit the caller's state is restored.
+    CPU than the work. On exit the caller's state is restored.
     """
     dtype = torch.get_default_dtype()
     threads = torch.get_num_threads()

@@ -127,7 +127,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Adam epochs without an improvement of ``tol`` that end the training.
     batch_size : int or "auto", default="auto"
         Batch size of the Adam loop (stratified by sensitive group); ``"auto"`` is
-        ``min(n, 256)`` rows, so that small data gets enough steps per epoch. FTM takes
+        ``min(1000, max(64, ceil(n / 10)))`` rows (at most ``n``): the OTF paper's 1000 on
+        large data, and at least 10 steps per epoch on small data. FTM takes
         ``ceil(n / batch_size)`` steps per epoch, so that with a per-epoch learning-rate
         decay it gets the step budget of its unfair baseline. Unused by L-BFGS.
     lr : float, default=1e-3
@@ -298,8 +299,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _solver(self, penalty: FairnessPenalty | None) -> str:
         """Resolve ``solver``: L-BFGS for the logistic model and a full-batch penalty."""
-        stochastic = penalty is not None and (penalty.requires_pairs or penalty.has_adversary)
-        if self.solver == "lbfgs" and stochastic:
+        # matched pairs and an adversary need batches; a penalty that keeps per-batch data
+        # work (OTF's class-reduced cost, quadratic in the rows) is cheap on batches only
+        needs_batches = penalty is not None and (penalty.requires_pairs or penalty.has_adversary)
+        stochastic = needs_batches or (penalty is not None and penalty.keeps_batch_work)
+        if self.solver == "lbfgs" and needs_batches:
             assert penalty is not None
             name = getattr(self._penalty_object(), "name", self.penalty)
             raise ValueError(
@@ -313,9 +317,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return "lbfgs" if self.model == "logistic" and not stochastic else "adam"
 
     def _batch_size(self, n: int) -> int:
-        """Resolve ``batch_size`` (``"auto"``: ``min(n, 256)``)."""
+        """Resolve ``batch_size`` (``"auto"``: ``min(1000, max(64, ceil(n / 10)))``, at most n)."""
         if isinstance(self.batch_size, str):
-            return min(n, 256)
+            return min(n, 1000, max(64, math.ceil(n / 10)))
         return int(self.batch_size)
 
     def _mixing(self, penalty: FairnessPenalty | None) -> str:

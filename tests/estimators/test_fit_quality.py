@@ -182,9 +182,12 @@ def test_fit_works_in_the_users_torch_state(state):
 
 def test_raw_feature_scales_warn_and_name_the_scaler():
     X, y, s = two_group_data(300)
-    with pytest.warns(FitQualityWarning, match="StandardScaler"), warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         FairClassifier("otf", 0.1, epochs=3).fit(X * 1e6, y, sensitive_features=s)
+    scale = [w for w in caught if "StandardScaler" in str(w.message)]
+    assert scale and issubclass(scale[0].category, FitQualityWarning)
+    assert "reaches" in str(scale[0].message)  # names the magnitude it saw
 
 
 def test_a_diverged_fit_is_an_error_not_nan_predictions():

@@ -131,8 +131,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         large data, and at least 10 steps per epoch on small data. FTM takes
         ``ceil(n / batch_size)`` steps per epoch, so that with a per-epoch learning-rate
         decay it gets the step budget of its unfair baseline. Unused by L-BFGS.
-    lr : float, default=1e-3
-        Adam learning rate.
+    lr : float or "auto", default="auto"
+        Adam learning rate; ``"auto"``: 1e-2 for the logistic model (a convex problem,
+        which converges in a few dozen epochs at that rate) and 1e-3 for the MLP.
     lr_decay : float, default=1.0
         Multiplicative learning-rate decay per epoch (FTM paper: 0.95).
     init_intercept : bool, default=True
@@ -223,7 +224,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
         "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
-        "lr": [Interval(Real, 0, None, closed="neither")],
+        "lr": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "lr_decay": [Interval(Real, 0, None, closed="neither")],
         "init_intercept": ["boolean"],
         "l2": [Interval(Real, 0, None, closed="left")],
@@ -248,7 +249,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         tol: float | None = 1e-4,
         n_iter_no_change: int = 5,
         batch_size: int | str = "auto",
-        lr: float = 1e-3,
+        lr: float | str = "auto",
         lr_decay: float = 1.0,
         init_intercept: bool = True,
         l2: float = 1.0,
@@ -315,6 +316,12 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         if self.solver != "auto":
             return str(self.solver)
         return "lbfgs" if self.model == "logistic" and not stochastic else "adam"
+
+    def _lr(self) -> float:
+        """Resolve ``lr`` (``"auto"``: 1e-2 for the logistic model, 1e-3 for the MLP)."""
+        if isinstance(self.lr, str):
+            return 1e-2 if self.model == "logistic" else 1e-3
+        return float(self.lr)
 
     def _batch_size(self, n: int) -> int:
         """Resolve ``batch_size`` (``"auto"``: ``min(1000, max(64, ceil(n / 10)))``, at most n)."""
@@ -629,14 +636,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         (coupled) ``weight_decay`` of ``l2 / n`` on the weight tensors.
         """
         optimizer = (
-            torch.optim.Adam(model.parameters(), lr=self.lr)
+            torch.optim.Adam(model.parameters(), lr=self._lr())
             if self.l2 == 0
             else torch.optim.Adam(
                 [
                     {"params": list(model.weights), "weight_decay": self.l2 / n},
                     {"params": list(model.biases)},
                 ],
-                lr=self.lr,
+                lr=self._lr(),
             )
         )
         scheduler = (
@@ -655,7 +662,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         params = [p for penalty in penalties for p in penalty.parameters()]
         spec = cast(PenaltyObject, self._penalty_object())  # a penalty with an adversary
-        return torch.optim.Adam(params, lr=spec.adversary_lr(self.lr))
+        return torch.optim.Adam(params, lr=spec.adversary_lr(self._lr()))
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X: Any) -> np.ndarray:

@@ -173,3 +173,38 @@ def test_random_state_none_draws_fresh_seeds():
     np.random.seed(0)  # noqa: NPY002 - same global state: the fits must still differ
     second = tiny("unfair", random_state=None).fit(X, y, sensitive_features=s)
     assert not np.array_equal(first.predict_proba(X), second.predict_proba(X))
+
+
+@pytest.mark.parametrize("name", method_names())
+def test_every_fit_works_in_the_users_torch_state(name):
+    """A fit inside no_grad / inference_mode, or under a float64 default dtype, works.
+
+    Evaluation code often wraps a whole script in ``torch.no_grad()``; the fit must still
+    train (``fits_in_training_state``), predict finite numbers and leave the caller's
+    state as it was.
+    """
+    import warnings
+
+    X, y, s = toy_data(name)
+    reference = None
+    for state in ("no_grad", "inference_mode", "float64"):
+        est = tiny(name, random_state=0)
+        before = torch.get_default_dtype()
+        if state == "float64":
+            torch.set_default_dtype(torch.float64)
+        try:
+            context = {"no_grad": torch.no_grad, "inference_mode": torch.inference_mode}
+            with context.get(state, torch.enable_grad)(), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                est.fit(X, y, sensitive_features=s)
+                method = "predict_proba" if hasattr(est, "predict_proba") else "predict"
+                out = np.asarray(getattr(est, method)(X), dtype=float)
+            assert torch.get_default_dtype() is (torch.float64 if state == "float64" else before)
+            assert not torch.is_inference_mode_enabled() and torch.is_grad_enabled()
+        finally:
+            torch.set_default_dtype(before)
+        assert np.all(np.isfinite(out)), (name, state)
+        if reference is None:
+            reference = out
+        else:  # the same seeded fit whatever the caller's state
+            np.testing.assert_allclose(out, reference, rtol=1e-4, atol=1e-5)

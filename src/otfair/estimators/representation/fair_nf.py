@@ -78,6 +78,7 @@ from otfair.utils import (
     positive_real,
     use_generator,
 )
+from otfair.utils._torch import fits_in_training_state
 
 __all__ = ["FairNormalizingFlowClassifier"]
 
@@ -222,6 +223,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
+    @fits_in_training_state
     @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> FairNormalizingFlowClassifier:
         """Fit the group densities, the group flows and the latent classifier.

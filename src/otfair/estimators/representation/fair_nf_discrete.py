@@ -76,6 +76,7 @@ from otfair.utils import (
     positive_real,
     use_generator,
 )
+from otfair.utils._torch import fits_in_training_state
 
 __all__ = ["DiscreteFairNFClassifier", "encoded_distance", "rank_matching"]
 
@@ -192,6 +193,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
+    @fits_in_training_state
     @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> DiscreteFairNFClassifier:
         """Fit the finite space, the group densities, the two maps and the classifier.

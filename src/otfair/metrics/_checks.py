@@ -15,7 +15,7 @@ from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
     check_finite_1d,
-    check_probabilities,
+    check_predictions,
     encode_groups,
     warn_small_groups,
 )
@@ -59,11 +59,23 @@ def _check_no_missing(values: Any, name: str) -> None:
         raise ValueError(f"`{name}` contains {bad} NaN, infinite or missing value(s).")
 
 
-def prepare_scores(y_score: Any, *, probabilities: bool, name: str = "y_score") -> np.ndarray:
-    """Return scores as a finite float array; check [0, 1] when ``probabilities``."""
-    if probabilities:
-        return check_probabilities(y_score, name)
-    return check_finite_1d(y_score, name)
+def prepare_scores(
+    y_score: Any,
+    *,
+    probabilities: bool,
+    name: str = "y_score",
+    y_true: Any = None,
+    pos_label: Any = None,
+) -> np.ndarray:
+    """Return scores as a finite float array; check [0, 1] when ``probabilities``.
+
+    With ``pos_label``, predicted labels (strings such as ``"<=50K"``/``">50K"``, what
+    ``pipe.predict`` returns) are mapped to 0/1 as ``y_true`` is
+    (:func:`otfair.utils.check_predictions`, the one rule of every metric).
+    """
+    return check_predictions(
+        y_score, name, y_true=y_true, pos_label=pos_label, probabilities=probabilities
+    )
 
 
 def encode_metric_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -84,7 +96,8 @@ def prepare_binary(
     """Validate a binary-classification metric call.
 
     ``pos_label`` names the positive class of ``y_true`` (any two label values, strings
-    too); without it the labels must be 0/1. A group with fewer than ``MIN_GROUP_SIZE``
+    too) and of predicted labels passed as ``y_score``; without it the labels must be
+    0/1. A group with fewer than ``MIN_GROUP_SIZE``
     rows gets a ``UserWarning`` naming it and its size.
 
     Returns
@@ -100,7 +113,9 @@ def prepare_binary(
     """
     check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=probabilities)
+    score = prepare_scores(
+        y_score, probabilities=probabilities, y_true=y_true, pos_label=pos_label
+    )
     codes, groups = encode_metric_groups(sensitive_features)
     return y, score, codes, groups
 
@@ -121,7 +136,9 @@ def prepare_scores_groups(
     check_lengths(y_score=y_score, sensitive_features=sensitive_features)
     if pos_label is not None:
         check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=probabilities)
+    score = prepare_scores(
+        y_score, probabilities=probabilities, y_true=y_true, pos_label=pos_label
+    )
     codes, groups = encode_metric_groups(sensitive_features)
     return score, codes, groups
 

@@ -152,7 +152,9 @@ def tv_demographic_parity(
     score_range : (float, float), default=(0.0, 1.0)
         Interval covered by the bins.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------

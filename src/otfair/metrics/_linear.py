@@ -60,7 +60,9 @@ def pdp_violation(
         Numeric sensitive columns: binary, one-hot encoded categories (one column per
         category) and continuous attributes may be mixed.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
@@ -70,7 +72,7 @@ def pdp_violation(
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     if pos_label is not None:
         check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False)
+    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
     sens = check_sensitive_features(sensitive_features, n)
     return float(abs_pearson_columns(score, sens).max())
 
@@ -96,7 +98,9 @@ def peo_violation(
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns (see :func:`pdp_violation`).
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
@@ -105,7 +109,7 @@ def peo_violation(
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False)
+    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
     sens = check_sensitive_features(sensitive_features, n)
     values = [
         abs_pearson_columns(score[y == label], sens[y == label]).max()

@@ -52,7 +52,9 @@ def demographic_parity_gap(
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
@@ -87,7 +89,9 @@ def mean_score_gap(
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership; several columns define intersectional groups.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
@@ -165,7 +169,9 @@ def true_positive_rate_gap(
     threshold : float, default=0.5
         Decision threshold.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------

@@ -14,14 +14,19 @@ from typing import Any
 import numpy as np
 from sklearn import metrics as sk
 
-from otfair.metrics._checks import check_lengths, check_threshold, prepare_regression
-from otfair.utils import check_binary_labels, check_finite_1d, check_probabilities
+from otfair.metrics._checks import (
+    check_lengths,
+    check_threshold,
+    prepare_regression,
+    prepare_scores,
+)
+from otfair.utils import check_binary_labels
 
 
 def _binary(y_true: Any, y_score: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
     check_lengths(y_true=y_true, y_score=y_score)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    return y, check_probabilities(y_score, "y_score")
+    return y, prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
 
 
 def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: Any = None) -> float:
@@ -40,7 +45,9 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: An
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
@@ -73,7 +80,9 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     y_score : array-like of shape (n,)
         Scores; only their order matters, any real values are accepted.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
@@ -82,7 +91,7 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     """
     check_lengths(y_true=y_true, y_score=y_score)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = check_finite_1d(y_score, "y_score")
+    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
     if y.min() == y.max():
         raise ValueError("ROC AUC is undefined: `y_true` contains only one class.")
     return float(sk.roc_auc_score(y, score))
@@ -106,7 +115,9 @@ def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     y_score : array-like of shape (n,)
         Probabilities of the positive class, in [0, 1].
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------

@@ -196,7 +196,9 @@ def fairness_report(
         a proportion.
     pos_label : int, float, bool or str, optional
         Classification: the positive class of ``y_true`` (e.g. ``"yes"`` for labels
-        ``"yes"``/``"no"``); without it the labels must be 0/1.
+        ``"yes"``/``"no"``), and of predicted labels passed as ``y_score`` (the strings
+        ``pipe.predict`` returns are mapped to 1 where equal to it); without it the
+        labels must be 0/1.
 
     Returns
     -------
@@ -229,7 +231,7 @@ def fairness_report(
     small, (size_notes, exclude) = _small_groups(sens, int(min_group_size))
     if task == "classification":
         y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-        score = prepare_scores(y_score, probabilities=True)
+        score = prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
         tau = check_threshold(threshold)
         summary, by_group = _classification(y, score, sens, tau)
         if exclude:

@@ -49,7 +49,9 @@ from otfair.metrics._performance import (
 from otfair.metrics._report import (
     CLASSIFICATION_KEYS,
     REGRESSION_KEYS,
+    DegeneratePredictorWarning,
     FairnessReport,
+    UndefinedMetricWarning,
     fairness_report,
 )
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
@@ -58,11 +60,13 @@ from otfair.metrics._subset import SubsetFairness, subset_fairness, subset_fairn
 __all__ = [
     "CLASSIFICATION_KEYS",
     "REGRESSION_KEYS",
+    "DegeneratePredictorWarning",
     "FairMatchingCost",
     "FairnessReport",
     "SelfFulfillingProphecy",
     "SensitiveColumns",
     "SubsetFairness",
+    "UndefinedMetricWarning",
     "accuracy",
     "accuracy_disparity_audit",
     "consistency",

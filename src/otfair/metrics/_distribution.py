@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from otfair.metrics._checks import prepare_scores_groups
+from otfair.utils import MIN_GROUP_SIZE
 
 
 def wasserstein_1d(u: np.ndarray, v: np.ndarray) -> float:
@@ -69,16 +70,22 @@ def _score_distance(
     sensitive_features: Any,
     distance: Callable[[np.ndarray, np.ndarray], float],
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """Validate a metric call and return the largest ``distance`` between two groups."""
     score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     return max_pairwise_distance(score, codes, len(groups), distance)
 
 
 def wasserstein_demographic_parity(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""WDP: exact 1-Wasserstein distance between the groups' score distributions.
 
@@ -92,7 +99,7 @@ def wasserstein_demographic_parity(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, pos_label
+    y_true, y_score, sensitive_features, pos_label, min_group_size
         See :func:`~otfair.metrics.mean_score_gap`.
 
     Returns
@@ -100,11 +107,18 @@ def wasserstein_demographic_parity(
     float
         Non-negative; at most 1 for scores in [0, 1].
     """
-    return _score_distance(y_true, y_score, sensitive_features, wasserstein_1d, pos_label)
+    return _score_distance(
+        y_true, y_score, sensitive_features, wasserstein_1d, pos_label, min_group_size
+    )
 
 
 def ks_demographic_parity(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""KSDP: Kolmogorov-Smirnov distance between the groups' score distributions.
 
@@ -116,7 +130,9 @@ def ks_demographic_parity(
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
     """
-    return _score_distance(y_true, y_score, sensitive_features, ks_distance, pos_label)
+    return _score_distance(
+        y_true, y_score, sensitive_features, ks_distance, pos_label, min_group_size
+    )
 
 
 def tv_demographic_parity(
@@ -127,6 +143,7 @@ def tv_demographic_parity(
     bins: int = 100,
     score_range: tuple[float, float] = (0.0, 1.0),
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""TVDP: total variation between the groups' score histograms.
 
@@ -155,6 +172,10 @@ def tv_demographic_parity(
         The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
         as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
         without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
@@ -167,7 +188,7 @@ def tv_demographic_parity(
     if not hi > lo:
         raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")
     score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     if score.min() < lo or score.max() > hi:
         raise ValueError(

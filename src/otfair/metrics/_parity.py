@@ -20,6 +20,7 @@ from otfair.metrics._checks import (
     prepare_scores_groups,
     require_defined,
 )
+from otfair.utils import MIN_GROUP_SIZE
 
 
 def demographic_parity_gap(
@@ -29,6 +30,7 @@ def demographic_parity_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Demographic parity gap of hard predictions :math:`\hat Y = 1[f(X) \ge \tau]`.
 
@@ -55,6 +57,10 @@ def demographic_parity_gap(
         The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
         as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
         without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
@@ -62,7 +68,7 @@ def demographic_parity_gap(
         The gap, in [0, 1].
     """
     _, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     tau = check_threshold(threshold)
     rates, _ = group_means((score >= tau).astype(np.float64), codes, len(groups))
@@ -70,7 +76,12 @@ def demographic_parity_gap(
 
 
 def mean_score_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Gap between the groups' mean scores ("soft DP", :math:`\Delta\mathrm{DP}` in FTM §5).
 
@@ -92,13 +103,17 @@ def mean_score_gap(
         The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
         as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
         without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
     """
     score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     means, _ = group_means(score, codes, len(groups))
     return max_pairwise_gap(means)
@@ -134,9 +149,10 @@ def _label_rate_gap(
     threshold: float,
     label: int,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     y, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     return _rate_gap(y, score, codes, groups, check_threshold(threshold), label)
 
@@ -148,6 +164,7 @@ def true_positive_rate_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""True-positive-rate gap, i.e. the equal-opportunity (EOpp) gap.
 
@@ -172,13 +189,19 @@ def true_positive_rate_gap(
         The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
         as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
         without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
         The gap, in [0, 1].
     """
-    return _label_rate_gap(y_true, y_score, sensitive_features, threshold, 1, pos_label)
+    return _label_rate_gap(
+        y_true, y_score, sensitive_features, threshold, 1, pos_label, min_group_size
+    )
 
 
 #: The equal-opportunity (EOpp) gap is the true-positive-rate gap.
@@ -192,6 +215,7 @@ def false_positive_rate_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""False-positive-rate gap.
 
@@ -202,7 +226,7 @@ def false_positive_rate_gap(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold, pos_label
+    y_true, y_score, sensitive_features, threshold, pos_label, min_group_size
         See :func:`true_positive_rate_gap`; here every group needs at least one negative.
 
     Returns
@@ -210,7 +234,9 @@ def false_positive_rate_gap(
     float
         The gap, in [0, 1].
     """
-    return _label_rate_gap(y_true, y_score, sensitive_features, threshold, 0, pos_label)
+    return _label_rate_gap(
+        y_true, y_score, sensitive_features, threshold, 0, pos_label, min_group_size
+    )
 
 
 def equalized_odds_gap(
@@ -221,6 +247,7 @@ def equalized_odds_gap(
     threshold: float = 0.5,
     agg: Literal["mean", "worst_case"] = "mean",
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Equalized-odds gap in the FTM paper's "1/2 sum" form (or the worst case).
 
@@ -237,7 +264,7 @@ def equalized_odds_gap(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold, pos_label
+    y_true, y_score, sensitive_features, threshold, pos_label, min_group_size
         See :func:`true_positive_rate_gap`; here every group needs positives and
         negatives.
     agg : {"mean", "worst_case"}, default="mean"
@@ -251,7 +278,7 @@ def equalized_odds_gap(
     if agg not in ("mean", "worst_case"):
         raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
     y, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     tau = check_threshold(threshold)
     tpr = _rate_gap(y, score, codes, groups, tau, 1)
@@ -266,12 +293,13 @@ def max_equalized_odds_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Worst-case equalized-odds gap :math:`\max(\Delta_0, \Delta_1)` (max-EO).
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold, pos_label
+    y_true, y_score, sensitive_features, threshold, pos_label, min_group_size
         See :func:`equalized_odds_gap`.
 
     Returns
@@ -285,10 +313,17 @@ def max_equalized_odds_gap(
         threshold=threshold,
         agg="worst_case",
         pos_label=pos_label,
+        min_group_size=min_group_size,
     )
 
 
-def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
+def error_gap(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sensitive_features: Any,
+    min_group_size: int = MIN_GROUP_SIZE,
+) -> float:
     r"""Accuracy-parity gap for regression: the largest difference of group MSEs.
 
     .. math::
@@ -303,12 +338,16 @@ def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
         See :func:`~otfair.metrics.mean_squared_error`.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
     """
-    y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features)
+    y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features, min_group_size)
     assert codes is not None and groups is not None  # sensitive_features is given
     mses, _ = group_means((pred - y) ** 2, codes, len(groups))
     require_defined(mses, groups, "The group MSE")

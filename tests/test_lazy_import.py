@@ -10,16 +10,11 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
-
-SRC = Path(__file__).resolve().parents[1] / "src"
 
 
 def _run(code: str) -> dict:
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(SRC), os.environ.get("PYTHONPATH", "")]),
-    }
+    # the child imports the otfair this session imports (its PYTHONPATH, or the install)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300
     )

@@ -109,6 +109,12 @@ def fairness_path(
         ``strengths_`` and ``estimators_`` (one fitted estimator per strength, whose
         strength parameter is that strength).
 
+    See Also
+    --------
+    otfair.estimators.FairnessPath : Its result.
+    otfair.estimators.FairnessCV : Picks one strength by cross-validation.
+    otfair.estimators.FairClassifier : One model at one strength.
+
     Examples
     --------
     >>> import numpy as np
@@ -151,6 +157,23 @@ class FairnessPath:
         it); each is usable alone and in a :class:`~sklearn.pipeline.Pipeline`.
     param_ : str
         The name of the strength parameter (``"strength"`` or ``"lam"``).
+
+    See Also
+    --------
+    otfair.estimators.fairness_path : Builds it.
+    otfair.estimators.FairnessCV : Picks one strength by cross-validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import FairClassifier, fairness_path
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = (rng.random(200) < 0.5).astype(int)
+    >>> y = (X[:, 0] + s > 0.5).astype(int)
+    >>> path = fairness_path(FairClassifier("gapreg", epochs=2, random_state=0), X, y,
+    ...                      sensitive_features=s, strengths=[0.0, 2.0])
+    >>> len(path), path.param_, path.strengths_.tolist()
+    (2, 'strength', [0.0, 2.0])
     """
 
     def __init__(self, strengths: Sequence[float], estimators: Sequence[Any], param: str):

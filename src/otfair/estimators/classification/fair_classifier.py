@@ -142,6 +142,18 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Mean training loss per epoch.
     n_features_in_ : int
 
+    See Also
+    --------
+    otfair.estimators.ReductionClassifier
+        Fairlearn's reductions (exponentiated gradient, grid search) behind the same interface.
+    otfair.estimators.AdapFairClassifier : Makes a frozen classifier fair without retraining it.
+    otfair.estimators.WassersteinBarycenterClassifier
+        Post-processes the scores of a trained classifier.
+    otfair.estimators.fairness_path
+        Trains one model per strength, stacked, for a trade-off curve.
+    otfair.estimators.FairnessCV
+        Picks the strength by cross-validation within a violation budget.
+
     References
     ----------
     .. [1] Buyl, M. and De Bie, T. *Optimal Transport of Classifiers to Fairness*. NeurIPS

@@ -106,6 +106,15 @@ def wasserstein_demographic_parity(
     -------
     float
         Non-negative; at most 1 for scores in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(wasserstein_demographic_parity(y, p, sensitive_features=s), 6)
+    0.3
     """
     return _score_distance(
         y_true, y_score, sensitive_features, wasserstein_1d, pos_label, min_group_size
@@ -129,6 +138,15 @@ def ks_demographic_parity(
     with :math:`F_g` the empirical CDF of the scores of group :math:`g` (exact; equals the
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> ks_demographic_parity(y, p, sensitive_features=s)
+    0.5
     """
     return _score_distance(
         y_true, y_score, sensitive_features, ks_distance, pos_label, min_group_size
@@ -181,6 +199,17 @@ def tv_demographic_parity(
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> tv_demographic_parity(y, p, sensitive_features=s)  # no bin holds both groups
+    1.0
+    >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]
+    0.5
     """
     if not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"`bins` must be a positive integer; got {bins!r}.")

@@ -68,6 +68,15 @@ def pdp_violation(
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(pdp_violation(y, p, sensitive_features=s), 4)  # |Pearson(p, s)|
+    0.5477
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     if pos_label is not None:
@@ -106,6 +115,15 @@ def peo_violation(
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(peo_violation(y, p, sensitive_features=s), 4)  # the larger of the two label cells
+    0.8018
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)

@@ -66,6 +66,19 @@ def demographic_parity_gap(
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> demographic_parity_gap(y, p, sensitive_features=s)  # selection rates 0.75 and 0.25
+    0.5
+    >>> labels = np.where(p >= 0.5, "yes", "no")  # predicted labels, e.g. pipe.predict(X)
+    >>> demographic_parity_gap(np.where(y == 1, "yes", "no"), labels, sensitive_features=s,
+    ...                        pos_label="yes")
+    0.5
     """
     _, score, codes, groups = prepare_binary(
         y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
@@ -111,6 +124,15 @@ def mean_score_gap(
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(mean_score_gap(y, p, sensitive_features=s), 6)  # mean scores 0.65 and 0.35
+    0.3
     """
     score, codes, groups = prepare_scores_groups(
         y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
@@ -198,6 +220,15 @@ def true_positive_rate_gap(
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> true_positive_rate_gap(y, p, sensitive_features=s)  # TPRs 1.0 and 0.5
+    0.5
     """
     return _label_rate_gap(
         y_true, y_score, sensitive_features, threshold, 1, pos_label, min_group_size
@@ -233,6 +264,15 @@ def false_positive_rate_gap(
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> false_positive_rate_gap(y, p, sensitive_features=s)  # FPRs 0.5 and 0.0
+    0.5
     """
     return _label_rate_gap(
         y_true, y_score, sensitive_features, threshold, 0, pos_label, min_group_size
@@ -274,6 +314,17 @@ def equalized_odds_gap(
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> equalized_odds_gap(y, p, sensitive_features=s)  # (TPR gap 0.5 + FPR gap 0.5) / 2
+    0.5
+    >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
+    0.5
     """
     if agg not in ("mean", "worst_case"):
         raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
@@ -305,6 +356,15 @@ def max_equalized_odds_gap(
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> max_equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65)  # TPR gap 0.5, FPR 0
+    0.5
     """
     return equalized_odds_gap(
         y_true,
@@ -346,6 +406,15 @@ def error_gap(
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
+    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
+    >>> s = np.repeat([0, 0, 1, 1], 15)
+    >>> error_gap(y, pred, sensitive_features=s)  # group MSEs 0.125 and 0.5
+    0.375
     """
     y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features, min_group_size)
     assert codes is not None and groups is not None  # sensitive_features is given

@@ -52,6 +52,17 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: An
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> accuracy(y, p)  # 1[p >= 0.5] is right on 6 of every 8 rows
+    0.75
+    >>> accuracy(np.where(y == 1, "yes", "no"), p, pos_label="yes")
+    0.75
     """
     y, score = _binary(y_true, y_score, pos_label)
     return accuracy_unchecked(y, score, check_threshold(threshold))
@@ -88,6 +99,15 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> roc_auc(y, p)  # 15 of the 16 (positive, negative) pairs are ordered
+    0.9375
     """
     check_lengths(y_true=y_true, y_score=y_score)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
@@ -122,6 +142,11 @@ def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> round(log_loss([1, 0], [0.8, 0.4]), 4)  # -(log 0.8 + log 0.6) / 2
+    0.367
     """
     y, p = _binary(y_true, y_score, pos_label)
     return log_loss_unchecked(y, p)
@@ -145,6 +170,15 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
+    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
+    >>> s = np.repeat([0, 0, 1, 1], 15)
+    >>> mean_squared_error(y, pred)  # (0.25 + 0 + 0 + 1) / 4
+    0.3125
     """
     y, pred, _, _ = prepare_regression(y_true, y_pred)
     return float(sk.mean_squared_error(y, pred))
@@ -168,6 +202,15 @@ def r2_score(y_true: Any, y_pred: Any) -> float:
     -------
     float
         At most 1 (negative when worse than predicting the mean).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
+    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
+    >>> s = np.repeat([0, 0, 1, 1], 15)
+    >>> r2_score(y, pred)  # 1 - 0.3125 / 1.25
+    0.75
     """
     y, pred, _, _ = prepare_regression(y_true, y_pred)
     if np.all(y == y[0]):

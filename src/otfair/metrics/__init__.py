@@ -11,7 +11,11 @@ package. Formulas: ``docs/metrics.md``.
 """
 
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
-from otfair.metrics._degenerate import is_constant_prediction
+from otfair.metrics._degenerate import (
+    DegeneratePredictorWarning,
+    UndefinedMetricWarning,
+    is_constant_prediction,
+)
 from otfair.metrics._distribution import (
     ks_demographic_parity,
     tv_demographic_parity,
@@ -49,9 +53,7 @@ from otfair.metrics._performance import (
 from otfair.metrics._report import (
     CLASSIFICATION_KEYS,
     REGRESSION_KEYS,
-    DegeneratePredictorWarning,
     FairnessReport,
-    UndefinedMetricWarning,
     fairness_report,
 )
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive

@@ -144,15 +144,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     See Also
     --------
-    otfair.estimators.ReductionClassifier
-        Fairlearn's reductions (exponentiated gradient, grid search) behind the same interface.
-    otfair.estimators.AdapFairClassifier : Makes a frozen classifier fair without retraining it.
-    otfair.estimators.WassersteinBarycenterClassifier
-        Post-processes the scores of a trained classifier.
-    otfair.estimators.fairness_path
-        Trains one model per strength, stacked, for a trade-off curve.
-    otfair.estimators.FairnessCV
-        Picks the strength by cross-validation within a violation budget.
+    otfair.estimators.ReductionClassifier : Fairlearn's reductions, same interface.
+    otfair.estimators.AdapFairClassifier : Makes a frozen classifier fair.
+    otfair.estimators.WassersteinBarycenterClassifier : Post-processes the scores.
+    otfair.estimators.fairness_path : One model per strength (a trade-off curve).
+    otfair.estimators.FairnessCV : Picks the strength within a violation budget.
 
     References
     ----------

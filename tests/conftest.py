@@ -28,6 +28,17 @@ _SHARED = _REPO.parent / "shared" / "datasets"
 if "OTFAIR_DATA_DIR" not in os.environ and _SHARED.is_dir():
     os.environ["OTFAIR_DATA_DIR"] = str(_SHARED)
 
+# `.ci/run` runs the fast tests a second time against the built wheel installed in a fresh
+# environment (not editable), from outside the checkout: OTFAIR_TEST_INSTALLED=1 asks that
+# otfair then really comes from that install, not from this checkout's src/.
+if os.environ.get("OTFAIR_TEST_INSTALLED") == "1":
+    import otfair as _otfair
+
+    _where = Path(_otfair.__file__).resolve()
+    assert "site-packages" in _where.parts and _REPO not in _where.parents, (
+        f"OTFAIR_TEST_INSTALLED=1 but otfair is imported from {_where}"
+    )
+
 # One torch thread per test worker: CI runs `pytest -n 2` on 2 cores.
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")

@@ -52,3 +52,18 @@ def test_ci_runs_the_readme_commands_and_the_oldest_versions():
     ):
         assert command in ci, command
     assert "-c ci/constraints-oldest.txt" in ci
+
+
+def test_ci_tests_the_built_wheel_outside_the_checkout():
+    """`.ci/run` builds the wheel, installs it (not editable) into a fresh environment
+    and runs the smoke script and fast tests against it from outside the checkout."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    build = ci.index("python -m build")
+    assert ci.index("-m pytest -n 2 -m slow") < build < ci.index("python -m sphinx")
+    assert "python3 -m venv /tmp/otfair-wheel-venv" in ci
+    assert 'pip install -q "$(ls "$CHECKOUT"/dist/otfair-*.whl)[dev]"' in ci
+    assert "cd /tmp/otfair-wheel-run" in ci and "ci/wheel_smoke.py" in ci
+    assert ci.count("OTFAIR_TEST_INSTALLED=1 python -m pytest") == 2
+    assert (ROOT / "ci" / "wheel_smoke.py").is_file()
+    dev = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    assert any(dep.startswith("build") for dep in dev["dev"])

@@ -62,6 +62,34 @@ def test_readme_python_snippets_run_in_order(tmp_path, monkeypatch):
     assert namespace["proba"].ndim == 1
 
 
+def test_readme_regression_block_builds_and_fits_both_nets(monkeypatch, capsys):
+    """The accuracy-parity block (WassersteinNet and CENet from ``paper_settings``) runs.
+
+    Issue 47: the block once passed WassersteinNet's ``clip`` to CENet (a TypeError).
+    Here with one epoch (the slow test above runs it with the paper's 100).
+    """
+    assert os.environ.get("OTFAIR_DATA_DIR"), "tests/conftest.py sets OTFAIR_DATA_DIR"
+    from otfair.experiments import methods
+
+    (block,) = [b for b in code_blocks(README.read_text(encoding="utf-8"), "python")
+                if "CENet" in b]  # fmt: skip
+    settings = methods.paper_settings
+
+    def one_epoch(*args, **kwargs):
+        return {**settings(*args, **kwargs), "epochs": 1}
+
+    monkeypatch.setattr(methods, "paper_settings", one_epoch)
+    namespace: dict = {"__name__": "__readme__"}
+    exec(compile(block, "README.md regression block", "exec"), namespace)
+    printed = capsys.readouterr().out.split("\n")
+    assert [line.split()[0] for line in printed if line] == ["WassersteinNet", "CENet"]
+    assert (
+        type(namespace["est"]).__name__ == "CENet" and "clip" not in namespace["est"].get_params()
+    )
+    audit = namespace["audit"]
+    assert audit["error_gap"] == pytest.approx(abs(audit["mse_0"] - audit["mse_1"]))
+
+
 @pytest.mark.skipif(
     shutil.which("git") is None or not (REPO / ".git").exists(), reason="needs a git checkout"
 )

@@ -298,3 +298,28 @@ def test_cli_default_min_group_size_is_the_library_default():
     from otfair.metrics._report import MIN_GROUP_SIZE as LIB
 
     assert CLI == LIB
+
+
+def test_string_predictions_with_pos_label(predictions, tmp_path):
+    """`--score` may hold predicted labels (what `pipe.predict` returns) with --pos-label."""
+    _, frame = predictions
+    hard = (frame["score"] >= 0.5).astype(int)
+    frame = frame.assign(
+        income=np.where(frame["label"] == 1, ">50K", "<=50K"),
+        predicted=np.where(hard == 1, ">50K", "<=50K"),
+        typo=np.where(hard == 1, ">50K.", "<=50K"),
+    )
+    path = tmp_path / "income.csv"
+    frame.to_csv(path, index=False)
+    base = [path, "--label", "income", "--sensitive", "sex", "--json"]
+    res = _run(*base, "--score", "predicted", "--pos-label", ">50K")
+    assert res.exit_code == 0, res.output
+    assert "holds predicted labels" in res.stderr
+    out = json.loads(res.stdout)
+    assert out["dp_gap"] == pytest.approx(
+        demographic_parity_difference(frame["label"], hard, sensitive_features=frame["sex"])
+    )
+    assert out["accuracy"] == pytest.approx(skm.accuracy_score(frame["label"], hard))
+    _one_line_error(_run(*base, "--score", "typo", "--pos-label", ">50K"), ">50K.")
+    numeric = [path, "--label", "label", "--sensitive", "sex"]
+    _one_line_error(_run(*numeric, "--score", "predicted"), "--pos-label")

@@ -23,7 +23,12 @@ from fairlearn.metrics import (
 )
 from scipy.stats import ks_2samp, pearsonr, wasserstein_distance
 
-from otfair.metrics import CLASSIFICATION_KEYS, REGRESSION_KEYS, fairness_report
+from otfair.metrics import (
+    CLASSIFICATION_KEYS,
+    REGRESSION_KEYS,
+    UndefinedMetricWarning,
+    fairness_report,
+)
 
 #: hand-computed cases use groups of a few rows: the small-group warning is expected there
 #: (tests/metrics/test_small_groups_pos_label.py checks it)
@@ -157,7 +162,8 @@ def test_undefined_values_are_nan_not_errors():
     assert math.isnan(m["tpr_gap"]) and math.isnan(m["eo_gap"]) and math.isnan(m["max_eo_gap"])
     # FPR: group 0 has one negative (score .6 -> 1): 1 ; group 1: (.1, .7, .3) -> 1/3
     assert m["fpr_gap"] == pytest.approx(1 - 1 / 3)
-    single = fairness_report(np.ones(4), [0.2, 0.4, 0.6, 0.8], sensitive_features=[0, 0, 1, 1])
+    with pytest.warns(UndefinedMetricWarning, match="one class only"):
+        single = fairness_report(np.ones(4), [0.2, 0.4, 0.6, 0.8], sensitive_features=[0, 0, 1, 1])
     assert math.isnan(single.summary["auc"])
 
 

@@ -100,7 +100,9 @@ def test_metrics_warn_on_a_group_under_the_minimum(metric):
         metric(y01, proba, sensitive_features=s)  # both groups at the minimum: silent
     s = s.copy()
     s[:3] = "Z"
-    with pytest.warns(UserWarning, match=rf"Z \(n=3\) have fewer than {MIN_GROUP_SIZE} rows"):
+    with pytest.warns(
+        UserWarning, match=rf"Z \(n=3\) have fewer than min_group_size={MIN_GROUP_SIZE}"
+    ):
         metric(y01, proba, sensitive_features=s)
 
 

@@ -17,6 +17,7 @@ def _data(n=300, seed=0):
     return rng, X, (X[:, 0] > 0).astype(int)
 
 
+@pytest.mark.filterwarnings("ignore::otfair.metrics.DegeneratePredictorWarning")  # 2 epochs
 def test_codes_0_1_2_are_three_groups_for_the_estimator_and_the_report():
     rng, X, y = _data()
     s3 = rng.integers(0, 3, len(y))

@@ -107,15 +107,47 @@ def _is_numeric(column: Any) -> bool:
     return bool(pd.api.types.is_numeric_dtype(column))
 
 
-def _check_scores(frame: pd.DataFrame, score: str, task: str) -> None:
-    """Reject a non-numeric score column; warn about hard 0/1 predictions."""
+def _check_scores(
+    frame: pd.DataFrame, score: str, task: str, label: str, pos_label: str | None
+) -> Any:
+    """Return the score column; predicted labels become 0/1 with ``--pos-label``.
+
+    Rejects a non-numeric score column without ``--pos-label`` (or whose values are not
+    labels of the ``--label`` column) and notes hard 0/1 predictions.
+    """
     import numpy as np
 
     column = frame[score]
-    if not _is_numeric(column):
+    numeric = _is_numeric(column)
+    if task == "classification" and pos_label is not None:
+        text = column.astype(str).str.strip()
+        known = {*frame[label].astype(str).str.strip(), pos_label}
+        stray = sorted(set(text) - known)
+        out_of_range = numeric and bool(
+            (column.to_numpy(dtype=float) < 0).any() or (column.to_numpy(dtype=float) > 1).any()
+        )
+        if (not numeric or out_of_range) and not stray:
+            note(
+                f"--score column {score!r} holds predicted labels, read as 1 where equal "
+                f"to --pos-label {pos_label!r}: AUC, log loss and the score-distribution "
+                "measures then describe the predicted labels"
+            )
+            return (text == pos_label).astype(int)
+        if not numeric:
+            fail(
+                f"--score column {score!r} holds values that are not labels of --label "
+                f"column {label!r}: {', '.join(stray[:10])} (labels: {', '.join(sorted(known))})"
+            )
+    if not numeric:
+        if task == "classification":
+            values = sorted(map(str, column.unique()))[:10]
+            fail(
+                f"--score column {score!r} holds strings ({', '.join(values)}): predicted "
+                "labels need --pos-label naming the positive class"
+            )
         fail(f"--score column {score!r} is not numeric")
     if task != "classification":
-        return
+        return column
     values = column.to_numpy(dtype=float)
     if values.min() < 0.0 or values.max() > 1.0:
         fail(
@@ -128,6 +160,7 @@ def _check_scores(frame: pd.DataFrame, score: str, task: str) -> None:
             f"--score column {score!r} holds only 0/1 values (hard predictions?): AUC, log "
             "loss and the score-distribution measures then describe the predicted labels"
         )
+    return column
 
 
 def _print_tables(report: FairnessReport, title: str) -> None:
@@ -179,7 +212,9 @@ def audit_command(
     pos_label: Annotated[
         str | None,
         typer.Option(
-            "--pos-label", help="Positive class of a string --label column (e.g. '>50K')."
+            "--pos-label",
+            help="Positive class of a string --label column (e.g. '>50K'), and of predicted "
+            "labels in the --score column.",
         ),
     ] = None,
     continuous: Annotated[
@@ -218,7 +253,7 @@ def audit_command(
     columns = {"--label": [label], "--score": [score], "--sensitive": list(sensitive)}
     frame = _read_csv(file, columns)
     y_true = _labels(frame, label, pos_label, task)
-    _check_scores(frame, score, task)
+    y_score = _check_scores(frame, score, task, label, pos_label)
     from otfair.metrics import fairness_report  # after the checks: torch-free until here
 
     try:
@@ -226,7 +261,7 @@ def audit_command(
             warnings.simplefilter("always", UserWarning)
             report = fairness_report(
                 y_true,
-                frame[score],
+                y_score,
                 sensitive_features=frame[list(sensitive)],
                 task=task,  # type: ignore[arg-type]
                 threshold=0.5 if threshold is None else threshold,

@@ -109,6 +109,12 @@ def fairness_path(
         ``strengths_`` and ``estimators_`` (one fitted estimator per strength, whose
         strength parameter is that strength).
 
+    See Also
+    --------
+    otfair.estimators.FairnessPath : Its result.
+    otfair.estimators.FairnessCV : Picks one strength by cross-validation.
+    otfair.estimators.FairClassifier : One model at one strength.
+
     Examples
     --------
     >>> import numpy as np
@@ -151,6 +157,23 @@ class FairnessPath:
         it); each is usable alone and in a :class:`~sklearn.pipeline.Pipeline`.
     param_ : str
         The name of the strength parameter (``"strength"`` or ``"lam"``).
+
+    See Also
+    --------
+    otfair.estimators.fairness_path : Builds it.
+    otfair.estimators.FairnessCV : Picks one strength by cross-validation.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.estimators import FairClassifier, fairness_path
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = (rng.random(200) < 0.5).astype(int)
+    >>> y = (X[:, 0] + s > 0.5).astype(int)
+    >>> path = fairness_path(FairClassifier("gapreg", epochs=2, random_state=0), X, y,
+    ...                      sensitive_features=s, strengths=[0.0, 2.0])
+    >>> len(path), path.param_, path.strengths_.tolist()
+    (2, 'strength', [0.0, 2.0])
     """
 
     def __init__(self, strengths: Sequence[float], estimators: Sequence[Any], param: str):
@@ -175,37 +198,43 @@ class FairnessPath:
         ``eo_gap``, ``max_eo_gap``, ``peo_violation``); for a regressor ``r2``,
         ``mse``, ``rmse``, ``mae`` and ``error_gap``, ``wdp``, ``ksdp``,
         ``mean_score_gap``, ``pdp_violation``. The measures are those of
-        :func:`otfair.metrics.fairness_report` (see its formulas).
+        :func:`otfair.metrics.fairness_report` (see its formulas). Its
+        ``DegeneratePredictorWarning`` is not raised for each strength: a model that
+        predicts one class shows in its row (accuracy at the base rate, gaps 0).
         """
+        import warnings
+
         import pandas as pd
 
-        from otfair.metrics import fairness_report
+        from otfair.metrics import DegeneratePredictorWarning, fairness_report
 
         rows = []
         y_arr = np.asarray(y)
-        for value, est in zip(self.strengths_, self.estimators_, strict=True):
-            classifier = is_classifier(est)
-            score = _positive_score(est, X, sensitive_features, classifier)
-            if classifier:
-                y_true = (y_arr == est.classes_[1]).astype(int)
-                summary = fairness_report(
-                    y_true, score, sensitive_features=sensitive_features
-                ).summary
-                keys = ["accuracy", "auc", *_classification_measures(est)]
-                row = {key: summary[key] for key in keys}
-            else:
-                y_true = y_arr.astype(float)
-                summary = fairness_report(
-                    y_true, score, sensitive_features=sensitive_features, task="regression"
-                ).summary
-                row = {
-                    "r2": summary["r2"],
-                    "mse": summary["mse"],
-                    "rmse": float(np.sqrt(summary["mse"])),
-                    "mae": float(np.mean(np.abs(score - y_true))),
-                }
-                row.update({key: summary[key] for key in _REGRESSION_MEASURES})
-            rows.append({"strength": float(value), **row})
+        with warnings.catch_warnings():  # one line of the table per strength says it
+            warnings.simplefilter("ignore", DegeneratePredictorWarning)
+            for value, est in zip(self.strengths_, self.estimators_, strict=True):
+                classifier = is_classifier(est)
+                score = _positive_score(est, X, sensitive_features, classifier)
+                if classifier:
+                    y_true = (y_arr == est.classes_[1]).astype(int)
+                    summary = fairness_report(
+                        y_true, score, sensitive_features=sensitive_features
+                    ).summary
+                    keys = ["accuracy", "auc", *_classification_measures(est)]
+                    row = {key: summary[key] for key in keys}
+                else:
+                    y_true = y_arr.astype(float)
+                    summary = fairness_report(
+                        y_true, score, sensitive_features=sensitive_features, task="regression"
+                    ).summary
+                    row = {
+                        "r2": summary["r2"],
+                        "mse": summary["mse"],
+                        "rmse": float(np.sqrt(summary["mse"])),
+                        "mae": float(np.mean(np.abs(score - y_true))),
+                    }
+                    row.update({key: summary[key] for key in _REGRESSION_MEASURES})
+                rows.append({"strength": float(value), **row})
         return pd.DataFrame(rows)
 
     def plot(

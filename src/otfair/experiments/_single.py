@@ -18,6 +18,7 @@ data once, fits one curve estimator and evaluates each strength.
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -310,13 +311,19 @@ def evaluate(
     Scores the test part (:func:`otfair.metrics.fairness_report`), then runs the
     requested audits and the method's ``extra_report``.
     """
-    from otfair.metrics import fairness_report, is_constant_prediction
+    from otfair.metrics import (
+        DegeneratePredictorWarning,
+        fairness_report,
+        is_constant_prediction,
+    )
 
     spec, split, task = request.spec, data.split, data.split.task
     start = time.perf_counter()
     scores = _positive_scores(estimator, split.X_test, task)
     predict_time = time.perf_counter() - start
-    panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test, task=task)
+    with warnings.catch_warnings():  # the result records a degenerate run as `constant`
+        warnings.simplefilter("ignore", DegeneratePredictorWarning)
+        panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test, task=task)
 
     result: dict[str, Any] = {
         "dataset": data.name,

@@ -11,7 +11,11 @@ package. Formulas: ``docs/metrics.md``.
 """
 
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
-from otfair.metrics._degenerate import is_constant_prediction
+from otfair.metrics._degenerate import (
+    DegeneratePredictorWarning,
+    UndefinedMetricWarning,
+    is_constant_prediction,
+)
 from otfair.metrics._distribution import (
     ks_demographic_parity,
     tv_demographic_parity,
@@ -58,11 +62,13 @@ from otfair.metrics._subset import SubsetFairness, subset_fairness, subset_fairn
 __all__ = [
     "CLASSIFICATION_KEYS",
     "REGRESSION_KEYS",
+    "DegeneratePredictorWarning",
     "FairMatchingCost",
     "FairnessReport",
     "SelfFulfillingProphecy",
     "SensitiveColumns",
     "SubsetFairness",
+    "UndefinedMetricWarning",
     "accuracy",
     "accuracy_disparity_audit",
     "consistency",

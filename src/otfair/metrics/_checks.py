@@ -7,17 +7,18 @@ are required) raises a ``ValueError`` that names the offending argument.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from otfair.utils import (
+    MIN_GROUP_SIZE,
     check_binary_labels,
     check_consistent_length,
     check_finite_1d,
-    check_probabilities,
+    check_predictions,
     encode_groups,
-    warn_small_groups,
 )
 
 
@@ -59,18 +60,110 @@ def _check_no_missing(values: Any, name: str) -> None:
         raise ValueError(f"`{name}` contains {bad} NaN, infinite or missing value(s).")
 
 
-def prepare_scores(y_score: Any, *, probabilities: bool, name: str = "y_score") -> np.ndarray:
-    """Return scores as a finite float array; check [0, 1] when ``probabilities``."""
-    if probabilities:
-        return check_probabilities(y_score, name)
-    return check_finite_1d(y_score, name)
+def prepare_scores(
+    y_score: Any,
+    *,
+    probabilities: bool,
+    name: str = "y_score",
+    y_true: Any = None,
+    pos_label: Any = None,
+) -> np.ndarray:
+    """Return scores as a finite float array; check [0, 1] when ``probabilities``.
+
+    With ``pos_label``, predicted labels (strings such as ``"<=50K"``/``">50K"``, what
+    ``pipe.predict`` returns) are mapped to 0/1 as ``y_true`` is
+    (:func:`otfair.utils.check_predictions`, the one rule of every metric).
+    """
+    return check_predictions(
+        y_score, name, y_true=y_true, pos_label=pos_label, probabilities=probabilities
+    )
 
 
-def encode_metric_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Encode the groups of a metric call; warn when a group is under ``MIN_GROUP_SIZE``."""
+def check_min_group_size(min_group_size: Any) -> int:
+    """Return ``min_group_size`` as an int >= 0 (a ``ValueError`` otherwise)."""
+    if (
+        isinstance(min_group_size, bool)
+        or not isinstance(min_group_size, (int, np.integer))
+        or min_group_size < 0
+    ):
+        raise ValueError(f"`min_group_size` must be an integer >= 0; got {min_group_size!r}.")
+    return int(min_group_size)
+
+
+def small_group_rule(
+    codes: np.ndarray,
+    groups: np.ndarray,
+    min_group_size: int,
+    *,
+    what: str = "the gap",
+    flagged: str = "",
+) -> tuple[np.ndarray, str | None, bool]:
+    """Apply the one small-group rule of the max-gap measures and ``fairness_report``.
+
+    A group with fewer than ``min_group_size`` rows is small. When at least two groups
+    reach the size, the small ones are left out of the gaps (a rate of 2 or 6 people
+    moves by 17-50 points per person, so the largest pairwise gap would be theirs);
+    when fewer than two reach it, every group is kept (there is nothing else to
+    compare). Either way a message names each small group and its size.
+
+    Returns
+    -------
+    small : ndarray of bool, shape (n_groups,)
+        Whether each group is small.
+    message : str or None
+        The warning's text (``None`` when no group is small).
+    exclude : bool
+        Whether the small groups are left out.
+    """
+    counts = np.bincount(np.asarray(codes, dtype=np.int64), minlength=len(groups))
+    small = counts < min_group_size
+    if not small.any():
+        return small, None, False
+    named = ", ".join(f"{groups[g]!s} (n={counts[g]})" for g in np.flatnonzero(small))
+    head = f"group(s) {named} have fewer than min_group_size={min_group_size} samples"
+    if (~small).sum() >= 2:
+        return small, f"{head}: left out of {what} ({flagged}min_group_size=0 keeps them)", True
+    return (
+        small,
+        (
+            f"{head}; fewer than two groups reach it, so every group is kept in {what} "
+            "(computed on small samples)"
+        ),
+        False,
+    )
+
+
+def encode_metric_groups(
+    sensitive_features: Any, min_group_size: int = MIN_GROUP_SIZE
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Encode the groups of a max-gap metric call under the small-group rule.
+
+    :func:`small_group_rule` decides, as in :func:`otfair.metrics.fairness_report`:
+    a ``UserWarning`` names the groups under ``min_group_size``, left out when at least
+    two groups reach it.
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n_kept,)
+        Group code of each kept row (renumbered over the kept groups).
+    groups : ndarray
+        The kept groups.
+    rows : ndarray of bool, shape (n,)
+        Which rows are kept.
+    """
+    size = check_min_group_size(min_group_size)
     codes, groups = encode_groups(sensitive_features, "sensitive_features")
-    warn_small_groups(codes, groups, stacklevel=5)
-    return codes, groups
+    small, message, exclude = small_group_rule(codes, groups, size, what="the gap")
+    if message is not None:
+        warnings.warn(message, UserWarning, stacklevel=4)
+    rows = np.ones(len(codes), dtype=bool)
+    if exclude:
+        keep = np.flatnonzero(~small)
+        remap = np.full(len(groups), -1, dtype=np.int64)
+        remap[keep] = np.arange(len(keep))
+        rows = ~small[codes]
+        codes, groups = remap[codes[rows]], groups[keep]
+    return codes, groups, rows
 
 
 def prepare_binary(
@@ -80,12 +173,14 @@ def prepare_binary(
     *,
     probabilities: bool = True,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Validate a binary-classification metric call.
 
     ``pos_label`` names the positive class of ``y_true`` (any two label values, strings
-    too); without it the labels must be 0/1. A group with fewer than ``MIN_GROUP_SIZE``
-    rows gets a ``UserWarning`` naming it and its size.
+    too) and of predicted labels passed as ``y_score``; without it the labels must be
+    0/1. The rows of a group under ``min_group_size`` are left out when at least two
+    groups reach it (:func:`small_group_rule`; a ``UserWarning`` names it and its size).
 
     Returns
     -------
@@ -100,9 +195,11 @@ def prepare_binary(
     """
     check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=probabilities)
-    codes, groups = encode_metric_groups(sensitive_features)
-    return y, score, codes, groups
+    score = prepare_scores(
+        y_score, probabilities=probabilities, y_true=y_true, pos_label=pos_label
+    )
+    codes, groups, rows = encode_metric_groups(sensitive_features, min_group_size)
+    return y[rows], score[rows], codes, groups
 
 
 def prepare_scores_groups(
@@ -112,6 +209,7 @@ def prepare_scores_groups(
     *,
     probabilities: bool = False,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Validate a call that needs only scores and groups (``y_true``: its length only).
 
@@ -121,9 +219,11 @@ def prepare_scores_groups(
     check_lengths(y_score=y_score, sensitive_features=sensitive_features)
     if pos_label is not None:
         check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=probabilities)
-    codes, groups = encode_metric_groups(sensitive_features)
-    return score, codes, groups
+    score = prepare_scores(
+        y_score, probabilities=probabilities, y_true=y_true, pos_label=pos_label
+    )
+    codes, groups, rows = encode_metric_groups(sensitive_features, min_group_size)
+    return score[rows], codes, groups
 
 
 def encode_two_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -137,7 +237,10 @@ def encode_two_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def prepare_regression(
-    y_true: Any, y_pred: Any, sensitive_features: Any | None = None
+    y_true: Any,
+    y_pred: Any,
+    sensitive_features: Any | None = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
     """Validate a regression metric call (finite targets and predictions)."""
     arrays = {"y_true": y_true, "y_pred": y_pred}
@@ -148,8 +251,8 @@ def prepare_regression(
     pred = check_finite_1d(y_pred, "y_pred")
     if sensitive_features is None:
         return y, pred, None, None
-    codes, groups = encode_metric_groups(sensitive_features)
-    return y, pred, codes, groups
+    codes, groups, rows = encode_metric_groups(sensitive_features, min_group_size)
+    return y[rows], pred[rows], codes, groups
 
 
 def check_threshold(threshold: float) -> float:

@@ -13,7 +13,13 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["CONSTANT_STD", "is_constant_prediction"]
+__all__ = [
+    "CONSTANT_STD",
+    "DegeneratePredictorWarning",
+    "UndefinedMetricWarning",
+    "degenerate_warnings",
+    "is_constant_prediction",
+]
 
 #: Scores whose standard deviation is below this are constant.
 CONSTANT_STD = 1e-6
@@ -67,3 +73,78 @@ def is_constant_prediction(y_pred_or_scores: Any, *, threshold: float | None = 0
         return False
     labels = values >= threshold
     return bool(labels.all() or not labels.any())
+
+
+class DegeneratePredictorWarning(UserWarning):
+    """A classifier's scores carry no usable signal, so its fairness gaps mislead.
+
+    Raised by :func:`fairness_report` when the predictor puts every row in one class at
+    the threshold (:func:`is_constant_prediction`: the gaps are then trivially 0 and the
+    accuracy is a base rate), or when its scores rank no better than chance (ROC AUC at
+    or below 0.5: an uninformative or inverted model). A sweep that records such runs
+    as ``constant`` may silence it with :func:`warnings.filterwarnings`.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from otfair.metrics import fairness_report
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = fairness_report([0, 1, 0, 1], [0.2, 0.3, 0.2, 0.4],
+    ...                         sensitive_features=[0, 0, 1, 1], min_group_size=0)
+    >>> [w.category.__name__ for w in caught]
+    ['DegeneratePredictorWarning']
+    """
+
+
+class UndefinedMetricWarning(UserWarning):
+    """A measure of the panel is undefined on this sample and reported as NaN.
+
+    Raised by :func:`fairness_report` when ``y_true`` holds a single class: the ROC AUC
+    (and the TPR or FPR gaps) need both classes.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from otfair.metrics import fairness_report
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     rep = fairness_report([1, 1, 1, 1], [0.2, 0.7, 0.3, 0.9],
+    ...                           sensitive_features=[0, 0, 1, 1], min_group_size=0)
+    >>> [w.category.__name__ for w in caught], rep.summary["auc"]
+    (['UndefinedMetricWarning'], nan)
+    """
+
+
+def degenerate_warnings(
+    y: np.ndarray, score: np.ndarray, tau: float, auc: float
+) -> list[tuple[str, type[UserWarning]]]:
+    """Return the warnings a classification panel is due (one-class labels, a bad model)."""
+    found: list[tuple[str, type[UserWarning]]] = []
+    if y.min() == y.max():
+        found.append(
+            (
+                f"`y_true` holds one class only (every label is {int(y[0])}): the ROC AUC is "
+                "undefined (NaN), and so is the TPR or the FPR gap",
+                UndefinedMetricWarning,
+            )
+        )
+    reasons = []
+    if is_constant_prediction(score, threshold=tau):
+        side = "positive" if score.min() >= tau else "negative"
+        reasons.append(
+            f"it predicts the {side} class for every row at threshold {tau:g} (the gaps "
+            "are trivially 0 and the accuracy is the base rate)"
+        )
+    if not np.isnan(auc) and auc <= 0.5:
+        reasons.append(f"its scores rank no better than chance (ROC AUC {auc:.3f} <= 0.5)")
+    if reasons:
+        found.append(
+            (
+                "degenerate predictor: "
+                + "; ".join(reasons)
+                + ". Its fairness gaps say nothing about a useful model",
+                DegeneratePredictorWarning,
+            )
+        )
+    return found

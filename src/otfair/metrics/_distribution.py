@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from otfair.metrics._checks import prepare_scores_groups
+from otfair.utils import MIN_GROUP_SIZE
 
 
 def wasserstein_1d(u: np.ndarray, v: np.ndarray) -> float:
@@ -69,16 +70,22 @@ def _score_distance(
     sensitive_features: Any,
     distance: Callable[[np.ndarray, np.ndarray], float],
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """Validate a metric call and return the largest ``distance`` between two groups."""
     score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     return max_pairwise_distance(score, codes, len(groups), distance)
 
 
 def wasserstein_demographic_parity(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""WDP: exact 1-Wasserstein distance between the groups' score distributions.
 
@@ -92,19 +99,35 @@ def wasserstein_demographic_parity(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, pos_label
+    y_true, y_score, sensitive_features, pos_label, min_group_size
         See :func:`~otfair.metrics.mean_score_gap`.
 
     Returns
     -------
     float
         Non-negative; at most 1 for scores in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(wasserstein_demographic_parity(y, p, sensitive_features=s), 6)
+    0.3
     """
-    return _score_distance(y_true, y_score, sensitive_features, wasserstein_1d, pos_label)
+    return _score_distance(
+        y_true, y_score, sensitive_features, wasserstein_1d, pos_label, min_group_size
+    )
 
 
 def ks_demographic_parity(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""KSDP: Kolmogorov-Smirnov distance between the groups' score distributions.
 
@@ -115,8 +138,19 @@ def ks_demographic_parity(
     with :math:`F_g` the empirical CDF of the scores of group :math:`g` (exact; equals the
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> ks_demographic_parity(y, p, sensitive_features=s)
+    0.5
     """
-    return _score_distance(y_true, y_score, sensitive_features, ks_distance, pos_label)
+    return _score_distance(
+        y_true, y_score, sensitive_features, ks_distance, pos_label, min_group_size
+    )
 
 
 def tv_demographic_parity(
@@ -127,6 +161,7 @@ def tv_demographic_parity(
     bins: int = 100,
     score_range: tuple[float, float] = (0.0, 1.0),
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""TVDP: total variation between the groups' score histograms.
 
@@ -152,12 +187,29 @@ def tv_demographic_parity(
     score_range : (float, float), default=(0.0, 1.0)
         Interval covered by the bins.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> tv_demographic_parity(y, p, sensitive_features=s)  # no bin holds both groups
+    1.0
+    >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]
+    0.5
     """
     if not isinstance(bins, (int, np.integer)) or bins < 1:
         raise ValueError(f"`bins` must be a positive integer; got {bins!r}.")
@@ -165,7 +217,7 @@ def tv_demographic_parity(
     if not hi > lo:
         raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")
     score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     if score.min() < lo or score.max() > hi:
         raise ValueError(

@@ -97,6 +97,15 @@ def consistency(
     -------
     float
         In [0, 1]; 1 means the sensitive input never changes a prediction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0, 1.0], [1.0, -1.0], [0.0, -0.2]])  # column 0: the sensitive one
+    >>> consistency(lambda Z: (Z[:, 1] > 0).astype(int), X, sensitive_columns=0)  # ignores it
+    1.0
+    >>> consistency(lambda Z: (Z.sum(axis=1) > 0).astype(int), X, sensitive_columns=0)
+    0.6666666666666666
     """
     if not callable(predict):
         raise TypeError(f"`predict` must be callable; got {type(predict).__name__}.")
@@ -193,6 +202,15 @@ def self_fulfilling_prophecy(
     Returns
     -------
     SelfFulfillingProphecy
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> s = np.repeat([0, 1], 4)
+    >>> ref = np.array([0.2, 0.4, 0.6, 0.8, 0.3, 0.5, 0.7, 0.9])
+    >>> res = self_fulfilling_prophecy(ref, ref, sensitive_features=s)  # the model itself
+    >>> res.spearman
+    {0: 1.0, 1: 1.0}
     """
     check_lengths(
         reference_score=reference_score,

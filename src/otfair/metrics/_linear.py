@@ -60,17 +60,28 @@ def pdp_violation(
         Numeric sensitive columns: binary, one-hot encoded categories (one column per
         category) and continuous attributes may be mixed.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(pdp_violation(y, p, sensitive_features=s), 4)  # |Pearson(p, s)|
+    0.5477
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     if pos_label is not None:
         check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False)
+    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
     sens = check_sensitive_features(sensitive_features, n)
     return float(abs_pearson_columns(score, sens).max())
 
@@ -96,16 +107,27 @@ def peo_violation(
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns (see :func:`pdp_violation`).
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(peo_violation(y, p, sensitive_features=s), 4)  # the larger of the two label cells
+    0.8018
     """
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False)
+    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
     sens = check_sensitive_features(sensitive_features, n)
     values = [
         abs_pearson_columns(score[y == label], sens[y == label]).max()

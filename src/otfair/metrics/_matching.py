@@ -52,6 +52,14 @@ def matched_demographic_parity(
     -------
     float
         Non-negative; at most 1 for scores in [0, 1].
+
+    Examples
+    --------
+    >>> round(matched_demographic_parity([0.1, 0.9, 0.5], [0.2, 0.7, 0.4]), 6)  # aligned
+    0.133333
+    >>> round(matched_demographic_parity([0.1, 0.9, 0.5], [0.7, 0.2, 0.4], matching=[1, 0, 2]),
+    ...       6)
+    0.133333
     """
     f = check_finite_1d(scores_0, "scores_0")
     g = check_finite_1d(scores_1, "scores_1")
@@ -103,6 +111,11 @@ def fair_matching_function(scores_0: Any, scores_1: Any) -> np.ndarray:
     -------
     numpy.ndarray of int of shape (m,)
         ``partner[i]`` is the index in ``scores_1`` matched to ``scores_0[i]``.
+
+    Examples
+    --------
+    >>> fair_matching_function([0.1, 0.9, 0.5], [0.7, 0.2, 0.4])  # rank to rank
+    array([1, 0, 2])
     """
     f = check_finite_1d(scores_0, "scores_0")
     g = check_finite_1d(scores_1, "scores_1")
@@ -185,6 +198,15 @@ def fair_matching_cost(
     Returns
     -------
     FairMatchingCost
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 2)); s = np.repeat([0, 1], 100)
+    >>> res = fair_matching_cost(X, X[:, 0], sensitive_features=s, batch_size=50, n_batches=5)
+    >>> res.batch_costs.shape, bool(res.cost == res.batch_costs.mean())
+    ((5,), True)
     """
     x = check_matrix(X, "X")
     check_lengths(X=x, y_score=y_score, sensitive_features=sensitive_features)

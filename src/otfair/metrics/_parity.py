@@ -20,6 +20,7 @@ from otfair.metrics._checks import (
     prepare_scores_groups,
     require_defined,
 )
+from otfair.utils import MIN_GROUP_SIZE
 
 
 def demographic_parity_gap(
@@ -29,6 +30,7 @@ def demographic_parity_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Demographic parity gap of hard predictions :math:`\hat Y = 1[f(X) \ge \tau]`.
 
@@ -52,15 +54,34 @@ def demographic_parity_gap(
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> demographic_parity_gap(y, p, sensitive_features=s)  # selection rates 0.75 and 0.25
+    0.5
+    >>> labels = np.where(p >= 0.5, "yes", "no")  # predicted labels, e.g. pipe.predict(X)
+    >>> demographic_parity_gap(np.where(y == 1, "yes", "no"), labels, sensitive_features=s,
+    ...                        pos_label="yes")
+    0.5
     """
     _, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     tau = check_threshold(threshold)
     rates, _ = group_means((score >= tau).astype(np.float64), codes, len(groups))
@@ -68,7 +89,12 @@ def demographic_parity_gap(
 
 
 def mean_score_gap(
-    y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
+    y_true: Any,
+    y_score: Any,
+    *,
+    sensitive_features: Any,
+    pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Gap between the groups' mean scores ("soft DP", :math:`\Delta\mathrm{DP}` in FTM §5).
 
@@ -87,14 +113,29 @@ def mean_score_gap(
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership; several columns define intersectional groups.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> round(mean_score_gap(y, p, sensitive_features=s), 6)  # mean scores 0.65 and 0.35
+    0.3
     """
     score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     means, _ = group_means(score, codes, len(groups))
     return max_pairwise_gap(means)
@@ -130,9 +171,10 @@ def _label_rate_gap(
     threshold: float,
     label: int,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     y, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     return _rate_gap(y, score, codes, groups, check_threshold(threshold), label)
 
@@ -144,6 +186,7 @@ def true_positive_rate_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""True-positive-rate gap, i.e. the equal-opportunity (EOpp) gap.
 
@@ -165,14 +208,31 @@ def true_positive_rate_gap(
     threshold : float, default=0.5
         Decision threshold.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> true_positive_rate_gap(y, p, sensitive_features=s)  # TPRs 1.0 and 0.5
+    0.5
     """
-    return _label_rate_gap(y_true, y_score, sensitive_features, threshold, 1, pos_label)
+    return _label_rate_gap(
+        y_true, y_score, sensitive_features, threshold, 1, pos_label, min_group_size
+    )
 
 
 #: The equal-opportunity (EOpp) gap is the true-positive-rate gap.
@@ -186,6 +246,7 @@ def false_positive_rate_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""False-positive-rate gap.
 
@@ -196,15 +257,26 @@ def false_positive_rate_gap(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold, pos_label
+    y_true, y_score, sensitive_features, threshold, pos_label, min_group_size
         See :func:`true_positive_rate_gap`; here every group needs at least one negative.
 
     Returns
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> false_positive_rate_gap(y, p, sensitive_features=s)  # FPRs 0.5 and 0.0
+    0.5
     """
-    return _label_rate_gap(y_true, y_score, sensitive_features, threshold, 0, pos_label)
+    return _label_rate_gap(
+        y_true, y_score, sensitive_features, threshold, 0, pos_label, min_group_size
+    )
 
 
 def equalized_odds_gap(
@@ -215,6 +287,7 @@ def equalized_odds_gap(
     threshold: float = 0.5,
     agg: Literal["mean", "worst_case"] = "mean",
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Equalized-odds gap in the FTM paper's "1/2 sum" form (or the worst case).
 
@@ -231,7 +304,7 @@ def equalized_odds_gap(
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold, pos_label
+    y_true, y_score, sensitive_features, threshold, pos_label, min_group_size
         See :func:`true_positive_rate_gap`; here every group needs positives and
         negatives.
     agg : {"mean", "worst_case"}, default="mean"
@@ -241,11 +314,22 @@ def equalized_odds_gap(
     -------
     float
         The gap, in [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> equalized_odds_gap(y, p, sensitive_features=s)  # (TPR gap 0.5 + FPR gap 0.5) / 2
+    0.5
+    >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
+    0.5
     """
     if agg not in ("mean", "worst_case"):
         raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
     y, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label
+        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
     tau = check_threshold(threshold)
     tpr = _rate_gap(y, score, codes, groups, tau, 1)
@@ -260,17 +344,27 @@ def max_equalized_odds_gap(
     sensitive_features: Any,
     threshold: float = 0.5,
     pos_label: Any = None,
+    min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     r"""Worst-case equalized-odds gap :math:`\max(\Delta_0, \Delta_1)` (max-EO).
 
     Parameters
     ----------
-    y_true, y_score, sensitive_features, threshold, pos_label
+    y_true, y_score, sensitive_features, threshold, pos_label, min_group_size
         See :func:`equalized_odds_gap`.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> max_equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65)  # TPR gap 0.5, FPR 0
+    0.5
     """
     return equalized_odds_gap(
         y_true,
@@ -279,10 +373,17 @@ def max_equalized_odds_gap(
         threshold=threshold,
         agg="worst_case",
         pos_label=pos_label,
+        min_group_size=min_group_size,
     )
 
 
-def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
+def error_gap(
+    y_true: Any,
+    y_pred: Any,
+    *,
+    sensitive_features: Any,
+    min_group_size: int = MIN_GROUP_SIZE,
+) -> float:
     r"""Accuracy-parity gap for regression: the largest difference of group MSEs.
 
     .. math::
@@ -297,12 +398,25 @@ def error_gap(y_true: Any, y_pred: Any, *, sensitive_features: Any) -> float:
         See :func:`~otfair.metrics.mean_squared_error`.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership.
+    min_group_size : int, default=30
+        A group with fewer rows is left out of the gap when at least two groups reach
+        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
+        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
+    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
+    >>> s = np.repeat([0, 0, 1, 1], 15)
+    >>> error_gap(y, pred, sensitive_features=s)  # group MSEs 0.125 and 0.5
+    0.375
     """
-    y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features)
+    y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features, min_group_size)
     assert codes is not None and groups is not None  # sensitive_features is given
     mses, _ = group_means((pred - y) ** 2, codes, len(groups))
     require_defined(mses, groups, "The group MSE")

@@ -14,14 +14,19 @@ from typing import Any
 import numpy as np
 from sklearn import metrics as sk
 
-from otfair.metrics._checks import check_lengths, check_threshold, prepare_regression
-from otfair.utils import check_binary_labels, check_finite_1d, check_probabilities
+from otfair.metrics._checks import (
+    check_lengths,
+    check_threshold,
+    prepare_regression,
+    prepare_scores,
+)
+from otfair.utils import check_binary_labels
 
 
 def _binary(y_true: Any, y_score: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
     check_lengths(y_true=y_true, y_score=y_score)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    return y, check_probabilities(y_score, "y_score")
+    return y, prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
 
 
 def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: Any = None) -> float:
@@ -40,11 +45,24 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: An
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> accuracy(y, p)  # 1[p >= 0.5] is right on 6 of every 8 rows
+    0.75
+    >>> accuracy(np.where(y == 1, "yes", "no"), p, pos_label="yes")
+    0.75
     """
     y, score = _binary(y_true, y_score, pos_label)
     return accuracy_unchecked(y, score, check_threshold(threshold))
@@ -73,16 +91,27 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     y_score : array-like of shape (n,)
         Scores; only their order matters, any real values are accepted.
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
     float
         In [0, 1].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
+    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
+    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    >>> roc_auc(y, p)  # 15 of the 16 (positive, negative) pairs are ordered
+    0.9375
     """
     check_lengths(y_true=y_true, y_score=y_score)
     y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = check_finite_1d(y_score, "y_score")
+    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
     if y.min() == y.max():
         raise ValueError("ROC AUC is undefined: `y_true` contains only one class.")
     return float(sk.roc_auc_score(y, score))
@@ -106,11 +135,18 @@ def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     y_score : array-like of shape (n,)
         Probabilities of the positive class, in [0, 1].
     pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``); without it labels must be 0/1.
+        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
+        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
+        without it labels must be 0/1.
 
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> round(log_loss([1, 0], [0.8, 0.4]), 4)  # -(log 0.8 + log 0.6) / 2
+    0.367
     """
     y, p = _binary(y_true, y_score, pos_label)
     return log_loss_unchecked(y, p)
@@ -134,6 +170,15 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     Returns
     -------
     float
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
+    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
+    >>> s = np.repeat([0, 0, 1, 1], 15)
+    >>> mean_squared_error(y, pred)  # (0.25 + 0 + 0 + 1) / 4
+    0.3125
     """
     y, pred, _, _ = prepare_regression(y_true, y_pred)
     return float(sk.mean_squared_error(y, pred))
@@ -157,6 +202,15 @@ def r2_score(y_true: Any, y_pred: Any) -> float:
     -------
     float
         At most 1 (negative when worse than predicting the mean).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
+    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
+    >>> s = np.repeat([0, 0, 1, 1], 15)
+    >>> r2_score(y, pred)  # 1 - 0.3125 / 1.25
+    0.75
     """
     y, pred, _, _ = prepare_regression(y_true, y_pred)
     if np.all(y == y[0]):

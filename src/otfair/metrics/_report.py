@@ -13,11 +13,14 @@ from sklearn import metrics as sk
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
 from otfair.metrics._checks import (
     check_lengths,
+    check_min_group_size,
     check_threshold,
     group_means,
     max_pairwise_gap,
     prepare_scores,
+    small_group_rule,
 )
+from otfair.metrics._degenerate import degenerate_warnings
 from otfair.metrics._distribution import (
     ks_distance,
     max_pairwise_distance,
@@ -166,10 +169,16 @@ def fairness_report(
     theirs. When fewer than two groups reach it, every group is kept (there is nothing
     else to compare) and ``notes`` says the gaps rest on small groups. Either way a
     ``UserWarning`` names each small group and its size (the note's text). PDP/PEO
-    (correlations over all samples) are not affected.
+    (correlations over all samples) are not affected. The max-gap metric functions
+    (:func:`demographic_parity_gap`, ...) apply the same rule, so they agree with the
+    report.
 
     A value that is undefined on this sample is NaN rather than an error: AUC with one
-    class, TPR/FPR gaps when a group has no positives/negatives.
+    class, TPR/FPR gaps when a group has no positives/negatives. Classification warns
+    (and adds to ``notes``): an :class:`UndefinedMetricWarning` when ``y_true`` holds one
+    class (AUC NaN), a :class:`DegeneratePredictorWarning` when the predictor puts every
+    row in one class at the threshold (:func:`is_constant_prediction`) or its AUC is at
+    or below 0.5; the gaps of such a predictor say nothing about its fairness.
 
     Parameters
     ----------
@@ -196,7 +205,9 @@ def fairness_report(
         a proportion.
     pos_label : int, float, bool or str, optional
         Classification: the positive class of ``y_true`` (e.g. ``"yes"`` for labels
-        ``"yes"``/``"no"``); without it the labels must be 0/1.
+        ``"yes"``/``"no"``), and of predicted labels passed as ``y_score`` (the strings
+        ``pipe.predict`` returns are mapped to 1 where equal to it); without it the
+        labels must be 0/1.
 
     Returns
     -------
@@ -216,20 +227,15 @@ def fairness_report(
     """
     if task not in ("classification", "regression"):
         raise ValueError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
-    if (
-        isinstance(min_group_size, bool)
-        or not isinstance(min_group_size, (int, np.integer))
-        or min_group_size < 0
-    ):
-        raise ValueError(f"`min_group_size` must be an integer >= 0; got {min_group_size!r}.")
+    min_group_size = check_min_group_size(min_group_size)
     n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     sens = split_sensitive(
         sensitive_features, max_categories=max_categories, sensitive_type=sensitive_type
     )
-    small, (size_notes, exclude) = _small_groups(sens, int(min_group_size))
+    small, (size_notes, exclude) = _small_groups(sens, min_group_size)
     if task == "classification":
         y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-        score = prepare_scores(y_score, probabilities=True)
+        score = prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
         tau = check_threshold(threshold)
         summary, by_group = _classification(y, score, sens, tau)
         if exclude:
@@ -255,6 +261,11 @@ def fairness_report(
     notes: tuple[str, ...] = ()
     if task == "regression":
         audit, notes = _accuracy_disparity(y, score, sens)
+    if task == "classification":
+        found = degenerate_warnings(y, score, tau, summary["auc"])
+        for message, category in found:
+            warnings.warn(message, category, stacklevel=2)
+        notes = (*notes, *(message for message, _ in found))
     notes = (*size_notes, *notes)
     if size_notes:
         warnings.warn(size_notes[0], UserWarning, stacklevel=2)
@@ -266,33 +277,20 @@ def _small_groups(
 ) -> tuple[np.ndarray, tuple[tuple[str, ...], bool]]:
     """Flag the groups under ``min_size``: ``(flags, (notes, excluded))``.
 
+    The rule of every max-gap measure (:func:`otfair.metrics._checks.small_group_rule`):
     ``excluded`` is True when at least two groups reach the size, so that the small
-    ones are left out of the gaps (and a warning is due).
+    ones are left out of the gaps (a warning is due either way).
     """
     if sens.groups is None or sens.codes is None:
         return np.zeros(0, dtype=bool), ((), False)
-    counts = np.bincount(sens.codes, minlength=len(sens.groups))
-    small = counts < min_size
-    if not small.any():
-        return small, ((), False)
-    named = ", ".join(f"{sens.groups[g]!s} (n={counts[g]})" for g in np.flatnonzero(small))
-    if (~small).sum() >= 2:
-        return small, (
-            (
-                f"group(s) {named} have fewer than min_group_size={min_size} samples: left "
-                "out of the max gaps (flagged in by_group['small']; min_group_size=0 "
-                "keeps them)",
-            ),
-            True,
-        )
-    return small, (
-        (
-            f"group(s) {named} have fewer than min_group_size={min_size} samples; fewer "
-            "than two groups reach it, so the gaps compare all groups and rest on small "
-            "samples",
-        ),
-        False,
+    small, message, exclude = small_group_rule(
+        sens.codes,
+        sens.groups,
+        min_size,
+        what="the max gaps",
+        flagged="flagged in by_group['small']; ",
     )
+    return small, (() if message is None else (message,), exclude)
 
 
 def _without_groups(

@@ -302,6 +302,11 @@ class FTMMatchingCache:
     max_entries : int, default=16
         Number of pools kept in memory.
 
+    See Also
+    --------
+    otfair.estimators.FairClassifier : Trains with the FTM penalty (``penalty="ftm"``).
+    otfair.estimators.fairness_path : Shares one cache across the strengths of a curve.
+
     Examples
     --------
     >>> import numpy as np

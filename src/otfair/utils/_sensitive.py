@@ -160,6 +160,13 @@ def split_sensitive(
         On NaN, an empty input, non-finite or non-numeric continuous values, an unknown
         kind or column in ``sensitive_type``, or categorical columns that define only one
         group.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> cols = split_sensitive(np.c_[[0, 1, 1, 0], [20.0, 35.5, 41.0, 63.0]], max_categories=3)
+    >>> cols.groups.tolist(), cols.linear.shape  # column 0: groups; column 1: continuous
+    ([0.0, 1.0], (4, 2))
     """
     if (
         isinstance(max_categories, bool)

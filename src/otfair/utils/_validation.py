@@ -152,6 +152,101 @@ def _labels_with_positive(y: Any, name: str, pos_label: Any) -> np.ndarray:
     return np.asarray(positive, dtype=np.int64)
 
 
+def check_predictions(
+    y_pred: Any,
+    name: str = "y_score",
+    *,
+    y_true: Any = None,
+    pos_label: Any = None,
+    probabilities: bool = True,
+) -> np.ndarray:
+    """Return scores as a float array; predicted labels are mapped with ``pos_label``.
+
+    A metric's ``y_score`` is a score of the positive class, or predicted labels (what
+    ``pipe.predict`` returns, e.g. ``"<=50K"``/``">50K"``). Predicted labels are mapped
+    as :func:`check_binary_labels` maps ``y_true``: 1 where ``y_pred == pos_label``, else
+    0. They are recognised when ``pos_label`` is given and every value of ``y_pred`` is a
+    label of ``y_true`` (or ``pos_label``), and ``y_pred`` is not numeric (strings) or
+    has a value outside [0, 1] (labels ``1``/``2``): numbers in [0, 1] stay scores.
+
+    Parameters
+    ----------
+    y_pred : array-like of shape (n,)
+        Scores, or predicted labels.
+    name : str, default="y_score"
+        Argument name used in error messages.
+    y_true : array-like of shape (n,), optional
+        The true labels, whose values the predicted labels must take.
+    pos_label : int, float, bool or str, optional
+        The positive class; without it, non-numeric predictions raise.
+    probabilities : bool, default=True
+        Whether scores must lie in [0, 1].
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,)
+
+    Raises
+    ------
+    ValueError
+        Non-numeric predictions without ``pos_label``, or with a value that is not a
+        label of ``y_true``; scores that :func:`check_finite_1d` (and
+        :func:`check_probabilities`) reject.
+
+    Examples
+    --------
+    >>> check_predictions(["yes", "no", "no"], y_true=["no", "yes", "no"], pos_label="yes")
+    array([1., 0., 0.])
+    >>> check_predictions([0.2, 0.9], pos_label="yes")
+    array([0.2, 0.9])
+    """
+    arr = _to_numpy(y_pred, name)
+    if arr.ndim == 2 and arr.shape[1] == 1:
+        arr = arr[:, 0]
+    labels = arr.ndim == 1 and arr.size > 0 and not _is_numeric_array(arr)
+    if labels and pos_label is None:
+        try:  # numbers written as text ("0.25") stay scores, as before
+            arr.astype(np.float64)
+        except (TypeError, ValueError):
+            shown = pd.unique(arr)[:5].tolist()
+            raise ValueError(
+                f"`{name}` holds non-numeric values {shown} (predicted labels?): pass "
+                "`pos_label` (the value of the positive class) to map them to 0/1 as "
+                "`y_true` is mapped."
+            ) from None
+        labels = False
+    if not labels and pos_label is not None and arr.ndim == 1 and arr.size > 0:
+        values = arr.astype(np.float64)
+        labels = bool(np.all(np.isfinite(values))) and (values.min() < 0 or values.max() > 1)
+    if labels and pos_label is not None:
+        if bool(np.any(pd.isna(arr))):
+            raise ValueError(f"`{name}` contains missing values (None/NaN).")
+        known = [pos_label]
+        if y_true is not None:
+            known += pd.unique(_to_numpy(y_true, "y_true").ravel()).tolist()
+        stray = [v for v in pd.unique(arr).tolist() if v not in known]
+        if not stray:
+            return np.asarray(arr == pos_label, dtype=np.float64)
+        if not _is_numeric_array(arr):
+            raise ValueError(
+                f"`{name}` holds predicted labels {stray[:5]} that are not labels of "
+                f"`y_true` ({pd.unique(np.asarray(known, dtype=object)).tolist()})."
+            )
+    if probabilities:
+        return check_probabilities(arr, name)
+    return check_finite_1d(arr, name)
+
+
+def _is_numeric_array(arr: np.ndarray) -> bool:
+    """Whether an array holds numbers (booleans too), not strings or other objects."""
+    if arr.dtype.kind in "biuf":
+        return True
+    if arr.dtype.kind != "O":
+        return False
+    kind = pd.api.types.infer_dtype(arr, skipna=False)
+    return kind in ("integer", "floating", "mixed-integer-float", "boolean", "decimal")
+
+
 def small_groups(
     codes: np.ndarray, groups: np.ndarray, minimum: int = MIN_GROUP_SIZE
 ) -> list[tuple[Any, int]]:

@@ -190,6 +190,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The solver the fit used (``"lbfgs"`` or ``"adam"``).
     n_features_in_ : int
 
+    See Also
+    --------
+    otfair.estimators.ReductionClassifier : Fairlearn's reductions, same interface.
+    otfair.estimators.AdapFairClassifier : Makes a frozen classifier fair.
+    otfair.estimators.WassersteinBarycenterClassifier : Post-processes the scores.
+    otfair.estimators.fairness_path : One model per strength (a trade-off curve).
+    otfair.estimators.FairnessCV : Picks the strength within a violation budget.
+
     References
     ----------
     .. [1] Buyl, M. and De Bie, T. *Optimal Transport of Classifiers to Fairness*. NeurIPS

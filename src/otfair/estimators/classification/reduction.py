@@ -70,6 +70,12 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     prediction_ : str
         The prediction rule this fit uses (``"randomized"`` or ``"deterministic"``).
 
+    See Also
+    --------
+    otfair.estimators.FairClassifier : A fairness penalty in the training loss (OTF, FTM, GapReg).
+    otfair.estimators.WassersteinBarycenterClassifier
+        Post-processing of a trained classifier's scores.
+
     References
     ----------
     .. [1] Agarwal, A., Beygelzimer, A., Dudík, M., Langford, J. and Wallach, H. *A

@@ -81,6 +81,12 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         Group :math:`s` predicts 1 when :math:`f > t_s`, and with probability
         :math:`\gamma_s` when :math:`f = t_s`.
 
+    See Also
+    --------
+    otfair.estimators.WassersteinBarycenterRegressor : The same post-processing for regression.
+    otfair.estimators.OTRepair : Repairs the features instead of the scores.
+    otfair.estimators.FairClassifier : Fair training instead of post-processing.
+
     Notes
     -----
     Cost: with :math:`n` calibration rows, ``fit`` sorts every group's scores,

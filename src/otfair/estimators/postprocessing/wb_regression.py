@@ -91,6 +91,12 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     calibration_sensitive_ : ndarray
         The sensitive attributes of those rows.
 
+    See Also
+    --------
+    otfair.estimators.WassersteinBarycenterClassifier
+        The same post-processing for classifier scores.
+    otfair.estimators.WassersteinNet : Fair training of a regression net.
+
     Notes
     -----
     Cost: with :math:`n` calibration rows, ``fit`` sorts every group's values once,

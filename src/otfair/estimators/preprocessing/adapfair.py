@@ -133,6 +133,14 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     classifier_fingerprint_ : str
         SHA-256 of the classifier's state before (= after) training.
 
+    See Also
+    --------
+    otfair.estimators.AdapFairClassifier : The base classifier and the flows as one estimator.
+    otfair.estimators.TorchScorer
+        Wraps a frozen classifier as the scorer the flows train against.
+    otfair.estimators.as_torch_classifier
+        Turns a scikit-learn or otfair classifier into a torch module.
+
     References
     ----------
     .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for

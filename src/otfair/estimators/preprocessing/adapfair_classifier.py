@@ -117,11 +117,27 @@ def train_base_classifier(
     otfair.models.MLP
         The trained model, in eval mode, returning logits.
 
+    See Also
+    --------
+    otfair.estimators.AdapFairClassifier : Freezes such a classifier and trains the flows.
+    otfair.estimators.as_torch_classifier : Wraps any fitted classifier instead.
+
     Notes
     -----
     The generators of the fit derive from ``random_state``
     (:func:`~otfair.estimators.preprocessing.adapfair.fit_seed`); python's, numpy's and
     torch's global generators are neither seeded nor drawn from.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)).astype(np.float32)
+    >>> y = (X[:, 0] > 0).astype(int)
+    >>> net = train_base_classifier(X, y, hidden=(8,), epochs=2, random_state=0)
+    >>> net(torch.as_tensor(X[:4])).shape  # logits of the positive class
+    torch.Size([4, 1])
     """
     X_np = check_features(X, "X")
     y_np = check_binary_labels(y, "y")
@@ -208,6 +224,12 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The frozen classifier.
     preprocessor_ : AdapFairPreprocessor
         The fitted flows.
+
+    See Also
+    --------
+    otfair.estimators.AdapFairPreprocessor : The flows alone, in front of any frozen classifier.
+    otfair.estimators.train_base_classifier : Trains the base classifier this estimator freezes.
+    otfair.estimators.FairClassifier : Trains a fair classifier from scratch instead.
 
     References
     ----------

@@ -61,6 +61,27 @@ class TorchScorer(nn.Module):
         :math:`10^{-7}`), so that the cross-entropy is always computed stably.
     n_features : int or None
         Input dimension when known (checked against the data).
+
+    Attributes
+    ----------
+    module : torch.nn.Module
+        The wrapped classifier (a callable is wrapped in a module).
+    output : {"logits", "probability"}
+        What ``module`` returns.
+    n_features : int or None
+        Input dimension, given or read from the module's first layer.
+
+    See Also
+    --------
+    otfair.estimators.as_torch_classifier : Builds it from a fitted classifier.
+    otfair.estimators.AdapFairPreprocessor : Trains flows against it.
+
+    Examples
+    --------
+    >>> import torch
+    >>> scorer = TorchScorer(torch.nn.Linear(3, 2))  # a two-class head: column 1
+    >>> scorer(torch.zeros(4, 3)).shape
+    torch.Size([4])
     """
 
     def __init__(
@@ -171,10 +192,34 @@ def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchS
         models return logits). Ignored for scikit-learn models, which are rebuilt to
         return logits.
 
+    Returns
+    -------
+    TorchScorer
+        The positive-class logit of ``classifier``, differentiable in its input.
+
     Raises
     ------
     TypeError
         If ``classifier`` is of an unsupported kind.
+
+    See Also
+    --------
+    otfair.estimators.TorchScorer : The module it returns.
+    otfair.estimators.AdapFairPreprocessor : Trains flows against a frozen classifier.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> import torch
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(100, 3))
+    >>> clf = LogisticRegression().fit(X, (X[:, 0] > 0).astype(int))
+    >>> scorer = as_torch_classifier(clf)
+    >>> logit = scorer(torch.as_tensor(X[:5], dtype=torch.float32))
+    >>> np.allclose(torch.sigmoid(logit).detach().numpy(), clf.predict_proba(X[:5])[:, 1],
+    ...             atol=1e-5)
+    True
     """
     if isinstance(classifier, TorchScorer):
         return classifier

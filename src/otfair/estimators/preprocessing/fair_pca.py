@@ -77,6 +77,11 @@ class FairPCA(TransformerMixin, BaseEstimator):
     mean_, scale_ : ndarray of shape (d,)
     groups_ : ndarray
 
+    See Also
+    --------
+    otfair.estimators.OTRepair : Repairs the features themselves by optimal transport.
+    otfair.estimators.LAFTRClassifier : A learned (non-linear) fair representation.
+
     Notes
     -----
     Cost on :math:`n` rows and :math:`d` features: ``fit`` forms the covariance,

@@ -83,6 +83,12 @@ class OTRepair(TransformerMixin, BaseEstimator):
     weights_ : ndarray
         Their shares :math:`\pi_s`.
 
+    See Also
+    --------
+    otfair.estimators.FairPCA : A linear fair representation.
+    otfair.estimators.WassersteinBarycenterClassifier
+        Repairs a classifier's scores instead of the features.
+
     Notes
     -----
     Cost of ``method="quantile"`` on :math:`n` rows and :math:`d` repaired columns:

@@ -68,6 +68,28 @@ class UnfairRegressor(NeuralFairRegressor):
     device : str or torch.device, default="cpu"
         Torch device.
 
+    Attributes
+    ----------
+    encoder_, head_ : torch.nn.Module
+        Fitted feature map and regression head.
+    adversary_ : None
+        No adversary (kept for the common interface of the regression nets).
+    history_ : list of dict
+        Per-epoch training ``mse``.
+    groups_ : numpy.ndarray
+        The sensitive groups seen during ``fit``.
+    y_offset_, y_scale_ : float
+        Target standardization applied before the fit and undone by ``predict``.
+    device_ : torch.device
+        Device the modules live on.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.CENet : The same net with a cross-entropy discriminator.
+    otfair.estimators.WassersteinNet : The same net with a Wasserstein critic.
+
     References
     ----------
     .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
@@ -136,6 +158,25 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         Target scaling to [0, 1].
     random_state : int, RandomState or None, default=None
         Seed of the subsample (the algorithm itself is deterministic).
+
+    Attributes
+    ----------
+    predictors_ : list of numpy.ndarray
+        Coefficients of the linear predictors of the BGL game's iterates.
+    weights_ : numpy.ndarray
+        Mixture weight of each predictor (the prediction is their weighted mean).
+    groups_ : numpy.ndarray
+        The two sensitive groups.
+    y_offset_, y_scale_ : float
+        Target standardization applied before the fit and undone by ``predict``.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.CODRegressor : The COD baseline (a constrained least-squares fit).
+    otfair.estimators.CENet : The cross-entropy adversarial net of the same paper.
+    otfair.estimators.WassersteinNet : The Wasserstein adversarial net of the same paper.
 
     References
     ----------
@@ -245,6 +286,27 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
         Target scaling to [0, 1] (kept for a uniform interface with the other methods).
     random_state : None
         Unused (the solution is deterministic); accepted for a uniform interface.
+
+    Attributes
+    ----------
+    coef_ : numpy.ndarray of shape (n_features,)
+        Coefficients of the fitted linear predictor (on standardized targets).
+    intercept_ : float
+        Its intercept.
+    cod_ : float
+        Coefficient of determination of the fitted predictions from the sensitive
+        attribute (the constrained quantity, at most ``eps``).
+    groups_ : numpy.ndarray
+        The two sensitive groups.
+    y_offset_, y_scale_ : float
+        Target standardization applied before the fit and undone by ``predict``.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.CODRFFRegressor : The kernel version (random Fourier features).
+    otfair.estimators.BGLRegressor : The bounded-group-loss baseline.
 
     Notes
     -----

@@ -95,6 +95,11 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
     cod_ : CODRegressor
         The linear COD model on the features (``cod_.cod_`` is the attained CoD).
 
+    See Also
+    --------
+    otfair.estimators.CODRegressor : The linear COD baseline.
+    otfair.estimators.BGLRegressor : The bounded-group-loss baseline.
+
     References
     ----------
     .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for

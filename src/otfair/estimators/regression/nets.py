@@ -77,6 +77,12 @@ class CENet(NeuralFairRegressor):
     groups_ : numpy.ndarray
         The two sensitive groups; ``groups_[1]`` is the class ``A = 1``.
 
+    See Also
+    --------
+    otfair.estimators.WassersteinNet : The same net with a Wasserstein critic.
+    otfair.estimators.UnfairRegressor : The net without an adversary (lam = 0).
+    otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
+
     References
     ----------
     .. [1] Chi, Tian, Gordon, Zhao. "Understanding and Mitigating Accuracy Disparity in
@@ -146,11 +152,6 @@ class WassersteinNet(NeuralFairRegressor):
         ``0`` is the paper's clipped critic.
     n_critic : int, default=1
         Critic steps per encoder step (1 in the paper, 5 in WGAN).
-
-    References
-    ----------
-    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
-       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
     """
 
     __doc__ += (
@@ -166,6 +167,17 @@ class WassersteinNet(NeuralFairRegressor):
         the weighted gradient penalty if any; joint steps only).
     groups_ : numpy.ndarray
         The two sensitive groups.
+
+    See Also
+    --------
+    otfair.estimators.CENet : The same net with a cross-entropy discriminator.
+    otfair.estimators.UnfairRegressor : The net without an adversary (lam = 0).
+    otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
+
+    References
+    ----------
+    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
+       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
 
     Examples
     --------

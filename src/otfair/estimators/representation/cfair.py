@@ -62,6 +62,30 @@ class CFairClassifier(RepresentationClassifier):
     adversary_lr, epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
 
+    Attributes
+    ----------
+    model_ : torch.nn.Module
+        Fitted encoder and classification head.
+    adversary_ : torch.nn.Module
+        The conditional-alignment adversaries (one per label).
+    classes_ : numpy.ndarray
+        Class labels.
+    groups_ : numpy.ndarray
+        The two sensitive groups.
+    history_ : list of dict
+        Per-epoch training losses.
+    device_ : torch.device
+        Device the modules live on.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.LAFTRClassifier : One adversary on the representation (DP, EO or EOpp).
+    otfair.estimators.SIPMClassifier : A sigmoid-IPM critic instead of an adversary.
+    otfair.estimators.FairClassifier
+        A fairness penalty on the scores instead of the representation.
+
     References
     ----------
     .. [1] Zhao, H., Coston, A., Adel, T. and Gordon, G. J. *Conditional Learning of Fair

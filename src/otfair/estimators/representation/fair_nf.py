@@ -180,6 +180,30 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         Seeds the mixtures, the weights and the batch orders.
     verbose : bool, default=False
 
+    Attributes
+    ----------
+    flows_ : torch.nn.Module
+        The fitted per-group flows.
+    densities_ : torch.nn.ModuleList
+        The per-group Gaussian-mixture densities of the inputs.
+    head_ : torch.nn.Module
+        The classifier on the flows' output.
+    classes_ : numpy.ndarray
+        Class labels.
+    groups_ : numpy.ndarray
+        The two sensitive groups.
+    history_ : list of dict
+        Per-epoch training losses.
+    device_ : torch.device
+        Device the modules live on.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.DiscreteFairNFClassifier : The paper's exact encoder of a finite input space.
+    otfair.estimators.LAFTRClassifier : An adversarial fair representation.
+
     Notes
     -----
     The encoder is group-specific, so ``predict`` and ``transform`` need

@@ -155,6 +155,11 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         ~10^5-10^6 cells and ~10^4 rows per group the empirical laws are too sparse to
         compare cell by cell.
 
+    See Also
+    --------
+    otfair.estimators.FairNormalizingFlowClassifier : The continuous (coupling-flow) version.
+    otfair.estimators.LAFTRClassifier : An adversarial fair representation.
+
     References
     ----------
     .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.

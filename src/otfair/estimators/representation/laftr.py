@@ -58,6 +58,29 @@ class LAFTRClassifier(RepresentationClassifier):
         Seeds weights and batch orders (reproducible fits).
     verbose : bool, default=False
 
+    Attributes
+    ----------
+    model_ : torch.nn.Module
+        Fitted encoder and classification head.
+    adversary_ : torch.nn.Module
+        The adversary on the representation.
+    classes_ : numpy.ndarray
+        Class labels.
+    groups_ : numpy.ndarray
+        The two sensitive groups.
+    history_ : list of dict
+        Per-epoch training losses.
+    device_ : torch.device
+        Device the modules live on.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.SIPMClassifier : A sigmoid-IPM critic instead of an adversary.
+    otfair.estimators.CFairClassifier : One conditional-alignment adversary per label.
+    otfair.estimators.FairPCA : A linear fair representation.
+
     References
     ----------
     .. [1] Madras, D., Creager, E., Pitassi, T. and Zemel, R. *Learning Adversarially Fair

@@ -47,6 +47,28 @@ class SIPMClassifier(RepresentationClassifier):
     epochs, batch_size, lr, device, random_state, verbose
         As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
 
+    Attributes
+    ----------
+    model_ : torch.nn.Module
+        Fitted encoder and classification head.
+    adversary_ : torch.nn.Module
+        The sigmoid-IPM critic.
+    classes_ : numpy.ndarray
+        Class labels.
+    groups_ : numpy.ndarray
+        The two sensitive groups.
+    history_ : list of dict
+        Per-epoch training losses.
+    device_ : torch.device
+        Device the modules live on.
+    n_features_in_ : int
+        Number of features seen during ``fit``.
+
+    See Also
+    --------
+    otfair.estimators.LAFTRClassifier : An adversary on the representation.
+    otfair.estimators.CFairClassifier : One conditional-alignment adversary per label.
+
     References
     ----------
     .. [1] Kim, D., Kim, K., Kong, I., Ohn, I. and Kim, Y. *Learning Fair Representation

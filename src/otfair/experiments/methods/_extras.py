@@ -7,6 +7,7 @@ import :mod:`otfair.metrics`.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -36,8 +37,10 @@ def baseline_report(estimator: Any, split: Any) -> dict[str, Any]:
     on the scores of the frozen classifier without the flows
     (``AdapFairClassifier.baseline_proba``).
     """
-    from otfair.metrics import fairness_report
+    from otfair.metrics import DegeneratePredictorWarning, fairness_report
 
     scores = estimator.baseline_proba(split.X_test)
-    panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test)
+    with warnings.catch_warnings():  # a baseline's quality is the main result's business
+        warnings.simplefilter("ignore", DegeneratePredictorWarning)
+        panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test)
     return {"baseline": panel.summary}

@@ -170,7 +170,28 @@ MAX_FEATURE_MAGNITUDE = 1e4
 
 
 class FitQualityWarning(UserWarning):
-    """A fit ended below the best constant predictor, or at one predicted class."""
+    """A fit ended below the best constant predictor, or at one predicted class.
+
+    Also raised for features on a raw scale (magnitude above 1e4), which gradient
+    training cannot fit well; the message names the fix.
+
+    See Also
+    --------
+    otfair.estimators.FairClassifier : the estimator whose fits are checked.
+    otfair.metrics.DegeneratePredictorWarning : the same check on test predictions.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> import numpy as np
+    >>> from otfair.estimators import FairClassifier
+    >>> X = np.random.default_rng(0).normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = FairClassifier().fit(X * 1e6, y)
+    >>> any(issubclass(w.category, FitQualityWarning) for w in caught)
+    True
+    """
 
 
 def constant_baseline(y: np.ndarray) -> tuple[float, float]:

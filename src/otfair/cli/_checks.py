@@ -18,7 +18,18 @@ from urllib.parse import urlsplit
 
 from otfair.cli._common import fail
 
-__all__ = ["check_dataset", "check_fetchable", "check_method", "check_scheduler", "check_spec"]
+__all__ = [
+    "check_budget_method",
+    "check_dataset",
+    "check_dataset_options",
+    "check_device",
+    "check_epochs_floor",
+    "check_fetchable",
+    "check_method",
+    "check_run_sizes",
+    "check_scheduler",
+    "check_spec",
+]
 
 #: Seconds to wait for a TCP connection to a scheduler before calling it unreachable.
 CONNECT_TIMEOUT_S = 5.0
@@ -125,3 +136,106 @@ def check_spec(config: Any) -> Any:
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         text = str(exc).strip()
         fail(text.splitlines()[0] if text else type(exc).__name__)
+
+
+def _naming(problem: str, option: str) -> str:
+    """``problem`` with the option that set the value named before its final period."""
+    return f"{problem.rstrip('.')} ({option})."
+
+
+def check_device(device: str, option: str = "--device") -> None:
+    """Fail unless ``device`` names a device (cpu, cuda, cuda:N, mps, auto), torch-free."""
+    from otfair.experiments._value_checks import device_problem
+
+    problem = device_problem(device)
+    if problem:
+        fail(_naming(problem, option))
+
+
+def check_run_sizes(test_size: float | None, max_train_rows: int | None) -> None:
+    """Fail on a ``--test-size`` outside (0, 1) or a ``--max-train-rows`` below 2.
+
+    The words of :class:`otfair.experiments._request.RunRequest`'s own checks.
+    """
+    if test_size is not None and not 0.0 < test_size < 1.0:
+        fail(f"`test_size` must lie in (0, 1); got {test_size} (--test-size).")
+    if max_train_rows is not None and max_train_rows < 2:
+        fail(f"`max_train_rows` must be >= 2; got {max_train_rows} (--max-train-rows).")
+
+
+def check_dataset_options(dataset: str, options: Mapping[str, Any]) -> None:
+    """Fail on a ``-d`` option the dataset does not declare, or a value outside its choices."""
+    from otfair.experiments._value_checks import dataset_options_problem
+
+    problem = dataset_options_problem(dataset, options, extra=("data_home",))
+    if problem:
+        fail(_naming(problem, "--dataset-option"))
+
+
+def check_budget_method(method: str, metric: str | None) -> None:
+    """Fail unless ``--max-violation`` can tune ``method`` and ``--metric`` suits its task.
+
+    A method without a strength FairnessCV can set (``unfair``, ``laftr``: no fairness
+    term, or no strength parameter) cannot be tuned to a budget; a metric name is checked
+    against the violation measures of the method's task (``resolve_metric``'s words).
+    Methods outside the name table (plugins) are left to the run.
+    """
+    from otfair.experiments._names import METHODS, METRICS, TUNABLE
+
+    info = METHODS.get(method)
+    if info is None:
+        return
+    if not TUNABLE.get(method, False):
+        tunable = ", ".join(n for n, ok in TUNABLE.items() if ok)
+        fail(
+            f"--max-violation needs a method whose trade-off strength FairnessCV can set; "
+            f"{method!r} has none to tune (methods that do: {tunable})."
+        )
+    if metric is not None:
+        names = METRICS.get(info.task, ())
+        if names and metric not in names:
+            fail(
+                f"`metric`={metric!r} is not a {info.task} violation measure; choose one of "
+                f"{sorted(names)} (--metric)."
+            )
+
+
+def check_epochs_floor(run: Mapping[str, Any], *, confirm_above: float, yes: bool) -> None:
+    """Refuse, before any pilot fit, an epoch count that arithmetic puts above the bound.
+
+    The least time ``run``'s explicit ``epochs`` can take
+    (:func:`otfair.experiments._value_checks.epochs_floor_seconds`: the dataset's rows, the
+    method's mini-batches and a per-step floor well below any measured step) is compared
+    with ``confirm_above`` hours; above it, without ``yes``, one line says the arithmetic.
+    """
+    from otfair.experiments._names import BATCH_SIZES, DATASET_OPTIONS
+    from otfair.experiments._value_checks import epochs_floor_seconds
+
+    epochs = run.get("epochs")
+    if yes or not isinstance(epochs, int) or run.get("method") not in BATCH_SIZES:
+        return
+    facts = DATASET_OPTIONS.get(str(run.get("dataset")))
+    options = dict(run.get("dataset_options") or {})
+    rows = None if facts is None else facts.get("rows")
+    if facts is not None and not facts.get("real"):
+        rows = options.get("n_samples", rows)
+    elif set(options) - {"scaling", "verify", "data_home"}:
+        rows = None  # a variant (task, sensitive, split...) may hold other rows
+    batch = dict(run.get("method_options") or {}).get("batch_size", BATCH_SIZES[run["method"]])
+    floor = epochs_floor_seconds(
+        epochs=epochs,
+        batch_size=batch if isinstance(batch, int) else None,
+        rows=rows if isinstance(rows, int) else None,
+        test_size=float(run.get("test_size") or 0.2),
+        max_train_rows=run.get("max_train_rows"),
+        device=str(run.get("device") or "cpu"),
+    )
+    if floor is None or floor <= confirm_above * 3600:
+        return
+    hours = f"{floor / 3600:.{1 if floor >= 36000 else 2}f}"
+    fail(
+        f"--epochs {epochs} would take at least {hours} h by arithmetic alone "
+        f"({epochs} epochs of {run['dataset']}'s training rows in mini-batches of "
+        f"{batch or 'all rows'}, at a floor far below any measured step), above "
+        f"{confirm_above:g} h; pass fewer --epochs, --yes, or --confirm-above HOURS."
+    )

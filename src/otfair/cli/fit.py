@@ -10,7 +10,15 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperCommand
 
-from otfair.cli._checks import check_dataset, check_method
+from otfair.cli._checks import (
+    check_budget_method,
+    check_dataset,
+    check_dataset_options,
+    check_device,
+    check_epochs_floor,
+    check_method,
+    check_run_sizes,
+)
 from otfair.cli._common import echo_json, fail, note, parse_key_values, print_panel
 
 _DATA_FIX = (
@@ -77,7 +85,9 @@ def fit_command(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the split and of the estimator."),
     epochs: int | None = typer.Option(None, "--epochs", help="Training epochs."),
-    device: str = typer.Option("cpu", "--device", help="Torch device (cpu, cuda, auto)."),
+    device: str = typer.Option(
+        "cpu", "--device", help="Torch device (cpu, cuda, cuda:N, mps, auto)."
+    ),
     test_size: float | None = typer.Option(
         None,
         "--test-size",
@@ -160,6 +170,11 @@ def fit_command(
         epochs=epochs,
     )
     check_dataset(dataset)
+    if max_violation is not None:
+        check_budget_method(method, metric)
+    check_run_sizes(test_size, max_train_rows)
+    check_device(device)
+    check_dataset_options(dataset, dataset_options)
     if test_size is not None and dataset_options.get("split") == "predefined":
         fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
     if data_home is not None and not Path(data_home).expanduser().is_dir():
@@ -169,9 +184,6 @@ def fit_command(
             f"`data_home` = {str(home)!r} {problem} (--data-home); pass an existing directory "
             "(`otfair datasets fetch --data-home DIR` creates one)."
         )
-
-    from otfair.datasets import DataFileError
-    from otfair.experiments._single import run_single
 
     run: dict[str, Any] = {
         "dataset": dataset,
@@ -189,6 +201,11 @@ def fit_command(
         "max_train_rows": max_train_rows,
         "data_home": data_home,
     }
+    check_epochs_floor(run, confirm_above=confirm_above, yes=yes)  # before any pilot
+
+    from otfair.datasets import DataFileError
+    from otfair.experiments._single import run_single
+
     try:
         with contextlib.redirect_stdout(sys.stderr):  # progress bars: never on stdout
             _gate(run, yes, confirm_above)

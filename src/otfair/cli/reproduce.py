@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from otfair.cli._checks import check_device
 from otfair.cli._common import check_output_dir, fail
 from otfair.cli.sweep import (
     CONFIRM_ABOVE_HOURS,
@@ -72,7 +73,7 @@ def reproduce_command(
         ),
     ] = None,
     device: str | None = typer.Option(
-        None, "--device", help="Override the config's device (cpu, cuda, auto)."
+        None, "--device", help="Override the config's device (cpu, cuda, cuda:N, mps, auto)."
     ),
     seeds: str | None = typer.Option(
         None,
@@ -105,6 +106,8 @@ def reproduce_command(
     if verify is not None:
         _verify(paper, verify, runs)
         return
+    if device is not None:
+        check_device(device)
     out = out if out is not None else Path("runs") / "reproduce" / paper
     check_output_dir(out)
     if report_dir is not None:

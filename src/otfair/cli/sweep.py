@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from otfair.cli._checks import check_scheduler, check_spec
+from otfair.cli._checks import check_device, check_scheduler, check_spec
 from otfair.cli._common import check_output_dir, check_output_file, fail
 
 if TYPE_CHECKING:
@@ -195,6 +195,8 @@ def sweep_command(
         fail(f"--backend must be 'local' or 'cluster'; got {backend!r}.")
     if scheduler is not None and backend != "cluster":
         fail("--scheduler is only used with --backend cluster.")
+    if device is not None:
+        check_device(device)
     spec = check_spec(config)
     if scheduler is not None:
         check_scheduler(scheduler)

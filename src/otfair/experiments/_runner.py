@@ -84,6 +84,7 @@ from otfair.experiments._stacking import (
     stack_groups,
 )
 from otfair.experiments._store import (
+    STORE_FILENAME,
     ResultStore,
     StoreError,
     check_out_dir,
@@ -116,6 +117,16 @@ __all__ = [
     "execute_run",
     "run_sweep",
 ]
+
+
+def _unstored_runs(
+    configs: Sequence[RunConfig], out_dir: str | Path, *, retry_failed: bool
+) -> list[RunConfig]:
+    """:func:`pending_runs` read before the store is opened for writing (all if none)."""
+    if not (Path(out_dir) / STORE_FILENAME).is_file():
+        return list(configs)
+    with open_store(out_dir, read_only=True) as store:
+        return pending_runs(configs, store, retry_failed=retry_failed)
 
 
 def pending_runs(
@@ -270,9 +281,12 @@ def run_sweep(
     configs = spec.runs(profile)
     import_plugins(spec.plugins)
     check_out_dir(out_dir)  # read only: a file or a damaged store is left as it is
-    # every value a run would reject, before anything is stored; the estimator probes
-    # (throwaway fits) only for several runs: a one-run sweep trains once
-    check_request(configs, probe=len(configs) > 1)
+    # every value a pending run would reject, before anything is stored; the estimator
+    # probes (throwaway fits) only for several runs: a one-run sweep trains once. A
+    # finished sweep has nothing to check (its resume imports no torch, fits no probe).
+    unstored = _unstored_runs(configs, out_dir, retry_failed=retry_failed)
+    if unstored:
+        check_request(unstored, probe=len(unstored) > 1)
     with open_store(out_dir) as store:
         claim_store(store, spec, merge=merge)
         info = record_profile(store, spec, profile)

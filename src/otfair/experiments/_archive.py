@@ -82,9 +82,9 @@ def read_archive(archive_dir: str | Path) -> list[dict[str, Any]]:
         try:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError as exc:
-            line = path.read_bytes()[: exc.start].count(b"\n") + 1
+            at_line = path.read_bytes()[: exc.start].count(b"\n") + 1
             raise ArchiveError(
-                f"{path}, line {line}: not text (not UTF-8 at byte {exc.start}; a binary or "
+                f"{path}, line {at_line}: not text (not UTF-8 at byte {exc.start}; a binary or "
                 "damaged file); restore it with `git checkout` or move it out of the archive."
             ) from None
         except OSError as exc:

@@ -232,9 +232,11 @@ def check_epochs_floor(run: Mapping[str, Any], *, confirm_above: float, yes: boo
     )
     if floor is None or floor <= confirm_above * 3600:
         return
-    hours = f"{floor / 3600:.{1 if floor >= 36000 else 2}f}"
+    took = f"{floor / 3600:.1f} h" if floor >= 5400 else f"{floor / 60:.1f} min"
+    if floor < 90:
+        took = f"{floor:.1f} s"
     fail(
-        f"--epochs {epochs} would take at least {hours} h by arithmetic alone "
+        f"--epochs {epochs} would take at least {took} by arithmetic alone "
         f"({epochs} epochs of {run['dataset']}'s training rows in mini-batches of "
         f"{batch or 'all rows'}, at a floor far below any measured step), above "
         f"{confirm_above:g} h; pass fewer --epochs, --yes, or --confirm-above HOURS."

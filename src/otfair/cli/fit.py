@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -45,26 +46,29 @@ def _progress_default(progress: bool | None) -> bool:
     return sys.stderr.isatty()
 
 
-def _gate(run: dict[str, Any], yes: bool, confirm_above: float) -> None:
-    """Print the run's estimate on stderr; refuse (exit 2) above ``confirm_above`` hours.
+def _gate(run: dict[str, Any], yes: bool, confirm_above: float, cv: int | None = None) -> None:
+    """Print the command's estimate on stderr; refuse (exit 2) above ``confirm_above`` hours.
 
     The gate of ``otfair sweep``: on a terminal it asks, otherwise ``--yes`` is needed.
+    ``cv``: the fit is ``--max-violation``'s cross-validation (its paths are counted).
+    The estimate is of the whole command: start-up, checks and pilots included.
     """
+    from otfair.cli import started
     from otfair.experiments._fit_estimate import estimate_fit
     from otfair.experiments._plan import format_duration
 
-    estimate = estimate_fit(run)
+    estimate = estimate_fit(run, cv=cv, before_s=time.perf_counter() - started())
     if estimate is None:
         return
     note(f"{run['method']} on {run['dataset']}: {estimate.describe()}")
-    if yes or estimate.seconds <= confirm_above * 3600:
+    if yes or estimate.whole_s <= confirm_above * 3600:
         return
     if sys.stdin.isatty() and sys.stderr.isatty():
         if typer.confirm("Start it?", default=False, err=True):
             return
         fail("not confirmed; nothing more was run.")
     fail(
-        f"this fit is estimated at {format_duration(estimate.seconds)}, above "
+        f"this fit is estimated at {format_duration(estimate.whole_s)}, above "
         f"{confirm_above:g} h; pass --yes to run it, fewer --epochs, or --confirm-above HOURS."
     )
 
@@ -208,7 +212,7 @@ def fit_command(
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # progress bars: never on stdout
-            _gate(run, yes, confirm_above)
+            _gate(run, yes, confirm_above, cv if max_violation is not None else None)
             if max_violation is None:
                 result = run_single(**run, verbose=_progress_default(progress), announce=note)
             else:

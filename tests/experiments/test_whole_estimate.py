@@ -31,3 +31,16 @@ def test_without_a_start_the_estimate_is_what_follows():
     assert plan.spent_s() == 0.0
     text = plan.describe()
     assert text.endswith("estimated 1.7 min (likely 50 s to 3.3 min; pilots)")
+
+
+def test_the_load_factor_follows_the_load_average(monkeypatch):
+    import os
+
+    import otfair.experiments._plan as plan
+
+    monkeypatch.setattr(plan, "usable_cores", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 0.0, 0.0))
+    factor, words = plan.load_factor()
+    assert factor == 4.0 and "x4.0 for the load average 7.0 on 2 cores" in words
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.2, 0.0, 0.0))
+    assert plan.load_factor() == (1.0, "")  # an idle machine: the timings as they are

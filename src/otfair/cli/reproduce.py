@@ -188,7 +188,7 @@ def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> No
         fail(f"--runs {str(runs)!r} is not a folder (an archive of seed-N.jsonl files).")
     import time
 
-    from otfair.experiments._plan import format_duration
+    from otfair.experiments._plan import format_duration, load_factor
     from otfair.reproduction._verify import (
         format_differences,
         format_means,
@@ -203,10 +203,12 @@ def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> No
         seconds = sum(float(r.get("wall_time_s") or 0.0) for item in items for r in item)
         plan.update(items=len(items), archived_s=seconds)
         count = sum(len(item) for item in items)
+        factor, load = load_factor()
         typer.echo(
             f"verifying {count} archived runs of {paper} in {len(items)} fits (stacked "
-            f"groups whole, mean-level seeds all): estimated {format_duration(seconds)} "
-            "(their archived wall time; another machine or load differs).",
+            f"groups whole, mean-level seeds all): estimated "
+            f"{format_duration(seconds * factor)} ({format_duration(seconds)} of archived "
+            f"wall time{load}; another machine differs).",
             err=True,
         )
 

@@ -151,6 +151,28 @@ def usable_cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def load_factor() -> tuple[float, str]:
+    """How much slower one single-threaded run goes now than alone, and the words.
+
+    With a load average ``L`` (runnable processes, the last minute) on ``C`` usable
+    cores, one more single-threaded process gets about ``C / (L + 1)`` of a core when
+    ``L + 1 > C``: the factor is ``max(1, (L + 1) / C)``. Used to scale timings
+    measured elsewhere (an archive's wall times), not pilots, which are measured under
+    the current load. ``(1.0, "")`` where the platform has no load average.
+    """
+    import os
+
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return 1.0, ""
+    cores = usable_cores()
+    factor = max(1.0, (load + 1.0) / cores)
+    if factor == 1.0:
+        return 1.0, ""
+    return factor, f", x{factor:.1f} for the load average {load:.1f} on {cores} cores"
+
+
 def effective_workers(workers: int, items: int, cores: int | None = None) -> float:
     """Throughput of ``workers`` on ``items`` work items, in units of one worker."""
     n = max(1, min(workers, items, usable_cores() if cores is None else cores))

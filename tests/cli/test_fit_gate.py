@@ -48,7 +48,9 @@ def test_long_fit_is_refused_with_its_estimate(monkeypatch):
     )  # fmt: skip
     assert res.exit_code == 2, res.output
     assert "estimated" in res.output and "--yes" in res.output
-    assert sorted(calls) == [1, 2]  # only the two pilots: the 300-epoch fit never started
+    # a tiny warm-up fit (one-time costs), the two pilots (and a 10-epoch one when their
+    # difference is below the noise): the 300-epoch fit never started
+    assert sorted(calls)[:3] == [1, 1, 2] and set(calls) <= {1, 2, 10}
 
 
 def test_confirm_above_zero_needs_yes_and_yes_runs(monkeypatch):
@@ -75,11 +77,11 @@ def test_estimate_is_printed_and_json_stays_pure():
     from otfair.experiments._fit_estimate import budget_fits
 
     otf = {**run, "method": "otf"}
-    n_fits, _ = budget_fits(otf, 3)  # each fold fits the path on 2/3 of the rows, + refit
-    assert n_fits == len(GRIDS["otf"]) * 2 + 1 == 17
+    seconds, words = budget_fits(otf, 3)  # 3 folds x the path piloted on 2/3 of the rows
+    assert seconds > 0 and f"3 folds x a path of {len(GRIDS['otf'])} strengths" in words
     budget = estimate_fit(otf, cv=3, before_s=1.5)  # --max-violation: the CV's fits too
     assert budget is not None
-    assert "FairnessCV: 3 folds x 8 strengths" in budget.describe()
+    assert "FairnessCV: 3 folds x a path of 8 strengths" in budget.describe()
     assert budget.whole_s == pytest.approx(1.5 + budget.spent_s + budget.seconds)
     assert estimate_fit({**run, "epochs": 2}) is None  # no pilot for a 2-epoch fit
     runner = CliRunner()

@@ -66,9 +66,14 @@ class FitEstimate:
 def run_epochs(run: Mapping[str, Any]) -> int | None:
     """Epochs the run's estimator trains (``None``: no epoch budget, or not buildable)."""
     from otfair.experiments._plan import run_epochs_of
+
+    return run_epochs_of(_config(run))
+
+
+def _config(run: Mapping[str, Any]) -> Any:
     from otfair.experiments._spec import RunConfig
 
-    config = RunConfig(
+    return RunConfig(
         dataset=str(run["dataset"]),
         method=str(run["method"]),
         seed=int(run.get("seed") or 0),
@@ -77,39 +82,71 @@ def run_epochs(run: Mapping[str, Any]) -> int | None:
         epochs=run.get("epochs"),
         method_options=dict(run.get("method_options") or {}),
     )
-    return run_epochs_of(config)
 
 
 def budget_fits(run: Mapping[str, Any], cv: int) -> tuple[float, str]:
-    """Single fits that ``--max-violation`` (FairnessCV, ``cv`` folds) costs, and the words.
+    """Pilot ``--max-violation``'s cross-validation; return its seconds and the words.
 
-    FairnessCV fits the whole strength path (``K`` strengths of the estimator's default
-    grid) on each fold's ``(cv - 1) / cv`` of the training rows, then refits the chosen
-    strength on all of them: ``K * (cv - 1) + 1`` fits of the run's size (a fit's cost
-    grows with its rows; a stacked path of K strengths is counted as K fits, the sweep's
-    own rule, :meth:`otfair.experiments._plan.Pilot.estimate`).
+    FairnessCV fits the whole strength path (the ``K`` strengths of the estimator's
+    default grid, one stacked training run where the estimator supports it) on each of
+    ``cv`` folds' ``(cv - 1) / cv`` of the training rows. The path itself is piloted on
+    that many rows, for 2 and 1 epochs (:data:`PILOT_EPOCHS`): its cost is
+    ``cv * (fixed + epochs * per_epoch)``. The refit at the chosen strength is the
+    single run's estimate.
     """
-    from otfair.estimators._strength_grids import default_strengths
-    from otfair.experiments.methods import get_method
+    import numpy as np
+    from sklearn.base import clone
+    from sklearn.utils import _safe_indexing
 
-    estimator = get_method(str(run["method"])).build(
-        None,
-        notion=run.get("notion"),
-        random_state=0,
-        epochs=run.get("epochs"),
-        device="cpu",
-        dataset=str(run["dataset"]),
-        **dict(run.get("method_options") or {}),
-    )
+    from otfair.estimators._path import fairness_path
+    from otfair.estimators._strength_grids import default_strengths
+    from otfair.experiments._request import RunRequest
+    from otfair.experiments._single import build_estimator, prepare_data
+
+    args = {k: v for k, v in run.items() if k not in ("dataset", "method", "verbose", "announce")}
+    request = RunRequest.from_args(run["dataset"], run["method"], **args)
+    data = prepare_data(request)
+    estimator = build_estimator(request, data, None)
     try:
-        k = len(default_strengths(estimator))
-    except ValueError:  # no path to search (refused by the CLI before): one fit per fold
-        k = 1
-    fits = k * (cv - 1) + 1
-    return float(fits), (
-        f"FairnessCV: {cv} folds x {k} strengths on {cv - 1}/{cv} of the rows and the "
-        f"refit, {fits} fits of this size"
+        strengths = [float(v) for v in default_strengths(estimator)]
+    except ValueError:  # no path to search (the CLI refuses such a method before)
+        strengths = [float(estimator.get_params(deep=False).get("strength") or 0.0)]
+    split = data.split
+    n = len(split.y_train)
+    rows = np.arange(max(2, n * (cv - 1) // cv))  # one fold's training rows
+    X, y, s = (_safe_indexing(a, rows) for a in (split.X_train, split.y_train, split.s_train))
+    epochs = int(estimator.get_params(deep=False).get("epochs") or 1)
+    times = []
+    for pilot_epochs in PILOT_EPOCHS:
+        start = time.perf_counter()
+        fairness_path(
+            clone(estimator).set_params(epochs=pilot_epochs),
+            X,
+            y,
+            sensitive_features=s,
+            strengths=strengths,
+        )
+        times.append(time.perf_counter() - start)
+    per_epoch = epoch_seconds(times[0], times[1])
+    fixed = times[1] if per_epoch is None else max(0.0, times[1] - per_epoch)
+    path = fixed + epochs * (times[1] if per_epoch is None else per_epoch)
+    return cv * path, (
+        f"FairnessCV: {cv} folds x a path of {len(strengths)} strengths on {cv - 1}/{cv} "
+        f"of the rows ({format_seconds(path)} each, from 2- and 1-epoch path pilots) and "
+        "the refit"
     )
+
+
+def format_seconds(seconds: float) -> str:
+    """:func:`otfair.experiments._plan.format_duration`."""
+    from otfair.experiments._plan import format_duration
+
+    return format_duration(seconds)
+
+
+#: Epochs of the longer pilot fit run when the 2- and 1-epoch fits do not separate the
+#: cost of an epoch from the fixed cost (at most a quarter of the run's epochs).
+RETRY_EPOCHS = 10
 
 
 def estimate_fit(
@@ -128,6 +165,9 @@ def estimate_fit(
     if epochs is None or epochs <= PILOT_EPOCHS[0]:
         return None
     began = time.perf_counter()
+    from otfair.experiments._backends import warm_up, warm_up_configs
+
+    warm_up(warm_up_configs([_config(run)]))  # one-time costs (imports) in no pilot
     quiet = {**run, "verbose": False, "announce": None}
     fits = []
     for pilot_epochs in PILOT_EPOCHS:
@@ -135,10 +175,20 @@ def estimate_fit(
         result = run_single(**{**quiet, "epochs": pilot_epochs})
         fits.append((time.perf_counter() - start, float(result.get("fit_time_s") or 0.0)))
     (_, fit2), (wall1, fit1) = fits
-    pilot = Pilot(1, wall1, fit1, epochs, epoch_seconds(fit2, fit1))
+    per_epoch = epoch_seconds(fit2, fit1)
+    longer = min(RETRY_EPOCHS, epochs // 4)
+    if per_epoch is None and longer > PILOT_EPOCHS[0]:
+        # the 2- and 1-epoch fits differ by less than their noise (a fixed cost larger
+        # than an epoch): a longer pilot separates them, rather than charging the whole
+        # 1-epoch fit per epoch
+        result = run_single(**{**quiet, "epochs": longer})
+        fit_long = float(result.get("fit_time_s") or 0.0)
+        fit1 = min(fit1, fit_long)
+        diff = fit_long - min(fit1, fit2)
+        per_epoch = diff / (longer - 1) if diff > 0 else None
+    pilot = Pilot(1, wall1, fit1, epochs, per_epoch)
     seconds, counted = pilot.estimate(1), ""
     if cv is not None:
-        n_fits, counted = budget_fits(run, cv)
-        other = max(0.0, wall1 - fit1)  # data, evaluation: once
-        seconds = other + (seconds - other) * n_fits
+        cv_seconds, counted = budget_fits(run, cv)
+        seconds += cv_seconds
     return FitEstimate(seconds, epochs, time.perf_counter() - began, before_s, counted)

@@ -165,7 +165,7 @@ def check_run_sizes(test_size: float | None, max_train_rows: int | None) -> None
 
 def check_dataset_options(dataset: str, options: Mapping[str, Any]) -> None:
     """Fail on a ``-d`` option the dataset does not declare, or a value outside its choices."""
-    from otfair.experiments._value_checks import dataset_options_problem
+    from otfair.experiments._names import dataset_options_problem
 
     problem = dataset_options_problem(dataset, options, extra=("data_home",))
     if problem:

@@ -16,16 +16,18 @@ Methods registered at run time (a sweep spec's ``plugins``) are not in the table
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from otfair.experiments._messages import notion_problem, unknown_options_message
 
 __all__ = [
     "DATASETS",
+    "DATASET_OPTIONS",
     "METHODS",
     "VALUES",
+    "dataset_options_problem",
     "MethodNames",
     "method_names",
     "method_problem",
@@ -199,6 +201,35 @@ def values_problem(
         problem = None if entry is None else value_problem(entry, value)
         if problem:
             return problem
+    return None
+
+
+def dataset_options_problem(
+    dataset: str, options: Mapping[str, Any], *, extra: tuple[str, ...] = ()
+) -> str | None:
+    """Return the refusal of a dataset's loader options, or ``None`` (torch-free).
+
+    The option names are checked against the dataset's declared options
+    (:data:`DATASET_OPTIONS`, plus ``scaling``, ``verify`` and
+    ``extra``), and the options with a fixed set of values against it, in the words of
+    :func:`otfair.datasets.load_dataset` and :func:`otfair.datasets._io.check_choice`.
+    A dataset outside the table (a ``module:function`` factory) is left to its loader.
+    """
+    facts = DATASET_OPTIONS.get(dataset)
+    if facts is None:
+        return None
+    valid = {*facts["options"], "scaling", "verify", *extra}  # type: ignore[misc]
+    unknown = sorted(set(options) - valid)
+    if unknown:
+        return (
+            f"Unknown option(s) {unknown} for dataset {dataset!r}; valid options are "
+            f"{sorted(valid)}."
+        )
+    if "scaling" in options and options["scaling"] not in (None, "standard", "minmax"):
+        return f"`scaling` must be one of ['standard', 'minmax']; got {options['scaling']!r}."
+    for name, choices in dict(facts["choices"]).items():  # type: ignore[call-overload]
+        if name in options and options[name] not in choices:
+            return f"`{name}` must be one of {list(choices)}; got {options[name]!r}."
     return None
 
 

@@ -178,7 +178,7 @@ def _parse_dataset(raw: Any, where: str, known: set[str] | None) -> DatasetEntry
         raise ConfigError(_path(where, missing), "both domains must be given together.")
     options = _table(table.get("options", {}), _path(where, "options"))
     if src is None:  # the loader's option names and fixed choices, torch-free
-        from otfair.experiments._value_checks import dataset_options_problem
+        from otfair.experiments._names import dataset_options_problem
 
         problem = dataset_options_problem(name, options)
         if problem:

@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
-    "dataset_options_problem",
     "describe",
     "device_problem",
     "epochs_floor_seconds",
@@ -135,37 +134,6 @@ def device_problem(device: object) -> str | None:
     if isinstance(device, str) and _DEVICE.fullmatch(device):
         return None
     return f"`device` must be cpu, cuda, cuda:N, mps or auto; got {device!r}."
-
-
-def dataset_options_problem(
-    dataset: str, options: Mapping[str, Any], *, extra: tuple[str, ...] = ()
-) -> str | None:
-    """Return the refusal of a dataset's loader options, or ``None`` (torch-free).
-
-    The option names are checked against the dataset's declared options
-    (:data:`otfair.experiments._names.DATASET_OPTIONS`, plus ``scaling``, ``verify`` and
-    ``extra``), and the options with a fixed set of values against it, in the words of
-    :func:`otfair.datasets.load_dataset` and :func:`otfair.datasets._io.check_choice`.
-    A dataset outside the table (a ``module:function`` factory) is left to its loader.
-    """
-    from otfair.experiments._names import DATASET_OPTIONS
-
-    facts = DATASET_OPTIONS.get(dataset)
-    if facts is None:
-        return None
-    valid = {*facts["options"], "scaling", "verify", *extra}  # type: ignore[misc]
-    unknown = sorted(set(options) - valid)
-    if unknown:
-        return (
-            f"Unknown option(s) {unknown} for dataset {dataset!r}; valid options are "
-            f"{sorted(valid)}."
-        )
-    if "scaling" in options and options["scaling"] not in (None, "standard", "minmax"):
-        return f"`scaling` must be one of ['standard', 'minmax']; got {options['scaling']!r}."
-    for name, choices in dict(facts["choices"]).items():  # type: ignore[call-overload]
-        if name in options and options[name] not in choices:
-            return f"`{name}` must be one of {list(choices)}; got {options[name]!r}."
-    return None
 
 
 #: The least time one optimizer step (one mini-batch: forward, backward, update) of any

@@ -44,7 +44,12 @@ SPEC_BAD_DATA_CHOICE = (
     '[[datasets]]\nname = "german"\noptions = {sensitive = "height"}\n[[methods]]\nname = "otf"\n'
 )
 SPEC_BAD_DEVICE = 'device = "tpu"\n[[datasets]]\nname = "german"\n[[methods]]\nname = "unfair"\n'
+SPEC_ABSURD_EPOCHS = (
+    'epochs = 100000\nseeds = [0, 1, 2]\n[[datasets]]\nname = "adult"\n'
+    '[[methods]]\nname = "laftr"\n'
+)
 SPECS = {
+    "absurd": SPEC_ABSURD_EPOCHS,
     "d": SPEC_BAD_DATASET,
     "m": SPEC_BAD_METHOD,
     "n": SPEC_BAD_NOTION,
@@ -145,6 +150,11 @@ CASES = [
         "by arithmetic alone",
     ),  # fmt: skip
     ("spec-epochs", ["sweep", "{tmp}/ep.toml", "--out", "{tmp}/o"], "'epochs'"),
+    (
+        "spec-absurd-epochs",
+        ["sweep", "{tmp}/absurd.toml", "--out", "{tmp}/o"],
+        "this sweep's epochs would take at least",
+    ),
     ("spec-profile-epochs", ["sweep", "{tmp}/pep.toml", "--out", "{tmp}/o"], "profiles.quick"),
     ("spec-data-option", ["sweep", "{tmp}/dopt.toml", "--out", "{tmp}/o"], "['nosuch']"),
     ("spec-data-choice", ["sweep", "{tmp}/dch.toml", "--out", "{tmp}/o"], "'height'"),

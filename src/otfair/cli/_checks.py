@@ -29,6 +29,7 @@ __all__ = [
     "check_run_sizes",
     "check_scheduler",
     "check_spec",
+    "check_sweep_epochs_floor",
 ]
 
 #: Seconds to wait for a TCP connection to a scheduler before calling it unreachable.
@@ -200,20 +201,14 @@ def check_budget_method(method: str, metric: str | None) -> None:
             )
 
 
-def check_epochs_floor(run: Mapping[str, Any], *, confirm_above: float, yes: bool) -> None:
-    """Refuse, before any pilot fit, an epoch count that arithmetic puts above the bound.
-
-    The least time ``run``'s explicit ``epochs`` can take
-    (:func:`otfair.experiments._value_checks.epochs_floor_seconds`: the dataset's rows, the
-    method's mini-batches and a per-step floor well below any measured step) is compared
-    with ``confirm_above`` hours; above it, without ``yes``, one line says the arithmetic.
-    """
+def _run_floor(run: Mapping[str, Any]) -> tuple[float | None, Any]:
+    """Return the arithmetic floor of ``run``'s explicit epochs (or None) and its batch."""
     from otfair.experiments._names import BATCH_SIZES, DATASET_OPTIONS
     from otfair.experiments._value_checks import epochs_floor_seconds
 
     epochs = run.get("epochs")
-    if yes or not isinstance(epochs, int) or run.get("method") not in BATCH_SIZES:
-        return
+    if not isinstance(epochs, int) or run.get("method") not in BATCH_SIZES:
+        return None, None
     facts = DATASET_OPTIONS.get(str(run.get("dataset")))
     options = dict(run.get("dataset_options") or {})
     rows = None if facts is None else facts.get("rows")
@@ -230,14 +225,79 @@ def check_epochs_floor(run: Mapping[str, Any], *, confirm_above: float, yes: boo
         max_train_rows=run.get("max_train_rows"),
         device=str(run.get("device") or "cpu"),
     )
+    return floor, batch
+
+
+def _took(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.1f} s"
+    return f"{seconds / 3600:.1f} h" if seconds >= 5400 else f"{seconds / 60:.1f} min"
+
+
+def check_epochs_floor(run: Mapping[str, Any], *, confirm_above: float, yes: bool) -> None:
+    """Refuse, before any pilot fit, an epoch count that arithmetic puts above the bound.
+
+    The least time ``run``'s explicit ``epochs`` can take
+    (:func:`otfair.experiments._value_checks.epochs_floor_seconds`: the dataset's rows, the
+    method's mini-batches and a per-step floor well below any measured step) is compared
+    with ``confirm_above`` hours; above it, without ``yes``, one line says the arithmetic.
+    """
+    if yes:
+        return
+    floor, batch = _run_floor(run)
     if floor is None or floor <= confirm_above * 3600:
         return
-    took = f"{floor / 3600:.1f} h" if floor >= 5400 else f"{floor / 60:.1f} min"
-    if floor < 90:
-        took = f"{floor:.1f} s"
+    epochs = run["epochs"]
     fail(
-        f"--epochs {epochs} would take at least {took} by arithmetic alone "
+        f"--epochs {epochs} would take at least {_took(floor)} by arithmetic alone "
         f"({epochs} epochs of {run['dataset']}'s training rows in mini-batches of "
         f"{batch or 'all rows'}, at a floor far below any measured step), above "
         f"{confirm_above:g} h; pass fewer --epochs, --yes, or --confirm-above HOURS."
+    )
+
+
+def check_sweep_epochs_floor(
+    spec: Any, profile: str, *, workers: int, confirm_above: float, yes: bool
+) -> None:
+    """Refuse, before any pilot, a sweep whose explicit epochs arithmetic puts above the bound.
+
+    Each run with an explicit ``epochs`` (the spec's, a method's or the profile's) costs
+    at least its floor (:func:`check_epochs_floor`); the runs of a stacked group (the
+    same run but the strength) are counted once, and the total is divided by the
+    workers (a perfect pool): a lower bound of the sweep, whatever is already stored.
+    """
+    if yes:
+        return
+    try:
+        configs = spec.runs(profile)
+    except (ValueError, KeyError):  # an unknown profile: the runner's words, later
+        return
+    floors: dict[str, float] = {}
+    for config in configs:
+        floor, _ = _run_floor(
+            {
+                "dataset": config.dataset,
+                "method": config.method,
+                "epochs": config.epochs,
+                "dataset_options": config.dataset_options,
+                "method_options": config.method_options,
+                "test_size": config.test_size,
+                "max_train_rows": config.max_train_rows,
+                "device": config.device,
+            }
+        )
+        if floor is not None:
+            group = repr((config.dataset, config.method, config.seed, config.notion,
+                          sorted(dict(config.dataset_options).items()),
+                          sorted(dict(config.method_options).items())))  # fmt: skip
+            floors[group] = max(floors.get(group, 0.0), floor)
+    total = sum(floors.values()) / max(1, workers)
+    if total <= confirm_above * 3600:
+        return
+    fail(
+        f"this sweep's epochs would take at least {_took(total)} by arithmetic alone "
+        f"({len(floors)} fits with explicit epochs, their training rows in mini-batches "
+        f"at a floor far below any measured step, on {max(1, workers)} worker"
+        f"{'s' if workers > 1 else ''}), above {confirm_above:g} h; pass --yes, fewer "
+        "epochs in the spec, or --confirm-above HOURS."
     )

@@ -125,6 +125,7 @@ CASES = [
     ("device-tpu", [*GERMAN, "unfair", "--device", "tpu"], "'tpu' (--device)"),
     ("device-cuda-x", [*GERMAN, "unfair", "--device", "cuda:x"], "'cuda:x' (--device)"),
     ("max-train-rows", [*GERMAN, "unfair", "--max-train-rows", "0"], "--max-train-rows"),
+    ("negative-seed", [*GERMAN, "unfair", "--seed", "-1"], "`seed` must be >= 0; got -1"),
     ("data-option-name", [*GERMAN, "unfair", "-d", "nosuch=1"], "['nosuch']"),
     ("data-option-choice", [*GERMAN, "unfair", "-d", "sensitive=height"], "'height'"),
     (

@@ -153,11 +153,15 @@ def check_device(device: str, option: str = "--device") -> None:
         fail(_naming(problem, option))
 
 
-def check_run_sizes(test_size: float | None, max_train_rows: int | None) -> None:
-    """Fail on a ``--test-size`` outside (0, 1) or a ``--max-train-rows`` below 2.
+def check_run_sizes(
+    test_size: float | None, max_train_rows: int | None, seed: int | None = None
+) -> None:
+    """Fail on a ``--test-size`` outside (0, 1), a ``--max-train-rows`` below 2 or a seed < 0.
 
     The words of :class:`otfair.experiments._request.RunRequest`'s own checks.
     """
+    if seed is not None and seed < 0:
+        fail(f"`seed` must be >= 0; got {seed} (--seed).")
     if test_size is not None and not 0.0 < test_size < 1.0:
         fail(f"`test_size` must lie in (0, 1); got {test_size} (--test-size).")
     if max_train_rows is not None and max_train_rows < 2:

@@ -176,7 +176,7 @@ def fit_command(
     check_dataset(dataset)
     if max_violation is not None:
         check_budget_method(method, metric)
-    check_run_sizes(test_size, max_train_rows)
+    check_run_sizes(test_size, max_train_rows, seed)
     check_device(device)
     check_dataset_options(dataset, dataset_options)
     if test_size is not None and dataset_options.get("split") == "predefined":

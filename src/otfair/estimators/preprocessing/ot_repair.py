@@ -85,6 +85,11 @@ class OTRepair(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    The groups are the distinct values of ``sensitive_features``: a continuous attribute
+    (numeric, more than 10 distinct values, some on a single row or not whole numbers)
+    and a group of one row are refused with a ``ValueError`` (bin the attribute first,
+    e.g. with :func:`numpy.digitize`), instead of one quantile map per value.
+
     Cost of ``method="quantile"`` on :math:`n` rows and :math:`d` repaired columns:
     ``fit`` sorts every group's values per column, :math:`O(d\,n \log n)`;
     ``transform`` of :math:`m` rows is :math:`O(d\,(k\,m + m \log m + m \log n))`

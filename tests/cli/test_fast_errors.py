@@ -171,6 +171,11 @@ CASES = [
         "'tpu' (--device)",
     ),
     ("reproduce-profile", ["reproduce", "otf", "--out", "{tmp}/o", "--profile", "x"], "'x'"),
+    (
+        "reproduce-spec-epochs",
+        ["reproduce", "otf", "--out", "{tmp}/o", "--config", "{tmp}/ep.toml"],
+        "config key 'epochs'",
+    ),
     ("datasets-describe", ["datasets", "describe", "nosuch"], "nosuch"),
     ("datasets-fetch", ["datasets", "fetch", "nosuch"], "nosuch"),
     ("methods-describe", ["methods", "describe", "nosuch"], "nosuch"),

@@ -33,6 +33,33 @@ main()
 SPEC_BAD_DATASET = '[[datasets]]\nname = "nosuch"\n[[methods]]\nname = "otf"\n'
 SPEC_BAD_METHOD = '[[datasets]]\nname = "adult"\n[[methods]]\nname = "nosuch"\n'
 SPEC_BAD_NOTION = '[[datasets]]\nname = "adult"\n[[methods]]\nname = "ftm"\nnotions = ["eo"]\n'
+SPEC_BAD_EPOCHS = 'epochs = -2\n[[datasets]]\nname = "german"\n[[methods]]\nname = "unfair"\n'
+SPEC_BAD_PROFILE_EPOCHS = (
+    '[[datasets]]\nname = "german"\n[[methods]]\nname = "unfair"\n[profiles.quick]\nepochs = 0\n'
+)
+SPEC_BAD_DATA_OPTION = (
+    '[[datasets]]\nname = "german"\noptions = {nosuch = 1}\n[[methods]]\nname = "unfair"\n'
+)
+SPEC_BAD_DATA_CHOICE = (
+    '[[datasets]]\nname = "german"\noptions = {sensitive = "height"}\n[[methods]]\nname = "otf"\n'
+)
+SPEC_BAD_DEVICE = 'device = "tpu"\n[[datasets]]\nname = "german"\n[[methods]]\nname = "unfair"\n'
+SPEC_ABSURD_EPOCHS = (
+    'epochs = 100000\nseeds = [0, 1, 2]\n[[datasets]]\nname = "adult"\n'
+    '[[methods]]\nname = "laftr"\n'
+)
+SPECS = {
+    "absurd": SPEC_ABSURD_EPOCHS,
+    "d": SPEC_BAD_DATASET,
+    "m": SPEC_BAD_METHOD,
+    "n": SPEC_BAD_NOTION,
+    "ep": SPEC_BAD_EPOCHS,
+    "pep": SPEC_BAD_PROFILE_EPOCHS,
+    "dopt": SPEC_BAD_DATA_OPTION,
+    "dch": SPEC_BAD_DATA_CHOICE,
+    "dev": SPEC_BAD_DEVICE,
+}
+GERMAN = ["fit", "--dataset", "german", "--method"]
 
 CASES = [
     ("unknown-method", ["fit", "--dataset", "adult", "--method", "nosuch"], "nosuch"),
@@ -92,6 +119,63 @@ CASES = [
         ],
         "scheduler",
     ),
+    # run values, names of data options, metrics and method/option combinations (issue 48)
+    ("test-size", [*GERMAN, "unfair", "--test-size", "1.5"], "--test-size"),
+    ("test-size-zero", [*GERMAN, "unfair", "--test-size", "0"], "`test_size` must lie in"),
+    ("device-tpu", [*GERMAN, "unfair", "--device", "tpu"], "'tpu' (--device)"),
+    ("device-cuda-x", [*GERMAN, "unfair", "--device", "cuda:x"], "'cuda:x' (--device)"),
+    ("max-train-rows", [*GERMAN, "unfair", "--max-train-rows", "0"], "--max-train-rows"),
+    ("negative-seed", [*GERMAN, "unfair", "--seed", "-1"], "`seed` must be >= 0; got -1"),
+    ("data-option-name", [*GERMAN, "unfair", "-d", "nosuch=1"], "['nosuch']"),
+    ("data-option-choice", [*GERMAN, "unfair", "-d", "sensitive=height"], "'height'"),
+    (
+        "budget-metric",
+        [*GERMAN, "otf", "--max-violation", "0.02", "--metric", "nosuch"],
+        "'nosuch' is not a classification violation measure",
+    ),
+    (
+        "budget-metric-of-other-task",
+        [*GERMAN, "otf", "--max-violation", "0.02", "--metric", "error_gap"],
+        "(--metric)",
+    ),
+    (
+        "budget-untunable",
+        [*GERMAN, "unfair", "--max-violation", "0.02"],
+        "'unfair' has none to tune",
+    ),
+    ("budget-no-strength-param", [*GERMAN, "laftr", "--max-violation", "0.02"], "'laftr'"),
+    # laftr's mini-batches of 64 over adult's 36,000 training rows: hours by arithmetic
+    (
+        "absurd-epochs",
+        ["fit", "--dataset", "adult", "--method", "laftr", "--epochs", "100000"],
+        "by arithmetic alone",
+    ),  # fmt: skip
+    ("spec-epochs", ["sweep", "{tmp}/ep.toml", "--out", "{tmp}/o"], "'epochs'"),
+    (
+        "spec-absurd-epochs",
+        ["sweep", "{tmp}/absurd.toml", "--out", "{tmp}/o"],
+        "this sweep's epochs would take at least",
+    ),
+    ("spec-profile-epochs", ["sweep", "{tmp}/pep.toml", "--out", "{tmp}/o"], "profiles.quick"),
+    ("spec-data-option", ["sweep", "{tmp}/dopt.toml", "--out", "{tmp}/o"], "['nosuch']"),
+    ("spec-data-choice", ["sweep", "{tmp}/dch.toml", "--out", "{tmp}/o"], "'height'"),
+    ("spec-device", ["sweep", "{tmp}/dev.toml", "--out", "{tmp}/o"], "'tpu'"),
+    (
+        "sweep-device",
+        ["sweep", "configs/otf.toml", "--out", "{tmp}/o", "--device", "tpu"],
+        "'tpu' (--device)",
+    ),
+    (
+        "reproduce-device",
+        ["reproduce", "otf", "--out", "{tmp}/o", "--device", "tpu"],
+        "'tpu' (--device)",
+    ),
+    ("reproduce-profile", ["reproduce", "otf", "--out", "{tmp}/o", "--profile", "x"], "'x'"),
+    (
+        "reproduce-spec-epochs",
+        ["reproduce", "otf", "--out", "{tmp}/o", "--config", "{tmp}/ep.toml"],
+        "config key 'epochs'",
+    ),
     ("datasets-describe", ["datasets", "describe", "nosuch"], "nosuch"),
     ("datasets-fetch", ["datasets", "fetch", "nosuch"], "nosuch"),
     ("methods-describe", ["methods", "describe", "nosuch"], "nosuch"),
@@ -107,9 +191,8 @@ CASES = [
 
 @pytest.mark.parametrize(("argv", "needle"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_user_error_answers_without_torch(argv, needle, tmp_path):
-    (tmp_path / "d.toml").write_text(SPEC_BAD_DATASET)
-    (tmp_path / "m.toml").write_text(SPEC_BAD_METHOD)
-    (tmp_path / "n.toml").write_text(SPEC_BAD_NOTION)
+    for stem, text in SPECS.items():
+        (tmp_path / f"{stem}.toml").write_text(text)
     env = dict(os.environ, XDG_CACHE_HOME=str(tmp_path / "cache"))
     proc = subprocess.run(
         [sys.executable, "-c", _WRAPPER, *[a.format(tmp=tmp_path) for a in argv]],

@@ -30,14 +30,27 @@ def test_long_fit_is_refused_with_its_estimate(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(single, "run_single", counting)
-    # 100000 epochs take far more than 0.36 s (--confirm-above 0.0001 h) on any machine
+    # 100000 epochs take far more than 0.36 s (--confirm-above 0.0001 h) on any machine:
+    # arithmetic says so (100000 epochs of at least a step each), before any pilot
     res = _fit(
         "--method", "unfair", "--epochs", "100000", "--max-train-rows", "300", "--json",
         "--confirm-above", "0.0001",
     )  # fmt: skip
     assert res.exit_code == 2, res.output
+    assert "by arithmetic alone" in res.output and "--yes" in res.output
+    assert calls == []  # no pilot, no fit
+    # 300 epochs pass the arithmetic bound (0.3 s), so the pilots estimate them: the fit
+    # alone takes at least that bound, and the whole command (imports, checks, pilots)
+    # more, above 0.36 s
+    res = _fit(
+        "--method", "unfair", "--epochs", "300", "--max-train-rows", "300", "--json",
+        "--confirm-above", "0.0001",
+    )  # fmt: skip
+    assert res.exit_code == 2, res.output
     assert "estimated" in res.output and "--yes" in res.output
-    assert sorted(calls) == [1, 2]  # only the two pilots: the 100000-epoch fit never started
+    # a tiny warm-up fit (one-time costs), the two pilots (and a 10-epoch one when their
+    # difference is below the noise): the 300-epoch fit never started
+    assert sorted(calls)[:3] == [1, 1, 2] and set(calls) <= {1, 2, 10}
 
 
 def test_confirm_above_zero_needs_yes_and_yes_runs(monkeypatch):
@@ -58,7 +71,18 @@ def test_estimate_is_printed_and_json_stays_pure():
     run = {"dataset": "synthetic", "method": "unfair", "epochs": 4, "max_train_rows": 300}
     estimate = estimate_fit(run)
     assert estimate is not None and estimate.epochs == 4
-    assert estimate.low < estimate.seconds < estimate.high
+    assert estimate.low < estimate.whole_s < estimate.high
+    assert estimate.whole_s == estimate.spent_s + estimate.seconds  # pilots included
+    from otfair.estimators._strength_grids import GRIDS
+    from otfair.experiments._fit_estimate import budget_fits
+
+    otf = {**run, "method": "otf"}
+    seconds, words = budget_fits(otf, 3)  # 3 folds x the path piloted on 2/3 of the rows
+    assert seconds > 0 and f"3 folds x a path of {len(GRIDS['otf'])} strengths" in words
+    budget = estimate_fit(otf, cv=3, before_s=1.5)  # --max-violation: the CV's fits too
+    assert budget is not None
+    assert "FairnessCV: 3 folds x a path of 8 strengths" in budget.describe()
+    assert budget.whole_s == pytest.approx(1.5 + budget.spent_s + budget.seconds)
     assert estimate_fit({**run, "epochs": 2}) is None  # no pilot for a 2-epoch fit
     runner = CliRunner()
     res = runner.invoke(

@@ -280,7 +280,7 @@ SPEC_CASES = [
         "device-tpu",
         _SYNTHETIC + '[[methods]]\nname = "unfair"\n',
         ["--device", "tpu"],
-        "not a valid torch device",
+        "`device` must be cpu, cuda, cuda:N, mps or auto; got 'tpu' (--device)",
         True,
     ),
     (

@@ -74,14 +74,20 @@ def test_option_types_sensitive_names_and_devices_are_one_error_each():
     lr = parse_spec({**raw, "methods": [{"name": "ftm", "strengths": [0.1]}]})
     with pytest.raises(RequestError, match="'lr' parameter of FairClassifier must be a float"):
         check_request(replace(lr, methods=(replace(lr.methods[0], options={"lr": "abc"}),)).runs())
-    height = parse_spec(
-        {
-            "datasets": [{"name": "german", "options": {"sensitive": "height"}}],
-            "methods": [{"name": "unfair"}],
-        }
+    raw_height = {
+        "datasets": [{"name": "german", "options": {"sensitive": "height"}}],
+        "methods": [{"name": "unfair"}],
+    }
+    with pytest.raises(ConfigError, match=r"`sensitive` must be one of \['sex', 'age'\]"):
+        parse_spec(raw_height)  # as the spec is read, without torch
+    german = parse_spec({**raw_height, "datasets": [{"name": "german"}]})
+    height = replace(
+        german, datasets=(replace(german.datasets[0], options={"sensitive": "height"}),)
     )
     with pytest.raises(RequestError, match=r"`sensitive` must be one of \['sex', 'age'\]"):
         check_request(height.runs())
+    with pytest.raises(ConfigError, match="got 'tpu'"):
+        parse_spec({**raw_height, "datasets": [{"name": "german"}], "device": "tpu"})
     with pytest.raises(RequestError, match="not a valid torch device: 'tpu'"):
         check_request(_spec().with_device("tpu").runs())
 

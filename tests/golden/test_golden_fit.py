@@ -78,6 +78,22 @@ metric depends on its kind:
   ``FLOW_DISCRETE_ABS`` (0.05 of a rate or distance, 2.5x the largest move). A changed
   training still fails (the ``german/fair-nf/dp`` case of
   ``test_a_perturbed_model_fails_the_golden_comparison``: one epoch less).
+- **Adversarial games** (``ADVERSARIAL_CASES``: LAFTR's encoder trained against its
+  adversary, issue 48): the game amplifies a reordered float32 sum into moved score
+  distributions while what the classifier learns stays put. Measured on this project's
+  2-core AVX-512 machine against the recording (the slow set failed there, and on
+  another CPU, at ``mean_score_gap`` 0.0135 vs 0.0128): log loss 1.4e-4 relative, AUC
+  one pair, accuracy and the hard-prediction gaps unchanged; the score-distribution gaps
+  moved by up to 1.1e-3 (mean score gap +7.0e-4, WDP +9.1e-4, PDP violation +1.1e-3, PEO
+  violation -6.0e-4) and TVDP by +0.029. LAFTR's own seed noise on the same split (20
+  estimator seeds, 30 epochs) is far larger: standard deviations 0.0107 (mean score gap),
+  0.0066 (WDP), 0.0176 (PDP violation), 0.033 (TVDP), 0.0137 (log loss). Compared at
+  what is stable: the performance and hard-prediction metrics at the default tolerances;
+  the score-distribution gaps (``ADVERSARIAL_SCORE_GAPS``) at ``ADVERSARIAL_GAP_ABS`` =
+  3e-3 absolute (2.7x the largest move, a quarter of the mean score gap's seed standard
+  deviation); TVDP at the flows' coarse ``FLOW_DISCRETE_ABS`` (0.05, 1.7x its move). One
+  epoch less still fails (log loss +3e-3 relative, accuracy +0.015, mean score gap
+  -0.0066: the ``german/laftr/dp`` case of the perturbation test).
 """
 
 from __future__ import annotations
@@ -99,11 +115,21 @@ DISCRETE_STEPS = 3
 FLOW_CASES = frozenset({"german/fair-nf/dp", "adult/fair-nf-discrete/dp"})
 FLOW_DISCRETE_ABS = 0.05
 FLOW_REL = 2e-2
+#: Adversarial-game cases: their score-distribution gaps at ADVERSARIAL_GAP_ABS and TVDP
+#: at FLOW_DISCRETE_ABS, the rest at the defaults (see the docstring).
+ADVERSARIAL_CASES = frozenset({"german/laftr/dp"})
+ADVERSARIAL_SCORE_GAPS = frozenset({"mean_score_gap", "wdp", "pdp_violation", "peo_violation"})
+ADVERSARIAL_GAP_ABS = 3e-3
 
 
 def _tolerances(case_id: str) -> dict:
-    """Keyword tolerances of ``_assert_close`` for a case (coarser for the flows)."""
-    return {"rel": FLOW_REL, "discrete_abs": FLOW_DISCRETE_ABS} if case_id in FLOW_CASES else {}
+    """Keyword tolerances of ``_assert_close`` for a case (coarser for flows and games)."""
+    if case_id in FLOW_CASES:
+        return {"rel": FLOW_REL, "discrete_abs": FLOW_DISCRETE_ABS}
+    if case_id in ADVERSARIAL_CASES:
+        by_metric = dict.fromkeys(ADVERSARIAL_SCORE_GAPS, ADVERSARIAL_GAP_ABS)
+        return {"abs_by_metric": {**by_metric, "tvdp": FLOW_DISCRETE_ABS}}
+    return {}
 
 
 def _assert_close(
@@ -113,14 +139,19 @@ def _assert_close(
     n: int | None = None,
     rel: float = REL,
     discrete_abs: float | None = None,
+    abs_by_metric: dict | None = None,
 ) -> None:
     assert set(got) == set(want), f"{where}: panel keys differ"
     n = int(want.get("n", n or 0)) or None
+    by_metric = abs_by_metric or {}
     for key, value in want.items():
         if isinstance(value, dict):
-            _assert_close(got[key], value, f"{where}.{key}", n, rel, discrete_abs)
+            _assert_close(got[key], value, f"{where}.{key}", n, rel, discrete_abs, by_metric)
         elif value is None or (isinstance(value, float) and math.isnan(value)):
             assert got[key] is None or math.isnan(got[key]), f"{where}.{key}"
+        elif key in by_metric:
+            tol = by_metric[key]
+            assert abs(got[key] - value) <= tol, f"{where}.{key}: {got[key]} vs {value} (+-{tol})"
         elif key in DISCRETE and n:
             step = DISCRETE_STEPS / n if discrete_abs is None else discrete_abs
             assert abs(got[key] - value) <= step, f"{where}.{key}: {got[key]} vs {value}"
@@ -150,6 +181,7 @@ def test_fit_panel_matches_golden(case_id, argv):
         ("german/otf/dp", ["--epochs", "29"]),  # one epoch less
         ("law_school/cenet", ["--seed", "1"]),  # another split and initialization
         ("german/fair-nf/dp", ["--epochs", "29"]),  # a flow case, at its coarser tolerances
+        ("german/laftr/dp", ["--epochs", "29"]),  # an adversarial game, at its tolerances
     ],
 )
 def test_a_perturbed_model_fails_the_golden_comparison(case_id, change):

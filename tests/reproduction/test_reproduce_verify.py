@@ -19,6 +19,7 @@ from otfair.reproduction._verify import (
     DEFAULT_TOLERANCE,
     Difference,
     compare_run,
+    judged_outside,
     read_unstable,
     select_runs,
     tolerance_for,
@@ -165,8 +166,9 @@ def test_a_sample_of_each_archive_reproduces_at_head(paper, data_dir):
     """Three runs per paper (three strata, oldest first) whose groups took <= 4 s."""
     diffs = verify_archive(DOCS / paper / "runs", 3, max_seconds=4.0)
     assert len({d.key for d in diffs}) >= 3
-    outside = [d for d in diffs if not d.within]
-    assert not outside, outside[:3]
+    # a mean-level run (unstable.csv's level = mean) is judged by its seed mean
+    runs_out, means_out = judged_outside(diffs)
+    assert not runs_out and not means_out, (sorted(runs_out)[:3], means_out[:3])
 
 
 @pytest.mark.slow

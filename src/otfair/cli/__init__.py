@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+import time
 import typing
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,17 @@ import typer
 from typer.core import TyperGroup
 
 from otfair import __version__
+
+#: When the command started (``time.perf_counter()``), for the estimates of the whole
+#: command (:func:`started`): the CLI's import under :func:`main` (the console script),
+#: else each invocation of the app (``CliRunner``, several commands in one process).
+_START: dict[str, float] = {"at": time.perf_counter()}
+_FROM_MAIN: dict[str, bool] = {"main": False}
+
+
+def started() -> float:
+    """Return ``time.perf_counter()`` when the current command started."""
+    return _START["at"]
 
 
 def plain_metavars(command: Any) -> None:
@@ -115,6 +127,8 @@ def _root(
     ),
 ) -> None:
     """Train and audit fair machine-learning models with optimal transport."""
+    if not _FROM_MAIN["main"]:  # an app invoked in-process: the command starts now
+        _START["at"] = time.perf_counter()
 
 
 def _register_all() -> None:
@@ -148,6 +162,7 @@ def main() -> None:
     stderr naming the fix, exit code 2 (click's default is a boxed usage message). A
     command group called without a subcommand prints its help and exits 0.
     """
+    _FROM_MAIN["main"] = True  # the command started with the CLI's import
     try:
         code = app(standalone_mode=False)
     except _click_exceptions("NoArgsIsHelpError") as exc:  # `otfair`, `otfair datasets`

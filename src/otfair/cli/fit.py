@@ -4,13 +4,22 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import time
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from typer.core import TyperCommand
 
-from otfair.cli._checks import check_dataset, check_method
+from otfair.cli._checks import (
+    check_budget_method,
+    check_dataset,
+    check_dataset_options,
+    check_device,
+    check_epochs_floor,
+    check_method,
+    check_run_sizes,
+)
 from otfair.cli._common import echo_json, fail, note, parse_key_values, print_panel
 
 _DATA_FIX = (
@@ -37,26 +46,29 @@ def _progress_default(progress: bool | None) -> bool:
     return sys.stderr.isatty()
 
 
-def _gate(run: dict[str, Any], yes: bool, confirm_above: float) -> None:
-    """Print the run's estimate on stderr; refuse (exit 2) above ``confirm_above`` hours.
+def _gate(run: dict[str, Any], yes: bool, confirm_above: float, cv: int | None = None) -> None:
+    """Print the command's estimate on stderr; refuse (exit 2) above ``confirm_above`` hours.
 
     The gate of ``otfair sweep``: on a terminal it asks, otherwise ``--yes`` is needed.
+    ``cv``: the fit is ``--max-violation``'s cross-validation (its paths are counted).
+    The estimate is of the whole command: start-up, checks and pilots included.
     """
+    from otfair.cli import started
     from otfair.experiments._fit_estimate import estimate_fit
     from otfair.experiments._plan import format_duration
 
-    estimate = estimate_fit(run)
+    estimate = estimate_fit(run, cv=cv, before_s=time.perf_counter() - started())
     if estimate is None:
         return
     note(f"{run['method']} on {run['dataset']}: {estimate.describe()}")
-    if yes or estimate.seconds <= confirm_above * 3600:
+    if yes or estimate.whole_s <= confirm_above * 3600:
         return
     if sys.stdin.isatty() and sys.stderr.isatty():
         if typer.confirm("Start it?", default=False, err=True):
             return
         fail("not confirmed; nothing more was run.")
     fail(
-        f"this fit is estimated at {format_duration(estimate.seconds)}, above "
+        f"this fit is estimated at {format_duration(estimate.whole_s)}, above "
         f"{confirm_above:g} h; pass --yes to run it, fewer --epochs, or --confirm-above HOURS."
     )
 
@@ -77,7 +89,9 @@ def fit_command(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the split and of the estimator."),
     epochs: int | None = typer.Option(None, "--epochs", help="Training epochs."),
-    device: str = typer.Option("cpu", "--device", help="Torch device (cpu, cuda, auto)."),
+    device: str = typer.Option(
+        "cpu", "--device", help="Torch device (cpu, cuda, cuda:N, mps, auto)."
+    ),
     test_size: float | None = typer.Option(
         None,
         "--test-size",
@@ -160,6 +174,11 @@ def fit_command(
         epochs=epochs,
     )
     check_dataset(dataset)
+    if max_violation is not None:
+        check_budget_method(method, metric)
+    check_run_sizes(test_size, max_train_rows, seed)
+    check_device(device)
+    check_dataset_options(dataset, dataset_options)
     if test_size is not None and dataset_options.get("split") == "predefined":
         fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
     if data_home is not None and not Path(data_home).expanduser().is_dir():
@@ -169,9 +188,6 @@ def fit_command(
             f"`data_home` = {str(home)!r} {problem} (--data-home); pass an existing directory "
             "(`otfair datasets fetch --data-home DIR` creates one)."
         )
-
-    from otfair.datasets import DataFileError
-    from otfair.experiments._single import run_single
 
     run: dict[str, Any] = {
         "dataset": dataset,
@@ -189,9 +205,14 @@ def fit_command(
         "max_train_rows": max_train_rows,
         "data_home": data_home,
     }
+    check_epochs_floor(run, confirm_above=confirm_above, yes=yes)  # before any pilot
+
+    from otfair.datasets import DataFileError
+    from otfair.experiments._single import run_single
+
     try:
         with contextlib.redirect_stdout(sys.stderr):  # progress bars: never on stdout
-            _gate(run, yes, confirm_above)
+            _gate(run, yes, confirm_above, cv if max_violation is not None else None)
             if max_violation is None:
                 result = run_single(**run, verbose=_progress_default(progress), announce=note)
             else:

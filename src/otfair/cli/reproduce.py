@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from otfair.cli._checks import check_device
 from otfair.cli._common import check_output_dir, fail
 from otfair.cli.sweep import (
     CONFIRM_ABOVE_HOURS,
@@ -73,7 +74,7 @@ def reproduce_command(
         ),
     ] = None,
     device: str | None = typer.Option(
-        None, "--device", help="Override the config's device (cpu, cuda, auto)."
+        None, "--device", help="Override the config's device (cpu, cuda, cuda:N, mps, auto)."
     ),
     seeds: str | None = typer.Option(
         None,
@@ -91,9 +92,19 @@ def reproduce_command(
             "Re-run N runs of the --runs archive with today's code (stratified over "
             "methods and datasets, oldest first; a stacked run with its group) and print "
             "each difference against its tolerance (0.001, or the measured spread of a "
-            "run listed in the paper's unstable.csv); exit 1 when one is outside it."
+            "run listed in the paper's unstable.csv; a (method, dataset, strength) listed "
+            "there with level=mean re-runs every seed and is judged by its seed mean, "
+            "within 3 standard errors); exit 1 when one is outside it."
         ),
     ),
+    verify_method: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--verify-method",
+            help="With --verify: only the archived runs of this method (its label in "
+            "the archive, e.g. cenet); repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.experiments import ConfigError, load_spec
@@ -104,8 +115,12 @@ def reproduce_command(
     if paper not in PAPERS:
         fail(f"unknown paper {paper!r}; choose one of {', '.join(sorted(PAPERS))}.")
     if verify is not None:
-        _verify(paper, verify, runs)
+        _verify(paper, verify, runs, verify_method or [])
         return
+    if verify_method:
+        fail("--verify-method applies with --verify only.")
+    if device is not None:
+        check_device(device)
     out = out if out is not None else Path("runs") / "reproduce" / paper
     check_output_dir(out)
     if report_dir is not None:
@@ -162,31 +177,93 @@ def reproduce_command(
         raise typer.Exit(EXIT_RUNS_FAILED)
 
 
-def _verify(paper: str, n: int, runs: Path | None) -> None:
-    """``--verify N``: re-run N archived runs and exit 1 if one moved beyond its tolerance."""
+def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> None:
+    """``--verify N``: re-run N archived runs and exit 1 if one moved beyond its tolerance.
+
+    Prints the plan first (work items, runs, the archived wall time as the estimate),
+    a progress line on stderr as each work item starts, and each item's differences as
+    it ends; then the seed means of the mean-level runs and the verdict.
+    """
     if runs is None:
         fail(
             f"--verify needs --runs (the archive to verify, e.g. docs/reproduction/{paper}/runs)."
         )
     if not runs.is_dir():
         fail(f"--runs {str(runs)!r} is not a folder (an archive of seed-N.jsonl files).")
-    from otfair.reproduction._verify import format_differences, verify_archive
+    import time
+
+    from otfair.experiments._plan import format_duration, load_factor
+    from otfair.reproduction._verify import (
+        format_differences,
+        format_means,
+        judged_outside,
+        verify_archive,
+    )
+
+    started = time.perf_counter()
+    plan: dict[str, float] = {"items": 0, "archived_s": 0.0}
+
+    def on_plan(items: Sequence[Sequence[Mapping[str, Any]]]) -> None:
+        seconds = sum(float(r.get("wall_time_s") or 0.0) for item in items for r in item)
+        plan.update(items=len(items), archived_s=seconds)
+        count = sum(len(item) for item in items)
+        factor, load = load_factor()
+        typer.echo(
+            f"verifying {count} archived runs of {paper} in {len(items)} fits (stacked "
+            f"groups whole, mean-level seeds all): estimated "
+            f"{format_duration(seconds * factor)} ({format_duration(seconds)} of archived "
+            f"wall time{load}; another machine differs).",
+            err=True,
+        )
+
+    def on_start(index: int, item: Sequence[Mapping[str, Any]]) -> None:
+        first = item[0]
+        elapsed = time.perf_counter() - started
+        group = f", {len(item)} strengths stacked" if len(item) > 1 else ""
+        typer.echo(
+            f"[{index + 1}/{plan['items']:.0f}, {format_duration(elapsed)} elapsed] "
+            f"re-running {first['method']} on {first['dataset']}, seed {first['seed']}{group}",
+            err=True,
+        )
 
     def show(diffs: Sequence[Difference]) -> None:
         for line in format_differences(diffs):
             typer.echo(line)
 
+    keep = None
+    if methods:
+        wanted = set(methods)
+
+        def keep(row: Mapping[str, Any]) -> bool:
+            return str(row.get("method")) in wanted
+
     try:
-        diffs = verify_archive(runs, n, on_item=show)
+        diffs = verify_archive(
+            runs, n, keep=keep, on_item=show, on_plan=on_plan, on_start=on_start
+        )
     except (FileNotFoundError, ValueError) as exc:
         fail(str(exc).strip().splitlines()[0])
-    outside = {d.key for d in diffs if not d.within}
+    if not diffs:
+        fail(f"no archived run of {paper} matches --verify-method {', '.join(methods)}.")
+    from otfair.reproduction._verify import compare_means
+
+    for line in format_means(compare_means(diffs)):
+        typer.echo(line)
+    outside, means_outside = judged_outside(diffs)
     checked = len({d.key for d in diffs})
+    means = compare_means(diffs)
+    of_means = (
+        f"; {len(means)} seed means: {len(means) - len(means_outside)} within, "
+        f"{len(means_outside)} outside"
+        if means
+        else ""
+    )
     typer.echo(
         f"verified {checked} archived runs of {paper} ({n} picked, with their stacked "
-        f"groups): {checked - len(outside)} within tolerance, {len(outside)} outside."
+        f"groups): {checked - len(outside)} within tolerance, {len(outside)} outside"
+        f"{of_means}."
     )
-    if outside:
+    if outside or means_outside:
         raise typer.Exit(1)
 
 

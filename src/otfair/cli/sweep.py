@@ -15,7 +15,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from otfair.cli._checks import check_scheduler, check_spec
+from otfair.cli._checks import (
+    check_device,
+    check_scheduler,
+    check_spec,
+    check_sweep_epochs_floor,
+)
 from otfair.cli._common import check_output_dir, check_output_file, fail
 
 if TYPE_CHECKING:
@@ -211,7 +216,12 @@ def sweep_command(
         fail(f"--backend must be 'local' or 'cluster'; got {backend!r}.")
     if scheduler is not None and backend != "cluster":
         fail("--scheduler is only used with --backend cluster.")
+    if device is not None:
+        check_device(device)
     spec = check_spec(config)
+    check_sweep_epochs_floor(
+        spec, profile, workers=workers, confirm_above=confirm_above, yes=yes
+    )  # before any pilot
     if scheduler is not None:
         check_scheduler(scheduler)
 

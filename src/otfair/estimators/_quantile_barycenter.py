@@ -262,15 +262,56 @@ def draw_fit_seed(random_state: Any) -> int:
     return draw_seed(random_state)
 
 
+def check_split_groups(
+    codes: np.ndarray,
+    groups: Any,
+    n_calib: int,
+    name: str = "sensitive_features",
+) -> None:
+    """Refuse groups a split stratified by group cannot place on both sides.
+
+    scikit-learn's stratified split words this as "the least populated class in y";
+    here the strata are the sensitive groups, so the message names them (and their
+    sizes) and the fix. Every group needs two rows, and each side of the split as many
+    rows as there are groups.
+    """
+    from otfair.utils._validation import describe_groups, small_groups
+
+    labels = np.arange(int(codes.max()) + 1) if groups is None else np.asarray(groups)
+    found = small_groups(codes, labels, 2)
+    if found:
+        raise ValueError(
+            f"`{name}` group(s) {describe_groups(found)} have fewer than 2 rows: the "
+            "calibration split is stratified by group and needs every group on both "
+            "sides; merge them into another group, drop their rows, or collect more data."
+        )
+    k, n_fit = len(labels), len(codes) - n_calib
+    if min(n_calib, n_fit) < k:
+        raise ValueError(
+            f"`{name}` has {k} groups but the calibration split of {len(codes)} rows keeps "
+            f"{n_calib} for calibration and {n_fit} for fitting: each side needs at least "
+            "one row per group; pass more rows, fewer groups or another "
+            "`calibration_fraction`."
+        )
+
+
 def fit_or_calibration_split(
-    meta: Any, X: np.ndarray, y: np.ndarray | None, stratify: np.ndarray, seed: int
+    meta: Any,
+    X: np.ndarray,
+    y: np.ndarray | None,
+    stratify: np.ndarray,
+    seed: int,
+    groups: Any = None,
 ) -> np.ndarray:
     """Set ``meta.estimator_`` and return the calibration rows of a post-processor.
 
     ``meta.prefit``: the given estimator is used as is and every row calibrates;
     otherwise a clone is fitted on ``1 - meta.calibration_fraction`` of the rows (split
-    stratified by group) and the rest calibrates.
+    stratified by group: ``stratify`` holds the group codes, ``groups`` their labels for
+    the messages, :func:`check_split_groups`) and the rest calibrates.
     """
+    import math
+
     from sklearn.base import clone
     from sklearn.model_selection import train_test_split
     from sklearn.utils.validation import check_is_fitted
@@ -289,6 +330,7 @@ def fit_or_calibration_split(
     frac = meta.calibration_fraction
     if not (isinstance(frac, (int, float)) and 0.0 < frac < 1.0):
         raise ValueError(f"`calibration_fraction` must lie in (0, 1); got {frac!r}.")
+    check_split_groups(np.asarray(stratify), groups, math.ceil(frac * len(X)))
     train, calib = train_test_split(
         np.arange(len(X)), test_size=frac, random_state=seed, stratify=stratify
     )

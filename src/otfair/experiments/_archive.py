@@ -74,13 +74,24 @@ def read_archive(archive_dir: str | Path) -> list[dict[str, Any]]:
     Raises
     ------
     ArchiveError
-        If a line is not a JSON object with a ``key`` and ``status`` ``"ok"``, or its key
-        is not the hash of its ``config``: the error names the file and the line number
-        (an edited or truncated file).
+        If a file is not UTF-8 text (a binary file) or cannot be read, a line is not a
+        JSON object with a ``key`` and ``status`` ``"ok"``, or its key is not the hash of
+        its ``config``: the error names the file and the line number (an edited,
+        truncated or binary file).
     """
     rows: dict[str, dict[str, Any]] = {}
     for path in sorted(Path(archive_dir).glob("seed-*.jsonl")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            at_line = path.read_bytes()[: exc.start].count(b"\n") + 1
+            raise ArchiveError(
+                f"{path}, line {at_line}: not text (not UTF-8 at byte {exc.start}; a binary or "
+                "damaged file); restore it with `git checkout` or move it out of the archive."
+            ) from None
+        except OSError as exc:
+            raise ArchiveError(f"{path}: cannot be read ({exc.strerror or exc}).") from None
+        for number, line in enumerate(text.splitlines(), 1):
             if not line.strip():
                 continue
             try:

@@ -16,16 +16,18 @@ Methods registered at run time (a sweep spec's ``plugins``) are not in the table
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from otfair.experiments._messages import notion_problem, unknown_options_message
 
 __all__ = [
     "DATASETS",
+    "DATASET_OPTIONS",
     "METHODS",
     "VALUES",
+    "dataset_options_problem",
     "MethodNames",
     "method_names",
     "method_problem",
@@ -65,6 +67,30 @@ METHODS: dict[str, MethodNames] = {
         tuple(row["options"]),
     )
     for name, row in _DATA["methods"].items()
+}
+
+#: Per built-in method, whether :class:`~otfair.estimators.FairnessCV` can set its
+#: strength (``otfair fit --max-violation``): the default estimator has a strength
+#: parameter and a fairness term (``unfair``, ``laftr``... have none it can tune).
+TUNABLE: dict[str, bool] = {
+    name: bool(row.get("tunable", False)) for name, row in _DATA["methods"].items()
+}
+
+#: Per built-in method, the default ``batch_size`` of its estimator (``None``: none, or
+#: full batch), for the arithmetic bound of an epoch count (:func:`epochs_floor_seconds`).
+BATCH_SIZES: dict[str, int | None] = {
+    name: row.get("batch_size") for name, row in _DATA["methods"].items()
+}
+
+#: Per registered dataset: ``options`` (the loader's option names), ``choices`` (the
+#: fixed values of some of them), ``real`` (read from files) and ``rows`` (with the
+#: default options; ``None`` when not known in advance).
+DATASET_OPTIONS: dict[str, dict[str, object]] = dict(_DATA.get("dataset_options", {}))
+
+#: The violation measures of ``--max-violation``'s ``--metric``, per task
+#: (:data:`otfair.estimators._budget_rule.CLASSIFICATION_METRICS`, ``REGRESSION_METRICS``).
+METRICS: dict[str, tuple[str, ...]] = {
+    task: tuple(names) for task, names in _DATA.get("metrics", {}).items()
 }
 
 #: Per built-in method, the described constraints of its strength (``"strength"``),
@@ -178,6 +204,35 @@ def values_problem(
     return None
 
 
+def dataset_options_problem(
+    dataset: str, options: Mapping[str, Any], *, extra: tuple[str, ...] = ()
+) -> str | None:
+    """Return the refusal of a dataset's loader options, or ``None`` (torch-free).
+
+    The option names are checked against the dataset's declared options
+    (:data:`DATASET_OPTIONS`, plus ``scaling``, ``verify`` and
+    ``extra``), and the options with a fixed set of values against it, in the words of
+    :func:`otfair.datasets.load_dataset` and :func:`otfair.datasets._io.check_choice`.
+    A dataset outside the table (a ``module:function`` factory) is left to its loader.
+    """
+    facts = DATASET_OPTIONS.get(dataset)
+    if facts is None:
+        return None
+    valid = {*facts["options"], "scaling", "verify", *extra}  # type: ignore[misc]
+    unknown = sorted(set(options) - valid)
+    if unknown:
+        return (
+            f"Unknown option(s) {unknown} for dataset {dataset!r}; valid options are "
+            f"{sorted(valid)}."
+        )
+    if "scaling" in options and options["scaling"] not in (None, "standard", "minmax"):
+        return f"`scaling` must be one of ['standard', 'minmax']; got {options['scaling']!r}."
+    for name, choices in dict(facts["choices"]).items():  # type: ignore[call-overload]
+        if name in options and options[name] not in choices:
+            return f"`{name}` must be one of {list(choices)}; got {options[name]!r}."
+    return None
+
+
 def _described_values(spec: object) -> dict[str, dict[str, object]]:
     """Return the described constraints of an entry's strength, epochs and options."""
     from otfair.experiments._value_checks import describe
@@ -206,9 +261,42 @@ def _described_values(spec: object) -> dict[str, dict[str, object]]:
     return out
 
 
+def _default_fit_facts(spec: object) -> dict[str, object]:
+    """``tunable`` and ``batch_size`` of the entry's default estimator (built, not fitted)."""
+    from otfair.estimators._strength_grids import default_strengths
+
+    estimator = spec.build(  # type: ignore[attr-defined]
+        None, notion=None, random_state=0, epochs=None, device="cpu", dataset=None
+    )
+    try:
+        default_strengths(estimator)
+    except ValueError:
+        tunable = False
+    else:
+        tunable = True
+    batch = estimator.get_params(deep=False).get("batch_size")
+    return {"tunable": tunable, "batch_size": batch if isinstance(batch, int) else None}
+
+
+def _dataset_facts() -> dict[str, dict[str, object]]:
+    """Option names, fixed choices, ``real`` and ``rows`` of every registered dataset."""
+    from otfair.datasets._api import dataset_entries
+
+    return {
+        name: {
+            "options": sorted(entry.options()),
+            "choices": {k: list(v) for k, v in entry.choices.items()},
+            "real": entry.real,
+            "rows": entry.rows if entry.real else entry.options().get("n_samples"),
+        }
+        for name, entry in dataset_entries().items()
+    }
+
+
 def render() -> dict[str, object]:
     """Return the table from the full registries (imports torch and the estimators)."""
     from otfair.datasets import list_datasets
+    from otfair.estimators._budget_rule import CLASSIFICATION_METRICS, REGRESSION_METRICS
     from otfair.experiments.methods import get_method, list_methods
 
     methods: dict[str, object] = {}
@@ -218,8 +306,17 @@ def render() -> dict[str, object]:
             k: list(v) if isinstance(v, tuple) else v for k, v in from_spec(spec)._asdict().items()
         }
         row["values"] = _described_values(spec)
+        row.update(_default_fit_facts(spec))
         methods[name] = row
-    return {"datasets": list(list_datasets()), "methods": methods}
+    return {
+        "datasets": list(list_datasets()),
+        "methods": methods,
+        "dataset_options": _dataset_facts(),
+        "metrics": {
+            "classification": sorted(CLASSIFICATION_METRICS),
+            "regression": sorted(REGRESSION_METRICS),
+        },
+    }
 
 
 def main() -> None:

@@ -65,6 +65,16 @@ class SweepPlan:
     basis: str = ""
     profiles: tuple[str, ...] = ()
     partial: bool = False
+    #: ``time.perf_counter()`` when the sweep began: :meth:`describe` adds what was spent
+    #: since (checks, pilots, a worker's timed start-up) to the estimate of what follows,
+    #: so that the printed estimate is of the whole command
+    started: float | None = None
+
+    def spent_s(self) -> float:
+        """Seconds since the sweep began (0 when ``started`` is not known)."""
+        import time
+
+        return 0.0 if self.started is None else max(0.0, time.perf_counter() - self.started)
 
     def describe(self) -> str:
         """One line: ``sweep 'otf', profile full: 1400 runs, 0 stored, 1400 to run ...``."""
@@ -82,10 +92,17 @@ class SweepPlan:
             )
         if self.partial:
             return f"{text}; estimated at least {format_duration(self.estimate_s)} ({self.basis})"
-        low, high = (self.estimate_s * f for f in ESTIMATE_RANGE)
+        spent = self.spent_s()
+        low, high = (spent + self.estimate_s * f for f in ESTIMATE_RANGE)
+        included = (
+            f"; {format_duration(spent)} already spent on checks, pilots and start-up, "
+            f"included; {format_duration(self.estimate_s)} to go"
+            if self.started is not None
+            else ""
+        )
         return (
-            f"{text}; estimated {format_duration(self.estimate_s)} (likely "
-            f"{format_duration(low)} to {format_duration(high)}; {self.basis})"
+            f"{text}; estimated {format_duration(spent + self.estimate_s)} (likely "
+            f"{format_duration(low)} to {format_duration(high)}; {self.basis}{included})"
         )
 
 
@@ -132,6 +149,28 @@ def usable_cores() -> int:
         return max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - macOS, Windows
         return max(1, os.cpu_count() or 1)
+
+
+def load_factor() -> tuple[float, str]:
+    """How much slower one single-threaded run goes now than alone, and the words.
+
+    With a load average ``L`` (runnable processes, the last minute) on ``C`` usable
+    cores, one more single-threaded process gets about ``C / (L + 1)`` of a core when
+    ``L + 1 > C``: the factor is ``max(1, (L + 1) / C)``. Used to scale timings
+    measured elsewhere (an archive's wall times), not pilots, which are measured under
+    the current load. ``(1.0, "")`` where the platform has no load average.
+    """
+    import os
+
+    try:
+        load = os.getloadavg()[0]
+    except (AttributeError, OSError):  # pragma: no cover - Windows
+        return 1.0, ""
+    cores = usable_cores()
+    factor = max(1.0, (load + 1.0) / cores)
+    if factor == 1.0:
+        return 1.0, ""
+    return factor, f", x{factor:.1f} for the load average {load:.1f} on {cores} cores"
 
 
 def effective_workers(workers: int, items: int, cores: int | None = None) -> float:

@@ -315,6 +315,7 @@ def run_sweep(
             todo=len(todo),
             workers=workers,
             profiles=tuple(spec.profile_names()),
+            started=start,
         )
         versions = source_versions()
         outcome = _Outcome()

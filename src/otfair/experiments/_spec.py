@@ -184,10 +184,17 @@ def _parse_dataset(
     if (src is None) != (tgt is None):
         missing = "target_domain" if tgt is None else "source_domain"
         raise ConfigError(_path(where, missing), "both domains must be given together.")
+    options = _table(table.get("options", {}), _path(where, "options"))
+    if src is None:  # the loader's option names and fixed choices, torch-free
+        from otfair.experiments._names import dataset_options_problem
+
+        problem = dataset_options_problem(name, options)
+        if problem:
+            raise ConfigError(_path(where, "options"), problem)
     return DatasetEntry(
         name=name,
         label=_string(table.get("label", name), _path(where, "label")),
-        options=_table(table.get("options", {}), _path(where, "options")),
+        options=options,
         source_domain=None if src is None else _string(src, _path(where, "source_domain")),
         target_domain=None if tgt is None else _string(tgt, _path(where, "target_domain")),
         test_size=(
@@ -280,6 +287,30 @@ def _check_values(entry: MethodEntry, where: str) -> None:
         problem = values_problem(entry.name, options={key: value})
         if problem:
             raise ConfigError(_path(_path(where, "options"), key), problem)
+
+
+def _check_run_epochs(epochs: Any, key: str, methods: Sequence[MethodEntry]) -> None:
+    """Refuse a spec-wide or profile ``epochs`` any method's constraints refuse (torch-free)."""
+    from otfair.experiments._names import values_problem
+
+    if epochs is None:
+        return
+    value = _integer(epochs, key, None)
+    for entry in methods:
+        problem = values_problem(entry.name, epochs=value)
+        if problem:
+            raise ConfigError(key, problem)
+
+
+def _device(value: Any, key: str) -> str:
+    """Return a device name (cpu, cuda, cuda:N, mps, auto); CUDA's presence is checked later."""
+    from otfair.experiments._value_checks import device_problem
+
+    device = _string(value, key)
+    problem = device_problem(device)
+    if problem:
+        raise ConfigError(key, problem)
+    return device
 
 
 def _parse_profile(raw: Any, where: str, labels: set[str], methods: set[str]) -> Profile:
@@ -418,6 +449,9 @@ def parse_spec(raw: Mapping[str, Any], *, default_name: str = "sweep") -> SweepS
         for name, p in profiles_raw.items()
     }
     epochs = table.get("epochs")
+    _check_run_epochs(epochs, "epochs", methods)
+    for name, profile in profiles.items():
+        _check_run_epochs(profile.epochs, f"profiles.{name}.epochs", methods)
     rows = table.get("max_train_rows")
     raw_audits = _list(table.get("audits", []), "audits")
     audits = tuple(_string(v, f"audits[{i}]") for i, v in enumerate(raw_audits))
@@ -433,7 +467,7 @@ def parse_spec(raw: Mapping[str, Any], *, default_name: str = "sweep") -> SweepS
         test_size=_test_size(table.get("test_size", 0.2), "test_size"),
         epochs=None if epochs is None else _integer(epochs, "epochs", None),
         max_train_rows=None if rows is None else _integer(rows, "max_train_rows", 2),
-        device=_string(table.get("device", "cpu"), "device"),
+        device=_device(table.get("device", "cpu"), "device"),
         plugins=plugins,
         audits=audits,
         profiles=profiles,

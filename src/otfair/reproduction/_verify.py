@@ -15,6 +15,15 @@ unstable, e.g. CENet's adversarial game at a large lambda), the spread measured 
 for that method, dataset and strength (the range of the same run over torch thread
 counts and seeds), whichever is larger. A difference above its tolerance is a run that
 does not reproduce at today's code.
+
+A training whose single runs do not travel between machines (CENet's adversarial game:
+another CPU moves a seed's R^2 by as much as the whole seed range) is verified at the
+level it supports: an ``unstable.csv`` row whose ``level`` is ``mean`` makes every seed
+of that (method, dataset, strength) re-run with its stacked group, and its seed mean
+compared (:class:`MeanDifference`, :func:`compare_means`): ``|mean_new - mean_archived|``
+within :data:`MEAN_SE_FACTOR` standard errors of the difference of the two means (from
+the seeds' spread on each side). Each run's own move is still stated (the per-run
+spread), not judged.
 """
 
 from __future__ import annotations
@@ -49,8 +58,14 @@ VERIFIED_METRICS: tuple[str, ...] = (
 #: The file beside a paper's ``runs/`` archive that lists unstable runs and their spread.
 UNSTABLE_FILE = "unstable.csv"
 
-#: Columns of ``unstable.csv``.
+#: Columns of ``unstable.csv`` (and the optional ``level``: ``run``, the default, or
+#: ``mean``: verified by its seed mean, :func:`compare_means`).
 UNSTABLE_COLUMNS = ("method", "dataset", "strength", "metric", "spread", "measured")
+
+#: Standard errors of the difference of two seed means within which a mean-level
+#: (method, dataset, strength) reproduces (3: a 0.3 % false alarm per metric when
+#: nothing changed, under normal seed noise).
+MEAN_SE_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
@@ -68,6 +83,8 @@ class Difference:
     new: float
     tolerance: float
     unstable: bool
+    #: verified by the seed mean of its (method, dataset, strength), not on its own
+    mean_level: bool = False
 
     @property
     def diff(self) -> float:
@@ -228,15 +245,122 @@ def tolerance_for(
     """
     if unstable.empty:
         return DEFAULT_TOLERANCE, False
-    hit = unstable[(unstable["method"] == method) & (unstable["dataset"] == dataset)]
-    if strength is not None and not hit.empty:
-        s = pd.to_numeric(hit["strength"], errors="coerce")
-        hit = hit[s.isna() | ((s - float(strength)).abs() <= 1e-9 * max(1.0, abs(strength)))]
+    hit = _matching(unstable, method, dataset, strength)
     if not hit.empty:
         hit = hit[hit["metric"].isna() | (hit["metric"] == metric)]
     if hit.empty:
         return DEFAULT_TOLERANCE, False
     return max(DEFAULT_TOLERANCE, float(hit["spread"].max())), True
+
+
+def _matching(
+    unstable: pd.DataFrame, method: str, dataset: str, strength: float | None
+) -> pd.DataFrame:
+    hit = unstable[(unstable["method"] == method) & (unstable["dataset"] == dataset)]
+    if strength is not None and not hit.empty:
+        s = pd.to_numeric(hit["strength"], errors="coerce")
+        hit = hit[s.isna() | ((s - float(strength)).abs() <= 1e-9 * max(1.0, abs(strength)))]
+    return hit
+
+
+def is_mean_level(
+    unstable: pd.DataFrame, method: str, dataset: str, strength: float | None
+) -> bool:
+    """Whether ``unstable.csv`` says to verify this run by its seed mean (``level=mean``)."""
+    if unstable.empty or "level" not in unstable.columns:
+        return False
+    hit = _matching(unstable, method, dataset, strength)
+    return bool((hit["level"].astype(str).str.strip() == "mean").any())
+
+
+@dataclass(frozen=True)
+class MeanDifference:
+    """The seed mean of one metric of one (method, dataset, strength), archived vs new.
+
+    ``se`` is the standard error of the difference of the two means,
+    ``sqrt(var_archived / n + var_new / n)`` (sample variances over the seeds); the
+    tolerance is :data:`MEAN_SE_FACTOR` of it (at least :data:`DEFAULT_TOLERANCE`).
+    ``spread`` is the largest single run's move ``|new - archived|`` (stated, not judged).
+    """
+
+    method: str
+    dataset: str
+    strength: float | None
+    metric: str
+    seeds: int
+    archived: float
+    new: float
+    se: float
+    spread: float
+
+    @property
+    def diff(self) -> float:
+        """``new - archived`` (of the means)."""
+        return self.new - self.archived
+
+    @property
+    def tolerance(self) -> float:
+        """``MEAN_SE_FACTOR * se``, at least :data:`DEFAULT_TOLERANCE`."""
+        return max(DEFAULT_TOLERANCE, MEAN_SE_FACTOR * self.se)
+
+    @property
+    def within(self) -> bool:
+        """Whether the means differ by at most the tolerance (NaN means: not within)."""
+        if math.isnan(self.diff):
+            return math.isnan(self.archived) and math.isnan(self.new)
+        return abs(self.diff) <= self.tolerance + 1e-12
+
+
+def compare_means(diffs: Iterable[Difference]) -> list[MeanDifference]:
+    """Return the :class:`MeanDifference` of every mean-level (method, dataset, strength, metric).
+
+    Built from the runs' :class:`Difference` marked ``mean_level`` (one per seed); a group
+    of fewer than two seeds has no standard error and keeps its runs' own verdicts.
+    """
+    groups: dict[tuple[Any, ...], list[Difference]] = {}
+    for d in diffs:
+        if d.mean_level:
+            groups.setdefault((d.method, d.dataset, d.strength, d.metric), []).append(d)
+    out = []
+    for (method, dataset, strength, metric), group in groups.items():
+        by_seed = {d.seed: d for d in group}  # a run re-run twice counts once
+        old = pd.Series([d.archived for d in by_seed.values()], dtype=float)
+        new = pd.Series([d.new for d in by_seed.values()], dtype=float)
+        n = len(by_seed)
+        if n < 2:
+            continue
+        se = math.sqrt(float(old.var(ddof=1)) / n + float(new.var(ddof=1)) / n)
+        out.append(
+            MeanDifference(
+                method=method,
+                dataset=dataset,
+                strength=strength,
+                metric=metric,
+                seeds=n,
+                archived=float(old.mean()),
+                new=float(new.mean()),
+                se=se,
+                spread=float((new - old).abs().max()),
+            )
+        )
+    return out
+
+
+def judged_outside(diffs: Sequence[Difference]) -> tuple[set[str], list[MeanDifference]]:
+    """Return the runs outside their own tolerance and the means outside theirs.
+
+    A mean-level run is judged by its mean (:func:`compare_means`); when its group has a
+    single seed it falls back to its own tolerance.
+    """
+    means = compare_means(diffs)
+    by_mean = {(m.method, m.dataset, m.strength, m.metric) for m in means}
+    runs = {
+        d.key
+        for d in diffs
+        if not d.within
+        and not (d.mean_level and (d.method, d.dataset, d.strength, d.metric) in by_mean)
+    }
+    return runs, [m for m in means if not m.within]
 
 
 def compare_run(
@@ -245,6 +369,9 @@ def compare_run(
     """Return the :class:`Difference` of each :data:`VERIFIED_METRICS` the run has."""
     old = row.get("metrics") or {}
     strength = row.get("strength")
+    mean_level = is_mean_level(
+        unstable, str(row["method"]), str(row["dataset"]), None if strength is None else strength
+    )
     out = []
     for metric in VERIFIED_METRICS:
         if not isinstance(old.get(metric), (int, float)):
@@ -266,6 +393,7 @@ def compare_run(
                 new=float(value) if isinstance(value, (int, float)) else math.nan,
                 tolerance=tol,
                 unstable=flag,
+                mean_level=mean_level,
             )
         )
     return out
@@ -289,6 +417,8 @@ def verify_archive(
     keep: Callable[[Mapping[str, Any]], bool] | None = None,
     max_seconds: float | None = None,
     on_item: Callable[[Sequence[Difference]], None] | None = None,
+    on_plan: Callable[[Sequence[Sequence[Mapping[str, Any]]]], None] | None = None,
+    on_start: Callable[[int, Sequence[Mapping[str, Any]]], None] | None = None,
 ) -> list[Difference]:
     """Re-run ``n`` runs of the archive ``runs`` (with their stacked groups); compare them.
 
@@ -308,6 +438,14 @@ def verify_archive(
         (:func:`group_seconds`): a quick sample.
     on_item : callable, optional
         Called with each work item's differences as it finishes.
+    on_plan : callable, optional
+        Called once with the work items (each a tuple of archived rows, a stacked group
+        whole) before the first re-run: their archived ``wall_time_s`` is the estimate.
+    on_start : callable, optional
+        Called with the index and the rows of each work item as it starts.
+
+    A picked run whose (method, dataset, strength) ``unstable.csv`` marks ``level =
+    mean`` brings every archived seed of it (:func:`compare_means` judges their mean).
 
     Returns
     -------
@@ -323,14 +461,55 @@ def verify_archive(
         cost = group_seconds(rows)
         first = keep
         keep = lambda r: cost[r["key"]] <= max_seconds and (first is None or first(r))  # noqa: E731
+    picked = select_runs(rows, n, keep=keep)
+    grouped = [r for item in work_items(picked, rows) for r in item]  # stacked mates too
+    items = work_items(picked + _seeds_of_means(grouped, rows, table), rows)
+    if on_plan is not None:
+        on_plan(items)
     out: list[Difference] = []
-    for item in work_items(select_runs(rows, n, keep=keep), rows):
+    for index, item in enumerate(items):
+        if on_start is not None:
+            on_start(index, item)
         news = rerun(item)
         diffs = [d for r, new in zip(item, news, strict=True) for d in compare_run(r, new, table)]
         if on_item is not None:
             on_item(diffs)
         out.extend(diffs)
     return out
+
+
+def _seeds_of_means(
+    picked: Sequence[Mapping[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
+    table: pd.DataFrame,
+) -> list[Mapping[str, Any]]:
+    """Return the other archived seeds of each picked mean-level (method, dataset, strength)."""
+    wanted = {
+        (str(r["method"]), str(r["dataset"]), r.get("strength"))
+        for r in picked
+        if is_mean_level(table, str(r["method"]), str(r["dataset"]), r.get("strength"))
+    }
+    chosen = {r["key"] for r in picked}
+    return [
+        r
+        for r in sorted(rows, key=lambda r: (int(r.get("seed") or 0), r["key"]))
+        if (str(r["method"]), str(r["dataset"]), r.get("strength")) in wanted
+        and r["key"] not in chosen
+    ]
+
+
+def format_means(means: Iterable[MeanDifference]) -> list[str]:
+    """One line per mean-level (method, dataset, strength, metric): the verdict of the mean."""
+    lines = []
+    for m in means:
+        strength = "-" if m.strength is None else f"{m.strength:g}"
+        lines.append(
+            f"{'ok ' if m.within else 'OUT'} {m.method} on {m.dataset}, strength {strength}, "
+            f"mean of {m.seeds} seeds: {m.metric} {m.archived:.4f} -> {m.new:.4f} "
+            f"({m.diff:+.2e}; tolerance {MEAN_SE_FACTOR:g} SE = {m.tolerance:.4g}); "
+            f"per-run spread {m.spread:.4g}"
+        )
+    return lines
 
 
 def format_differences(diffs: Iterable[Difference]) -> list[str]:
@@ -344,8 +523,11 @@ def format_differences(diffs: Iterable[Difference]) -> list[str]:
         ok = all(d.within for d in group)
         strength = "-" if worst.strength is None else f"{worst.strength:g}"
         tol = f"{worst.tolerance:.4g}" + (" (unstable: measured spread)" if worst.unstable else "")
+        verdict = "ok " if ok else "OUT"
+        if worst.mean_level:  # stated; the seed mean is judged (format_means)
+            verdict, tol = "run", f"{tol}; judged by the seed mean"
         lines.append(
-            f"{'ok ' if ok else 'OUT'} {worst.method} on {worst.dataset}, strength {strength}, "
+            f"{verdict} {worst.method} on {worst.dataset}, strength {strength}, "
             f"seed {worst.seed} (archived at {worst.revision}): {worst.metric} "
             f"{worst.archived:.4f} -> {worst.new:.4f} ({worst.diff:+.2e}; tolerance {tol})"
         )

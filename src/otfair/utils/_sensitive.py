@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from otfair.utils._validation import encode_groups
+from otfair.utils._validation import _check_one_kind, encode_groups
 
 #: Declared kinds of a sensitive column.
 SENSITIVE_TYPES = ("categorical", "continuous")
@@ -79,6 +79,7 @@ def as_frame(sensitive_features: Any, name: str = "sensitive_features") -> pd.Da
         if hasattr(x, "detach") and hasattr(x, "cpu"):
             x = x.detach().cpu().numpy()
         arr = np.asarray(x)
+        _check_one_kind(x, arr, name)
         if arr.ndim == 1:
             frame = pd.DataFrame({"s": arr})
         elif arr.ndim == 2:
@@ -88,6 +89,9 @@ def as_frame(sensitive_features: Any, name: str = "sensitive_features") -> pd.Da
             raise ValueError(f"`{name}` must have shape (n,) or (n, k); got {arr.shape}.")
     if frame.shape[0] == 0 or frame.shape[1] == 0:
         raise ValueError(f"`{name}` is empty (shape {frame.shape}).")
+    for col in frame.columns:
+        if frame[col].dtype == object:
+            _check_one_kind(None, frame[col].to_numpy(), name)
     if frame.isna().to_numpy().any():
         bad = [str(c) for c in frame.columns if frame[c].isna().any()]
         raise ValueError(f"`{name}` contains missing values (NaN/None) in column(s) {bad}.")

@@ -348,6 +348,7 @@ def encode_groups(
         in sorted order; ``groups[codes[i]]`` is the group of sample ``i``.
     """
     arr = _to_numpy(sensitive_features, name)
+    _check_one_kind(sensitive_features, arr, name)
     if arr.ndim == 2 and arr.shape[1] == 1:
         arr = arr[:, 0]
     if arr.ndim == 2:
@@ -401,6 +402,31 @@ def _encode_intersectional(
     return codes.astype(np.int64), groups
 
 
+def _check_one_kind(x: Any, arr: np.ndarray, name: str) -> None:
+    """Refuse group values that mix text with numbers (``[1, "1"]``).
+
+    numpy would sort such an object array with a ``TypeError`` (``'<' not supported``),
+    and silently turn a mixed list into strings, merging ``1`` and ``"1"`` into one
+    group; neither names the argument.
+    """
+    if arr.dtype == object:
+        values = arr
+    elif arr.dtype.kind == "U" and isinstance(x, (list, tuple)):
+        values = np.asarray(x, dtype=object)
+    else:
+        return
+    columns = values.T if values.ndim == 2 else values.reshape(1, -1)  # one kind per column
+    for column in columns:
+        types = {t for t in set(map(type, column)) if t is not type(None)}
+        text = {t for t in types if issubclass(t, (str, bytes))}
+        if text and len(text) < len(types):
+            shown = ", ".join(sorted(t.__name__ for t in types))
+            raise ValueError(
+                f"`{name}` mixes value types ({shown}), e.g. 1 and '1': give every group "
+                "value one type (all strings or all numbers)."
+            )
+
+
 def _check_no_nan(arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
@@ -422,6 +448,7 @@ def check_sensitive_features(
     one-hot encoding.
     """
     arr = _to_numpy(sensitive_features, name)
+    _check_one_kind(sensitive_features, arr, name)
     if arr.ndim == 1:
         arr = arr[:, None]
     if arr.ndim != 2:

@@ -148,7 +148,7 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         self.n_features_in_ = X.shape[1]
         self._seed = draw_fit_seed(self.random_state)
         classes, y = (None, None) if self.prefit else encode_binary_labels(y, "y")
-        calib = fit_or_calibration_split(self, X, y, codes, self._seed)
+        calib = fit_or_calibration_split(self, X, y, codes, self._seed, self.groups_)
         self.classes_ = np.asarray(self.estimator_.classes_) if classes is None else classes
         scores = self._scores(X[calib])
         codes = codes[calib]

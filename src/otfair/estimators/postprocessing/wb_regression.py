@@ -177,7 +177,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         self._seed = draw_fit_seed(self.random_state)
         if not (self.prefit or y is None):
             y = check_finite_1d(column_or_1d(y, warn=True), "y")
-        calib = fit_or_calibration_split(self, X, y, codes_arr[:, 0], self._seed)
+        calib = fit_or_calibration_split(self, X, y, codes_arr[:, 0], self._seed, self.groups_[0])
         self.n_features_in_ = X.shape[1]
         pred = np.asarray(self.estimator_.predict(X[calib]), dtype=np.float64).ravel()
         rng = np.random.default_rng([self._seed, 0])

@@ -91,6 +91,11 @@ class OTRepair(TransformerMixin, BaseEstimator):
 
     Notes
     -----
+    The groups are the distinct values of ``sensitive_features``: a continuous attribute
+    (numeric, more than 10 distinct values, some on a single row or not whole numbers)
+    and a group of one row are refused with a ``ValueError`` (bin the attribute first,
+    e.g. with :func:`numpy.digitize`), instead of one quantile map per value.
+
     Cost of ``method="quantile"`` on :math:`n` rows and :math:`d` repaired columns:
     ``fit`` sorts every group's values per column, :math:`O(d\,n \log n)`;
     ``transform`` of :math:`m` rows is :math:`O(d\,(k\,m + m \log m + m \log n))`
@@ -147,6 +152,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
         check_strength(self.strength)
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
+        _check_discrete(codes, self.groups_)
         self.n_features_in_ = X.shape[1]
         self.columns_ = self._check_columns(X.shape[1])
         k = len(self.groups_)
@@ -237,6 +243,41 @@ class OTRepair(TransformerMixin, BaseEstimator):
                 idx = self.neighbors_[g].kneighbors(X[rows], return_distance=False)[:, 0]
                 out[rows] = X[rows] + self.displacement_[g][idx]
         return out
+
+
+def _check_discrete(codes: np.ndarray, groups: np.ndarray) -> None:
+    """Refuse a continuous attribute, or a group of one row (too small to map).
+
+    OTRepair moves each *discrete* group to the barycenter; a continuous attribute
+    (a numeric one with more than :data:`~otfair.utils._sensitive.MAX_CATEGORIES`
+    distinct values, some on a single row or not whole numbers) would make one group per
+    value, each mapped by the quantile function of a point or two, which collapses the
+    features.
+    """
+    from otfair.utils._sensitive import MAX_CATEGORIES
+    from otfair.utils._validation import describe_groups, small_groups
+
+    found = small_groups(codes, groups, 2)
+    numeric = groups.dtype.kind in "iuf" or all(
+        isinstance(g, (int, float, np.number)) and not isinstance(g, (bool, np.bool_))
+        for g in groups
+    )
+    if numeric and len(groups) > MAX_CATEGORIES:
+        fractional = bool(np.any(np.mod(np.asarray(groups, dtype=np.float64), 1.0) != 0.0))
+        if found or fractional:
+            raise ValueError(
+                f"`sensitive_features` looks continuous ({len(groups)} distinct values, "
+                f"{len(found)} of them on a single row): OTRepair repairs between discrete "
+                "groups; bin the attribute into a few groups first (e.g. numpy.digitize or "
+                "pandas.cut)."
+            )
+    if not found:
+        return
+    raise ValueError(
+        f"`sensitive_features` group(s) {describe_groups(found)} have fewer than 2 rows: "
+        "a group's quantile map needs at least 2; merge them into another group, drop "
+        "their rows, or collect more data."
+    )
 
 
 def _draw_partners(plan: np.ndarray, rng: np.random.Generator) -> np.ndarray:

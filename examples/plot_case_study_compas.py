@@ -50,7 +50,7 @@ print(plain_report.by_group[["n", "base_rate", "selection_rate", "tpr", "fpr"]])
 # strength whose mean held-out EO gap is at most 0.05.
 budget = 0.05
 search = FairnessCV(
-    FairClassifier("gapreg", notion="eo", lr=0.05, epochs=30, random_state=0),
+    FairClassifier("gapreg", notion="eo", random_state=0),
     strengths=[0.0, 4.0, 16.0, 64.0, 256.0],
     max_violation=budget,
     metric="eo_gap",

@@ -9,8 +9,16 @@ import otfair
 MAX_LINES = 500
 SRC = Path(otfair.__file__).parent
 
-#: Modules allowed past the limit (none; a name here needs a reason beside it).
-ALLOWED: frozenset[str] = frozenset()
+#: Modules allowed past the limit (a name here needs a reason beside it).
+ALLOWED: frozenset[str] = frozenset(
+    {
+        # FairClassifier: its numpydoc documents 25 parameters (~170 lines), and a fit
+        # may enter only six modules of estimators/ and penalties/
+        # (tests/estimators/test_fit_files_entered.py), so its two solvers' set-up stays
+        # beside the settings they read
+        "estimators/classification/fair_classifier.py",
+    }
+)
 
 
 def test_no_module_exceeds_the_line_limit():

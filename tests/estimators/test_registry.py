@@ -91,7 +91,7 @@ def test_paper_settings_one_table():
             "otf",
             {"lr": "abc"},
             r"The 'lr' parameter of FairClassifier must be a float in the "
-            r"range \(0.0, inf\). Got 'abc' instead.",
+            r"range \(0.0, inf\) or a str among \{'auto'\}. Got 'abc' instead.",
         ),  # fmt: skip
         ("otf", {"lr": -1}, "'lr' parameter of FairClassifier"),
         ("otf", {"batch_size": 1.5}, "'batch_size' parameter of FairClassifier must be an int"),

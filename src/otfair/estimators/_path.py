@@ -34,7 +34,8 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone, is_classifier
 
-from otfair.estimators._training import check_strength, check_strengths, forget_fit
+from otfair.estimators._training import forget_fit
+from otfair.utils._strength import check_strength, check_strengths
 
 __all__ = [
     "FairnessPath",

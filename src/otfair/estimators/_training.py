@@ -27,7 +27,6 @@ them with the shared conventions:
 from __future__ import annotations
 
 import math
-import numbers
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -37,6 +36,8 @@ import numpy as np
 import scipy.optimize
 import torch
 from torch import nn
+
+from otfair.utils._progress import EpochProgress
 
 
 @dataclass
@@ -51,41 +52,6 @@ class TrainData:
     features: torch.Tensor | None = None  # (n, d') inputs of the OTF cost
 
 
-def check_strength(value: Any, name: str = "strength") -> Any:
-    """Refuse a sequence of strengths (a curve) with the one message naming the path.
-
-    Returns ``value`` unchanged otherwise (its range is checked by the estimator).
-    """
-    if not isinstance(value, (numbers.Real, str)) and hasattr(value, "__len__"):
-        shown = [float(v) if isinstance(v, numbers.Real) else v for v in value]
-        raise ValueError(
-            f"`{name}` must be a number; got {shown}. A list of strengths is a trade-off "
-            f"curve: fit it with otfair.estimators.fairness_path(estimator, X, y, "
-            f"sensitive_features=s, strengths={shown})."
-        )
-    return value
-
-
-def check_strengths(strengths: Any, name: str = "strengths") -> list[float]:
-    """Return a path's strengths as a list of distinct finite floats.
-
-    Raises ``ValueError`` naming ``name`` for an empty, repeated or non-finite list.
-    """
-    if isinstance(strengths, (numbers.Real, str)):
-        strengths = [strengths]
-    try:
-        values = np.asarray(strengths, dtype=float).reshape(-1)
-    except (TypeError, ValueError):
-        raise ValueError(f"`{name}` must be a list of numbers; got {strengths!r}.") from None
-    if values.size == 0:
-        raise ValueError(f"`{name}` must hold at least one value.")
-    if not np.all(np.isfinite(values)):
-        raise ValueError(f"`{name}` must be finite; got {values.tolist()}.")
-    if len(np.unique(values)) != values.size:
-        raise ValueError(f"`{name}` values must be distinct; got {values.tolist()}.")
-    return [float(v) for v in values]
-
-
 def forget_fit(est: Any) -> None:
     """Remove the fitted attributes (``name_``) of an earlier fit from ``est``.
 
@@ -93,14 +59,6 @@ def forget_fit(est: Any) -> None:
     """
     for name in [n for n in vars(est) if n.endswith("_") and not n.startswith("_")]:
         delattr(est, name)
-
-
-def stratified_order(strata: np.ndarray | None, n: int, rng: np.random.Generator) -> np.ndarray:
-    """Return a random order of ``range(n)`` in which every stratum is spread evenly.
-
-    See :func:`stratified_batches`, which cuts this order into batches.
-    """
-    return _stratified_positions(strata, n, rng)[0]
 
 
 def _stratified_positions(
@@ -205,33 +163,6 @@ StepResult = torch.Tensor | tuple[torch.Tensor, dict[str, torch.Tensor], float]
 def predict_from_proba(p1: np.ndarray) -> np.ndarray:
     """Return labels by the threshold convention: 1 iff ``P(y=1) >= 0.5``."""
     return (np.asarray(p1) >= 0.5).astype(np.int64)
-
-
-class _Progress:
-    """A rich progress bar over epochs (no-op unless ``verbose``)."""
-
-    def __init__(self, verbose: bool, total: int, desc: str) -> None:
-        self.bar = None
-        if verbose:
-            from rich.progress import Progress
-
-            self.bar = Progress(transient=False)
-            self.task = self.bar.add_task(desc, total=total)
-
-    def __enter__(self) -> _Progress:
-        if self.bar is not None:
-            self.bar.start()
-        return self
-
-    def advance(self, logs: EpochLogs) -> None:
-        if self.bar is not None:
-            shown = {k: v for k, v in logs.items() if k != "time_s" and isinstance(v, float)}
-            text = " ".join(f"{k}={v:.4g}" for k, v in shown.items())
-            self.bar.update(self.task, advance=1, description=text)
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
 
 
 def _epoch_mean(total: torch.Tensor, weight: float) -> float | list[float]:
@@ -339,7 +270,7 @@ def run_epochs(
         epoch's steps; lists for (K,) logs) and ``"time_s"`` (wall seconds).
     """
     history: list[EpochLogs] = []
-    with _Progress(verbose, int(epochs), desc) as progress:
+    with EpochProgress(verbose, int(epochs), desc) as progress:
         for epoch in range(int(epochs)):
             start = time.perf_counter()
             sums: dict[str, torch.Tensor] = {}

@@ -27,8 +27,6 @@ from otfair.estimators._training import (
     StopOnPlateau,
     TrainData,
     TrainLoop,
-    check_strength,
-    check_strengths,
     forget_fit,
     predict_from_proba,
     train_lbfgs,
@@ -50,6 +48,7 @@ from otfair.utils import (
     use_generator,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
+from otfair.utils._strength import check_strength, check_strengths
 from otfair.utils._torch import fits_in_training_state
 
 

@@ -64,8 +64,9 @@ from otfair.experiments._plan import (
     estimate_items,
     longest_first,
 )
+from otfair.experiments._plugins import import_plugins
 from otfair.experiments._preflight import RequestError, check_request
-from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
+from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec
 from otfair.experiments._stacking import (
     WorkItem,
     configs_of,

@@ -19,13 +19,13 @@ from otfair.reproduction._verify import (
     DEFAULT_TOLERANCE,
     Difference,
     compare_run,
-    judged_outside,
     read_unstable,
     select_runs,
     tolerance_for,
     verify_archive,
     work_items,
 )
+from otfair.reproduction._verify_means import judged_outside
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 

@@ -193,12 +193,8 @@ def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> No
     import time
 
     from otfair.experiments._plan import format_duration, load_factor
-    from otfair.reproduction._verify import (
-        format_differences,
-        format_means,
-        judged_outside,
-        verify_archive,
-    )
+    from otfair.reproduction._verify import format_differences, verify_archive
+    from otfair.reproduction._verify_means import format_means, judged_outside
 
     started = time.perf_counter()
     plan: dict[str, float] = {"items": 0, "archived_s": 0.0}
@@ -245,7 +241,7 @@ def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> No
         fail(str(exc).strip().splitlines()[0])
     if not diffs:
         fail(f"no archived run of {paper} matches --verify-method {', '.join(methods)}.")
-    from otfair.reproduction._verify import compare_means
+    from otfair.reproduction._verify_means import compare_means
 
     for line in format_means(compare_means(diffs)):
         typer.echo(line)

@@ -26,13 +26,12 @@ import pandas as pd
 
 from otfair.experiments._labels import method_label
 from otfair.experiments._store import (
-    KEY_METRICS,
-    _as_float,
     config_key,
     flatten,
     open_store,
     to_jsonable,
 )
+from otfair.experiments._store_check import KEY_METRICS, _as_float
 
 #: Store columns written to an archive line (the rest is rebuilt or machine-specific).
 ARCHIVED_COLUMNS = (

@@ -37,7 +37,8 @@ from contextlib import contextmanager, suppress
 from typing import Any
 
 from otfair.experiments._execute import execute_item, single_thread
-from otfair.experiments._spec import RunConfig, import_plugins
+from otfair.experiments._plugins import import_plugins
+from otfair.experiments._spec import RunConfig
 
 #: Seconds to wait for a Dask scheduler given with ``scheduler=`` before giving up.
 CONNECT_TIMEOUT_S = 5.0

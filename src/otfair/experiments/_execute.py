@@ -24,7 +24,8 @@ import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from otfair.experiments._spec import RunConfig, import_plugins
+from otfair.experiments._plugins import import_plugins
+from otfair.experiments._spec import RunConfig
 from otfair.experiments._stacking import WorkItem, configs_of, curve_param, path_template
 
 __all__ = [

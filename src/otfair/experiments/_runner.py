@@ -5,19 +5,8 @@ the one run executor (:mod:`otfair.experiments._execute`), which never raises: a
 failing run comes back as an ``error`` record with its traceback, is written like any
 other run, and the sweep goes on.
 
-Backends (:mod:`otfair.experiments._backends`)
-----------------------------------------------
-``local``
-    ``workers == 1`` runs in the parent process; more workers use a
-    :class:`concurrent.futures.ProcessPoolExecutor` with the ``spawn`` start method
-    (fork is unsafe with torch's thread pools), one torch thread per worker.
-``cluster``
-    Dask distributed: an existing scheduler (``scheduler="tcp://host:8786"``, reached
-    within :data:`CONNECT_TIMEOUT_S`) or a :class:`distributed.LocalCluster` on
-    127.0.0.1 with ``workers`` single-threaded worker processes. Dask was chosen over
-    Ray because it is pure pip (no separate runtime or object store daemon), starts a
-    local cluster in about a second, and its futures API mirrors
-    :mod:`concurrent.futures`, so both backends share one loop.
+The backends, ``local`` (in process or a process pool) and ``cluster`` (Dask), are
+described in :mod:`otfair.experiments._backend_choice`, which opens the one asked for.
 
 Both backends run a work item, a single run or a stacked group, through one executor
 (:func:`otfair.experiments._execute.execute_item`; a single run is a group of one).
@@ -47,14 +36,12 @@ from collections.abc import Callable, Iterable, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
+from otfair.experiments._backend_choice import Backend, _check_arguments, _open_backend
 from otfair.experiments._backends import (
     CONNECT_TIMEOUT_S,
     ClusterLostError,
-    DaskBackend,
-    InlineBackend,
-    PoolBackend,
     SchedulerUnreachableError,
     StopRun,
     StopSignals,
@@ -77,8 +64,9 @@ from otfair.experiments._plan import (
     estimate_items,
     longest_first,
 )
+from otfair.experiments._plugins import import_plugins
 from otfair.experiments._preflight import RequestError, check_request
-from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec, import_plugins
+from otfair.experiments._spec import FULL_PROFILE, RunConfig, SweepSpec
 from otfair.experiments._stacking import (
     WorkItem,
     configs_of,
@@ -108,8 +96,6 @@ _NO_PILOT = "not estimated ahead: one run, timed as it runs (--pilot times a pil
 
 #: How many times a run whose worker died is queued again before it is stored as failed.
 WORKER_RETRIES = 2
-
-Backend = Literal["local", "cluster"]
 
 __all__ = [
     "CONNECT_TIMEOUT_S",
@@ -149,42 +135,6 @@ def _pending_before(
         return list(configs)
     with ResultStore(path, read_only=True) as store:
         return pending_runs(configs, store, retry_failed=retry_failed)
-
-
-def _open_backend(
-    backend: Backend,
-    workers: int,
-    scheduler: str | None,
-    plugins: Sequence[str],
-    warmups: Sequence[RunConfig],
-    stop: StopSignals,
-    connect_timeout: float,
-) -> InlineBackend | PoolBackend | DaskBackend:
-    if backend == "cluster":
-        return DaskBackend(plugins, warmups, workers, scheduler, connect_timeout)
-    if workers == 1:
-        return InlineBackend(plugins, warmups, stop)
-    return PoolBackend(plugins, warmups, workers)
-
-
-def _check_arguments(workers: int, backend: str, scheduler: str | None) -> None:
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"`workers` must be a positive integer; got {workers!r}.")
-    if backend not in ("local", "cluster"):
-        raise ValueError(f"`backend` must be 'local' or 'cluster'; got {backend!r}.")
-    if scheduler is not None and backend != "cluster":
-        raise ValueError("`scheduler` is only used with backend='cluster'.")
-    if scheduler is not None:  # a malformed address fails before the store is claimed
-        try:
-            from distributed.comm import parse_address, parse_host_port
-        except ImportError:  # the cluster backend reports the missing package itself
-            return
-        try:
-            parse_host_port(parse_address(scheduler)[1])
-        except (ValueError, TypeError) as exc:
-            raise ValueError(
-                f"`scheduler` must be an address like tcp://host:8786; got {scheduler!r} ({exc})."
-            ) from None
 
 
 @dataclass
@@ -229,7 +179,7 @@ def run_sweep(
     workers : int, default=1
         Number of worker processes (``1`` runs in this process for the local backend).
     backend : {"local", "cluster"}, default="local"
-        Local processes or Dask distributed (see the module docstring).
+        Local processes or Dask distributed (see :mod:`._backend_choice`).
     scheduler : str, optional
         Address of an existing Dask scheduler (cluster backend only).
     retry_failed : bool, default=False

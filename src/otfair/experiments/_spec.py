@@ -12,16 +12,11 @@ is read for the constraints the static name table describes (torch-free,
 :func:`otfair.experiments._names.values_problem`), and all of them by the request check
 that starts every sweep (:func:`otfair.experiments._preflight.check_request`).
 
-Trust: a spec runs code like a script. Its ``plugins`` are imported (their import runs
-whatever they contain), and a dataset named ``module:function`` calls that function with
-the dataset's options; such a factory is loaded only from a module listed in
-``plugins`` (or inside one), so a spec names every module it runs code from in one
-place. Run only specs you would run as a Python script.
+Trust: a spec runs code like a script (see :mod:`otfair.experiments._plugins`).
 """
 
 from __future__ import annotations
 
-import importlib
 import math
 import sys
 from collections.abc import Mapping, Sequence
@@ -40,6 +35,7 @@ from otfair.experiments._grid import (
     SweepSpec,
     _thin,
 )
+from otfair.experiments._plugins import _resolve_factory, import_plugins
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -365,33 +361,6 @@ def _parse_report(raw: Any) -> dict[str, Any]:
             for measure, vals in levels.items()
         }
     return out
-
-
-def _resolve_factory(path: str, key: str, plugins: Sequence[str] = ()) -> Any:
-    """Import ``package.module:function`` (a user dataset factory) from a listed plugin.
-
-    The module must be one of the spec's ``plugins`` (or inside one of them): a spec
-    runs code like a script, and a factory named from any module (``os:system``) would
-    run whatever that module offers with the dataset's options as its arguments.
-    """
-    module, _, attr = path.partition(":")
-    if not any(module == p or module.startswith(f"{p}.") for p in plugins):
-        listed = f"plugins = {list(plugins)!r}" if plugins else "no plugins"
-        raise ConfigError(
-            key,
-            f"dataset factory {path!r} is not in a module of the spec's plugins ({listed}); "
-            f"add {module!r} to `plugins` if you trust it (a spec runs code like a script).",
-        )
-    try:
-        return getattr(importlib.import_module(module), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ConfigError(key, f"cannot import dataset factory {path!r}: {exc}.") from None
-
-
-def import_plugins(plugins: Sequence[str]) -> None:
-    """Import modules that register extra methods (run in the parent and every worker)."""
-    for module in plugins:
-        importlib.import_module(module)
 
 
 def _known_datasets() -> set[str] | None:

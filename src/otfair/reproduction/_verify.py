@@ -20,8 +20,8 @@ A training whose single runs do not travel between machines (CENet's adversarial
 another CPU moves a seed's R^2 by as much as the whole seed range) is verified at the
 level it supports: an ``unstable.csv`` row whose ``level`` is ``mean`` makes every seed
 of that (method, dataset, strength) re-run with its stacked group, and its seed mean
-compared (:class:`MeanDifference`, :func:`compare_means`): ``|mean_new - mean_archived|``
-within :data:`MEAN_SE_FACTOR` standard errors of the difference of the two means (from
+compared (:mod:`otfair.reproduction._verify_means`): ``|mean_new - mean_archived|``
+within ``MEAN_SE_FACTOR`` standard errors of the difference of the two means (from
 the seeds' spread on each side). Each run's own move is still stated (the per-run
 spread), not judged.
 """
@@ -59,13 +59,8 @@ VERIFIED_METRICS: tuple[str, ...] = (
 UNSTABLE_FILE = "unstable.csv"
 
 #: Columns of ``unstable.csv`` (and the optional ``level``: ``run``, the default, or
-#: ``mean``: verified by its seed mean, :func:`compare_means`).
+#: ``mean``: verified by its seed mean, :mod:`._verify_means`).
 UNSTABLE_COLUMNS = ("method", "dataset", "strength", "metric", "spread", "measured")
-
-#: Standard errors of the difference of two seed means within which a mean-level
-#: (method, dataset, strength) reproduces (3: a 0.3 % false alarm per metric when
-#: nothing changed, under normal seed noise).
-MEAN_SE_FACTOR = 3.0
 
 
 @dataclass(frozen=True)
@@ -273,96 +268,6 @@ def is_mean_level(
     return bool((hit["level"].astype(str).str.strip() == "mean").any())
 
 
-@dataclass(frozen=True)
-class MeanDifference:
-    """The seed mean of one metric of one (method, dataset, strength), archived vs new.
-
-    ``se`` is the standard error of the difference of the two means,
-    ``sqrt(var_archived / n + var_new / n)`` (sample variances over the seeds); the
-    tolerance is :data:`MEAN_SE_FACTOR` of it (at least :data:`DEFAULT_TOLERANCE`).
-    ``spread`` is the largest single run's move ``|new - archived|`` (stated, not judged).
-    """
-
-    method: str
-    dataset: str
-    strength: float | None
-    metric: str
-    seeds: int
-    archived: float
-    new: float
-    se: float
-    spread: float
-
-    @property
-    def diff(self) -> float:
-        """``new - archived`` (of the means)."""
-        return self.new - self.archived
-
-    @property
-    def tolerance(self) -> float:
-        """``MEAN_SE_FACTOR * se``, at least :data:`DEFAULT_TOLERANCE`."""
-        return max(DEFAULT_TOLERANCE, MEAN_SE_FACTOR * self.se)
-
-    @property
-    def within(self) -> bool:
-        """Whether the means differ by at most the tolerance (NaN means: not within)."""
-        if math.isnan(self.diff):
-            return math.isnan(self.archived) and math.isnan(self.new)
-        return abs(self.diff) <= self.tolerance + 1e-12
-
-
-def compare_means(diffs: Iterable[Difference]) -> list[MeanDifference]:
-    """Return the :class:`MeanDifference` of every mean-level (method, dataset, strength, metric).
-
-    Built from the runs' :class:`Difference` marked ``mean_level`` (one per seed); a group
-    of fewer than two seeds has no standard error and keeps its runs' own verdicts.
-    """
-    groups: dict[tuple[Any, ...], list[Difference]] = {}
-    for d in diffs:
-        if d.mean_level:
-            groups.setdefault((d.method, d.dataset, d.strength, d.metric), []).append(d)
-    out = []
-    for (method, dataset, strength, metric), group in groups.items():
-        by_seed = {d.seed: d for d in group}  # a run re-run twice counts once
-        old = pd.Series([d.archived for d in by_seed.values()], dtype=float)
-        new = pd.Series([d.new for d in by_seed.values()], dtype=float)
-        n = len(by_seed)
-        if n < 2:
-            continue
-        se = math.sqrt(float(old.var(ddof=1)) / n + float(new.var(ddof=1)) / n)
-        out.append(
-            MeanDifference(
-                method=method,
-                dataset=dataset,
-                strength=strength,
-                metric=metric,
-                seeds=n,
-                archived=float(old.mean()),
-                new=float(new.mean()),
-                se=se,
-                spread=float((new - old).abs().max()),
-            )
-        )
-    return out
-
-
-def judged_outside(diffs: Sequence[Difference]) -> tuple[set[str], list[MeanDifference]]:
-    """Return the runs outside their own tolerance and the means outside theirs.
-
-    A mean-level run is judged by its mean (:func:`compare_means`); when its group has a
-    single seed it falls back to its own tolerance.
-    """
-    means = compare_means(diffs)
-    by_mean = {(m.method, m.dataset, m.strength, m.metric) for m in means}
-    runs = {
-        d.key
-        for d in diffs
-        if not d.within
-        and not (d.mean_level and (d.method, d.dataset, d.strength, d.metric) in by_mean)
-    }
-    return runs, [m for m in means if not m.within]
-
-
 def compare_run(
     row: Mapping[str, Any], new: Mapping[str, Any], unstable: pd.DataFrame
 ) -> list[Difference]:
@@ -445,7 +350,7 @@ def verify_archive(
         Called with the index and the rows of each work item as it starts.
 
     A picked run whose (method, dataset, strength) ``unstable.csv`` marks ``level =
-    mean`` brings every archived seed of it (:func:`compare_means` judges their mean).
+    mean`` brings every archived seed of it (:mod:`._verify_means` judges their mean).
 
     Returns
     -------
@@ -496,20 +401,6 @@ def _seeds_of_means(
         if (str(r["method"]), str(r["dataset"]), r.get("strength")) in wanted
         and r["key"] not in chosen
     ]
-
-
-def format_means(means: Iterable[MeanDifference]) -> list[str]:
-    """One line per mean-level (method, dataset, strength, metric): the verdict of the mean."""
-    lines = []
-    for m in means:
-        strength = "-" if m.strength is None else f"{m.strength:g}"
-        lines.append(
-            f"{'ok ' if m.within else 'OUT'} {m.method} on {m.dataset}, strength {strength}, "
-            f"mean of {m.seeds} seeds: {m.metric} {m.archived:.4f} -> {m.new:.4f} "
-            f"({m.diff:+.2e}; tolerance {MEAN_SE_FACTOR:g} SE = {m.tolerance:.4g}); "
-            f"per-run spread {m.spread:.4g}"
-        )
-    return lines
 
 
 def format_differences(diffs: Iterable[Difference]) -> list[str]:

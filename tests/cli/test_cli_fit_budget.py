@@ -64,7 +64,7 @@ def _fit(*args: str):
 
 def test_fit_with_a_budget_reports_the_chosen_strength():
     res = _fit(
-        "--method", "gapreg", "--max-violation", "0.1", "--cv", "3", "--epochs", "3",
+        "--method", "gapreg", "--max-violation", "0.1", "--cv", "3", "--epochs", "10",
         "--max-train-rows", "600", "-o", "batch_size=100", "--json",
     )  # fmt: skip
     assert res.exit_code == 0, res.output

@@ -136,6 +136,17 @@ def test_default_grids_follow_the_penalty_and_the_estimator():
         default_strengths(FairClassifier("none"))
 
 
+def test_default_grids_span_the_trade_off_and_never_drop_the_labels():
+    for name, grid in GRIDS.items():
+        values = np.asarray(grid)
+        assert values[0] == 0.0 and (np.diff(values) > 0).all(), name
+    for name in ("otf", "convex"):  # (1 - alpha) CE + alpha R: alpha = 1 ignores y
+        assert 0.99 <= max(GRIDS[name]) < 1.0, name
+        assert {0.9, 0.97, 0.99} <= set(GRIDS[name]), name  # log-spaced in 1 - alpha
+    assert min(v for v in GRIDS["otf"] if v > 0) <= 1e-3  # Adult's OTF moves from 1e-3
+    assert max(GRIDS["additive"]) >= 1000.0  # GapReg reaches DP 0.03 on COMPAS at 300
+
+
 # ------------------------------------------------------------------- classifier
 @pytest.fixture(scope="module")
 def fitted():

@@ -78,6 +78,8 @@ BUDGETS: dict[str, tuple[str, float, str]] = {
 KEY = ("dataset", "notion", "method", "model", "penalty")
 FAIRLEARN = ("gridsearch", "gridsearch_budget", "expgrad")
 BOOTSTRAP = 200
+#: other margins whose choice is recorded beside the default's (same folds, refitted)
+MARGINS = (0.5, 1.0)
 
 
 # ----------------------------------------------------------------------------- data
@@ -226,7 +228,58 @@ def run_fairness_cv(
         cpu_s=cv_cpu + refit_cpu,
     )
     Xt = test[0]
-    return measure(row, metric, test, refit.predict(Xt), refit.predict_proba(Xt)[:, 1])
+    measure(row, metric, test, refit.predict(Xt), refit.predict_proba(Xt)[:, 1])
+    for margin in MARGINS:  # the choice at other margins, from the same folds
+        row.update(margin_choice(search, margin, est, train, test, metric, budget))
+    return row
+
+
+def margin_choice(
+    search: Any, margin: float, est: Any, train: tuple, test: tuple, metric: str, budget: float
+) -> dict:
+    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted."""
+    from sklearn.base import clone
+
+    from otfair.estimators._budget_rule import cv_results, select_strength
+
+    res = search.cv_results_
+    folds = search.n_splits_
+    rows = ~res["reference"]
+    scores = np.array([res[f"split{f}_test_score"][rows] for f in range(folds)])
+    violations = np.array([res[f"split{f}_test_violation"][rows] for f in range(folds)])
+    reference = {
+        key: np.array([res[f"split{f}_test_{key}"][~rows][0] for f in range(folds)])
+        for key in ("score", "violation")
+    }
+    losses = np.tile(res["mean_train_loss"][rows], (folds, 1))  # only the mean is used
+    reference["loss"] = np.full(folds, res["mean_train_loss"][~rows][0])
+    table = cv_results(
+        res["strength"][rows],
+        scores,
+        violations,
+        search.strength_param_,
+        budget,
+        losses=losses,
+        reference=reference,
+        margin=margin,
+    )
+    tag = f"m{margin:g}".replace(".", "_")
+    try:
+        k = select_strength(table, budget)
+    except ValueError as exc:
+        return {f"{tag}_error": str(exc).split(":")[0]}
+    out = {f"{tag}_strength": float(table["strength"][k])}
+    out[f"{tag}_cv_violation"] = float(table["mean_test_violation"][k])
+    out[f"{tag}_cv_upper"] = float(table["upper_test_violation"][k])
+    if out[f"{tag}_strength"] == search.strength_:
+        out[f"{tag}_same"] = True
+        return out
+    X, y, s = train
+    model = clone(est).set_params(strength=out[f"{tag}_strength"]).fit(X, y, sensitive_features=s)
+    scores_t = model.predict_proba(test[0])[:, 1]
+    out[f"{tag}_test_accuracy"] = float(np.mean(model.predict(test[0]) == test[1]))
+    out[f"{tag}_test_violation"] = violation(metric, test[1], scores_t, test[2])
+    return out
 
 
 # ------------------------------------------------------------------------------ csv
@@ -358,9 +411,9 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "`≤ budget`: yes when the test violation is within the budget, `noise` when it is "
         "within the budget plus two bootstrap sd of the test violation, no otherwise.",
         "",
-        "## FairnessCV's cost, by part",
-        "",
     ]
+    lines += margin_table(rows)
+    lines += ["", "## FairnessCV's cost, by part", ""]
     cost = []
     for r in rows:
         if r["method"] != "fairnesscv" or "cv_cpu_s" not in r:
@@ -404,6 +457,48 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _margin_cell(r: dict, margin: float) -> str:
+    """``strength: accuracy / violation`` of the choice at ``margin`` (or why none)."""
+    if margin == r.get("margin", 0.0):
+        return f"{r['strength']:g}: {r['test_accuracy']:.4f} / {r['test_violation']:.4f}"
+    tag = f"m{margin:g}".replace(".", "_")
+    if f"{tag}_error" in r:
+        return str(r[f"{tag}_error"])
+    if f"{tag}_strength" not in r:
+        return "-"
+    if r.get(f"{tag}_same"):
+        return f"{r[f'{tag}_strength']:g}: (same)"
+    return (
+        f"{r[f'{tag}_strength']:g}: {r[f'{tag}_test_accuracy']:.4f} / "
+        f"{r[f'{tag}_test_violation']:.4f}"
+    )
+
+
+def margin_table(rows: list[dict]) -> list[str]:
+    """Lines of the table of FairnessCV's choice at margins 0 (its row), 0.5 and 1."""
+    sel = [r for r in rows if r["method"] == "fairnesscv" and "strength" in r]
+    if not sel:
+        return []
+    margins = (0.0, *MARGINS)
+    table = [
+        [r["dataset"], BUDGETS[r["notion"]][0], str(r["model"]), str(r["penalty"])]
+        + [_margin_cell(r, m) for m in margins]
+        for r in sel
+    ]
+    return [
+        "## The margin: FairnessCV's choice at other margins",
+        "",
+        "Each cell: chosen strength: test accuracy / test violation, refitted on the "
+        "training rows; the same folds as the row above (margin "
+        f"{sel[0].get('margin', 0.0):g}, the default).",
+        "",
+        *markdown_table(
+            ["dataset", "metric", "model", "penalty"] + [f"margin {m:g}" for m in margins],
+            table,
+        ),
+    ]
 
 
 # ----------------------------------------------------------------------------- main

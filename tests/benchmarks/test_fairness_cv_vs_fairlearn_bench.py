@@ -21,6 +21,8 @@ def _rows() -> list[dict]:
     cv.update(strength=0.1, n_strengths=11, cv_cpu_s=5.0, refit_cpu_s=1.0, cpu_s=6.0)
     cv.update(gridsearch_cpu_s=2.0, test_accuracy=0.831, test_violation=0.023)
     cv.update(test_violation_sd=0.003, within_budget=False, within_budget_noise=True)
+    cv.update(margin=0.0, m0_5_strength=0.3, m0_5_test_accuracy=0.825)
+    cv.update(m0_5_test_violation=0.015, m1_error="No strength meets")
     failed = {**base, "method": "fairnesscv", "model": "mlp", "penalty": "otf"}
     failed.update(error="No strength meets max_violation=0.02")
     return [grid, cv, failed]
@@ -47,8 +49,13 @@ def test_report_states_the_ratio_the_noise_mark_and_the_cost_parts():
     assert cells[7] == "noise"  # 0.023 > 0.02 but within 2 sd
     assert cells[-1] == "3.00x"  # 6.0 / 2.0
     assert "No strength meets max_violation=0.02" in text
-    cost = next(ln for ln in text.splitlines() if ln.startswith("| adult | dp_gap | logistic"))
-    cells = [c.strip() for c in cost.strip("|").split("|")]
+    margins, cost = text.split("## The margin")[1].split("## FairnessCV's cost")
+    line = next(ln for ln in margins.splitlines() if ln.startswith("| adult | dp_gap"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[4] == "0.1: 0.8310 / 0.0230"  # margin 0: the row itself
+    assert cells[5] == "0.3: 0.8250 / 0.0150" and cells[6] == "No strength meets"
+    line = next(ln for ln in cost.splitlines() if ln.startswith("| adult | dp_gap | logistic"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
     assert cells[4] == "5 x 11" and cells[6] == "1.0" and cells[8] == "1.0"  # 5/5 vs 1.0
 
 

@@ -151,7 +151,7 @@ def test_default_grids_span_the_trade_off_and_never_drop_the_labels():
 @pytest.fixture(scope="module")
 def fitted():
     X, y, s = two_group_data(n=500, seed=0)
-    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.15, cv=3)
+    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.15, cv=3, margin=1.0)
     return search.fit(X, y, sensitive_features=s), (X, y, s)
 
 
@@ -166,7 +166,7 @@ def test_cv_results_layout_and_choice(fitted):
         assert len(res[key]) == K + 1
     splits = np.array([res[f"split{f}_test_violation"] for f in range(3)])
     np.testing.assert_allclose(res["mean_test_violation"], splits.mean(axis=0))
-    # margin 1.0 (default): the mean plus one standard error of the fold mean
+    # margin 1.0: the mean plus one standard error of the fold mean
     se = splits.std(axis=0, ddof=1) / np.sqrt(3)
     np.testing.assert_allclose(res["upper_test_violation"], splits.mean(axis=0) + se)
     assert search.best_index_ == select_strength(res, 0.15)
@@ -209,11 +209,11 @@ def test_best_estimator_equals_a_refit_at_the_chosen_strength(fitted):
 
 def test_infeasible_budget_is_a_clear_error():
     X, y, s = two_group_data(n=300, seed=2)
-    search = FairnessCV(_base(), strengths=[0.0], max_violation=0.0, cv=3)
+    search = FairnessCV(_base(), strengths=[0.0], max_violation=0.0, cv=3, margin=1.0)
     with pytest.raises(ValueError, match=r"max_violation=0: the lowest upper bound.*`margin`"):
         search.fit(X, y, sensitive_features=s)
     with pytest.raises(ValueError, match=r"No strength meets max_violation=0: the lowest mean"):
-        search.set_params(margin=0.0).fit(X, y, sensitive_features=s)
+        search.set_params(margin=0.0).fit(X, y, sensitive_features=s)  # the default
 
 
 def test_reference_row_is_the_majority_class_measured_by_hand(fitted):

@@ -338,8 +338,9 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "per dataset, budget, method, model and penalty; the script's docstring states the "
         f"protocol). Last command: `{command}`.",
         "",
-        "One fixed split per dataset (70/30, seed 0; Adult's training rows subsampled to "
-        "20,000), standardized features, the same rows for every method. FairnessCV: "
+        "One fixed split per dataset (70/30, seed 0; the training rows subsampled to "
+        "`--max-train-rows`, their number beside the dataset's name), standardized "
+        "features, the same rows for every method. FairnessCV: "
         "`FairnessCV(FairClassifier(penalty, notion=..., model=..., random_state=0), "
         "max_violation=budget, metric=...)` with every other setting at its default. "
         "`gridsearch`: fairlearn's `GridSearch(LogisticRegression, grid_size=10)` and its "

@@ -39,6 +39,8 @@ def test_csv_round_trip_keeps_numbers_flags_and_text(tmp_path):
     grid = back[("adult", "dp", "gridsearch", "logistic (sklearn)", "")]
     assert "penalty" not in grid  # an empty cell is absent, as it was never set
     assert back[("adult", "dp", "fairnesscv", "mlp", "otf")]["error"].startswith("No strength")
+    bench.write_rows(path, list(back.values()))  # a resumed run writes what it read
+    assert {bench._key(r) for r in bench.read_rows(path)} == set(back)
 
 
 def test_report_states_the_ratio_the_noise_mark_and_the_cost_parts():

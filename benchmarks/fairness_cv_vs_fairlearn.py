@@ -375,13 +375,17 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         for dataset in [d for d in DATASETS if any(r["dataset"] == d for r in sel)]:
             part = [r for r in sel if r["dataset"] == dataset]
             part.sort(
-                key=lambda r: (order.get(r["method"], 9), str(r["model"]), str(r["penalty"]))
+                key=lambda r: (
+                    order.get(r["method"], 9),
+                    str(r["model"]),
+                    str(r.get("penalty", "")),
+                )
             )
             for r in part:
                 label = f"{dataset} ({int(r['n_train']):,})"
                 if "error" in r:
                     table.append(
-                        [label, r["method"], r["model"], r["penalty"], r["error"]]
+                        [label, r["method"], r["model"], r.get("penalty", ""), r["error"]]
                         + [""] * (len(header) - 7)
                         + [f"{r['cpu_s']:.1f}" if "cpu_s" in r else "", ""]
                     )
@@ -430,7 +434,7 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
                 r["dataset"],
                 BUDGETS[r["notion"]][0],
                 str(r["model"]),
-                str(r["penalty"]),
+                str(r.get("penalty", "")),
                 f"{folds} x {int(r['n_strengths'])}",
                 f"{r['cv_cpu_s']:.1f}",
                 f"{per_fold:.1f}",
@@ -488,7 +492,7 @@ def margin_table(rows: list[dict]) -> list[str]:
         return []
     margins = (0.0, *MARGINS)
     table = [
-        [r["dataset"], BUDGETS[r["notion"]][0], str(r["model"]), str(r["penalty"])]
+        [r["dataset"], BUDGETS[r["notion"]][0], str(r["model"]), str(r.get("penalty", ""))]
         + [_margin_cell(r, m) for m in margins]
         for r in sel
     ]

@@ -104,9 +104,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     ``margin`` standard errors of that mean) to be within the budget: 1.0 is a one-sided
     ~84% bound, 1.645 ~95%. The default 0 chooses on the mean: measured on Adult (20,000
     rows, OTF, DP gap <= 0.02), it kept the test violation within the budget (0.015) at
-    fairlearn's ``GridSearch`` accuracy, while ``margin=1`` left only strengths below the
-    best constant and any margin above 0.16 moved the choice to the next strength of
-    the grid, 0.004 less accurate (``docs/budget.md``,
+    fairlearn's ``GridSearch`` accuracy, while ``margin=0.5`` moved the choice to the
+    next strength of the grid, 0.004 less accurate, and ``margin=1`` left only strengths
+    below the best constant (``docs/budget.md``,
     ``benchmarks/fairness_cv_vs_fairlearn.py``). Use a margin where the bound must
     hold on new data with confidence, and pass a finer ``strengths`` grid near the
     budget to keep its cost in accuracy small.

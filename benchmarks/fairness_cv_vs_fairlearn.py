@@ -255,6 +255,10 @@ def margin_choice(
     }
     losses = np.tile(res["mean_train_loss"][rows], (folds, 1))  # only the mean is used
     reference["loss"] = np.full(folds, res["mean_train_loss"][~rows][0])
+    pooled = res.get("pooled_test_violation")
+    if pooled is not None:
+        reference["pooled"] = float(pooled[~rows][0])
+        pooled = pooled[rows]
     table = cv_results(
         res["strength"][rows],
         scores,
@@ -264,6 +268,7 @@ def margin_choice(
         losses=losses,
         reference=reference,
         margin=margin,
+        pooled=pooled,
     )
     tag = f"m{margin:g}".replace(".", "_")
     try:
@@ -271,7 +276,7 @@ def margin_choice(
     except ValueError as exc:
         return {f"{tag}_error": str(exc).split(":")[0]}
     out = {f"{tag}_strength": float(table["strength"][k])}
-    out[f"{tag}_cv_violation"] = float(table["mean_test_violation"][k])
+    out[f"{tag}_cv_violation"] = float(table["test_violation"][k])
     out[f"{tag}_cv_upper"] = float(table["upper_test_violation"][k])
     if out[f"{tag}_strength"] == search.strength_:
         out[f"{tag}_same"] = True

@@ -166,14 +166,16 @@ def test_cv_results_layout_and_choice(fitted):
         assert len(res[key]) == K + 1
     splits = np.array([res[f"split{f}_test_violation"] for f in range(3)])
     np.testing.assert_allclose(res["mean_test_violation"], splits.mean(axis=0))
-    # margin 1.0: the mean plus one standard error of the fold mean
+    # margin 1.0: the pooled violation plus one standard error of the fold mean
     se = splits.std(axis=0, ddof=1) / np.sqrt(3)
-    np.testing.assert_allclose(res["upper_test_violation"], splits.mean(axis=0) + se)
+    np.testing.assert_array_equal(res["test_violation"], res["pooled_test_violation"])
+    np.testing.assert_allclose(res["upper_test_violation"], res["pooled_test_violation"] + se)
+    assert res["pooled_test_violation"][K] == 0.0  # the constant's
     assert search.best_index_ == select_strength(res, 0.15)
     assert search.strength_ == STRENGTHS[search.best_index_]
     assert res["rank_test_score"][search.best_index_] == 1
     assert res["upper_test_violation"][search.best_index_] <= 0.15
-    assert search.best_violation_ == res["mean_test_violation"][search.best_index_]
+    assert search.best_violation_ == res["pooled_test_violation"][search.best_index_]
     chosen = res["feasible"] & res["above_reference"] & ~res["reference"]
     assert search.best_score_ == res["mean_test_score"][chosen].max()
 
@@ -197,6 +199,24 @@ def test_fold_scores_equal_an_independent_fit(fitted):
     assert search.cv_results_["split0_test_violation"][1] == pytest.approx(dp, abs=flip)
 
 
+def test_pooled_violation_equals_the_gap_of_independent_fold_fits(fitted):
+    """The DP gap of the 3 folds' held-out predictions pooled, from separate fits."""
+    search, (X, y, s) = fitted
+    key = fold_key(y, s, "classification", 3)
+    rows, scores = [], []
+    for train, test in StratifiedKFold(3).split(X, key):
+        est = clone(_base()).set_params(strength=STRENGTHS[1])
+        est.fit(X[train], y[train], sensitive_features=s[train])
+        rows.append(test)
+        scores.append(est.predict_proba(X[test])[:, 1])
+    rows = np.concatenate(rows)
+    dp = demographic_parity_gap(y[rows], np.concatenate(scores), sensitive_features=s[rows])
+    flip = 1.0 / np.bincount(s).min() + 1e-12  # one decision at the threshold may flip
+    assert search.cv_results_["pooled_test_violation"][1] == pytest.approx(dp, abs=flip)
+    # and it differs from the fold mean (the mean of absolute gaps is not their pool)
+    assert search.cv_results_["mean_test_violation"][1] != pytest.approx(dp, abs=1e-9)
+
+
 def test_best_estimator_equals_a_refit_at_the_chosen_strength(fitted):
     search, (X, y, s) = fitted
     refit = clone(_base()).set_params(strength=search.strength_)
@@ -212,8 +232,10 @@ def test_infeasible_budget_is_a_clear_error():
     search = FairnessCV(_base(), strengths=[0.0], max_violation=0.0, cv=3, margin=1.0)
     with pytest.raises(ValueError, match=r"max_violation=0: the lowest upper bound.*`margin`"):
         search.fit(X, y, sensitive_features=s)
-    with pytest.raises(ValueError, match=r"No strength meets max_violation=0: the lowest mean"):
+    with pytest.raises(ValueError, match=r"max_violation=0: the lowest held-out .*\(pooled"):
         search.set_params(margin=0.0).fit(X, y, sensitive_features=s)  # the default
+    with pytest.raises(ValueError, match=r"No strength meets max_violation=0: the lowest mean"):
+        search.set_params(pooled_violation=False).fit(X, y, sensitive_features=s)
 
 
 def test_reference_row_is_the_majority_class_measured_by_hand(fitted):

@@ -144,10 +144,15 @@ def select_strength(
     score = np.asarray(results["mean_test_score"], dtype=float)
     bound = _upper(results)
     reference = _column(results, "reference", False).astype(bool)
-    is_upper = "upper_test_violation" in results and not np.array_equal(
-        bound, np.asarray(results["mean_test_violation"], dtype=float), equal_nan=True
-    )
-    what = "upper bound of the held-out violation" if is_upper else "mean held-out violation"
+    point_key = "test_violation" if "test_violation" in results else "mean_test_violation"
+    point = np.asarray(results[point_key], dtype=float)
+    is_upper = not np.array_equal(bound, point, equal_nan=True)
+    if is_upper:
+        what = "upper bound of the held-out violation"
+    elif "pooled_test_violation" in results:
+        what = "held-out violation (pooled folds)"
+    else:
+        what = "mean held-out violation"
     feasible = ~np.isnan(bound) & (bound <= max_violation) & ~reference
     if not feasible.any():
         rows = np.flatnonzero(~reference & ~np.isnan(bound))
@@ -217,6 +222,7 @@ def cv_results(
     losses: np.ndarray | None = None,
     reference: Mapping[str, Any] | None = None,
     margin: float = 0.0,
+    pooled: np.ndarray | None = None,
 ) -> dict[str, Any]:
     r"""Build ``cv_results_`` from ``(n_splits, K)`` held-out scores and violations.
 
@@ -225,15 +231,22 @@ def cv_results(
     ``violation`` and ``loss`` (arrays of length ``n_splits``) and its ``params``; it
     becomes the last row (``strength`` NaN, ``reference`` True). A strength is
     ``above_reference`` when its mean held-out score is at least the constant's and its
-    mean training-fold loss at most the constant's. ``upper_test_violation`` is
-    :math:`\bar v_k + \text{margin}\cdot \mathrm{se}_k` (the standard error of the
-    fold mean); ``feasible`` compares it with ``max_violation``.
+    mean training-fold loss at most the constant's. ``pooled``: the ``K`` violations
+    of the pooled held-out predictions of all folds (the reference's under
+    ``reference["pooled"]``), or ``None``. ``test_violation`` is the pooled violation
+    when given, else the fold mean :math:`\bar v_k`; ``upper_test_violation`` is
+    ``test_violation`` :math:`+ \text{margin}\cdot \mathrm{se}_k` (the standard error
+    of the fold mean); ``feasible`` compares it with ``max_violation``.
     """
     n_splits, n_strengths = scores.shape
     strengths = np.asarray(strengths, dtype=float)
     params: list[dict[str, Any]] = [{param: float(s)} for s in strengths]
     if losses is None:
         losses = np.full_like(scores, np.nan)
+    if pooled is not None:
+        pooled = np.asarray(pooled, dtype=float)
+        if reference is not None:
+            pooled = np.append(pooled, float(reference["pooled"]))
     if reference is not None:
         strengths = np.append(strengths, np.nan)
         params.append(dict(reference.get("params", {"constant": True})))
@@ -249,8 +262,12 @@ def cv_results(
     results["std_test_score"] = scores.std(axis=0)
     results["mean_test_violation"] = violations.mean(axis=0)
     results["std_test_violation"] = violations.std(axis=0)
+    if pooled is not None:
+        results["pooled_test_violation"] = pooled
+    point = results["mean_test_violation"] if pooled is None else pooled
+    results["test_violation"] = point
     spread = standard_error(violations)
-    bound = results["mean_test_violation"] + (margin * spread if margin > 0 else 0.0)
+    bound = point + (margin * spread if margin > 0 else 0.0)
     results["upper_test_violation"] = bound
     results["mean_train_loss"] = losses.mean(axis=0)
     is_reference = np.zeros(len(strengths), dtype=bool)

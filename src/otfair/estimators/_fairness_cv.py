@@ -73,16 +73,24 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         k^\star = \operatorname*{arg\,max}_{k:\ u_k \le b,\ k \succeq \mathrm{const}}
         \ \bar a_k,
         \qquad
-        u_k = \bar v_k + m\,\frac{\sigma_k}{\sqrt F},\quad
-        \bar a_k = \frac1F \sum_{f=1}^F a_{k,f},\quad
-        \bar v_k = \frac1F \sum_{f=1}^F v_{k,f},
+        u_k = v_k + m\,\frac{\sigma_k}{\sqrt F},\quad
+        \bar a_k = \frac1F \sum_{f=1}^F a_{k,f},
 
     with :math:`a_{k,f}` and :math:`v_{k,f}` the score and the violation of strength
-    :math:`s_k` on held-out fold :math:`f`, :math:`\sigma_k` the standard deviation
-    (``ddof=1``) of :math:`v_{k,1..F}`, :math:`m` = ``margin`` and :math:`b` =
-    ``max_violation``; among equal scores the smaller strength wins. With
-    ``refit=True`` one estimator at :math:`s^\star` is then fitted on all the data
-    (``best_estimator_``).
+    :math:`s_k` on held-out fold :math:`f`, :math:`v_k` the violation of the held-out
+    predictions of all folds pooled (as ``cross_val_predict`` pools them;
+    ``pooled_violation=False``: the fold mean :math:`\bar v_k = \frac1F\sum_f v_{k,f}`),
+    :math:`\sigma_k` the standard deviation (``ddof=1``) of :math:`v_{k,1..F}`,
+    :math:`m` = ``margin`` and :math:`b` = ``max_violation``; among equal scores the
+    smaller strength wins. With ``refit=True`` one estimator at :math:`s^\star` is then
+    fitted on all the data (``best_estimator_``).
+
+    **Why pooled.** A gap such as the DP gap is an absolute difference of group rates:
+    measured on a small held-out fold its noise only adds to it, so the mean of the
+    per-fold gaps overstates the violation of a fair model (a model with no gap at all
+    shows about 0.03 on COMPAS's 860-row folds, over a 0.02 budget). Pooling the
+    held-out predictions measures the gap on all the rows at once, with
+    :math:`\sqrt F` times less of that bias.
 
     **Never below a constant.** On each fold the best constant predictor of the training
     fold (the class prior, whose decision is the majority class; the mean target for a
@@ -147,13 +155,17 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     margin : float, default=0.0
         How many standard errors of the fold mean (``std(ddof=1) / sqrt(F)`` over the
         folds) are added to a strength's mean held-out violation before it is compared
-        with ``max_violation``: 0 compares the mean itself, 1.0 a one-sided ~84% upper
+        with ``max_violation``: 0 compares the estimate itself, 1.0 a one-sided ~84% upper
         bound, 1.645 ~95%. A larger margin never chooses a strength whose upper bound
         at the smaller margin exceeds the budget.
     below_constant : {"raise", "warn"}, default="raise"
         When every strength within the budget is below the best constant predictor:
         ``"raise"`` a ``ValueError`` that says so, or ``"warn"`` (a ``UserWarning`` with
         the same words) and choose among them anyway, as if there were no reference.
+    pooled_violation : bool, default=True
+        Measure a strength's violation on the pooled held-out predictions of all folds
+        (``cv_results_["pooled_test_violation"]``); ``False``: the mean of the per-fold
+        violations (``mean_test_violation``, the rule before this option).
 
     Attributes
     ----------
@@ -164,8 +176,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     best_score_ : float
         Its mean held-out score :math:`\bar a_{k^\star}`.
     best_violation_ : float
-        Its mean held-out violation :math:`\bar v_{k^\star}` (its upper bound
-        :math:`u_{k^\star}`, ``cv_results_["upper_test_violation"]``, is at most
+        Its held-out violation :math:`v_{k^\star}` (``cv_results_["test_violation"]``;
+        its upper bound :math:`u_{k^\star}`, ``upper_test_violation``, is at most
         ``max_violation``).
     best_estimator_ : estimator
         ``refit=True`` only: the estimator fitted at ``strength_`` on all the data.
@@ -175,7 +187,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         (``{"constant": "prior"}`` or ``{"constant": "mean"}`` for the constant),
         ``split{f}_test_score``, ``split{f}_test_violation``, ``mean_test_score``,
         ``std_test_score``, ``mean_test_violation``, ``std_test_violation`` (``ddof=0``),
-        ``upper_test_violation`` (:math:`u_k`), ``mean_train_loss``, ``reference`` (True
+        ``pooled_test_violation`` (``pooled_violation=True``), ``test_violation``
+        (:math:`v_k`), ``upper_test_violation`` (:math:`u_k`), ``mean_train_loss``,
+        ``reference`` (True
         on the constant's row), ``above_reference`` (not below the constant),
         ``feasible`` (:math:`u_k` within the budget) and ``rank_test_score`` (the
         eligible strengths first, each part by score then strength; rank 1 is the chosen
@@ -231,6 +245,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "refit": ["boolean"],
         "margin": [Interval(Real, 0, None, closed="left")],
         "below_constant": [StrOptions({"raise", "warn"})],
+        "pooled_violation": ["boolean"],
     }
     # `fit` consumes sensitive_features: requested by default (metadata routing)
     __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
@@ -247,6 +262,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         refit: bool = True,
         margin: float = 0.0,
         below_constant: str = "raise",
+        pooled_violation: bool = True,
     ) -> None:
         self.estimator = estimator
         self.strengths = strengths
@@ -257,6 +273,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.refit = refit
         self.margin = margin
         self.below_constant = below_constant
+        self.pooled_violation = pooled_violation
 
     # ------------------------------------------------------------------ helpers
     def _task(self) -> str:
@@ -345,6 +362,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             "params": {"constant": "prior" if task == "classification" else "mean"},
         }
         fit_time = 0.0
+        # the held-out predictions of every fold, pooled (as cross_val_predict)
+        pooled_y: list[np.ndarray] = []
+        pooled_pred: list[list[np.ndarray]] = [[] for _ in range(len(strengths) + 1)]
         for f, (train, test) in enumerate(splits):
             X_tr, y_tr = _safe_indexing(X, train), _safe_indexing(y, train)
             X_te, y_te, s_te = (_safe_indexing(a, test) for a in (X, y, s))
@@ -364,6 +384,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                     y_metric = (y_metric == est.classes_[-1]).astype(int)
                     y_fit = (y_fit == est.classes_[-1]).astype(int)
                 prediction = self._scores(est, X_te, task)
+                pooled_pred[k].append(prediction)
+                if k == 0:
+                    pooled_y.append(y_metric)
                 row = (
                     scorer(est, X_te, y_te),
                     metric(y_metric, prediction, sensitive_features=s_te),
@@ -375,6 +398,16 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                     for key, value in zip(("score", "violation", "loss"), row, strict=True):
                         reference[key][f] = value
 
+        pooled = None
+        if self.pooled_violation:
+            s_all = _safe_indexing(s, np.concatenate([test for _, test in splits]))
+            y_all = np.concatenate(pooled_y)
+            values = [
+                metric(y_all, np.concatenate(preds), sensitive_features=s_all)
+                for preds in pooled_pred
+            ]
+            pooled = np.asarray(values[:-1], dtype=float)
+            reference["pooled"] = float(values[-1])
         self.cv_results_ = cv_results(
             strengths,
             scores,
@@ -384,6 +417,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             losses=losses,
             reference=reference,
             margin=self.margin,
+            pooled=pooled,
         )
         self.strength_param_ = param
         self.metric_ = name
@@ -394,7 +428,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         )
         self.strength_ = float(strengths[self.best_index_])
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
-        self.best_violation_ = float(self.cv_results_["mean_test_violation"][self.best_index_])
+        self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
         if self.refit:
             best = clone(self.estimator).set_params(**{param: self.strength_})
             self.best_estimator_ = best.fit(X, y, sensitive_features=s)

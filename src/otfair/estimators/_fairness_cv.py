@@ -113,7 +113,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     ~84% bound, 1.645 ~95%. The default 0 chooses on the mean: measured on Adult (20,000
     rows, OTF, DP gap <= 0.02), it kept the test violation within the budget (0.015) at
     fairlearn's ``GridSearch`` accuracy, while ``margin=0.5`` moved the choice to the
-    next strength of the grid, 0.004 less accurate, and ``margin=1`` left only strengths
+    next strength of the grid, 0.0045 less accurate, and ``margin=1`` left only strengths
     below the best constant (``docs/budget.md``,
     ``benchmarks/fairness_cv_vs_fairlearn.py``). Use a margin where the bound must
     hold on new data with confidence, and pass a finer ``strengths`` grid near the

@@ -72,7 +72,7 @@ def test_fit_with_a_budget_reports_the_chosen_strength():
     path = out["path"]
     index = select_strength(path, 0.1)
     assert out["strength"] == path["strength"][index]
-    assert out["cv_violation"] == pytest.approx(path["mean_test_violation"][index])
+    assert out["cv_violation"] == pytest.approx(path["test_violation"][index])
     assert out["cv_violation"] <= 0.1 and out["cv"] == 3 and out["metric"] == "dp_gap"
     assert out["test_violation"] == pytest.approx(out["dp_gap"])  # the panel's own gap
 

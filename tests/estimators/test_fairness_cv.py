@@ -14,7 +14,12 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import CENet, FairClassifier, FairnessCV
-from otfair.estimators._budget_rule import fold_key, rank_strengths, select_strength
+from otfair.estimators._budget_rule import (
+    cv_results,
+    fold_key,
+    rank_strengths,
+    select_strength,
+)
 from otfair.estimators._strength_grids import GRIDS, default_strengths
 from otfair.metrics import demographic_parity_gap, error_gap
 
@@ -61,6 +66,43 @@ def test_rule_infeasible_budget_names_the_lowest_violation_and_its_strength():
         select_strength(table, 0.01)
 
 
+def _with_reference(table: dict, score: float, loss=None, ref_loss: float = 0.5) -> dict:
+    """``table`` plus the best constant's row (last) and the not-below-it mask."""
+    n = len(table["strength"])
+    losses = np.zeros(n) if loss is None else np.asarray(loss, dtype=float)
+    out = {k: np.append(v, {"strength": np.nan}.get(k, 0.0)) for k, v in table.items()}
+    out["mean_test_score"][-1] = score
+    out["reference"] = np.array([False] * n + [True])
+    above = (table["mean_test_score"] >= score) & (losses <= ref_loss)
+    out["above_reference"] = np.append(above, False)
+    return out
+
+
+def test_rule_never_chooses_the_constant_or_a_strength_below_it():
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.7], [0.2, 0.04, 0.0])
+    ref = _with_reference(table, 0.75)  # the constant: 0.75, violation 0 (feasible)
+    assert select_strength(ref, 0.05) == 1  # 0.8 beats the constant
+    assert rank_strengths(ref, 0.05).tolist() == [2, 1, 4, 3]  # eligible first, by score
+    with pytest.raises(ValueError, match=r"below the best constant.*0\.75.*strength=10.*0\.7"):
+        select_strength(ref, 0.01)  # only strength 10 (0.7 < 0.75) is within it
+    with pytest.warns(UserWarning, match="below the best constant"):
+        assert select_strength(ref, 0.01, below_constant="warn") == 2
+    # as accurate as the constant, but a larger training loss: excluded too
+    worse = _with_reference(table, 0.7, loss=[0.3, 0.3, 0.6])
+    with pytest.raises(ValueError, match="below the best constant"):
+        select_strength(worse, 0.01)
+    assert select_strength(_with_reference(table, 0.7, loss=[0.3, 0.3, 0.5]), 0.01) == 2
+
+
+def test_rule_checks_the_upper_bound_when_the_table_has_one():
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.7], [0.2, 0.04, 0.01])
+    assert select_strength(table, 0.05) == 1
+    table["upper_test_violation"] = np.array([0.25, 0.06, 0.02])
+    assert select_strength(table, 0.05) == 2
+    with pytest.raises(ValueError, match=r"lowest upper bound .* 0\.02 \(strength=10\)"):
+        select_strength(table, 0.015)
+
+
 # ------------------------------------------------------------------------- folds
 def test_folds_are_stratified_by_label_and_group():
     X, y, s = two_group_data(n=600, seed=1)
@@ -94,28 +136,48 @@ def test_default_grids_follow_the_penalty_and_the_estimator():
         default_strengths(FairClassifier("none"))
 
 
+def test_default_grids_span_the_trade_off_and_never_drop_the_labels():
+    for name, grid in GRIDS.items():
+        values = np.asarray(grid)
+        assert values[0] == 0.0 and (np.diff(values) > 0).all(), name
+    for name in ("otf", "convex"):  # (1 - alpha) CE + alpha R: alpha = 1 ignores y
+        assert 0.99 <= max(GRIDS[name]) < 1.0, name
+        assert {0.9, 0.97, 0.99} <= set(GRIDS[name]), name  # log-spaced in 1 - alpha
+    assert min(v for v in GRIDS["otf"] if v > 0) <= 1e-3  # Adult's OTF moves from 1e-3
+    assert max(GRIDS["additive"]) >= 1000.0  # GapReg reaches DP 0.03 on COMPAS at 300
+
+
 # ------------------------------------------------------------------- classifier
 @pytest.fixture(scope="module")
 def fitted():
     X, y, s = two_group_data(n=500, seed=0)
-    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.15, cv=3)
+    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.15, cv=3, margin=1.0)
     return search.fit(X, y, sensitive_features=s), (X, y, s)
 
 
 def test_cv_results_layout_and_choice(fitted):
     search, _ = fitted
     res = search.cv_results_
-    assert res["strength"].tolist() == STRENGTHS
+    K = len(STRENGTHS)
+    assert res["strength"][:K].tolist() == STRENGTHS and np.isnan(res["strength"][K])
+    assert res["reference"].tolist() == [False] * K + [True]
+    assert res["params"][K] == {"constant": "prior"}
     for key in ("mean_test_score", "std_test_score", "mean_test_violation", "feasible"):
-        assert len(res[key]) == len(STRENGTHS)
+        assert len(res[key]) == K + 1
     splits = np.array([res[f"split{f}_test_violation"] for f in range(3)])
     np.testing.assert_allclose(res["mean_test_violation"], splits.mean(axis=0))
+    # margin 1.0: the pooled violation plus one standard error of the fold mean
+    se = splits.std(axis=0, ddof=1) / np.sqrt(3)
+    np.testing.assert_array_equal(res["test_violation"], res["pooled_test_violation"])
+    np.testing.assert_allclose(res["upper_test_violation"], res["pooled_test_violation"] + se)
+    assert res["pooled_test_violation"][K] == 0.0  # the constant's
     assert search.best_index_ == select_strength(res, 0.15)
     assert search.strength_ == STRENGTHS[search.best_index_]
     assert res["rank_test_score"][search.best_index_] == 1
-    assert search.best_violation_ <= 0.15
-    feasible = res["feasible"]
-    assert search.best_score_ == res["mean_test_score"][feasible].max()
+    assert res["upper_test_violation"][search.best_index_] <= 0.15
+    assert search.best_violation_ == res["pooled_test_violation"][search.best_index_]
+    chosen = res["feasible"] & res["above_reference"] & ~res["reference"]
+    assert search.best_score_ == res["mean_test_score"][chosen].max()
 
 
 def test_fold_scores_equal_an_independent_fit(fitted):
@@ -137,6 +199,24 @@ def test_fold_scores_equal_an_independent_fit(fitted):
     assert search.cv_results_["split0_test_violation"][1] == pytest.approx(dp, abs=flip)
 
 
+def test_pooled_violation_equals_the_gap_of_independent_fold_fits(fitted):
+    """The DP gap of the 3 folds' held-out predictions pooled, from separate fits."""
+    search, (X, y, s) = fitted
+    key = fold_key(y, s, "classification", 3)
+    rows, scores = [], []
+    for train, test in StratifiedKFold(3).split(X, key):
+        est = clone(_base()).set_params(strength=STRENGTHS[1])
+        est.fit(X[train], y[train], sensitive_features=s[train])
+        rows.append(test)
+        scores.append(est.predict_proba(X[test])[:, 1])
+    rows = np.concatenate(rows)
+    dp = demographic_parity_gap(y[rows], np.concatenate(scores), sensitive_features=s[rows])
+    flip = 1.0 / np.bincount(s).min() + 1e-12  # one decision at the threshold may flip
+    assert search.cv_results_["pooled_test_violation"][1] == pytest.approx(dp, abs=flip)
+    # and it differs from the fold mean (the mean of absolute gaps is not their pool)
+    assert search.cv_results_["mean_test_violation"][1] != pytest.approx(dp, abs=1e-9)
+
+
 def test_best_estimator_equals_a_refit_at_the_chosen_strength(fitted):
     search, (X, y, s) = fitted
     refit = clone(_base()).set_params(strength=search.strength_)
@@ -149,9 +229,86 @@ def test_best_estimator_equals_a_refit_at_the_chosen_strength(fitted):
 
 def test_infeasible_budget_is_a_clear_error():
     X, y, s = two_group_data(n=300, seed=2)
-    search = FairnessCV(_base(), strengths=[0.0], max_violation=0.0, cv=3)
-    with pytest.raises(ValueError, match=r"No strength meets max_violation=0: the lowest mean"):
+    search = FairnessCV(_base(), strengths=[0.0], max_violation=0.0, cv=3, margin=1.0)
+    with pytest.raises(ValueError, match=r"max_violation=0: the lowest upper bound.*`margin`"):
         search.fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"max_violation=0: the lowest held-out .*\(pooled"):
+        search.set_params(margin=0.0).fit(X, y, sensitive_features=s)  # the default
+    with pytest.raises(ValueError, match=r"No strength meets max_violation=0: the lowest mean"):
+        search.set_params(pooled_violation=False).fit(X, y, sensitive_features=s)
+
+
+def test_reference_row_is_the_majority_class_measured_by_hand(fitted):
+    """The constant's held-out accuracy: each fold's share of its training majority."""
+    search, (X, y, s) = fitted
+    res = search.cv_results_
+    key = fold_key(y, s, "classification", 3)
+    shares = []
+    for train, test in StratifiedKFold(3).split(X, key):
+        majority = int(np.mean(y[train]) > 0.5)
+        shares.append(np.mean(y[test] == majority))
+    assert res["reference"][-1] and res["rank_test_score"][-1] != 1
+    assert res["mean_test_score"][-1] == pytest.approx(np.mean(shares), abs=1e-12)
+    assert res["split0_test_score"][-1] == pytest.approx(shares[0], abs=1e-12)
+    assert res["mean_test_violation"][-1] == 0.0  # a constant has no DP gap
+    prior = np.mean(y)  # its training log-loss: about the entropy of the base rate
+    entropy = -(prior * np.log(prior) + (1 - prior) * np.log(1 - prior))
+    assert res["mean_train_loss"][-1] == pytest.approx(entropy, abs=0.01)
+
+
+@pytest.fixture(scope="module")
+def collapsed():
+    """GapReg at strength 1e4 collapses to a constant, fair but worse than the prior."""
+    X, y, s = two_group_data(n=500, seed=0)
+    search = FairnessCV(_base(), strengths=[0.0, 1.0, 1e4], max_violation=1.0, cv=3, refit=False)
+    return search.fit(X, y, sensitive_features=s), (X, y, s)
+
+
+def test_a_collapsed_strength_is_below_the_constant_and_never_chosen(collapsed):
+    search, (X, y, s) = collapsed
+    res = search.cv_results_
+    # strength 1e4: no DP gap at all, but a training loss above the constant's
+    assert res["mean_test_violation"][2] < 0.01
+    assert res["mean_train_loss"][2] > res["mean_train_loss"][-1]
+    assert res["above_reference"].tolist() == [True, True, False, False]
+    assert search.strength_ in (0.0, 1.0)
+    # a budget only the collapsed model meets: FairnessCV says so instead of returning it
+    tight = clone(search).set_params(max_violation=0.05)
+    with pytest.raises(ValueError, match="below the best constant predictor"):
+        tight.fit(X, y, sensitive_features=s)
+    with pytest.warns(UserWarning, match="below the best constant predictor"):
+        tight.set_params(below_constant="warn").fit(X, y, sensitive_features=s)
+    assert tight.strength_ == 1e4
+
+
+def test_a_larger_margin_never_chooses_a_larger_upper_bound(collapsed):
+    """Rebuilt from the same folds: the feasible sets shrink as the margin grows."""
+    search, _ = collapsed
+    res = search.cv_results_
+    K = 3
+    scores = np.array([res[f"split{f}_test_score"][:K] for f in range(3)])
+    violations = np.array([res[f"split{f}_test_violation"][:K] for f in range(3)])
+    se = violations.std(axis=0, ddof=1) / np.sqrt(3)
+    budget = float(np.sort(violations.mean(axis=0))[1] + 0.5 * se.max())
+    chosen, previous = [], None
+    for margin in (0.0, 0.5, 1.0, 2.0, 5.0):
+        table = cv_results(
+            np.array([0.0, 1.0, 1e4]), scores, violations, "strength", budget, margin=margin
+        )
+        np.testing.assert_allclose(
+            table["upper_test_violation"], violations.mean(axis=0) + margin * se
+        )
+        feasible = table["feasible"]
+        if previous is not None:
+            assert not (feasible & ~previous).any()  # nested: nothing new becomes feasible
+        previous = feasible
+        try:
+            k = select_strength(table, budget)
+        except ValueError:
+            continue
+        assert table["upper_test_violation"][k] <= budget
+        chosen.append(table["mean_test_score"][k])
+    assert chosen and all(a >= b for a, b in zip(chosen, chosen[1:], strict=False))
 
 
 def test_clone_and_get_params():
@@ -257,10 +414,18 @@ def _checked() -> FairnessCV:
 
     inner = tiny("gapreg", sensitive_column=False)
     return with_default_sensitive(
-        FairnessCV(inner, strengths=[0.0, 1.0], max_violation=1.0, metric="mean_score_gap", cv=2)
+        FairnessCV(
+            inner,
+            strengths=[0.0, 1.0],
+            max_violation=1.0,
+            metric="mean_score_gap",
+            cv=2,
+            below_constant="warn",  # the checks' data are noise: the constant wins
+        )
     )
 
 
+@pytest.mark.filterwarnings("ignore:Every strength within max_violation")  # noise data
 @parametrize_with_checks([_checked()])
 def test_sklearn_checks(estimator, check):
     check(estimator)

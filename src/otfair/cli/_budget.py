@@ -83,8 +83,11 @@ def run_budget(
 
     Raises ``ValueError`` for a method without a strength FairnessCV can set, domains,
     a metric of the other task, a budget above 1 for a bounded measure or an infeasible
-    budget (the message names the lowest violation reached).
+    budget (the message names the lowest violation reached), or every strength within it
+    below the best constant predictor.
     """
+    import numpy as np
+
     from otfair.estimators import FairnessCV
     from otfair.estimators._budget_rule import resolve_metric
     from otfair.estimators._strength_grids import strength_param
@@ -123,6 +126,8 @@ def run_budget(
     else:
         y_test, scores = split.y_test, best.predict(split.X_test)
     res = search.cv_results_
+    rows = ~res["reference"]  # the strengths; the last row is the best constant predictor
+    ref = int(np.flatnonzero(res["reference"])[0])
     result.update(
         max_violation=max_violation,
         metric=name,
@@ -130,11 +135,20 @@ def run_budget(
         cv_violation=search.best_violation_,
         cv_score=search.best_score_,
         test_violation=float(measure(y_test, scores, sensitive_features=split.s_test)),
+        margin=search.margin,
+        constant_score=float(res["mean_test_score"][ref]),
+        constant_violation=float(res["test_violation"][ref]),
         path={
-            "strength": res["strength"].tolist(),
-            "mean_test_score": res["mean_test_score"].tolist(),
-            "mean_test_violation": res["mean_test_violation"].tolist(),
-            "feasible": res["feasible"].tolist(),
+            key: res[key][rows].tolist()
+            for key in (
+                "strength",
+                "mean_test_score",
+                "mean_test_violation",
+                "test_violation",
+                "upper_test_violation",
+                "above_reference",
+                "feasible",
+            )
         },
     )
     return result
@@ -149,17 +163,22 @@ def print_budget(result: dict[str, Any]) -> None:
     title = f"{result['method']} on {result['dataset']}: strength {result['strength']:g}"
     print_panel(title, flat)
     rows = [
-        [s, a, v, "yes" if ok else "no"]
-        for s, a, v, ok in zip(
+        [s, a, v, u, "yes" if ok else "no", "yes" if above else "no"]
+        for s, a, v, u, ok, above in zip(
             path["strength"],
             path["mean_test_score"],
-            path["mean_test_violation"],
+            path["test_violation"],
+            path["upper_test_violation"],
             path["feasible"],
+            path["above_reference"],
             strict=True,
         )
     ]
+    rows.append(
+        ["constant", result["constant_score"], result["constant_violation"], "", "", "(reference)"]
+    )
     print_table(
-        f"FairnessCV path ({result['cv']}-fold means)",
-        ["strength", "score", result["metric"], "feasible"],
+        f"FairnessCV path ({result['cv']} folds; violation: held-out predictions pooled)",
+        ["strength", "score", result["metric"], "upper bound", "feasible", "above constant"],
         rows,
     )

@@ -1,11 +1,15 @@
 r"""The pieces of :class:`~otfair.estimators.FairnessCV` that hold no estimator state.
 
 * :func:`select_strength`, the selection rule on a ``cv_results_`` table: the most
-  accurate strength whose mean held-out violation is within the budget,
+  accurate strength whose upper bound of the held-out violation is within the budget
+  and which is not below the best constant predictor (the table's ``reference`` row),
 
   .. math::
 
-      k^\star = \operatorname*{arg\,max}_{k:\ \bar v_k \le b}\ \bar a_k,
+      k^\star = \operatorname*{arg\,max}_{k:\ u_k \le b,\
+      \bar a_k \ge \bar a_{\mathrm{const}},\ \bar\ell_k \le \bar\ell_{\mathrm{const}}}
+      \ \bar a_k,
+      \qquad u_k = \bar v_k + m\,\mathrm{se}_k,
       \qquad \text{ties to the smallest } s_k;
 
 * :func:`resolve_metric`, the violation measures by name (:mod:`otfair.metrics`);
@@ -16,6 +20,7 @@ r"""The pieces of :class:`~otfair.estimators.FairnessCV` that hold no estimator 
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -29,10 +34,12 @@ __all__ = [
     "CLASSIFICATION_METRICS",
     "REGRESSION_METRICS",
     "cv_results",
+    "eligible",
     "fold_key",
     "make_splits",
     "resolve_metric",
     "select_strength",
+    "standard_error",
 ]
 
 MetricFn = Callable[..., float]
@@ -79,59 +86,130 @@ def resolve_metric(metric: str | MetricFn, task: str) -> tuple[str, MetricFn]:
 
 
 # ----------------------------------------------------------------------------- rule
-def select_strength(results: Mapping[str, Any], max_violation: float) -> int:
+def _column(results: Mapping[str, Any], key: str, default: Any) -> np.ndarray:
+    """``results[key]`` as an array, or ``default`` broadcast to the table's length."""
+    n = len(results["strength"])
+    if key in results:
+        return np.asarray(results[key])
+    return np.full(n, default)
+
+
+def _upper(results: Mapping[str, Any]) -> np.ndarray:
+    """Return the violation the budget is checked on: the upper bound if there is one."""
+    key = "upper_test_violation" if "upper_test_violation" in results else "mean_test_violation"
+    return np.asarray(results[key], dtype=float)
+
+
+def eligible(results: Mapping[str, Any], max_violation: float) -> np.ndarray:
+    """Mask of the rows :func:`select_strength` may choose.
+
+    A row is eligible when it is a strength (not the ``reference`` row), its violation
+    bound (``upper_test_violation``, else ``mean_test_violation``) is within
+    ``max_violation`` and it is not below the best constant predictor
+    (``above_reference``); a table without those columns has no reference row and every
+    row is above it.
+    """
+    bound = _upper(results)
+    feasible = ~np.isnan(bound) & (bound <= max_violation)
+    reference = _column(results, "reference", False).astype(bool)
+    above = _column(results, "above_reference", True).astype(bool)
+    return feasible & above & ~reference
+
+
+def select_strength(
+    results: Mapping[str, Any], max_violation: float, *, below_constant: str = "raise"
+) -> int:
     r"""Return the index of the strength chosen from a ``cv_results_`` table.
 
-    With :math:`\bar a_k` = ``mean_test_score[k]``, :math:`\bar v_k` =
-    ``mean_test_violation[k]`` and :math:`b` = ``max_violation``, the rule is
-    :math:`\operatorname{arg\,max}_{k:\ \bar v_k \le b} \bar a_k`, ties to the smaller
-    ``strength``. A NaN violation (undefined on some fold) is never feasible and a NaN
-    score never wins.
+    With :math:`\bar a_k` = ``mean_test_score[k]``, :math:`u_k` =
+    ``upper_test_violation[k]`` (``mean_test_violation[k]`` when the table has no upper
+    bound) and :math:`b` = ``max_violation``, the rule is
+    :math:`\operatorname{arg\,max}_{k:\ u_k \le b,\ k \text{ above the constant}}
+    \bar a_k`, ties to the smaller ``strength``. The ``reference`` row (the best
+    constant predictor) is never chosen, nor a strength below it
+    (``above_reference`` False). A NaN violation (undefined on some fold) is never
+    feasible and a NaN score never wins. When every feasible strength is below the
+    constant, ``below_constant="raise"`` raises and ``"warn"`` warns (``UserWarning``)
+    and chooses among the feasible strengths as if there were no reference row.
 
     Raises
     ------
     ValueError
-        When no strength is feasible; the message names the lowest mean violation reached
-        and the strength reaching it.
+        When no strength is feasible (the message names the lowest violation bound
+        reached and the strength reaching it), or, with ``below_constant="raise"``, when
+        every feasible strength is below the best constant predictor (the message gives
+        both scores).
     """
     strengths = np.asarray(results["strength"], dtype=float)
     score = np.asarray(results["mean_test_score"], dtype=float)
-    violation = np.asarray(results["mean_test_violation"], dtype=float)
-    feasible = ~np.isnan(violation) & (violation <= max_violation)
+    bound = _upper(results)
+    reference = _column(results, "reference", False).astype(bool)
+    point_key = "test_violation" if "test_violation" in results else "mean_test_violation"
+    point = np.asarray(results[point_key], dtype=float)
+    is_upper = not np.array_equal(bound, point, equal_nan=True)
+    if is_upper:
+        what = "upper bound of the held-out violation"
+    elif "pooled_test_violation" in results:
+        what = "held-out violation (pooled folds)"
+    else:
+        what = "mean held-out violation"
+    feasible = ~np.isnan(bound) & (bound <= max_violation) & ~reference
     if not feasible.any():
-        if np.isnan(violation).all():
+        rows = np.flatnonzero(~reference & ~np.isnan(bound))
+        if rows.size == 0:
             reached = "the held-out violation is undefined at every strength"
         else:
-            low = int(np.nanargmin(violation))
-            reached = (
-                f"the lowest mean held-out violation is {violation[low]:.4g} "
-                f"(strength={strengths[low]:g})"
-            )
+            low = rows[np.argmin(bound[rows])]
+            reached = f"the lowest {what} is {bound[low]:.4g} (strength={strengths[low]:g})"
+        margin = " or lower `margin`" if is_upper else ""
         raise ValueError(
             f"No strength meets max_violation={max_violation:g}: {reached}. Raise "
-            "`max_violation` or add larger `strengths`."
+            f"`max_violation`{margin}, or add larger `strengths`."
         )
-    candidates = np.flatnonzero(feasible & ~np.isnan(score))
+    candidates = np.flatnonzero(eligible(results, max_violation) & ~np.isnan(score))
     if candidates.size == 0:
-        raise ValueError("The held-out score is undefined at every feasible strength.")
-    best = score[candidates].max()
-    ties = candidates[score[candidates] == best]
+        if np.isnan(score[feasible]).all():
+            raise ValueError("The held-out score is undefined at every feasible strength.")
+        ref = np.flatnonzero(reference)
+        best = np.flatnonzero(feasible)[np.nanargmax(score[feasible])]
+        constant = f" (the constant's held-out score is {score[ref[0]]:.4g})" if ref.size else ""
+        message = (
+            f"Every strength within max_violation={max_violation:g} is below the best "
+            f"constant predictor{constant}: the best of them (strength="
+            f"{strengths[best]:g}) scores {score[best]:.4g}. The constant predictor is "
+            "perfectly fair and better; a model worth returning needs smaller `strengths`, "
+            "more training (epochs) or a larger `max_violation`."
+        )
+        if below_constant == "raise":
+            raise ValueError(message)
+        warnings.warn(message + " Chosen anyway (below_constant='warn').", stacklevel=3)
+        candidates = np.flatnonzero(feasible & ~np.isnan(score))
+    best_score = score[candidates].max()
+    ties = candidates[score[candidates] == best_score]
     return int(ties[np.argmin(strengths[ties])])
 
 
 def rank_strengths(results: Mapping[str, Any], max_violation: float) -> np.ndarray:
-    """``rank_test_score``: feasible strengths first, each part by score then strength.
+    """``rank_test_score``: eligible strengths first, each part by score then strength.
 
-    Rank 1 is the strength :func:`select_strength` chooses (when one is feasible).
+    Rank 1 is the strength :func:`select_strength` chooses (when one is eligible); the
+    ``reference`` row (never chosen) ranks among the ineligible rows.
     """
-    strengths = np.asarray(results["strength"], dtype=float)
+    strengths = np.nan_to_num(np.asarray(results["strength"], dtype=float), nan=np.inf)
     score = np.nan_to_num(np.asarray(results["mean_test_score"], dtype=float), nan=-np.inf)
-    violation = np.asarray(results["mean_test_violation"], dtype=float)
-    infeasible = ~(~np.isnan(violation) & (violation <= max_violation))
-    order = np.lexsort((strengths, -score, infeasible))
+    ineligible = ~eligible(results, max_violation)
+    order = np.lexsort((strengths, -score, ineligible))
     rank = np.empty(len(strengths), dtype=np.int32)
     rank[order] = np.arange(1, len(strengths) + 1)
     return rank
+
+
+def standard_error(values: np.ndarray) -> np.ndarray:
+    """Return the standard error of the fold mean (axis 0): ``std(ddof=1) / sqrt(F)``."""
+    n = values.shape[0]
+    if n < 2:
+        return np.full(values.shape[1:], np.nan)
+    return np.asarray(values.std(axis=0, ddof=1) / np.sqrt(n))
 
 
 def cv_results(
@@ -140,22 +218,73 @@ def cv_results(
     violations: np.ndarray,
     param: str,
     max_violation: float,
+    *,
+    losses: np.ndarray | None = None,
+    reference: Mapping[str, Any] | None = None,
+    margin: float = 0.0,
+    pooled: np.ndarray | None = None,
 ) -> dict[str, Any]:
-    """Build ``cv_results_`` from ``(n_splits, K)`` held-out scores and violations."""
-    results: dict[str, Any] = {
-        "strength": np.asarray(strengths, dtype=float),
-        "params": [{param: float(s)} for s in strengths],
-    }
-    for k in range(scores.shape[0]):
+    r"""Build ``cv_results_`` from ``(n_splits, K)`` held-out scores and violations.
+
+    ``losses``: the ``(n_splits, K)`` losses on the training folds (log-loss or squared
+    error), or ``None``. ``reference``: the best constant predictor's per-fold ``score``,
+    ``violation`` and ``loss`` (arrays of length ``n_splits``) and its ``params``; it
+    becomes the last row (``strength`` NaN, ``reference`` True). A strength is
+    ``above_reference`` when its mean held-out score is at least the constant's and its
+    mean training-fold loss at most the constant's. ``pooled``: the ``K`` violations
+    of the pooled held-out predictions of all folds (the reference's under
+    ``reference["pooled"]``), or ``None``. ``test_violation`` is the pooled violation
+    when given, else the fold mean :math:`\bar v_k`; ``upper_test_violation`` is
+    ``test_violation`` :math:`+ \text{margin}\cdot \mathrm{se}_k` (the standard error
+    of the fold mean); ``feasible`` compares it with ``max_violation``.
+    """
+    n_splits, n_strengths = scores.shape
+    strengths = np.asarray(strengths, dtype=float)
+    params: list[dict[str, Any]] = [{param: float(s)} for s in strengths]
+    if losses is None:
+        losses = np.full_like(scores, np.nan)
+    if pooled is not None:
+        pooled = np.asarray(pooled, dtype=float)
+        if reference is not None:
+            pooled = np.append(pooled, float(reference["pooled"]))
+    if reference is not None:
+        strengths = np.append(strengths, np.nan)
+        params.append(dict(reference.get("params", {"constant": True})))
+        scores = np.column_stack([scores, np.asarray(reference["score"], dtype=float)])
+        violations = np.column_stack([violations, np.asarray(reference["violation"], dtype=float)])
+        losses = np.column_stack([losses, np.asarray(reference["loss"], dtype=float)])
+    results: dict[str, Any] = {"strength": strengths, "params": params}
+    for k in range(n_splits):
         results[f"split{k}_test_score"] = scores[k]
-    for k in range(violations.shape[0]):
+    for k in range(n_splits):
         results[f"split{k}_test_violation"] = violations[k]
     results["mean_test_score"] = scores.mean(axis=0)
     results["std_test_score"] = scores.std(axis=0)
     results["mean_test_violation"] = violations.mean(axis=0)
     results["std_test_violation"] = violations.std(axis=0)
-    viol = results["mean_test_violation"]
-    results["feasible"] = ~np.isnan(viol) & (viol <= max_violation)
+    if pooled is not None:
+        results["pooled_test_violation"] = pooled
+    point = results["mean_test_violation"] if pooled is None else pooled
+    results["test_violation"] = point
+    spread = standard_error(violations)
+    bound = point + (margin * spread if margin > 0 else 0.0)
+    results["upper_test_violation"] = bound
+    results["mean_train_loss"] = losses.mean(axis=0)
+    is_reference = np.zeros(len(strengths), dtype=bool)
+    above = np.ones(len(strengths), dtype=bool)
+    if reference is not None:
+        is_reference[-1] = True
+        ref_score = results["mean_test_score"][-1]
+        ref_loss = results["mean_train_loss"][-1]
+        score = results["mean_test_score"]
+        loss = results["mean_train_loss"]
+        above = ~np.isnan(score) & (score >= ref_score)
+        if not np.isnan(ref_loss):  # a NaN loss (not measured) does not exclude
+            above &= ~(loss > ref_loss)
+        above[-1] = False
+    results["reference"] = is_reference
+    results["above_reference"] = above
+    results["feasible"] = ~np.isnan(bound) & (bound <= max_violation)
     results["rank_test_score"] = rank_strengths(results, max_violation)
     return results
 

@@ -160,11 +160,31 @@ html_sidebars = {
 html_context = {"default_mode": "light"}
 
 
+#: the user-guide pages each namespace's API page links back to (docnames, first = main)
+GUIDES = {
+    "estimators": ("guide/index", "guide/otf", "guide/ftm", "guide/adapfair", "classifiers"),
+    "penalties": ("guide/otf", "guide/ftm", "guide/extending", "extending"),
+    "metrics": ("guide/metrics", "metrics"),
+    "ot": ("guide/ot", "ot"),
+    "datasets": ("datasets",),
+    "experiments": ("guide/sweeps", "experiments"),
+    "experiments.methods": ("experiments", "guide/extending"),
+    "reproduction": ("guide/reproduction",),
+    "notions": ("concepts",),
+}
+
+
 def api_page(ns: str) -> str:
-    """Return the text of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name."""
+    """Return the text of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name.
+
+    Under the title, a "User guide" line links the namespace's guide pages (``GUIDES``).
+    """
     module = importlib.import_module(f"otfair.{ns}")
     title = f"``otfair.{ns}``"
-    lines = [title, "=" * len(title), "", f".. automodule:: otfair.{ns}", "   :no-members:"]
+    lines = [title, "=" * len(title), ""]
+    if ns in GUIDES:
+        lines += ["User guide: " + ", ".join(f":doc:`/{doc}`" for doc in GUIDES[ns]), ""]
+    lines += [f".. automodule:: otfair.{ns}", "   :no-members:"]
     lines += ["", f".. currentmodule:: otfair.{ns}", ""]
     lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
     lines += [f"   {name}" for name in sorted(module.__all__, key=str.lower)]

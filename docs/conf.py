@@ -67,6 +67,25 @@ exclude_patterns = [
     "auto_examples/*.codeobj.json",
 ]
 templates_path = ["_templates"]
+
+# --- cross-references: every one must resolve (a wrong name fails the build) ---------
+nitpicky = True
+nitpick_ignore_regex = [
+    # Third-party names: the build is offline, so there is no intersphinx inventory to
+    # resolve them against (the docstrings still name them for the reader).
+    (r"py:.*", r"(abc|warnings|numpy|torch|sklearn|fairlearn)(\..+)?"),
+]
+nitpick_ignore = [
+    # Private base classes that ``:show-inheritance:`` names on public classes' pages:
+    # implementation details with no page of their own (their public members are
+    # documented on the subclasses).
+    ("py:class", "otfair.estimators._torch_base.TorchEstimatorMixin"),
+    ("py:class", "otfair.estimators.regression._base.FairRegressorMixin"),
+    ("py:class", "otfair.estimators.regression._base.NeuralFairRegressor"),
+    ("py:class", "otfair.estimators.representation._base.RepresentationClassifier"),
+    ("py:class", "otfair.estimators.representation._base.RepresentationEstimator"),
+    ("py:class", "otfair.penalties._critics._JointAdversaryPenalty"),
+]
 # the long guides skip heading levels (## then ####) on purpose: not a broken page
 suppress_warnings = ["myst.header"]
 
@@ -83,6 +102,7 @@ NAMESPACES = [
     "ot",
     "datasets",
     "experiments",
+    "experiments.methods",
     "reproduction",
     "notions",
 ]
@@ -140,11 +160,31 @@ html_sidebars = {
 html_context = {"default_mode": "light"}
 
 
+#: the user-guide pages each namespace's API page links back to (docnames, first = main)
+GUIDES = {
+    "estimators": ("guide/index", "guide/otf", "guide/ftm", "guide/adapfair", "classifiers"),
+    "penalties": ("guide/otf", "guide/ftm", "guide/extending", "extending"),
+    "metrics": ("guide/metrics", "metrics"),
+    "ot": ("guide/ot", "ot"),
+    "datasets": ("datasets",),
+    "experiments": ("guide/sweeps", "experiments"),
+    "experiments.methods": ("experiments", "guide/extending"),
+    "reproduction": ("guide/reproduction",),
+    "notions": ("concepts",),
+}
+
+
 def api_page(ns: str) -> str:
-    """Return the text of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name."""
+    """Return the text of ``api/<ns>.rst``: one autosummary entry per ``__all__`` name.
+
+    Under the title, a "User guide" line links the namespace's guide pages (``GUIDES``).
+    """
     module = importlib.import_module(f"otfair.{ns}")
     title = f"``otfair.{ns}``"
-    lines = [title, "=" * len(title), "", f".. automodule:: otfair.{ns}", "   :no-members:"]
+    lines = [title, "=" * len(title), ""]
+    if ns in GUIDES:
+        lines += ["User guide: " + ", ".join(f":doc:`/{doc}`" for doc in GUIDES[ns]), ""]
+    lines += [f".. automodule:: otfair.{ns}", "   :no-members:"]
     lines += ["", f".. currentmodule:: otfair.{ns}", ""]
     lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
     lines += [f"   {name}" for name in sorted(module.__all__, key=str.lower)]

@@ -55,6 +55,17 @@ def test_generated_page_lists_every_public_name(conf, ns):
     assert listed == public
 
 
+@pytest.mark.parametrize("ns", NAMESPACES)
+def test_api_page_links_back_to_its_user_guide(conf, ns):
+    """Each namespace's page opens with a "User guide" line naming existing guide pages."""
+    docs = conf.GUIDES.get(ns)
+    assert docs, f"docs/conf.py's GUIDES names no user-guide page for otfair.{ns}"
+    missing = [doc for doc in docs if not (DOCS / f"{doc}.md").is_file()]
+    assert not missing, f"otfair.{ns}: GUIDES names missing pages {missing}"
+    head = conf.api_page(ns).split(".. automodule::")[0]
+    assert "User guide: " + ", ".join(f":doc:`/{doc}`" for doc in docs) in head
+
+
 def test_api_index_links_every_namespace():
     index = (DOCS / "api" / "index.rst").read_text()
     for ns in NAMESPACES:

@@ -120,7 +120,8 @@ def repo_path(page: Path, target: str) -> str:
 def _namespace_twins(ns: str) -> set[str]:
     if ns not in conf_namespaces():
         return set()  # not a page the build writes
-    return {f"src/otfair/{ns}/__init__.py", f"src/otfair/{ns}", f"src/otfair/{ns}.py"}
+    path = ns.replace(".", "/")  # experiments.methods -> src/otfair/experiments/methods
+    return {f"src/otfair/{path}/__init__.py", f"src/otfair/{path}", f"src/otfair/{path}.py"}
 
 
 #: generated, git-ignored target -> (its committed twins, its file in the built site)
@@ -141,7 +142,7 @@ GENERATED: list[tuple[re.Pattern, Callable[[re.Match], set[str]], str]] = [
         r"_images/\1",
     ),
     (
-        re.compile(r"docs/api/(?!index\.)(\w+)\.rst"),
+        re.compile(r"docs/api/(?!index\.)([\w.]+)\.rst"),
         lambda m: _namespace_twins(m[1]),
         r"api/\1.html",
     ),

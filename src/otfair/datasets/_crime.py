@@ -70,7 +70,7 @@ def load_communities_crime(
         ``ViolentCrimesPerPop`` over all rows (ties by column order), a rule fixed before
         any split. AdapFair (App. A) keeps "6 selected features" "to focus on predictive
         attributes" without naming them; ``features=6`` is otfair's closest documented
-        choice (:data:`ADAPFAIR_FEATURES`). A sequence: those columns, in that order.
+        choice (``ADAPFAIR_FEATURES``). A sequence: those columns, in that order.
 
     Returns
     -------

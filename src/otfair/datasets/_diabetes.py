@@ -113,7 +113,7 @@ def load_diabetes(*, data_home: DataHome = None, sensitive: str = "gender") -> F
     Returns
     -------
     FairDataset
-        45,715 rows (see :func:`diabetes_frame` for the cleaning).
+        45,715 rows (see ``diabetes_frame`` for the cleaning).
     """
     check_choice(sensitive, "sensitive", ["gender", "age"])
     raw = _read_raw(data_home)

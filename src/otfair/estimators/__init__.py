@@ -36,7 +36,7 @@ Trade-off curves
 
 The estimators live in subpackages by kind (``classification/``, ``regression/``,
 ``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
-:mod:`otfair.estimators._training`. The methods that ``otfair fit`` and
+``otfair.estimators._training``. The methods that ``otfair fit`` and
 ``otfair sweep`` run are listed by :func:`otfair.experiments.methods.list_methods`
 (``otfair methods``).
 """

@@ -122,7 +122,7 @@ def load_archive(archive_dir: str | Path) -> pd.DataFrame:
     ``label``: the series name the reports plot, ``method [notion]`` (``otf [dp]``) or the
     method alone where it has no notion (``barycenter``). A committed archive
     (``docs/reproduction/PAPER/runs``) is analysed this way without a store. Raises
-    :class:`ArchiveError` for a damaged file (see :func:`read_archive`).
+    ``ArchiveError`` for a damaged file (see ``read_archive``).
 
     Examples
     --------

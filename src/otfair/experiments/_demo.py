@@ -34,7 +34,7 @@ def demo_spec(dataset: str | None = None) -> SweepSpec:
     20 epochs on up to 1,500 rows, enough for the trade-off to show). A regression dataset
     (by its default options) switches to the accuracy-parity demo (unfair vs
     WassersteinNet and CENet) trained with that dataset's settings from the
-    accuracy-disparity paper (App. B, :func:`otfair.estimators.paper_settings`: widths,
+    accuracy-disparity paper (App. B, :func:`otfair.experiments.methods.paper_settings`: widths,
     Adadelta learning rate, batch size and epochs), since a few epochs at a generic
     learning rate leave every method with a negative R^2. The description names the
     dataset actually used.

@@ -7,7 +7,7 @@ that differ only in strength (:mod:`otfair.experiments._stacking`) prepares its 
 once and fits one path (:func:`otfair.estimators.fairness_path`) when its built
 estimators can share it; a group of one fits its estimator alone.
 
-:func:`execute_item` is what the backends, the pilots and the reproduction checks
+``execute_item`` is what the backends, the pilots and the reproduction checks
 call: it never raises (a failing run comes back as an ``error`` record with the
 formatted traceback) and gives each run its share of the fit (:func:`share_fit_time`,
 ``stacked_k`` = K, 1 for a run fitted alone). :func:`single_thread` keeps one
@@ -225,7 +225,7 @@ def warning_line(caught: warnings.WarningMessage) -> str:
 def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any]:
     """Run one configuration and return a record for :meth:`ResultStore.write`.
 
-    The executor of every sweep run (:func:`execute_item` on one run). Never raises for
+    The executor of every sweep run (``execute_item`` on one run). Never raises for
     a failing run: the record then has ``status="error"``, the error message and the
     formatted traceback.
     """

@@ -188,11 +188,11 @@ def run_sweep(
         Show progress (runs done/total, failures, ETA): a bar on a terminal, else a line
         on stderr every ``progress_interval`` seconds.
     merge : bool, default=False
-        Allow a store that holds another sweep's results (:func:`claim_store`).
+        Allow a store that holds another sweep's results (``claim_store``).
     on_plan : callable, optional
-        Called with the :class:`SweepPlan` before the work starts: first without an
+        Called with the ``SweepPlan`` before the work starts: first without an
         estimate when pilots must time some method x dataset group (see
-        :mod:`._plan`), then with a lower bound (``partial=True``) after each pilot, and
+        ``_plan``), then with a lower bound (``partial=True``) after each pilot, and
         with the estimate before the workers start. It may raise to stop the sweep
         (only the pilots of methods without an epoch budget are then stored). Without
         ``on_plan`` no pilot is fitted.
@@ -203,11 +203,11 @@ def run_sweep(
     stack : bool, default=True
         Fit the pending runs that differ only in strength (methods built on
         FairClassifier, CENet or WassersteinNet) as one stacked training run each
-        (:mod:`._stacking`); every run
+        (``_stacking``); every run
         is still stored as its own row. ``False`` fits each run separately.
     pilot : bool or None, default=None
         Time a pilot of each timing group without stored timings before the workers
-        start (see :mod:`._plan`; only with ``on_plan``). ``None``: only when more than
+        start (see ``_plan``; only with ``on_plan``). ``None``: only when more than
         one work item is pending, so that a one-run sweep trains once (its estimate then
         comes from stored timings, or is not given).
     warm_up : bool, default=False
@@ -224,7 +224,7 @@ def run_sweep(
     RequestError
         Before anything is stored or trained, for the first setting a run would reject
         (device, method options and strengths, notions, dataset options, missing data
-        files; :func:`otfair.experiments._preflight.check_request`; a one-run sweep
+        files; ``otfair.experiments._preflight.check_request``; a one-run sweep
         fits no probe: its run reports the estimator's own errors).
     StoreError
         If ``out_dir`` is an existing file or holds a damaged store (left untouched).
@@ -235,7 +235,7 @@ def run_sweep(
     StoreConflictError
         If ``out_dir`` holds another sweep and ``merge`` is false.
     OutDirBusyError
-        If another sweep is running on ``out_dir`` (:mod:`._out_lock`).
+        If another sweep is running on ``out_dir`` (``_out_lock``).
     SchedulerUnreachableError
         If ``scheduler`` does not answer within ``connect_timeout`` seconds.
     """

@@ -11,7 +11,7 @@ validated :class:`~otfair.experiments._request.RunRequest`:
 4. :func:`evaluate` (test panel, audits, the method's extra report) -> the result dict.
 
 :func:`run_request` chains them and :func:`run_single` is ``run_request`` over
-``RunRequest.from_args(...)``; a stacked sweep group (:mod:`._stacking`) prepares the
+``RunRequest.from_args(...)``; a stacked sweep group (``_stacking``) prepares the
 data once, fits one curve estimator and evaluates each strength.
 """
 
@@ -225,7 +225,7 @@ def run_single(
         random half-spaces and, for German and Dutch, on the halves split by an input
         variable, fair matching transport cost and consistency; ``"sfp"``:
         self-fulfilling prophecy against an unfair reference fitted on the same split,
-        with its 2x2 tables; see :mod:`._audits`).
+        with its 2x2 tables; see ``_audits``).
 
     Returns
     -------

@@ -313,7 +313,7 @@ class ResultStore:
 
     @_guarded
     def mean_wall_times(self) -> dict[tuple[Any, ...], tuple[float, int]]:
-        """Mean wall time of the successful runs per :func:`timing_group` (and the count)."""
+        """Mean wall time of the successful runs per ``timing_group`` (and the count)."""
         cur = self._conn.execute(
             "SELECT dataset, method, config, wall_time_s FROM runs "
             "WHERE status = 'ok' AND wall_time_s IS NOT NULL"
@@ -384,7 +384,7 @@ class ResultStore:
 
         ``config`` and ``metrics`` may be decoded (dicts) or JSON text; columns this
         store does not have are ignored. Used to resume a sweep from an archive of its
-        runs (:mod:`otfair.experiments._archive`). Returns the number of rows added.
+        runs (``otfair.experiments._archive``). Returns the number of rows added.
         """
         columns = [row[1] for row in self._conn.execute("PRAGMA table_info(runs)")]
         added = 0

@@ -36,7 +36,7 @@ class SweepSummary:
     first. After an interruption, ``interrupted`` is the signal's name, ``abandoned``
     names the runs that were running (not stored) and ``not_started`` counts the rest;
     a sweep whose store's disk filled up, or whose Dask scheduler went away, stops the
-    same way, with ``interrupted`` set to :data:`DISK_FULL` or :data:`LOST_CLUSTER` and
+    same way, with ``interrupted`` set to ``DISK_FULL`` or ``LOST_CLUSTER`` and
     ``reason`` the one-line message naming the cause.
     ``other_ok``/``other_failed`` count the store's rows outside the selection (another
     profile, a grid edited since), which ``otfair report`` counts too. ``warnings`` lists

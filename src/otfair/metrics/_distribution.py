@@ -193,7 +193,7 @@ def tv_demographic_parity(
     min_group_size : int, default=30
         A group with fewer rows is left out of the gap when at least two groups reach
         the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
+        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
 
     Returns
     -------

@@ -60,7 +60,7 @@ def demographic_parity_gap(
     min_group_size : int, default=30
         A group with fewer rows is left out of the gap when at least two groups reach
         the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
+        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
 
     Returns
     -------
@@ -119,7 +119,7 @@ def mean_score_gap(
     min_group_size : int, default=30
         A group with fewer rows is left out of the gap when at least two groups reach
         the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
+        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
 
     Returns
     -------
@@ -214,7 +214,7 @@ def true_positive_rate_gap(
     min_group_size : int, default=30
         A group with fewer rows is left out of the gap when at least two groups reach
         the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
+        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
 
     Returns
     -------
@@ -401,7 +401,7 @@ def error_gap(
     min_group_size : int, default=30
         A group with fewer rows is left out of the gap when at least two groups reach
         the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE`.
+        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
 
     Returns
     -------

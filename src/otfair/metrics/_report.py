@@ -154,7 +154,7 @@ def fairness_report(
 
     Sensitive attributes: one binary column, several columns (one-hot or binary; group
     measures use their intersectional groups) or continuous columns, read by the one
-    rule of otfair (:func:`otfair.utils.split_sensitive`): a column is categorical (its
+    rule of otfair (:func:`otfair.metrics.split_sensitive`): a column is categorical (its
     values are groups, strings included) unless declared continuous with
     ``sensitive_type``, or numeric with more than ``max_categories`` distinct values and
     not declared categorical. Group measures and ``by_group`` use the categorical
@@ -199,7 +199,7 @@ def fairness_report(
         of each column in order; ``None`` follows the rule above.
     min_group_size : int, default=30
         Groups with fewer samples are flagged and left out of the max gaps (see above);
-        0 keeps every group. Default :data:`otfair.utils.MIN_GROUP_SIZE` (30): one person
+        0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE`` (30): one person
         then moves a group's rate by at most 3.3 points and the standard error of a rate
         is at most 0.5 / sqrt(30) = 0.09, the usual floor for a normal approximation of
         a proportion.

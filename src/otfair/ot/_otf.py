@@ -23,7 +23,7 @@ and :math:`\mathrm{OTFR}_\varepsilon(h)` relaxes the linear constraint to
         / \varepsilon}, \quad \phi, \psi \le 0,
 
 by exact coordinate ascent on the semi-dual (:mod:`otfair.ot._otf_solver`,
-:mod:`otfair.ot._otf_semidual`): the row duals in closed form, each constraint dual
+``otfair.ot._otf_semidual``): the row duals in closed form, each constraint dual
 maximized exactly in turn. For OTFR the pair :math:`(\phi_c, \psi_c)` is updated
 jointly through :math:`\nu_c = \phi_c - \psi_c` (at the optimum at most one is nonzero,
 so :math:`\phi_c + \psi_c = -|\nu_c|`). When the columns of ``G`` take few distinct
@@ -111,13 +111,13 @@ def otf_dual(
         Issue a :class:`ConvergenceWarning` when ``tol`` is not reached.
     method : {"semidual"}, default="semidual"
         The built-in solver: eliminates the row duals in closed form and maximizes over
-        each constraint dual exactly (:mod:`otfair.ot._otf_semidual`). When the columns
+        each constraint dual exactly (``otfair.ot._otf_semidual``). When the columns
         of ``G`` take few distinct values (discrete groups) it runs on the exact class
         reduction of the problem, which costs one pass over ``C`` per ``eps``.
         ``"alternating"`` (the paper's App. A) moved to ``benchmarks/otf_alternating.py``.
     solver : class, optional
         A solver class with the interface of
-        :class:`otfair.ot._otf_solver.SemiDualSolver` (overrides ``method``; e.g. the
+        ``otfair.ot._otf_solver.SemiDualSolver`` (overrides ``method``; e.g. the
         reference ``AlternatingSolver`` of ``benchmarks/otf_alternating.py``).
 
     Returns

@@ -128,7 +128,7 @@ def sinkhorn(
     return_plan : bool, default=True
         Materialize the n0 x n1 plan in the result.
     chunk_rows : int, optional
-        Rows per chunk of the in-place log-sum-exp (see :mod:`otfair.ot._lse`).
+        Rows per chunk of the in-place log-sum-exp (see ``otfair.ot._lse``).
     warn : bool, default=True
         Issue a :class:`ConvergenceWarning` when ``tol`` is not reached.
 

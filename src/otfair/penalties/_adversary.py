@@ -59,7 +59,7 @@ class AdversaryPenalty(FairnessPenalty):
 
     The adversary :math:`a_\theta` reads the predictor's logit (and the label for
     ``notion="eo"``) and outputs :math:`P(S=1)`. Its own loss (minimized by its own
-    optimizer, see :meth:`adversary_loss`) is the cross-entropy
+    optimizer, see :meth:`~otfair.penalties.FairnessPenalty.adversary_loss`) is the cross-entropy
     :math:`L_A = \mathrm{CE}(s, a_\theta(\mathrm{logit}\,h))`. The penalty seen by the
     predictor is how much better than a constant guess the adversary does:
 
@@ -75,7 +75,8 @@ class AdversaryPenalty(FairnessPenalty):
     Zhang et al. is not used (as in the FTM paper's baseline).
 
     The estimator alternates: one predictor step on ``CE + lambda * Adv`` (adversary
-    frozen), then one adversary step on :meth:`adversary_loss` with detached scores.
+    frozen), then one adversary step on
+    :meth:`~otfair.penalties.FairnessPenalty.adversary_loss` with detached scores.
 
     Parameters
     ----------

@@ -108,7 +108,7 @@ class FairnessPenalty(nn.Module, abc.ABC):
         """Validate the batch and return the penalty value (a 0-dim tensor, >= 0).
 
         The template of every penalty: the checks common to all (``scores`` finite
-        probabilities, ``labels`` binary when :attr:`requires_labels`) run here once,
+        probabilities, ``labels`` binary when ``requires_labels``) run here once,
         then :meth:`evaluate` computes the penalty on the checked :class:`PenaltyBatch`.
         A subclass implements :meth:`evaluate` (and optionally the unchecked fast path
         :meth:`evaluate_unchecked`); overriding ``forward`` itself still works.
@@ -359,7 +359,8 @@ class PenaltyObject:
     """
 
     name: ClassVar[str] = ""
-    #: the notions the penalty serves (``None``: every notion); :meth:`build` refuses others
+    #: the notions the penalty serves (``None``: every notion);
+    #: :meth:`~otfair.penalties.PenaltyObject.build` refuses others
     notions: ClassVar[tuple[str, ...] | None] = None
     #: appended to the refusal of a notion (a hint at what serves it)
     notion_hint: ClassVar[str] = ""

@@ -111,7 +111,8 @@ class JointCriticPenalty(_JointAdversaryPenalty):
 
     with :math:`f` kept 1-Lipschitz by weight clipping (``clip``, WGAN) and/or the
     gradient penalty of weight :math:`\gamma` (WGAN-GP) (accuracy-disparity paper §3.2,
-    eq. 3). A batch with one group only has no estimate: :meth:`loss` returns ``None``.
+    eq. 3). A batch with one group only has no estimate:
+    :meth:`~otfair.penalties.RepresentationAdversary.loss` returns ``None``.
 
     Parameters
     ----------

@@ -163,7 +163,8 @@ class MatchedDemographicParity(FairnessPenalty):
 
     Shapes: ``scores`` (2m,) the scores of the group-0 batch followed by those of their
     partners in group 1, in matched order; ``sensitive`` (2m,) the group codes
-    (``m`` zeros then ``m`` ones); the unchecked :meth:`value` also takes a (K, 2m)
+    (``m`` zeros then ``m`` ones); the unchecked
+    :meth:`~otfair.penalties.FairnessPenalty.value` also takes a (K, 2m)
     block of K models (``batchable``). The old call ``mdp(scores, matched_scores)`` with two
     (m,) float tensors still works (deprecated).
 

@@ -118,7 +118,7 @@ def fairness_loss(
 
 
 class GroupWassersteinLoss(FairnessPenalty):
-    r"""AdapFair's fairness term as a penalty: :func:`fairness_loss` of the batch.
+    r"""AdapFair's fairness term as a penalty: ``fairness_loss`` of the batch.
 
     :math:`\sum_c \mathcal W(p(r \mid S=0, c), p(r \mid S=1, c))` over the notion's label
     cells (Huang et al., 2024, §III-D); see the module docstring. Trained by AdapFair as

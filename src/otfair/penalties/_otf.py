@@ -2,7 +2,7 @@
 
 :class:`OTF` holds the settings (``FairClassifier(penalty=OTF(eps=1e-3))``) and builds
 :class:`OTFPenalty`, the torch penalty, for the estimator's notion; both take their
-defaults from one place (:data:`DEFAULTS`).
+defaults from one place (``DEFAULTS``).
 """
 
 from __future__ import annotations
@@ -96,7 +96,7 @@ class OTFPenalty(LinearPenalty):
     constraints : LinearConstraints
         Fitted linear notion (PDP / PEO, several and continuous attributes).
     eps, max_iter, warm_start, tol : optional
-        The settings of :class:`OTF`, with its defaults (:data:`DEFAULTS`).
+        The settings of :class:`OTF`, with its defaults (``DEFAULTS``).
         ``eps``: the entropic smoothing (the paper's value by default). ``max_iter``:
         semi-dual sweeps per batch (:func:`otfair.ot.otf_dual`): a two-group DP batch
         converges in one, a few groups or EO in a handful. The solves run to ``tol``,
@@ -111,7 +111,7 @@ class OTFPenalty(LinearPenalty):
     -----
     Cost per call: the Euclidean cost by one matrix product (``exact=False`` of
     :func:`otfair.ot.euclidean_cost`), and, for discrete groups (DP, EO), its exact
-    class reduction fused with it (:func:`otfair.ot._otf_cost.euclidean_class_cost`:
+    class reduction fused with it (``otfair.ot._otf_cost.euclidean_class_cost``:
     the batch sorted by class, each cache-sized chunk of rows produced and reduced in
     two passes); the solves then run on ``n x K`` matrices (``K`` = number of groups,
     x2 for EO). Continuous attributes run the solves on the full ``n x n`` cost (a few

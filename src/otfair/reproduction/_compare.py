@@ -387,12 +387,12 @@ def compare_values(
         The successful runs (:meth:`otfair.experiments.ResultStore.to_frame`).
     datasets : mapping of str to (str, str or None)
         Dataset label in the config -> (loader name, ``sensitive`` option), see
-        :func:`dataset_sensitive`.
+        ``dataset_sensitive``.
     paper_seeds : int, optional
         The paper's number of seeds/splits (the config's full profile), shown per row.
     statistics : callable, optional
         ``statistics(label)`` -> dataset statistics of a config dataset
-        (:func:`otfair.reproduction._data.statistics_lookup`): sizes, input dimension
+        (``otfair.reproduction._data.statistics_lookup``): sizes, input dimension
         and positive rates are compared with those, not with runs.
 
     Returns
@@ -401,7 +401,7 @@ def compare_values(
         ``verdict`` is ``reproduced`` / ``close`` / ``differs`` (rule of
         :func:`otfair.reproduction.judge`, see :func:`judge_table`) or
         ``not run`` with the reason in ``reason`` (``no verdict``: otfair's value is
-        shown but the paper's is not trusted, see :data:`UNRELIABLE`).
+        shown but the paper's is not trusted, see ``UNRELIABLE``).
     """
     out = []
     sizes = paper_group_sizes(paper_values)

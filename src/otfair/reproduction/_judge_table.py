@@ -3,7 +3,7 @@
 :func:`judge_table` applies :func:`otfair.reproduction.judge` to each row of the table
 built by :func:`otfair.reproduction._compare.compare_values` (the difference with its
 standard error, ``|ours - paper| <= k * se``), marks a number the paper publishes twice
-(counted once), and :func:`verdict_counts` counts the outcomes of :data:`VERDICTS`.
+(counted once), and ``verdict_counts`` counts the outcomes of :data:`VERDICTS`.
 """
 
 from __future__ import annotations
@@ -109,7 +109,7 @@ def judge_table(table: pd.DataFrame) -> pd.DataFrame:
     sensitive, method, strength, metric, setting up to number formatting, value) in a
     later table (FTM Tables 8 and 9 repeat Table 1 with standard errors) are the same
     published number: ``repeats`` names the first table, they are counted there only
-    (:func:`verdict_counts`), and all copies take the verdict judged with the copy that
+    (``verdict_counts``), and all copies take the verdict judged with the copy that
     prints a spread. Idempotent: judging a judged table changes nothing.
     """
     table = table.copy()

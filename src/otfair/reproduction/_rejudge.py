@@ -265,7 +265,7 @@ def reproduction_counts(root: str | Path) -> dict[str, dict[str, int]]:
 
 
 def counts_markdown(root: str | Path, link_prefix: str = "") -> str:
-    """Render :func:`reproduction_counts` as a Markdown table linking each report."""
+    """Render ``reproduction_counts`` as a Markdown table linking each report."""
     header = "| report | numbers | " + " | ".join(VERDICTS) + " |"
     lines = [header, "|---|---|" + "---|" * len(VERDICTS)]
     for folder, counts in reproduction_counts(root).items():

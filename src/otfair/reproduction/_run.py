@@ -193,7 +193,7 @@ def reproduce(
         The command line to cite in the report.
     runs : str or Path, optional
         An archive of finished runs (a folder of ``seed-N.jsonl`` files, see
-        :mod:`otfair.experiments._archive`), e.g. the committed
+        ``otfair.experiments._archive``), e.g. the committed
         ``docs/reproduction/PAPER/runs``: its runs are loaded into the store first (the
         sweep skips them), and the profile's finished runs are written back to it at the
         end, so a long protocol can be finished in pieces, on any machine, from what is
@@ -204,8 +204,9 @@ def reproduce(
         device is not part of a run's key, so runs made on a CPU and on a GPU resume
         each other.
     seeds : sequence of int, optional
-        Run (and report) only these seeds of the profile (:meth:`SweepSpec.with_seeds`):
-        a long protocol in whole seeds, e.g. ``profile="full", seeds=[3]`` with ``runs``;
+        Run (and report) only these seeds of the profile
+        (:meth:`otfair.experiments.SweepSpec.with_seeds`): a long protocol in whole seeds,
+        e.g. ``profile="full", seeds=[3]`` with ``runs``;
         ``--no-run --runs`` without ``seeds`` then writes the whole profile's report.
 
     Returns

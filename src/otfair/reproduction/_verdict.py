@@ -32,7 +32,7 @@ Z = 2.0
 #: paper's value, whichever is larger (a gap is small, so its tolerance scales with it;
 #: 0.002 is two units of the third decimal the papers print gaps at). ``count``: dataset
 #: sizes and input dimensions are exact. ``cv``: a coefficient of variation is compared
-#: on the log scale with the sampling error of its estimate (:func:`standard_error`);
+#: on the log scale with the sampling error of its estimate (``standard_error``);
 #: its only floor is the paper's print resolution.
 FLOORS: dict[str, tuple[float, float]] = {
     "accuracy": (0.005, 0.0),
@@ -194,10 +194,10 @@ def judge(
 ) -> Judgement:
     r"""Compare a published number with otfair's mean over seeds.
 
-    With :math:`d` = ours_mean - paper_value, :math:`SE` from :func:`standard_error`
+    With :math:`d` = ours_mean - paper_value, :math:`SE` from ``standard_error``
     and the floor :math:`f = \max(a_k, r_k |\text{paper}|, \text{resolution})`
-    (:data:`FLOORS` of the kind :math:`k`; ``resolution`` is half a unit of the paper's
-    last printed digit, :func:`print_resolution`), the tolerance is
+    (``FLOORS`` of the kind :math:`k`; ``resolution`` is half a unit of the paper's
+    last printed digit, ``print_resolution``), the tolerance is
     :math:`t = \max(z \cdot SE, f)` (:math:`t = f` when there is no SE).
 
     - ``claim="equal"``: **reproduced** if :math:`|d| \le t`, **close** if
@@ -273,7 +273,7 @@ def judge(
     eps = 1e-12 * max(1.0, abs(paper_value))
     if kind == "count":
         return Judgement("reproduced" if abs(diff) <= eps else "differs", diff, se, 0.0)
-    if kind == "cv":  # log scale (see :func:`standard_error`)
+    if kind == "cv":  # log scale (see ``standard_error``)
         if paper_value <= 0 or ours_mean <= 0:  # no log ratio: equal or not
             same = abs(diff) <= 1e-12
             return Judgement("reproduced" if same else "differs", diff, se, 0.0)

@@ -291,7 +291,7 @@ def write_comparison(
         otfair's successful runs (``ResultStore.to_frame("ok")``).
     datasets : mapping
         Config dataset label -> (loader name, ``sensitive``); see
-        :func:`otfair.reproduction._compare.dataset_sensitive`.
+        ``otfair.reproduction._compare.dataset_sensitive``.
     out_dir : str or Path
         Report directory (created).
     profile, profile_info : str, mapping

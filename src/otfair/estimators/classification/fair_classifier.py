@@ -165,7 +165,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         pool already).
     sensitive_type : {"categorical", "continuous"}, sequence of them, or None
         How ``sensitive_features`` is read (otfair's one rule,
-        :func:`otfair.utils.split_sensitive`): by default every column is categorical
+        :func:`otfair.metrics.split_sensitive`): by default every column is categorical
         (strings and codes such as 0/1/2 name groups) unless numeric with more than 10
         distinct values; declare ``"continuous"`` (or one kind per column) otherwise.
         Group penalties (``gapreg``, ``adv``, ``ftm``, ``barycenter``) compare two

@@ -101,7 +101,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         Entropic regularization of the sharp Sinkhorn option (scores and costs lie in
         [0, 1]).
     n_blocks : int, default=4
-        Coupling blocks per flow (:class:`~otfair.models.CouplingFlow`).
+        Coupling blocks per flow (``CouplingFlow``).
     hidden : tuple of int, default=(20, 20)
         Conditioner widths (the paper's 20-unit layers).
     epochs : int, default=50

@@ -125,7 +125,7 @@ def train_base_classifier(
     Notes
     -----
     The generators of the fit derive from ``random_state``
-    (:func:`~otfair.estimators.preprocessing.adapfair.fit_seed`); python's, numpy's and
+    (``fit_seed``); python's, numpy's and
     torch's global generators are neither seeded nor drawn from.
 
     Examples

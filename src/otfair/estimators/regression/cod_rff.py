@@ -61,7 +61,7 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
         scikit-learn's SVC). A sequence is a grid: one model per value, the one with the
         lowest *training* MSE is kept (``gamma_``; ``gamma_mse_`` has every value's), as
         the accuracy-parity paper reports "the best results with minimal MSE loss" per
-        eps (App. B; its grid :data:`PAPER_GAMMAS` = {0.1, 1, 10, 100}, for features in
+        eps (App. B; its grid ``PAPER_GAMMAS`` = {0.1, 1, 10, 100}, for features in
         [0, 1]: use it with ``rescale="minmax"``; on standardized features the kernel
         vanishes, Crime's test R^2 < 0 for every value of that grid).
     rescale : {"none", "minmax"}, default="none"

@@ -133,7 +133,7 @@ class WassersteinNet(NeuralFairRegressor):
     clipping every critic weight to ``[-clip, clip]`` after each step (Arjovsky et al.,
     2017; the paper's choice), or by the gradient penalty of Gulrajani et al. (2017),
     :math:`\gamma\,\mathbb{E}(\|\nabla f(\hat z, \hat y)\|_2 - 1)^2` on points
-    interpolated between the groups (:func:`otfair.models.adversarial.gradient_penalty`),
+    interpolated between the groups (``otfair.models.adversarial.gradient_penalty``),
     added to the critic's loss only. ``n_critic > 1`` gives the critic extra steps on fresh
     batches with the encoder frozen after each joint step (WGAN). The absolute value
     follows the authors' code (the dual's sup is symmetric in :math:`f \to -f`). A

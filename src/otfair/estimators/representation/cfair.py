@@ -60,7 +60,7 @@ class CFairClassifier(RepresentationClassifier):
         reversal, then ``adversary_steps - 1`` adversary-only steps); with one step the
         adversaries lag and the EO gap on Adult barely moves (docs/baselines.md).
     adversary_lr, epochs, batch_size, lr, device, random_state, verbose
-        As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+        As in :class:`~otfair.estimators.LAFTRClassifier`.
 
     Attributes
     ----------

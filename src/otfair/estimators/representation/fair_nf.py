@@ -150,7 +150,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         :math:`\gamma \in [0, 1)`, the KL weight of the convex combination (0: flows and
         classifier trained on the cross-entropy alone).
     density : {"gmm", "kde"}, default="gmm"
-        Each group's density estimate :math:`p_s` (:func:`fit_density`): a diagonal
+        Each group's density estimate :math:`p_s` (``fit_density``): a diagonal
         Gaussian mixture fitted by EM, or a Gaussian kernel density estimate on
         ``n_components`` training rows with ``bandwidth`` (the better model of one-hot
         features: docs/baselines.md, Adult).

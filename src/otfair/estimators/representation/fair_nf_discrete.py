@@ -6,7 +6,7 @@ data") and the authors' ``train_enc_categorical.py``. When every feature is cate
 blocks kept, other columns cut at quantiles), the input is a cell :math:`c` of a finite
 space :math:`\mathcal C`, and an invertible encoder is a *bijection* of :math:`\mathcal C`.
 With per-group densities :math:`p_0, p_1` on :math:`\mathcal C` (one
-:class:`~otfair.models.made.CategoricalMADE` per group), the bijection :math:`T` of the
+``CategoricalMADE`` per group), the bijection :math:`T` of the
 mapped group :math:`a` onto the reference group :math:`b` that minimizes the statistical
 distance of the encoded laws,
 
@@ -119,7 +119,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         Largest finite space enumerated (a ``ValueError`` above it: lower ``n_bins`` or
         ``max_levels``).
     density_hidden : sequence of int, default=(50, 50)
-        Hidden widths of each group's :class:`~otfair.models.made.CategoricalMADE`.
+        Hidden widths of each group's ``CategoricalMADE``.
     density_epochs : int, default=30
         Epochs of each density fit (Adam, ``density_lr``, weight decay 1e-4, batches of
         ``batch_size``; the authors: 100 epochs, learning rate 1e-2).
@@ -144,7 +144,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         Codes (indices into ``groups_``) of the group that is mapped (the larger one at
         fit time, as the authors' Adult maps men onto women) and of the one kept.
     densities_ : torch.nn.ModuleList
-        The two groups' :class:`~otfair.models.made.CategoricalMADE` (by group code).
+        The two groups' ``CategoricalMADE`` (by group code).
     label_predictor_ : sklearn.linear_model.LogisticRegression
         The group-balanced label predictor whose classes :math:`T_{\text{label}}` keeps.
     map_label_, map_all_ : ndarray of int

@@ -53,7 +53,7 @@ class LAFTRClassifier(RepresentationClassifier):
     lr : float, default=1e-3
         Adam learning rate (the paper's optimizer).
     device : str or None
-        Torch device (default CPU / what :func:`otfair.utils.resolve_device` picks).
+        Torch device (default CPU / what ``otfair.utils.resolve_device`` picks).
     random_state : int, RandomState or None
         Seeds weights and batch orders (reproducible fits).
     verbose : bool, default=False

@@ -45,7 +45,7 @@ class SIPMClassifier(RepresentationClassifier):
     adversary_lr : float or None, default=1e-2
         Adam learning rate of the critic (``None``: ``lr``).
     epochs, batch_size, lr, device, random_state, verbose
-        As in :class:`~otfair.estimators.representation.LAFTRClassifier`.
+        As in :class:`~otfair.estimators.LAFTRClassifier`.
 
     Attributes
     ----------

@@ -186,7 +186,11 @@ def _parse_only(argv: list[str]) -> None:
     from otfair.cli import app
 
     cmd = typer.main.get_command(app)
-    ctx = cmd.make_context("otfair", list(argv), resilient_parsing=False)
+    try:
+        ctx = cmd.make_context("otfair", list(argv), resilient_parsing=False)
+    except typer.Exit as stop:  # an eager option (--version) answers while parsing
+        assert stop.exit_code == 0, argv
+        return
     while hasattr(cmd, "resolve_command"):
         protected = getattr(ctx, "_protected_args", None) or getattr(ctx, "protected_args", [])
         rest = [*protected, *ctx.args]

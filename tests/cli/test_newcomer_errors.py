@@ -258,7 +258,7 @@ SPEC_CASES = [
         "otf-alpha-3",
         _SYNTHETIC + '[[methods]]\nname = "otf"\nstrengths = [0.5, 3.0]\n',
         [],
-        "alpha in [0, 1]",
+        "alpha in [0, 1)",
         True,
     ),
     (

@@ -29,6 +29,7 @@ import signal
 import sys
 import threading
 import time
+import warnings
 from collections.abc import Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, CancelledError, Future, ProcessPoolExecutor
 from concurrent.futures import wait as futures_wait
@@ -217,7 +218,9 @@ def warm_up(configs: Sequence[RunConfig]) -> None:
 
     for config in configs:
         try:
-            run_single(**config.run_kwargs())
+            with warnings.catch_warnings():  # a throwaway tiny fit: its warnings say nothing
+                warnings.simplefilter("ignore")
+                run_single(**config.run_kwargs())
         except Exception:  # noqa: BLE001, S112 - a throwaway fit; the real run reports errors
             continue
 

@@ -110,14 +110,11 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     exceeds the budget about half the time, by about the noise of the measurement.
     ``margin`` asks instead for the upper bound :math:`u_k` (the fold mean plus
     ``margin`` standard errors of that mean) to be within the budget: 1.0 is a one-sided
-    ~84% bound, 1.645 ~95%. The default 0 chooses on the mean: measured on Adult (20,000
-    rows, OTF, DP gap <= 0.02), it kept the test violation within the budget (0.015) at
-    fairlearn's ``GridSearch`` accuracy, while ``margin=0.5`` moved the choice to the
-    next strength of the grid, 0.0045 less accurate, and ``margin=1`` left only strengths
-    below the best constant (``docs/budget.md``,
-    ``benchmarks/fairness_cv_vs_fairlearn.py``). Use a margin where the bound must
-    hold on new data with confidence, and pass a finer ``strengths`` grid near the
-    budget to keep its cost in accuracy small.
+    ~84% bound, 1.645 ~95%. The default 0 chooses on the mean; the choice at margins 0.5
+    and 1 on each benchmarked case is in ``docs/measurements/fairness_cv_vs_fairlearn.md``
+    (``benchmarks/fairness_cv_vs_fairlearn.py``, ``docs/budget.md``). Use a margin where
+    the bound must hold on new data with confidence, and pass a finer ``strengths`` grid
+    near the budget to keep its cost in accuracy small.
 
     Parameters
     ----------

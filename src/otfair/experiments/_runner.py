@@ -6,7 +6,7 @@ failing run comes back as an ``error`` record with its traceback, is written lik
 other run, and the sweep goes on.
 
 The backends, ``local`` (in process or a process pool) and ``cluster`` (Dask), are
-described in :mod:`otfair.experiments._backend_choice`, which opens the one asked for.
+described in ``otfair.experiments._backend_choice``, which opens the one asked for.
 
 Both backends run a work item, a single run or a stacked group, through one executor
 (:func:`otfair.experiments._execute.execute_item`; a single run is a group of one).
@@ -179,7 +179,7 @@ def run_sweep(
     workers : int, default=1
         Number of worker processes (``1`` runs in this process for the local backend).
     backend : {"local", "cluster"}, default="local"
-        Local processes or Dask distributed (see :mod:`._backend_choice`).
+        Local processes or Dask distributed (see ``otfair.experiments._backend_choice``).
     scheduler : str, optional
         Address of an existing Dask scheduler (cluster backend only).
     retry_failed : bool, default=False

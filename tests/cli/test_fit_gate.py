@@ -39,12 +39,15 @@ def test_long_fit_is_refused_with_its_estimate(monkeypatch):
     assert res.exit_code == 2, res.output
     assert "by arithmetic alone" in res.output and "--yes" in res.output
     assert calls == []  # no pilot, no fit
-    # 300 epochs pass the arithmetic bound (0.3 s), so the pilots estimate them: the fit
-    # alone takes at least that bound, and the whole command (imports, checks, pilots)
-    # more, above 0.36 s
+    # past the arithmetic bound (here set to nothing), the pilots estimate the fit: 300
+    # epochs plus the whole command (checks, pilots) take more than 3.6 ms on any machine
+    import otfair.experiments._value_checks as value_checks
+
+    monkeypatch.setattr(value_checks, "STEP_FLOOR_S", {"cpu": 0.0, "other": 0.0})
+    monkeypatch.setattr(value_checks, "ROW_FLOOR_S", {"cpu": 0.0, "other": 0.0})
     res = _fit(
         "--method", "unfair", "--epochs", "300", "--max-train-rows", "300", "--json",
-        "--confirm-above", "0.0001",
+        "--confirm-above", "0.000001",
     )  # fmt: skip
     assert res.exit_code == 2, res.output
     assert "estimated" in res.output and "--yes" in res.output

@@ -15,7 +15,7 @@ For each shipped classification dataset (its default variant, one stratified 80/
 It writes ``docs/measurements/training_quality.csv`` and ``.md``: test AUC and accuracy,
 the gaps to ``LogisticRegression`` (the acceptance bands: AUC within 0.01, accuracy
 within 0.005 for the logistic default), ``n_iter_``, CPU seconds (``time.process_time``,
-the whole fit; torch and BLAS threads as the environment sets them) and the warnings each
+the whole fit, on one torch thread) and the warnings each
 fit raised. Run ``python benchmarks/training_quality.py`` (about 10 minutes on 2 cores);
 ``--datasets german,compas --no-mlp`` runs a subset.
 """
@@ -184,6 +184,9 @@ def main() -> None:
     parser.add_argument("--no-penalized", action="store_true", help="skip the penalized fits")
     parser.add_argument("--no-write", action="store_true", help="print only")
     args = parser.parse_args()
+    import torch
+
+    torch.set_num_threads(1)  # the CPU column: one thread, as every benchmark here
     names = [n for n in args.datasets.split(",") if n]
     rows = run(names, mlp=not args.no_mlp, penalized=not args.no_penalized)
     if not args.no_write:

@@ -91,26 +91,23 @@ def training_state() -> Iterator[None]:
 
     A fit trains with gradients and float32 parameters. A user may call it inside
     ``torch.no_grad()`` or ``torch.inference_mode()`` (evaluation code), or after
-    ``torch.set_default_dtype(torch.float64)``; inside this context gradients are on,
-    inference mode is off and the default dtype is float32. Torch also runs its CPU ops
-    on one intra-op thread: otfair's models and batches are small, their ops too short
-    for a second thread to pay, and on a busy machine the threads' spin-waits cost more
-    CPU than the work. On exit the caller's state is restored.
+    ``torch.set_default_dtype(torch.float64)``; inside this context gradients are on and
+    inference mode is off (both thread-local in torch), and the default dtype is float32.
+    The default dtype is process-wide: it is set only when the caller changed it, and
+    restored on exit. Torch's thread count is left as the caller set it (on a busy
+    machine, one thread, ``torch.set_num_threads(1)``, is usually the cheaper choice for
+    otfair's small models; the benchmarks and sweeps set it so).
     """
     dtype = torch.get_default_dtype()
-    threads = torch.get_num_threads()
     with torch.inference_mode(False), torch.enable_grad():
+        if dtype is torch.float32:
+            yield
+            return
+        torch.set_default_dtype(torch.float32)
         try:
-            if dtype is not torch.float32:
-                torch.set_default_dtype(torch.float32)
-            if threads != 1:
-                torch.set_num_threads(1)
             yield
         finally:
-            if dtype is not torch.float32:
-                torch.set_default_dtype(dtype)
-            if threads != 1:
-                torch.set_num_threads(threads)
+            torch.set_default_dtype(dtype)
 
 
 def fits_in_training_state(method: F) -> F:

@@ -149,14 +149,11 @@ def fairness_report(
     :func:`accuracy_disparity_audit` in ``.accuracy_disparity``. Multi-group gaps are the
     largest pairwise gap; formulas in ``docs/metrics.md`` and the metric functions.
 
-    Sensitive columns follow otfair's one rule (:func:`otfair.metrics.split_sensitive`):
-    group measures and ``by_group`` use the intersectional groups of the categorical
-    columns (NaN and empty without one); PDP/PEO use every column. A group under
-    ``min_group_size`` is flagged in ``by_group["small"]`` and, when at least two groups
-    reach the size, left out of the max gaps, as the max-gap metric functions do; a
-    ``UserWarning`` and ``notes`` name it. An undefined value is NaN, not an error (AUC
-    with one class: :class:`UndefinedMetricWarning`); a predictor with one class at the
-    threshold or an AUC <= 0.5 raises :class:`DegeneratePredictorWarning`.
+    Sensitive columns follow :func:`split_sensitive`: group measures use the groups of
+    the categorical columns, PDP/PEO every column. Groups under ``min_group_size`` are
+    flagged in ``by_group["small"]`` and left out of the max gaps when two groups reach
+    it (a ``UserWarning``). An undefined value is NaN (:class:`UndefinedMetricWarning`);
+    a one-class or chance-level predictor raises :class:`DegeneratePredictorWarning`.
 
     Parameters
     ----------
@@ -200,30 +197,30 @@ def fairness_report(
     if task not in ("classification", "regression"):
         raise ValueError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
     min_group_size = check_min_group_size(min_group_size)
-    n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
+    check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     sens = split_sensitive(
         sensitive_features, max_categories=max_categories, sensitive_type=sensitive_type
     )
     small, (size_notes, exclude) = _small_groups(sens, min_group_size)
-    if task == "classification":
-        y, score, *_ = validate_metric_input(
-            y_true, y_score, pos_label=pos_label, probabilities=True, groups="none"
-        )
-        tau = check_threshold(threshold)
-    else:
-        y, score, *_ = validate_metric_input(y_true, y_score, labels="real", groups="none")
-        tau = float(threshold)
-    summary, by_group = _panel(task, y, score, sens, tau, small if exclude else None)
-    if sens.groups is not None:
-        by_group["small"] = small
-    summary["n"] = int(n)
-    summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
-    keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
-    summary = {k: summary[k] for k in keys}
+    y, score, tau = _panel_input(y_true, y_score, task, threshold, pos_label)
+    summary, by_group = _panel(task, y, score, sens, tau, small, exclude)
     audit, notes = _panel_notes(task, y, score, sens, tau, summary)
     if size_notes:
         warnings.warn(size_notes[0], UserWarning, stacklevel=2)
     return FairnessReport(summary, by_group, task, tau, sens, audit, (*size_notes, *notes))
+
+
+def _panel_input(
+    y_true: Any, y_score: Any, task: str, threshold: float, pos_label: Any
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return the validated labels (targets), scores (predictions) and threshold."""
+    if task == "classification":
+        y, score, *_ = validate_metric_input(
+            y_true, y_score, pos_label=pos_label, probabilities=True, groups="none"
+        )
+        return y, score, check_threshold(threshold)
+    y, score, *_ = validate_metric_input(y_true, y_score, labels="real", groups="none")
+    return y, score, float(threshold)
 
 
 def _panel(
@@ -232,9 +229,14 @@ def _panel(
     score: np.ndarray,
     sens: SensitiveColumns,
     tau: float,
-    drop: np.ndarray | None,
+    small: np.ndarray,
+    exclude: bool,
 ) -> tuple[dict[str, float], pd.DataFrame]:
-    """Summary and ``by_group`` table; the max gaps without the groups ``drop`` flags."""
+    """Return the summary (the task's keys) and the ``by_group`` table of a panel.
+
+    The max gaps leave out the ``small`` groups when ``exclude``; ``by_group["small"]``
+    flags them.
+    """
 
     def measure(
         y: np.ndarray, score: np.ndarray, sens: SensitiveColumns
@@ -244,12 +246,17 @@ def _panel(
         return _regression(y, score, sens)
 
     summary, by_group = measure(y, score, sens)
-    if drop is not None:
-        rows, kept = _without_groups(sens, drop)
+    gap_names = _CLASSIFICATION_GAPS if task == "classification" else _REGRESSION_GAPS
+    if exclude:
+        rows, kept = _without_groups(sens, small)
         gaps = measure(y[rows], score[rows], kept)[0]
-        names = _CLASSIFICATION_GAPS if task == "classification" else _REGRESSION_GAPS
-        summary.update({k: gaps[k] for k in names})
-    return summary, by_group
+        summary.update({k: gaps[k] for k in gap_names})
+    if sens.groups is not None:
+        by_group["small"] = small
+    summary["n"] = len(y)
+    summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
+    keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
+    return {k: summary[k] for k in keys}, by_group
 
 
 def _panel_notes(

@@ -109,9 +109,7 @@ def wasserstein_demographic_parity(
     float
         Non-negative; at most 1 for scores in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> round(wasserstein_demographic_parity(y, p, sensitive_features=s), 6)
     0.3
     """
@@ -139,9 +137,7 @@ def ks_demographic_parity(
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> ks_demographic_parity(y, p, sensitive_features=s)
     0.5
     """
@@ -190,11 +186,9 @@ def tv_demographic_parity(
     Returns
     -------
     float
-        In [0, 1].
+        The largest total variation between two groups' histograms, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> tv_demographic_parity(y, p, sensitive_features=s)  # no bin holds both groups
     1.0
     >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]

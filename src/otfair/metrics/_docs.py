@@ -24,12 +24,16 @@ min_group_size : int, default=30
     A group with fewer rows is left out of the gap when at least two groups reach
     the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
     names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.""",
-    "scores_example": """\
+    "examples_scores": """\
+Examples
+--------
 >>> import numpy as np
 >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
 >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
 >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)""",
-    "regression_example": """\
+    "examples_regression": """\
+Examples
+--------
 >>> import numpy as np
 >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
 >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)

@@ -65,11 +65,9 @@ def pdp_violation(
     Returns
     -------
     float
-        In [0, 1].
+        The largest absolute correlation with a sensitive column, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> round(pdp_violation(y, p, sensitive_features=s), 4)  # |Pearson(p, s)|
     0.5477
     """
@@ -105,11 +103,9 @@ def peo_violation(
     Returns
     -------
     float
-        In [0, 1].
+        The largest label-conditional absolute correlation, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> round(peo_violation(y, p, sensitive_features=s), 4)  # the larger of the two label cells
     0.8018
     """

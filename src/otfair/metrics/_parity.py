@@ -59,11 +59,9 @@ def demographic_parity_gap(
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The largest gap between two groups' selection rates, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> demographic_parity_gap(y, p, sensitive_features=s)  # selection rates 0.75 and 0.25
     0.5
     >>> labels = np.where(p >= 0.5, "yes", "no")  # predicted labels, e.g. pipe.predict(X)
@@ -110,10 +108,9 @@ def mean_score_gap(
     Returns
     -------
     float
+        The largest gap between two groups' mean scores.
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> round(mean_score_gap(y, p, sensitive_features=s), 6)  # mean scores 0.65 and 0.35
     0.3
     """
@@ -197,11 +194,9 @@ def true_positive_rate_gap(
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The largest gap between two groups' TPRs, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> true_positive_rate_gap(y, p, sensitive_features=s)  # TPRs 1.0 and 0.5
     0.5
     """
@@ -239,11 +234,9 @@ def false_positive_rate_gap(
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The largest gap between two groups' FPRs, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> false_positive_rate_gap(y, p, sensitive_features=s)  # FPRs 0.5 and 0.0
     0.5
     """
@@ -287,11 +280,9 @@ def equalized_odds_gap(
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The mean (or the larger) of the TPR and FPR gaps, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> equalized_odds_gap(y, p, sensitive_features=s)  # (TPR gap 0.5 + FPR gap 0.5) / 2
     0.5
     >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
@@ -328,10 +319,9 @@ def max_equalized_odds_gap(
     Returns
     -------
     float
+        The larger of the TPR and FPR gaps, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> max_equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65)  # TPR gap 0.5, FPR 0
     0.5
     """
@@ -373,10 +363,9 @@ def error_gap(
     Returns
     -------
     float
+        The largest gap between two groups' MSEs (non-negative).
 
-    Examples
-    --------
-    %(regression_example)s
+    %(examples_regression)s
     >>> error_gap(y, pred, sensitive_features=s)  # group MSEs 0.125 and 0.5
     0.375
     """

@@ -39,10 +39,9 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: An
     Returns
     -------
     float
+        The share of correct hard predictions, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> accuracy(y, p)  # 1[p >= 0.5] is right on 6 of every 8 rows
     0.75
     >>> accuracy(np.where(y == 1, "yes", "no"), p, pos_label="yes")
@@ -82,11 +81,9 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     Returns
     -------
     float
-        In [0, 1].
+        The probability that a positive outranks a negative, in [0, 1].
 
-    Examples
-    --------
-    %(scores_example)s
+    %(examples_scores)s
     >>> roc_auc(y, p)  # 15 of the 16 (positive, negative) pairs are ordered
     0.9375
     """
@@ -119,6 +116,7 @@ def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     Returns
     -------
     float
+        The mean cross-entropy (non-negative).
 
     Examples
     --------
@@ -150,10 +148,9 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     Returns
     -------
     float
+        The mean squared error (non-negative).
 
-    Examples
-    --------
-    %(regression_example)s
+    %(examples_regression)s
     >>> mean_squared_error(y, pred)  # (0.25 + 0 + 0 + 1) / 4
     0.3125
     """
@@ -183,9 +180,7 @@ def r2_score(y_true: Any, y_pred: Any) -> float:
     float
         At most 1 (negative when worse than predicting the mean).
 
-    Examples
-    --------
-    %(regression_example)s
+    %(examples_regression)s
     >>> r2_score(y, pred)  # 1 - 0.3125 / 1.25
     0.75
     """

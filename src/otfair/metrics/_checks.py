@@ -21,6 +21,7 @@ from otfair.utils import (
     check_sensitive_features,
     encode_groups,
 )
+from otfair.utils._validation import describe_groups, small_groups
 
 
 def _length(x: Any, name: str) -> int:
@@ -101,7 +102,7 @@ def small_group_rule(
     small = counts < min_group_size
     if not small.any():
         return small, None, False
-    named = ", ".join(f"{groups[g]!s} (n={counts[g]})" for g in np.flatnonzero(small))
+    named = describe_groups(small_groups(codes, groups, min_group_size))
     head = f"group(s) {named} have fewer than min_group_size={min_group_size} samples"
     if (~small).sum() >= 2:
         return small, f"{head}: left out of {what} ({flagged}min_group_size=0 keeps them)", True
@@ -138,14 +139,30 @@ def encode_metric_groups(
     small, message, exclude = small_group_rule(codes, groups, size, what="the gap")
     if message is not None:
         warnings.warn(message, UserWarning, stacklevel=4)
-    rows = np.ones(len(codes), dtype=bool)
     if exclude:
-        keep = np.flatnonzero(~small)
-        remap = np.full(len(groups), -1, dtype=np.int64)
-        remap[keep] = np.arange(len(keep))
-        rows = ~small[codes]
-        codes, groups = remap[codes[rows]], groups[keep]
-    return codes, groups, rows
+        return drop_groups(codes, groups, small)
+    return codes, groups, np.ones(len(codes), dtype=bool)
+
+
+def drop_groups(
+    codes: np.ndarray, groups: np.ndarray, drop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Leave out the groups flagged in ``drop`` (bool, one per group) and their rows.
+
+    Returns
+    -------
+    codes : ndarray of int, shape (n_kept,)
+        Group code of each kept row, renumbered over the kept groups.
+    groups : ndarray
+        The kept groups.
+    rows : ndarray of bool, shape (n,)
+        Which rows are kept.
+    """
+    keep = np.flatnonzero(~drop)
+    remap = np.full(len(groups), -1, dtype=np.int64)
+    remap[keep] = np.arange(len(keep))
+    rows = ~drop[codes]
+    return remap[codes[rows]], groups[keep], rows
 
 
 class MetricInput(NamedTuple):

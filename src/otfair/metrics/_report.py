@@ -15,6 +15,7 @@ from otfair.metrics._checks import (
     check_lengths,
     check_min_group_size,
     check_threshold,
+    drop_groups,
     group_means,
     max_pairwise_gap,
     small_group_rule,
@@ -306,14 +307,8 @@ def _without_groups(
 ) -> tuple[np.ndarray, SensitiveColumns]:
     """Rows of the kept groups and ``sens`` restricted to them (codes renumbered)."""
     assert sens.groups is not None and sens.codes is not None  # callers check
-    keep = np.flatnonzero(~drop)
-    remap = np.full(len(sens.groups), -1, dtype=np.int64)
-    remap[keep] = np.arange(len(keep))
-    rows = ~drop[sens.codes]
-    kept = replace(
-        sens, codes=remap[sens.codes[rows]], groups=sens.groups[keep], linear=sens.linear[rows]
-    )
-    return rows, kept
+    codes, groups, rows = drop_groups(sens.codes, sens.groups, drop)
+    return rows, replace(sens, codes=codes, groups=groups, linear=sens.linear[rows])
 
 
 def _accuracy_disparity(

@@ -54,7 +54,7 @@ def fill_doc(func: F) -> F:
     callable
         ``func`` itself, its ``__doc__`` completed.
     """
-    lines = []
+    lines: list[str] = []
     for line in (func.__doc__ or "").splitlines():
         key = line.strip()
         if key.startswith("%(") and key.endswith(")s"):

@@ -79,7 +79,7 @@ def main() -> None:
                 dataset="communities_crime",
             )
             if method != "unfair-reg":
-                est.set_params(lam=list(LAMBDAS))
+                est.set_params(strength=list(LAMBDAS))
             est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
             for lam in [None] if method == "unfair-reg" else LAMBDAS:
                 pred = est.predict(split.X_test) if lam is None else est.predict(split.X_test, lam)

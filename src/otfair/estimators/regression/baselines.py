@@ -123,7 +123,7 @@ class UnfairRegressor(NeuralFairRegressor):
     _parameter_constraints: dict[str, list[Any]] = {
         k: v
         for k, v in NeuralFairRegressor._parameter_constraints.items()
-        if k not in ("lam", "adversary_hidden")
+        if k not in ("strength", "lam", "adversary_hidden")
     }
 
 

@@ -42,7 +42,12 @@ _PARAMS_DOC = """
     random_state : int, RandomState or None, default=None
         Seed of the initialization and of the mini-batch order.
     device : str or torch.device, default="cpu"
-        Torch device (``"cuda"``, ``"auto"``...)."""
+        Torch device (``"cuda"``, ``"auto"``...).
+    lam : float
+        Deprecated name of ``strength``.
+
+        .. deprecated:: 0.2
+           ``lam`` was renamed ``strength`` in 0.2 and will be removed in 0.3."""
 
 
 class CENet(NeuralFairRegressor):
@@ -60,7 +65,7 @@ class CENet(NeuralFairRegressor):
 
     Parameters
     ----------
-    lam : float, default=1.0
+    strength : float, default=1.0
         Trade-off :math:`\lambda \ge 0`; ``0`` trains the plain regression net.
     """
 
@@ -80,7 +85,7 @@ class CENet(NeuralFairRegressor):
     See Also
     --------
     otfair.estimators.WassersteinNet : The same net with a Wasserstein critic.
-    otfair.estimators.UnfairRegressor : The net without an adversary (lam = 0).
+    otfair.estimators.UnfairRegressor : The net without an adversary (strength = 0).
     otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
 
     References
@@ -94,7 +99,7 @@ class CENet(NeuralFairRegressor):
     >>> rng = np.random.default_rng(0)
     >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
     >>> y = 1 / (1 + np.exp(-X[:, 0]))
-    >>> CENet(lam=1.0, encoder_hidden=(8,), adversary_hidden=(8,), epochs=2,
+    >>> CENet(strength=1.0, encoder_hidden=(8,), adversary_hidden=(8,), epochs=2,
     ...       random_state=0).fit(X, y, sensitive_features=s).predict(X).shape
     (200,)
     """
@@ -102,7 +107,7 @@ class CENet(NeuralFairRegressor):
 
     def __init__(
         self,
-        lam: float = 1.0,
+        strength: float = 1.0,
         *,
         encoder_hidden: Sequence[int] = (60,),
         adversary_hidden: Sequence[int] = (60,),
@@ -112,6 +117,7 @@ class CENet(NeuralFairRegressor):
         scale_y: str | bool = "auto",
         random_state: Any = None,
         device: str | torch.device = "cpu",
+        lam: float | str = "deprecated",
     ) -> None:
         set_params_from_init(self, locals())
 
@@ -141,7 +147,7 @@ class WassersteinNet(NeuralFairRegressor):
 
     Parameters
     ----------
-    lam : float, default=1.0
+    strength : float, default=1.0
         Trade-off :math:`\lambda \ge 0`; ``0`` trains the plain regression net.
     clip : float or None, default=0.05
         Weight-clipping norm of the critic (App. B: 0.005 Adult, 0.05 COMPAS, 0.002
@@ -171,7 +177,7 @@ class WassersteinNet(NeuralFairRegressor):
     See Also
     --------
     otfair.estimators.CENet : The same net with a cross-entropy discriminator.
-    otfair.estimators.UnfairRegressor : The net without an adversary (lam = 0).
+    otfair.estimators.UnfairRegressor : The net without an adversary (strength = 0).
     otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
 
     References
@@ -185,7 +191,7 @@ class WassersteinNet(NeuralFairRegressor):
     >>> rng = np.random.default_rng(0)
     >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
     >>> y = 1 / (1 + np.exp(-X[:, 0]))
-    >>> est = WassersteinNet(lam=1.0, encoder_hidden=(8,), adversary_hidden=(8,),
+    >>> est = WassersteinNet(strength=1.0, encoder_hidden=(8,), adversary_hidden=(8,),
     ...                      epochs=2, random_state=0).fit(X, y, sensitive_features=s)
     >>> bool(max(p.abs().max() for p in est.adversary_.parameters()) <= 0.05)
     True
@@ -194,7 +200,7 @@ class WassersteinNet(NeuralFairRegressor):
 
     def __init__(
         self,
-        lam: float = 1.0,
+        strength: float = 1.0,
         *,
         clip: float | None = 0.05,
         gradient_penalty: float = 0.0,
@@ -207,6 +213,7 @@ class WassersteinNet(NeuralFairRegressor):
         scale_y: str | bool = "auto",
         random_state: Any = None,
         device: str | torch.device = "cpu",
+        lam: float | str = "deprecated",
     ) -> None:
         set_params_from_init(self, locals())
 

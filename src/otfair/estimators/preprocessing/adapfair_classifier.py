@@ -131,9 +131,8 @@ def train_base_classifier(
 
     Notes
     -----
-    The generators of the fit derive from ``random_state``
-    (``fit_seed``); python's, numpy's and
-    torch's global generators are neither seeded nor drawn from.
+    The fit's generators derive from ``random_state`` (``fit_seed``); python's, numpy's
+    and torch's global generators are neither seeded nor drawn from.
 
     Examples
     --------
@@ -146,28 +145,33 @@ def train_base_classifier(
     >>> net(torch.as_tensor(X[:4])).shape  # logits of the positive class
     torch.Size([4, 1])
     """
-    owner = "train_base_classifier"
-    notion = renamed_argument(
-        notion, penalty_notion, "penalty_notion", "notion", default="dp", owner=owner
-    )
-    strength = renamed_argument(
-        strength, penalty_strength, "penalty_strength", "strength", default=1.0, owner=owner
-    )
-    X_np = check_features(X, "X")
-    y_np = check_binary_labels(y, "y")
-    check_consistent_length(X=X_np, y=y_np)
-    penalty, notion = _check_base_penalty(penalty, notion)
+    notion, strength = _renamed_base_arguments(notion, strength, penalty_notion, penalty_strength)
+    X_np, y_np, codes, gap = _base_data(X, y, sensitive_features, penalty, notion)
     device = resolve_device(device)
     seed, rng = fit_generators(random_state)
-    gap = None
-    if penalty == "gapreg":
-        check_consistent_length(X=X_np, sensitive_features=sensitive_features)
-        codes, _ = encode_groups(sensitive_features, "sensitive_features")
-        gap = make_penalty("gapreg", notion)  # summed over the notion's label cells
-    else:
-        codes = np.zeros_like(y_np)  # one group: the strata are the labels
     with use_generator(torch_generator(seed)):  # initial weights
         model = MLP(X_np.shape[1], hidden=hidden).to(device)
+    training: dict[str, Any] = {"lr": lr, "epochs": int(epochs), "batch_size": int(batch_size)}
+    _train_base(model, X_np, y_np, codes, gap, strength, rng, verbose=verbose, **training)
+    return model.eval()
+
+
+def _train_base(
+    model: MLP,
+    X_np: np.ndarray,
+    y_np: np.ndarray,
+    codes: np.ndarray,
+    gap: Any,
+    strength: float,
+    rng: np.random.Generator,
+    *,
+    lr: float,
+    epochs: int,
+    batch_size: int,
+    verbose: bool,
+) -> None:
+    """Train ``model`` by Adam on cross-entropy (+ ``strength * gap``), label-stratified."""
+    device = next(model.parameters()).device
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     X_t = torch.as_tensor(X_np, device=device)
     y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
@@ -182,18 +186,48 @@ def train_base_classifier(
             loss = loss + strength * gap(torch.sigmoid(logits), g_t[idx], y_t[idx])
         return loss
 
-    cells = stratum_codes(codes, y_np)
     train_stratified(
-        cells,
+        stratum_codes(codes, y_np),
         rng,
         step,
         optimizer,
-        epochs=int(epochs),
-        batch_size=int(batch_size),
+        epochs=epochs,
+        batch_size=batch_size,
         verbose=verbose,
         desc="AdapFair base classifier",
     )
-    return model.eval()
+
+
+def _renamed_base_arguments(
+    notion: Any, strength: Any, penalty_notion: Any, penalty_strength: Any
+) -> tuple[Any, Any]:
+    """Return ``notion`` and ``strength`` of ``train_base_classifier``, old names applied."""
+    owner = "train_base_classifier"
+    notion = renamed_argument(
+        notion, penalty_notion, "penalty_notion", "notion", default="dp", owner=owner
+    )
+    strength = renamed_argument(
+        strength, penalty_strength, "penalty_strength", "strength", default=1.0, owner=owner
+    )
+    return notion, strength
+
+
+def _base_data(
+    X: Any, y: Any, sensitive_features: Any, penalty: str, notion: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any]:
+    """Return the base classifier's ``X``, labels, group codes and penalty (or ``None``).
+
+    Without a penalty there is one group: the batches are stratified by label only.
+    """
+    X_np = check_features(X, "X")
+    y_np = check_binary_labels(y, "y")
+    check_consistent_length(X=X_np, y=y_np)
+    penalty, notion = _check_base_penalty(penalty, notion)
+    if penalty == "none":
+        return X_np, y_np, np.zeros_like(y_np), None
+    check_consistent_length(X=X_np, sensitive_features=sensitive_features)
+    codes, _ = encode_groups(sensitive_features, "sensitive_features")
+    return X_np, y_np, codes, make_penalty("gapreg", notion)  # summed over the label cells
 
 
 class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):

@@ -8,10 +8,8 @@ import torch
 from _classif_data import drift_data as _data
 from fairlearn.metrics import equalized_odds_difference
 
-from otfair.estimators.preprocessing.adapfair_classifier import (
-    AdapFairClassifier,
-    train_base_classifier,
-)
+from otfair.estimators.preprocessing.adapfair_base import train_base_classifier
+from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
 from otfair.experiments.methods import get_method
 
 

@@ -54,6 +54,16 @@ _DATA_ATTRIBUTES = (
     "device_",
 )
 
+#: The fitted attributes of every fair regressor that scales its targets
+#: (``{fitted_attributes}``).
+FITTED_ATTRIBUTES = """
+groups_ : numpy.ndarray
+    The two sensitive groups; ``groups_[1]`` is the group :math:`A = 1`.
+y_offset_, y_scale_ : float
+    Target scaling applied before the fit and undone by ``predict`` (``scale_y``).
+n_features_in_ : int
+    Number of features seen during ``fit``.
+"""
 #: ``scale_y`` of every fair regressor.
 SCALE_Y: list[Any] = [StrOptions({"auto"}), "boolean"]
 #: A trade-off strength ``>= 0`` (a list of them is a curve: ``fairness_path``).

@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from otfair.estimators.regression._base import NeuralFairRegressor
+from otfair.estimators.regression._base import FITTED_ATTRIBUTES, NeuralFairRegressor
 from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
 from otfair.utils import (
     non_negative_real,
@@ -21,6 +21,7 @@ from otfair.utils import (
     positive_real,
     set_params_from_init,
 )
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["CENet", "WassersteinNet"]
 
@@ -50,6 +51,7 @@ _PARAMS_DOC = """
            ``lam`` was renamed ``strength`` in 0.2 and will be removed in 0.3."""
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class CENet(NeuralFairRegressor):
     r"""Regression net with a cross-entropy discriminator on ``(Z, Y)`` (CENet, §3.2).
 
@@ -79,8 +81,9 @@ class CENet(NeuralFairRegressor):
         Fitted feature map, regression head and discriminator.
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
-    groups_ : numpy.ndarray
-        The two sensitive groups; ``groups_[1]`` is the class ``A = 1``.
+    {fitted_attributes}
+    device_ : torch.device
+        Device the modules live on.
 
     See Also
     --------
@@ -125,6 +128,7 @@ class CENet(NeuralFairRegressor):
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class WassersteinNet(NeuralFairRegressor):
     r"""Regression net with a Wasserstein critic on ``(Z, Y)`` (WassersteinNet, §3.2, eq. 3).
 
@@ -171,8 +175,9 @@ class WassersteinNet(NeuralFairRegressor):
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (minus the critic gap, plus
         the weighted gradient penalty if any; joint steps only).
-    groups_ : numpy.ndarray
-        The two sensitive groups.
+    {fitted_attributes}
+    device_ : torch.device
+        Device the modules live on.
 
     See Also
     --------

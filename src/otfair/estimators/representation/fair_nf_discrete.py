@@ -59,10 +59,11 @@ from torch.nn import functional as F
 from otfair.estimators._training import run_epochs
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
+    FITTED_ATTRIBUTES,
+    FitStart,
     RepresentationEstimator,
     cell_batches,
     groupwise_inputs,
-    start_fit,
 )
 from otfair.estimators.representation._discrete_coding import DiscreteCoding
 from otfair.models.made import CategoricalMADE
@@ -71,12 +72,11 @@ from otfair.utils import (
     SENSITIVE_COLUMN,
     Interval,
     Widths,
-    fit_context,
     positive_int,
     positive_real,
     use_generator,
 )
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["DiscreteFairNFClassifier", "encoded_distance", "rank_matching"]
 
@@ -99,6 +99,7 @@ def rank_matching(log_p_source: np.ndarray, log_p_target: np.ndarray) -> np.ndar
     return perm
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class DiscreteFairNFClassifier(RepresentationEstimator):
     r"""Fair Normalizing Flows with the exact encoder of a finite input space.
@@ -154,6 +155,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         does not bound the DP gap on the data beyond what the densities capture: with
         ~10^5-10^6 cells and ~10^4 rows per group the empirical laws are too sparse to
         compare cell by cell.
+    {fitted_attributes}
 
     See Also
     --------
@@ -198,27 +200,11 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
-    @fits_in_training_state
-    @fit_context
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> DiscreteFairNFClassifier:
-        """Fit the finite space, the group densities, the two maps and the classifier.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Preprocessed features (one-hot blocks of 0/1 columns, other columns numeric).
-        y : array-like of shape (n,)
-            Binary labels.
-        sensitive_features : array-like of shape (n,)
-            Exactly two groups.
-
-        Returns
-        -------
-        self
-        """
+    def _fit(self, data: FitStart, sensitive_features: Any) -> None:
+        """Train the finite space, the group densities, the two maps and the classifier."""
         gamma = float(self.strength)
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, _, torch_gen = data
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
         coding = self._fit_coding(X)
@@ -260,7 +246,6 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
 
         self._train(epochs, cell_batches(codes, y, batch_size, rng, device), step, optimizer)
         self.head_, self.device_ = head.eval(), device
-        return self
 
     def _fit_coding(self, X: np.ndarray) -> DiscreteCoding:
         """Return the finite input space of ``X``, refused above ``max_cells`` cells."""

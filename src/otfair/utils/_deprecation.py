@@ -15,10 +15,26 @@ from typing import Any
 
 from sklearn.utils._param_validation import Hidden, StrOptions
 
-__all__ = ["DEPRECATED", "RENAMED_IN", "renamed_argument", "renamed_param", "renamed_value"]
+__all__ = [
+    "DEPRECATED",
+    "LAM_DOC",
+    "RENAMED_IN",
+    "renamed_argument",
+    "renamed_param",
+    "renamed_value",
+]
 
 #: The release that renamed the parameters below, and the one that removes the old names.
 RENAMED_IN, REMOVED_IN = "0.2", "0.3"
+
+#: The numpydoc entry of a ``lam`` renamed ``strength`` (``fill_doc(lam=LAM_DOC)``).
+LAM_DOC = """
+lam : float
+    Deprecated name of ``strength``.
+
+    .. deprecated:: 0.2
+       ``lam`` was renamed ``strength`` in 0.2 and will be removed in 0.3.
+"""
 
 #: The constraint of the sentinel default of a renamed parameter (hidden from messages).
 DEPRECATED = Hidden(StrOptions({"deprecated"}))

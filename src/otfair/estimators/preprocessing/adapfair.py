@@ -61,7 +61,8 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
-from otfair.utils._deprecation import DEPRECATED, renamed_param
+from otfair.utils._deprecation import DEPRECATED, LAM_DOC, renamed_param
+from otfair.utils._docstrings import fill_doc
 from otfair.utils._torch import fits_in_training_state
 
 _MODES = ("aware", "blind")
@@ -108,6 +109,7 @@ def train_stratified(
     )
 
 
+@fill_doc(lam=LAM_DOC)
 class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
     r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
 
@@ -152,11 +154,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         Device of the flows (the classifier stays where it is; tensors move to it).
     verbose : bool, default=False
         Progress bar over epochs (with the epoch's loss).
-    lam : float
-        Deprecated name of ``strength``.
-
-        .. deprecated:: 0.2
-           ``lam`` was renamed ``strength`` in 0.2 and will be removed in 0.3.
+    {lam}
 
     Attributes
     ----------

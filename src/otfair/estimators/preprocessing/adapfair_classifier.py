@@ -45,13 +45,15 @@ from otfair.utils import (
     positive_int,
     set_params_from_init,
 )
-from otfair.utils._deprecation import renamed_param, renamed_value
+from otfair.utils._deprecation import LAM_DOC, renamed_param, renamed_value
+from otfair.utils._docstrings import fill_doc
 from otfair.utils._torch import fits_in_training_state
 
 #: The parameters that AdapFairClassifier passes on to its AdapFairPreprocessor.
 _FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != "classifier")
 
 
+@fill_doc(lam=LAM_DOC)
 class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     r"""Frozen base classifier + AdapFair flows: the paper's full pipeline (§IV).
 
@@ -89,11 +91,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Torch device.
     verbose : bool, default=False
         Progress bars over the epochs of the base classifier and of the flows.
-    lam : float
-        Deprecated name of ``strength``.
-
-        .. deprecated:: 0.2
-           ``lam`` was renamed ``strength`` in 0.2 and will be removed in 0.3.
+    {lam}
 
     Attributes
     ----------

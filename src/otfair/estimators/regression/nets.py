@@ -21,6 +21,7 @@ from otfair.utils import (
     positive_real,
     set_params_from_init,
 )
+from otfair.utils._deprecation import LAM_DOC
 from otfair.utils._docstrings import fill_doc
 
 __all__ = ["CENet", "WassersteinNet"]
@@ -44,14 +45,10 @@ _PARAMS_DOC = """
         Seed of the initialization and of the mini-batch order.
     device : str or torch.device, default="cpu"
         Torch device (``"cuda"``, ``"auto"``...).
-    lam : float
-        Deprecated name of ``strength``.
-
-        .. deprecated:: 0.2
-           ``lam`` was renamed ``strength`` in 0.2 and will be removed in 0.3."""
+    {lam}"""
 
 
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 class CENet(NeuralFairRegressor):
     r"""Regression net with a cross-entropy discriminator on ``(Z, Y)`` (CENet, §3.2).
 
@@ -128,7 +125,7 @@ class CENet(NeuralFairRegressor):
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 class WassersteinNet(NeuralFairRegressor):
     r"""Regression net with a Wasserstein critic on ``(Z, Y)`` (WassersteinNet, §3.2, eq. 3).
 

@@ -119,10 +119,9 @@ def train_base_classifier(
     """
     notion, strength = _renamed_base_arguments(notion, strength, penalty_notion, penalty_strength)
     X_np, y_np, codes, gap = _base_data(X, y, sensitive_features, penalty, notion)
-    device = resolve_device(device)
     seed, rng = fit_generators(random_state)
     with use_generator(torch_generator(seed)):  # initial weights
-        model = MLP(X_np.shape[1], hidden=hidden).to(device)
+        model = MLP(X_np.shape[1], hidden=hidden).to(resolve_device(device))
     training: dict[str, Any] = {"lr": lr, "epochs": int(epochs), "batch_size": int(batch_size)}
     _train_base(model, X_np, y_np, codes, gap, strength, rng, verbose=verbose, **training)
     return model.eval()

@@ -103,7 +103,9 @@ def test_fairness_loss_decreases_and_dp_gap_shrinks(data, net, mode):
 
 def test_eopp_only_uses_positives(data, net):
     X, y, s = data
-    pre = AdapFairPreprocessor(net, notion="eopp", strength=0.3, epochs=15, lr=3e-3, random_state=0)
+    pre = AdapFairPreprocessor(
+        net, notion="eopp", strength=0.3, epochs=15, lr=3e-3, random_state=0
+    )
     pre.fit(X, y, sensitive_features=s)
     assert pre.history_[-1]["fairness"] < pre.history_[0]["fairness"]
 

@@ -113,7 +113,7 @@ def test_path_template_accepts_single_strength_nets_that_share_a_path():
 @pytest.mark.parametrize(
     "singles",
     [
-        [CENet(strength=1.0, **SMALL), CENet(strength=2.0, **{**SMALL, "epochs": 4})],  # other params
+        [CENet(strength=1.0, **SMALL), CENet(strength=2.0, **{**SMALL, "epochs": 4})],  # epochs
         [CENet(strength=1.0, **SMALL), WassersteinNet(strength=2.0, **SMALL)],  # two classes
         [CENet(strength=1.0, **SMALL), CENet(strength=1.0, **SMALL)],  # equal strengths
         [CENet(strength=a, **{**SMALL, "random_state": None}) for a in (1.0, 2.0)],  # no seed

@@ -48,8 +48,9 @@ GRIDS: dict[str, tuple[float, ...]] = {
 
 def _grid_name(estimator: Any) -> str:
     """Return the key of :data:`GRIDS` for ``estimator``."""
-    if strength_param(estimator) == "lam":
-        return "regression"
+    grid = getattr(estimator, "_strength_grid", None)  # a row named by the estimator
+    if grid is not None and strength_param(estimator):
+        return str(grid)
     params = estimator.get_params(deep=False)
     penalty = params.get("penalty", "none")
     if isinstance(penalty, str) and penalty == "none":

@@ -109,7 +109,7 @@ def wasserstein_demographic_parity(
     float
         Non-negative; at most 1 for scores in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> round(wasserstein_demographic_parity(y, p, sensitive_features=s), 6)
     0.3
     """
@@ -137,7 +137,7 @@ def ks_demographic_parity(
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> ks_demographic_parity(y, p, sensitive_features=s)
     0.5
     """
@@ -180,15 +180,15 @@ def tv_demographic_parity(
         Number of equal-width bins.
     score_range : (float, float), default=(0.0, 1.0)
         Interval covered by the bins.
-    %(pos_label)s
-    %(min_group_size)s
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
         The largest total variation between two groups' histograms, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> tv_demographic_parity(y, p, sensitive_features=s)  # no bin holds both groups
     1.0
     >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]

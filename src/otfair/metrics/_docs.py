@@ -1,6 +1,6 @@
 """Docstring parts shared by the metrics, written once and filled in by :func:`fill_doc`.
 
-A metric docstring names a shared part on a line of its own, ``%(pos_label)s``; the
+A metric docstring names a shared part on a line of its own, ``{pos_label}``; the
 decorator replaces that line by the part, indented as the line is (the pattern of MNE's
 ``fill_doc``). The complete text is the function's ``__doc__``, which help(), Sphinx,
 numpydoc and the doctests read.
@@ -8,10 +8,7 @@ numpydoc and the doctests read.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
-F = TypeVar("F", bound=Callable[..., object])
+from otfair.utils._docstrings import fill_doc as fill_shared_doc
 
 DOCS: dict[str, str] = {
     "pos_label": """\
@@ -41,26 +38,5 @@ Examples
 }
 
 
-def fill_doc(func: F) -> F:
-    """Replace each docstring line ``%(name)s`` of ``func`` by ``DOCS[name]``, indented.
-
-    Parameters
-    ----------
-    func : callable
-        A function whose docstring names shared parts.
-
-    Returns
-    -------
-    callable
-        ``func`` itself, its ``__doc__`` completed.
-    """
-    lines: list[str] = []
-    for line in (func.__doc__ or "").splitlines():
-        key = line.strip()
-        if key.startswith("%(") and key.endswith(")s"):
-            indent = line[: len(line) - len(line.lstrip())]
-            lines.extend(indent + part for part in DOCS[key[2:-2]].splitlines())
-        else:
-            lines.append(line)
-    func.__doc__ = "\n".join(lines)
-    return func
+#: Replace each docstring line ``{name}`` of a metric by ``DOCS[name]``, indented.
+fill_doc = fill_shared_doc(required=False, **DOCS)

@@ -60,14 +60,14 @@ def pdp_violation(
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns: binary, one-hot encoded categories (one column per
         category) and continuous attributes may be mixed.
-    %(pos_label)s
+    {pos_label}
 
     Returns
     -------
     float
         The largest absolute correlation with a sensitive column, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> round(pdp_violation(y, p, sensitive_features=s), 4)  # |Pearson(p, s)|
     0.5477
     """
@@ -98,14 +98,14 @@ def peo_violation(
         Scores.
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns (see :func:`pdp_violation`).
-    %(pos_label)s
+    {pos_label}
 
     Returns
     -------
     float
         The largest label-conditional absolute correlation, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> round(peo_violation(y, p, sensitive_features=s), 4)  # the larger of the two label cells
     0.8018
     """

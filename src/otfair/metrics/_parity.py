@@ -53,15 +53,15 @@ def demographic_parity_gap(
         Group membership; several columns define intersectional groups.
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
-    %(pos_label)s
-    %(min_group_size)s
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
         The largest gap between two groups' selection rates, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> demographic_parity_gap(y, p, sensitive_features=s)  # selection rates 0.75 and 0.25
     0.5
     >>> labels = np.where(p >= 0.5, "yes", "no")  # predicted labels, e.g. pipe.predict(X)
@@ -102,15 +102,15 @@ def mean_score_gap(
         Scores or predictions.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership; several columns define intersectional groups.
-    %(pos_label)s
-    %(min_group_size)s
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
         The largest gap between two groups' mean scores.
 
-    %(examples_scores)s
+    {examples_scores}
     >>> round(mean_score_gap(y, p, sensitive_features=s), 6)  # mean scores 0.65 and 0.35
     0.3
     """
@@ -188,15 +188,15 @@ def true_positive_rate_gap(
         Group membership.
     threshold : float, default=0.5
         Decision threshold.
-    %(pos_label)s
-    %(min_group_size)s
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
         The largest gap between two groups' TPRs, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> true_positive_rate_gap(y, p, sensitive_features=s)  # TPRs 1.0 and 0.5
     0.5
     """
@@ -236,7 +236,7 @@ def false_positive_rate_gap(
     float
         The largest gap between two groups' FPRs, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> false_positive_rate_gap(y, p, sensitive_features=s)  # FPRs 0.5 and 0.0
     0.5
     """
@@ -282,7 +282,7 @@ def equalized_odds_gap(
     float
         The mean (or the larger) of the TPR and FPR gaps, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> equalized_odds_gap(y, p, sensitive_features=s)  # (TPR gap 0.5 + FPR gap 0.5) / 2
     0.5
     >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
@@ -321,7 +321,7 @@ def max_equalized_odds_gap(
     float
         The larger of the TPR and FPR gaps, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> max_equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65)  # TPR gap 0.5, FPR 0
     0.5
     """
@@ -358,14 +358,14 @@ def error_gap(
         See :func:`~otfair.metrics.mean_squared_error`.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership.
-    %(min_group_size)s
+    {min_group_size}
 
     Returns
     -------
     float
         The largest gap between two groups' MSEs (non-negative).
 
-    %(examples_regression)s
+    {examples_regression}
     >>> error_gap(y, pred, sensitive_features=s)  # group MSEs 0.125 and 0.5
     0.375
     """

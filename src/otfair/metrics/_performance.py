@@ -34,14 +34,14 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: An
         Probability scores in [0, 1] (hard 0/1 predictions are valid scores).
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
-    %(pos_label)s
+    {pos_label}
 
     Returns
     -------
     float
         The share of correct hard predictions, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> accuracy(y, p)  # 1[p >= 0.5] is right on 6 of every 8 rows
     0.75
     >>> accuracy(np.where(y == 1, "yes", "no"), p, pos_label="yes")
@@ -76,14 +76,14 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
         Binary labels; both classes must occur.
     y_score : array-like of shape (n,)
         Scores; only their order matters, any real values are accepted.
-    %(pos_label)s
+    {pos_label}
 
     Returns
     -------
     float
         The probability that a positive outranks a negative, in [0, 1].
 
-    %(examples_scores)s
+    {examples_scores}
     >>> roc_auc(y, p)  # 15 of the 16 (positive, negative) pairs are ordered
     0.9375
     """
@@ -111,7 +111,7 @@ def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
         Binary labels in {0, 1}.
     y_score : array-like of shape (n,)
         Probabilities of the positive class, in [0, 1].
-    %(pos_label)s
+    {pos_label}
 
     Returns
     -------
@@ -150,7 +150,7 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     float
         The mean squared error (non-negative).
 
-    %(examples_regression)s
+    {examples_regression}
     >>> mean_squared_error(y, pred)  # (0.25 + 0 + 0 + 1) / 4
     0.3125
     """
@@ -180,7 +180,7 @@ def r2_score(y_true: Any, y_pred: Any) -> float:
     float
         At most 1 (negative when worse than predicting the mean).
 
-    %(examples_regression)s
+    {examples_regression}
     >>> r2_score(y, pred)  # 1 - 0.3125 / 1.25
     0.75
     """

@@ -16,11 +16,14 @@ __all__ = ["fill_doc"]
 T = TypeVar("T")
 
 
-def fill_doc(**blocks: str) -> Callable[[T], T]:
-    """Return a class decorator that replaces each ``{name}`` line by ``blocks[name]``.
+def fill_doc(*, required: bool = True, **blocks: str) -> Callable[[T], T]:
+    """Return a decorator that replaces each ``{name}`` line by ``blocks[name]``.
 
     Parameters
     ----------
+    required : bool, default=True
+        Whether every block must have its line (a class that shares a fixed set of
+        entries); ``False`` for a table of parts each function picks from.
     **blocks : str
         The shared entries, dedented (numpydoc: ``name : type`` then an indented
         description).
@@ -28,7 +31,8 @@ def fill_doc(**blocks: str) -> Callable[[T], T]:
     Returns
     -------
     callable
-        The decorator; it raises ``ValueError`` if a block's line is missing.
+        The decorator; with ``required`` it raises ``ValueError`` if a block's line is
+        missing.
     """
 
     def decorate(obj: T) -> T:
@@ -37,6 +41,8 @@ def fill_doc(**blocks: str) -> Callable[[T], T]:
             marker = "{" + name + "}"
             line = next((ln for ln in doc.splitlines() if ln.strip() == marker), None)
             if line is None:
+                if not required:
+                    continue
                 raise ValueError(f"{obj!r}: no line `{marker}` in the docstring.")
             indent = line[: len(line) - len(line.lstrip())]
             text = textwrap.indent(textwrap.dedent(block).strip("\n"), indent)

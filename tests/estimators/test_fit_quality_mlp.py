@@ -110,3 +110,11 @@ def test_early_stopping_is_reproducible():
     b = FairClassifier(model="mlp", hidden=(8,), random_state=3).fit(X, y)
     np.testing.assert_array_equal(a.predict_proba(X), b.predict_proba(X))
     assert a.validation_loss_ == b.validation_loss_
+
+
+def test_tiny_data_trains_without_a_held_out_set():
+    X = np.arange(8, dtype=float).reshape(4, 2)
+    y = np.array([0, 0, 0, 1])  # one positive row: nothing to hold out of its class
+    clf = FairClassifier(model="mlp", hidden=(4,), epochs=5, random_state=0)
+    clf.fit(X, y)
+    assert not hasattr(clf, "validation_loss_") and clf.n_iter_ >= 1

@@ -24,20 +24,29 @@ from torch.nn import functional as F
 __all__ = ["StopOnValidation", "validation_split"]
 
 
-def validation_split(y: np.ndarray, fraction: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """Return ``(train, held_out)`` row indices, stratified by the label.
+def validation_split(
+    y: np.ndarray, fraction: float, seed: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Return ``(train, held_out)`` row indices, stratified by the label, or ``None``.
 
-    ``held_out`` holds ``fraction`` of the rows (at least one of each class, as
-    scikit-learn's ``train_test_split`` with ``stratify=y``).
+    ``held_out`` holds ``fraction`` of the rows, and at least one of each class, as
+    scikit-learn's ``train_test_split`` with ``stratify=y``. ``None`` when the data are
+    too small for that (a class with a single row, or no room for each class on both
+    sides): such a fit trains on all its rows, without early stopping.
 
     Examples
     --------
     >>> train, held = validation_split(np.array([0, 1] * 10), 0.2, seed=0)
     >>> len(train), len(held), np.bincount(np.array([0, 1] * 10)[held]).tolist()
     (16, 4, [2, 2])
+    >>> validation_split(np.array([0, 0, 0, 1]), 0.1, seed=0) is None
+    True
     """
+    counts = np.unique(y, return_counts=True)[1]
+    n_held = max(int(round(fraction * len(y))), len(counts))
+    if counts.min() < 2 or len(y) - n_held < len(counts):
+        return None
     rows = np.arange(len(y))
-    n_held = max(int(round(fraction * len(y))), len(np.unique(y)))
     train, held = train_test_split(rows, test_size=n_held, stratify=y, random_state=seed)
     return np.sort(train), np.sort(held)
 

@@ -458,9 +458,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         solver = self._solver(penalty)
         seed = draw_seed(self.random_state)
         device = resolve_device(self.device)
-        validation = None  # early stopping: the held-out rows
-        if self._early_stopping(solver, pairs, len(singles)):
-            kept, held = validation_split(y, self.validation_fraction, seed)
+        validation = None  # early stopping: the held-out rows (none on tiny data)
+        early = self._early_stopping(solver, pairs, len(singles))
+        if early and (rows := validation_split(y, self.validation_fraction, seed)):
+            kept, held = rows
             validation = (X[held], y[held].astype(np.float32))
             X, y, s = X[kept], y[kept], None if s is None else s[kept]
         gen = torch_generator(seed)

@@ -129,11 +129,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Hold out a stratified ``validation_fraction`` of the training rows and stop
         when their cross-entropy has not improved by ``tol`` for ``n_iter_no_change``
         epochs, ending at the best epoch's parameters (``MLPClassifier``'s
-        ``early_stopping``). For an unpenalized Adam fit (no penalty or strength 0)
-        with ``tol`` set, alone (not in a :func:`fairness_path` curve); ``"auto"`` is
-        ``True`` for the MLP with ``penalty="none"``, so that it does not overfit small
-        or weak-signal data (docs/classifiers.md), else ``False`` (a penalized family
-        and its strength-0 member train alike).
+        ``early_stopping``; ``validation_loss_``). For an unpenalized Adam fit (no
+        penalty or strength 0) with ``tol`` set, alone (not in a
+        :func:`~otfair.estimators.fairness_path` curve; ``True`` elsewhere is refused).
+        ``"auto"`` is ``True`` for the MLP with ``penalty="none"``, so that it does not
+        overfit small or weak-signal data (docs/classifiers.md), else ``False`` (a
+        penalized family and its strength-0 member train alike). Data with a class of
+        one row train without it.
     validation_fraction : float, default=0.1
         Share of the training rows held out by ``early_stopping``.
     batch_size : int or "auto", default="auto"

@@ -14,6 +14,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from otfair.estimators._early_stopping import StopOnValidation, validation_split
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
     check_against_constant,
@@ -124,6 +125,19 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         protocols) and never warns.
     n_iter_no_change : int, default=5
         Adam epochs without an improvement of ``tol`` that end the training.
+    early_stopping : bool or "auto", default="auto"
+        Hold out a stratified ``validation_fraction`` of the training rows and stop
+        when their cross-entropy has not improved by ``tol`` for ``n_iter_no_change``
+        epochs, ending at the best epoch's parameters (``MLPClassifier``'s
+        ``early_stopping``; ``validation_loss_``). For an unpenalized Adam fit (no
+        penalty or strength 0) with ``tol`` set, alone (not in a
+        :func:`~otfair.estimators.fairness_path` curve; ``True`` elsewhere is refused).
+        ``"auto"`` is ``True`` for the MLP with ``penalty="none"``, so that it does not
+        overfit small or weak-signal data (docs/classifiers.md), else ``False`` (a
+        penalized family and its strength-0 member train alike). Data with a class of
+        one row train without it.
+    validation_fraction : float, default=0.1
+        Share of the training rows held out by ``early_stopping``.
     batch_size : int or "auto", default="auto"
         Batch size of the Adam loop (stratified by sensitive group); ``"auto"`` is
         ``min(1000, max(64, ceil(n / 10)))`` rows (at most ``n``): the OTF paper's 1000 on
@@ -185,6 +199,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         iteration.
     n_iter_ : int
         Adam epochs or L-BFGS iterations run (at most ``epochs``).
+    validation_loss_ : list of float
+        With ``early_stopping``: the held-out cross-entropy after each epoch.
     solver_ : str
         The solver the fit used (``"lbfgs"`` or ``"adam"``).
     n_features_in_ : int
@@ -230,6 +246,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         "epochs": [Interval(Integral, 1, None, closed="left")],
         "tol": [Interval(Real, 0, None, closed="left"), None],
         "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
+        "early_stopping": ["boolean", StrOptions({"auto"})],
+        "validation_fraction": [Interval(Real, 0, 1, closed="neither")],
         "batch_size": [Interval(Integral, 1, None, closed="left"), StrOptions({"auto"})],
         "lr": [Interval(Real, 0, None, closed="neither"), StrOptions({"auto"})],
         "lr_decay": [Interval(Real, 0, None, closed="neither")],
@@ -255,6 +273,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         epochs: int = 300,
         tol: float | None = 1e-4,
         n_iter_no_change: int = 5,
+        early_stopping: bool | str = "auto",
+        validation_fraction: float = 0.1,
         batch_size: int | str = "auto",
         lr: float | str = "auto",
         lr_decay: float = 1.0,
@@ -350,6 +370,21 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _active(self) -> bool:
         return self._penalty_object() is not None and self.strength > 0
 
+    def _early_stopping(self, solver: str, pairs: bool, n_models: int) -> bool:
+        """Resolve ``early_stopping`` (``"auto"``: on for one MLP fit without a penalty)."""
+        fits = solver == "adam" and self.tol is not None and not (self._active() or pairs)
+        if isinstance(self.early_stopping, str):
+            plain = self._penalty_object() is None and self.model == "mlp"
+            return fits and plain and n_models == 1
+        if self.early_stopping and not (fits and n_models == 1):
+            raise ValueError(
+                "early_stopping=True holds out rows of one unpenalized Adam fit (no penalty "
+                "or strength 0, tol set, solver='adam' or the MLP, not a curve); got "
+                f"penalty={self.penalty!r}, strength={self.strength}, solver={solver!r}, "
+                f"tol={self.tol}."
+            )
+        return bool(self.early_stopping)
+
     # ------------------------------------------------------------------ building
     def _build_model(self, n_features: int) -> torch.nn.Module:
         if self.model == "logistic":
@@ -425,6 +460,12 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         solver = self._solver(penalty)
         seed = draw_seed(self.random_state)
         device = resolve_device(self.device)
+        validation = None  # early stopping: the held-out rows (none on tiny data)
+        early = self._early_stopping(solver, pairs, len(singles))
+        if early and (rows := validation_split(y, self.validation_fraction, seed)):
+            kept, held = rows
+            validation = (X[held], y[held].astype(np.float32))
+            X, y, s = X[kept], y[kept], None if s is None else s[kept]
         gen = torch_generator(seed)
         for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
             gen = torch_generator(seed)  # each model as its own fit builds it
@@ -451,7 +492,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 self._train_full_batch(singles, s, y, groups, Xt, yt)
             else:
                 self._train_batches(singles, built, strengths, penalty, X, y, s, groups,
-                                    pairs, seed, device)  # fmt: skip
+                                    pairs, seed, device, validation)  # fmt: skip
         for single in singles:
             if single is not ref:
                 single._copy_data_attributes(ref)
@@ -514,8 +555,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 warn_not_converged(type(self).__name__, "lbfgs", self.epochs, self.tol)
 
     def _train_batches(
-        self, singles, built, strengths, penalty, X, y, s, groups, pairs, seed, device
-    ) -> None:
+        self, singles, built, strengths, penalty, X, y, s, groups, pairs, seed, device,
+        validation=None,
+    ) -> None:  # fmt: skip
         """Train the K singles stacked, with Adam on (matched or stratified) batches."""
         problem = self._problem(singles, strengths, penalty, X, y, s, groups, pairs, seed, device)
         problem.penalties = (
@@ -525,7 +567,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         if problem.penalties and problem.penalties[0].has_adversary and not pairs:
             problem.adversary_optimizer = self._adversary_optimizer(problem.penalties)
+        if validation is not None:  # early stopping on the held-out rows
+            Xv, yv = (torch.from_numpy(a).to(device) for a in validation)
+            stop = StopOnValidation(problem.model, Xv, yv, self.tol, self.n_iter_no_change)
+            problem.loop.stop = stop
         histories = train(problem)
+        if validation is not None:
+            stop.restore()  # the best epoch's parameters, as MLPClassifier's early stop
+            singles[0].validation_loss_ = stop.scores  # one model (a single fit)
         n_iter = len(histories[0])
         for k, single in enumerate(singles):
             problem.model.export(k, single.model_).eval()

@@ -40,16 +40,15 @@ from torch import nn
 from otfair.utils._progress import EpochProgress
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainData:
     """Training tensors on the target device (built once per fit)."""
 
     X: torch.Tensor  # (n, d) model inputs
     y: torch.Tensor  # (n,) float 0/1
-    s: torch.Tensor | None  # (n,) group codes or (n, k) attributes, as the penalty wants
-    strata: np.ndarray | None  # (n,) codes used to stratify batches (groups [x labels])
-    G: torch.Tensor | None = None  # (d_F, n) constraint matrix for linear notions
-    features: torch.Tensor | None = None  # (n, d') inputs of the OTF cost
+    s: torch.Tensor | None = None  # (n,) group codes of a group penalty
+    strata: np.ndarray | None = None  # (n,) codes used to stratify batches (groups [x labels])
+    G: torch.Tensor | None = None  # (d_F, n) constraint matrix of a constraint penalty
 
 
 def forget_fit(est: Any) -> None:
@@ -338,7 +337,7 @@ class StopOnPlateau:
         return all(c >= self.n_iter_no_change for c in self.count)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainLoop:
     """How FairClassifier optimizes one fit or one stacked curve (built once per fit).
 

@@ -2,8 +2,8 @@
 
 ``PenaltyStack(...).evaluate(batch)`` is the call of the training loops: value k of a
 block equals the penalty of model k's own instance on ``scores[k]`` (the single-fit
-call), values and gradients, for every built-in score penalty; per-model state (OTF's warm starts, an
-adversary's parameters) stays per model.
+call), values and gradients, for every built-in score penalty; per-model state (OTF's
+warm starts, an adversary's parameters) stays per model.
 """
 
 import numpy as np

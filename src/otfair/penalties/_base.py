@@ -30,7 +30,7 @@ from torch import nn
 
 from otfair.notions import LinearConstraints, Notion, as_notion
 from otfair.penalties._checks import check_labels, check_scores
-from otfair.penalties._legacy import LegacyEvaluation
+from otfair.penalties._legacy import LegacyEvaluation, bind
 from otfair.penalties._plan import BatchScheme, StrengthGrids
 
 
@@ -239,6 +239,9 @@ class PenaltyStack:
     def parameters(self) -> list[nn.Parameter]:
         """Return the parameters of every instance (an adversary's)."""
         return [p for penalty in self.penalties for p in penalty.parameters()]
+
+
+bind(PenaltyBatch=PenaltyBatch, PenaltyStack=PenaltyStack)
 
 
 class LinearPenalty(FairnessPenalty):

@@ -1,8 +1,9 @@
 """FTM, fairness through matching (Kim et al., TMLR 2024): object, penalty and matchings.
 
 :class:`FTM` holds the settings of the matched batches and builds
-:class:`MatchedDemographicParity`, the matched score gap (§3); the batch pairings and
-their OT matchings (§4) come from :class:`FTMMatchingCache`.
+:class:`MatchedDemographicParity`, the matched score gap (§3); its training plan trains
+it on :class:`MatchedBatches` (FTM's batching lives here only), whose pairings and OT
+matchings (§4) come from :class:`FTMMatchingCache`.
 
 How pairings are drawn
 ----------------------
@@ -22,8 +23,8 @@ function of (training rows, groups, labels for the joint map, m, map, a, seed,
 n_rounds). :class:`FTMMatchingCache` keys it by a SHA-256 hash of exactly these inputs
 and keeps it in memory (and, with ``cache_dir``, on disk as ``.npz``), so every strength
 and model seed of a sweep on the same split reuses it and an FTM training step costs
-about a plain step. The estimator walks through the pool in an order drawn from its own
-``random_state``.
+about a plain step. :class:`MatchedSchedule` walks through the pool in an order drawn
+from the estimator's ``random_state``.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ from otfair.notions import Notion, as_notion
 from otfair.ot import joint_cost, match
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject, TrainingPlan
 from otfair.penalties._checks import check_scores
-from otfair.penalties._plan import TrainBatch
+from otfair.penalties._legacy import bind
+from otfair.penalties._plan import FitRows, TrainBatch
 from otfair.utils._constraints import (
     Interval,
     StrOptions,
@@ -272,18 +274,10 @@ class MatchedBatches:
         steps = math.ceil(sizes.sum() / batch_size)
         return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
 
-    def schedule(
-        self,
-        X: np.ndarray,
-        y: np.ndarray,
-        groups: np.ndarray,
-        data: tuple[torch.Tensor, torch.Tensor],
-        batch_size: int,
-        rng: np.random.Generator,
-    ) -> MatchedSchedule:
+    def schedule(self, rows: FitRows, rng: np.random.Generator) -> MatchedSchedule:
         """Gather the pairings' rows once per fit; return the fit's batch schedule."""
-        pool, weights, steps = self.pool(X, y, groups, batch_size)
-        return MatchedSchedule(pool, weights, steps, data, rng)
+        pool, weights, steps = self.pool(rows.X, rows.y, rows.groups, rows.batch_size)
+        return MatchedSchedule(pool, weights, steps, (rows.Xt, rows.yt), rng)
 
 
 class MatchedSchedule:
@@ -332,6 +326,7 @@ class MatchedSchedule:
 
 
 MatchedDemographicParity.plan = TrainingPlan(full_batch=False, batches=MatchedBatches())
+bind(MatchedBatches=MatchedBatches)  # the old trait `requires_pairs` means these batches
 
 
 _CACHE_VERSION = b"otfair-ftm-pairings-v1"

@@ -14,13 +14,23 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, cast
 
 import torch
 
 if TYPE_CHECKING:
     from otfair.penalties._base import FairnessPenalty, PenaltyBatch, TrainingPlan
+
+#: the current protocol's classes, bound by the modules that define them
+#: (:func:`bind`): this module imports none of them, so that they can import it
+_BOUND: dict[str, Any] = {}
+
+
+def bind(**classes: Any) -> None:
+    """Give this module the classes the old names answer with (``PenaltyStack``, ...)."""
+    _BOUND.update(classes)
+
 
 #: the traits the plan replaced -> what the plan now says
 _TRAITS = (
@@ -54,10 +64,19 @@ def _plan_from_traits(plan: TrainingPlan, traits: dict[str, Any]) -> TrainingPla
     if traits.get("linear") or traits.get("requires_binary_groups") is False:
         changes["constraints"] = True
     if traits.get("requires_pairs"):
-        from otfair.penalties._ftm import MatchedBatches
-
-        changes.update(batches=MatchedBatches(), full_batch=False)
+        changes.update(batches=_BOUND["MatchedBatches"](), full_batch=False)
     return dataclasses.replace(plan, **changes)
+
+
+def _trait(name: str, new: str, read: Callable[[Any], Any]) -> Any:
+    """Return a deprecated trait: a read-only property answering from the plan."""
+
+    def get(self: Any) -> Any:
+        _deprecated(f"`{type(self).__name__}.{name}`", f"`plan.{new}` (its TrainingPlan)")
+        return read(self.plan)
+
+    get.__doc__ = f"Deprecated: ``plan.{new}``."
+    return property(get)
 
 
 class LegacyEvaluation:
@@ -80,59 +99,26 @@ class LegacyEvaluation:
             delattr(cls, key)
 
     # ---------------------------------------------------------------- the old traits
-    def _trait(self, name: str, value: Any) -> Any:
-        _deprecated(f"`{type(self).__name__}.{name}`", "its `plan` (TrainingPlan)")
-        return value
-
-    @property
-    def requires_pairs(self) -> bool:
-        """Deprecated: ``plan.batches is not None``."""
-        return bool(self._trait("requires_pairs", self.plan.batches is not None))
-
-    @property
-    def requires_binary_groups(self) -> bool:
-        """Deprecated: ``not plan.constraints``."""
-        return bool(self._trait("requires_binary_groups", not self.plan.constraints))
-
-    @property
-    def requires_features(self) -> bool:
-        """Deprecated: ``plan.constraints`` (a constraint penalty gets the inputs)."""
-        return bool(self._trait("requires_features", self.plan.constraints))
-
-    @property
-    def linear(self) -> bool:
-        """Deprecated: ``plan.constraints``."""
-        return bool(self._trait("linear", self.plan.constraints))
-
-    @property
-    def has_adversary(self) -> bool:
-        """Deprecated: ``plan.adversary``."""
-        return bool(self._trait("has_adversary", self.plan.adversary))
-
-    @property
-    def default_mixing(self) -> str:
-        """Deprecated: ``plan.mixing``."""
-        return str(self._trait("default_mixing", self.plan.mixing))
-
-    @property
-    def keeps_batch_work(self) -> bool:
-        """Deprecated: ``plan.fixed_batches``."""
-        return bool(self._trait("keeps_batch_work", self.plan.fixed_batches))
+    requires_pairs = _trait(
+        "requires_pairs", "batches is not None", lambda p: p.batches is not None
+    )
+    requires_binary_groups = _trait(
+        "requires_binary_groups", "not constraints", lambda p: not p.constraints
+    )
+    requires_features = _trait("requires_features", "constraints", lambda p: p.constraints)
+    linear = _trait("linear", "constraints", lambda p: p.constraints)
+    has_adversary = _trait("has_adversary", "adversary", lambda p: p.adversary)
+    default_mixing = _trait("default_mixing", "mixing", lambda p: p.mixing)
+    keeps_batch_work = _trait("keeps_batch_work", "fixed_batches", lambda p: p.fixed_batches)
 
     # ---------------------------------------------------------------- the old methods
-    def value(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Return ``PenaltyStack(penalty).evaluate(PenaltyBatch(...))`` (deprecated)."""
-        from otfair.penalties._base import PenaltyBatch, PenaltyStack
+    def value(self, *batch: Any) -> torch.Tensor:
+        """Return ``PenaltyStack(penalty).evaluate(PenaltyBatch(*batch))`` (deprecated).
 
+        ``batch``: ``scores, sensitive, labels=None, features=None``, unchecked.
+        """
         _deprecated("`value(...)`", "`evaluate(PenaltyBatch(...))` (unchecked) or the call")
-        batch = PenaltyBatch(scores, sensitive, labels, features)
-        return PenaltyStack(self._self()).evaluate(batch)
+        return _BOUND["PenaltyStack"](self._self()).evaluate(_BOUND["PenaltyBatch"](*batch))
 
     def evaluate_rows(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return K values of a (K, n) block, one evaluation per row (deprecated)."""
@@ -154,13 +140,11 @@ class LegacyEvaluation:
         checked: bool = True,
     ) -> torch.Tensor:
         """Return :meth:`adversary_objective` of the (checked) batch (deprecated)."""
-        from otfair.penalties._base import PenaltyBatch
-
         _deprecated("`adversary_loss(...)`", "`adversary_objective(batch)`")
         penalty = self._self()
         if not penalty.plan.adversary:
             raise NotImplementedError(f"{type(self).__name__} has no adversary.")
-        batch = PenaltyBatch(scores.detach(), sensitive, labels)
+        batch = _BOUND["PenaltyBatch"](scores.detach(), sensitive, labels)
         return penalty.adversary_objective(penalty.check(batch) if checked else batch)
 
     def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
@@ -192,8 +176,6 @@ def penalty_values(
     The unchecked value(s) of one batch: 0-dim for ``scores`` (n,), shape (K,) for a
     (K, n) block; ``G`` is the batch's constraint slice (``PenaltyBatch.constraints``).
     """
-    from otfair.penalties._base import PenaltyBatch, PenaltyStack
-
     _deprecated("`penalty_values(...)`", "`PenaltyStack(penalties).evaluate(PenaltyBatch(...))`")
-    batch = PenaltyBatch(scores, cast(torch.Tensor, sensitive), labels, features, G, cache)
-    return PenaltyStack(penalties).evaluate(batch)
+    batch = _BOUND["PenaltyBatch"](scores, sensitive, labels, features, G, cache)
+    return cast(torch.Tensor, _BOUND["PenaltyStack"](penalties).evaluate(batch))

@@ -57,19 +57,22 @@ class BatchSchedule(Protocol):
         """Return the batches of one epoch."""
 
 
+class FitRows(NamedTuple):
+    """The training set a batch scheme draws from: host arrays and device tensors."""
+
+    X: np.ndarray  # (n, d) inputs
+    y: np.ndarray  # (n,) labels 0/1
+    groups: np.ndarray  # (n,) codes 0/1 of the two groups
+    Xt: torch.Tensor  # X on the fit's device
+    yt: torch.Tensor  # y as floats on the fit's device
+    batch_size: int  # the estimator's batch size (the steps of an epoch)
+
+
 class BatchScheme(Protocol):
     """How a penalty draws its own training batches (FTM's matched group batches)."""
 
-    def schedule(
-        self,
-        X: np.ndarray,
-        y: np.ndarray,
-        groups: np.ndarray,
-        data: tuple[torch.Tensor, torch.Tensor],
-        batch_size: int,
-        rng: np.random.Generator,
-    ) -> BatchSchedule:
-        """Draw the fit's batches of ``X``, ``y`` (and their tensors ``data``)."""
+    def schedule(self, rows: FitRows, rng: np.random.Generator) -> BatchSchedule:
+        """Draw the fit's batches of ``rows`` (batch order from ``rng``)."""
 
 
 class StrengthGrids:

@@ -42,6 +42,7 @@ from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
 from otfair.penalties import (
     FairnessPenalty,
+    FitRows,
     LinearPenalty,
     PenaltyObject,
     PenaltyStack,
@@ -555,7 +556,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         batches: Any = StratifiedBatches(batch_size, self._fixed_batches(plan), groups)
         if plan.batches is not None:  # the penalty's own batches (FTM's matched pairs)
             assert groups is not None  # _prepare gives the groups to a batch scheme
-            batches = plan.batches.schedule(X, y, groups, (data.X, data.y), batch_size, loop.rng)
+            rows = FitRows(X, y, groups, data.X, data.y, batch_size)
+            batches = plan.batches.schedule(rows, loop.rng)
             for single in singles:
                 for name, value in batches.fitted.items():
                     setattr(single, name, value)

@@ -240,16 +240,8 @@ class FairnessPath:
                 rows.append({"strength": float(value), **row})
         return pd.DataFrame(rows)
 
-    def plot(
-        self,
-        X: Any,
-        y: Any,
-        *,
-        sensitive_features: Any,
-        metric: str | None = None,
-        score: str | None = None,
-        ax: Any = None,
-    ) -> Any:
+    def plot(self, X: Any, y: Any, *, sensitive_features: Any, metric: str | None = None,
+             score: str | None = None, ax: Any = None) -> Any:  # fmt: skip
         """Plot the trade-off curve: ``score`` against the fairness ``metric``.
 
         Each point is one strength, labelled with its value. ``metric`` defaults to

@@ -50,6 +50,7 @@ from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject,
 from otfair.penalties._checks import check_scores
 from otfair.penalties._legacy import bind
 from otfair.penalties._plan import FitRows, TrainBatch
+from otfair.utils import set_params_from_init
 from otfair.utils._constraints import (
     Interval,
     StrOptions,
@@ -84,11 +85,8 @@ class FTM(PenaltyObject):
     """
 
     name = "ftm"
-    #: the lab's sweep: FTM paper App. D, Table 7 (the whole grid). On our Adult (sex)
-    #: its top leaves the trade-off: lambda = 2 costs ~6 accuracy points, lambda >= 3
-    #: collapses to the constant (all-negative) predictor, whose MDP is 0 and whose CE
-    #: (~0.56) is below CE + lambda MDP of any accurate model (docs/classifiers.md); it is
-    #: kept so that the papers' lowest DP levels (Dutch DP 0.01) are reachable
+    #: the lab's sweep: FTM paper App. D, Table 7, whole (on Adult, lambda >= 3 collapses
+    #: to the constant predictor, docs/classifiers.md; kept: Dutch's DP 0.01 needs it)
     paper_strengths = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5,
                        2.0, 3.0, 5.0, 10.0)  # fmt: skip
     notions = ("dp",)
@@ -102,6 +100,12 @@ class FTM(PenaltyObject):
         "cache_dir",
     )
 
+    matching: str
+    label_weight: float
+    group_batch_size: int
+    n_pairing_rounds: int
+    matching_seed: int
+    cache_dir: str | Path | None
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "matching": [StrOptions({"marginal", "joint"})],
         "label_weight": [non_negative_real()],
@@ -121,12 +125,7 @@ class FTM(PenaltyObject):
         matching_seed: int = 0,
         cache_dir: str | Path | None = None,
     ) -> None:
-        self.matching = matching
-        self.label_weight = label_weight
-        self.group_batch_size = group_batch_size
-        self.n_pairing_rounds = n_pairing_rounds
-        self.matching_seed = matching_seed
-        self.cache_dir = cache_dir
+        set_params_from_init(self, locals())
 
     def matched_batches(
         self, X: np.ndarray, y: np.ndarray, groups: np.ndarray, batch_size: int

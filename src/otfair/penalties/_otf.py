@@ -14,6 +14,7 @@ from torch import Tensor
 
 from otfair.notions import LinearConstraints, Notion
 from otfair.penalties._base import LinearPenalty, PenaltyObject, TrainingPlan
+from otfair.utils import set_params_from_init
 from otfair.utils._constraints import positive_int, positive_real
 
 if TYPE_CHECKING:
@@ -57,6 +58,10 @@ class OTF(PenaltyObject):
     #: Adult is already ~3% of the unfair model's at an AUC cost of ~0.06), so the grid
     #: spans the trade-off on a log scale (docs/classifiers.md)
     paper_strengths = (0.001, 0.002, 0.005, 0.01, 0.02)
+    eps: float
+    max_iter: int
+    warm_start: bool
+    tol: float
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "eps": [positive_real()],
         "max_iter": [positive_int()],
@@ -72,10 +77,7 @@ class OTF(PenaltyObject):
         warm_start: bool = _WARM_START,
         tol: float = _TOL,
     ) -> None:
-        self.eps = eps
-        self.max_iter = max_iter
-        self.warm_start = warm_start
-        self.tol = tol
+        set_params_from_init(self, locals())
 
     def make(self, notion: Notion) -> OTFPenalty:
         """Return :class:`OTFPenalty` on the notion's linear constraints."""

@@ -164,7 +164,7 @@ class MatchedDemographicParity(FairnessPenalty):
     of group 1 (Kim et al., TMLR 2024, §3.2, Eq. (7); the marginal or joint OT
     map of §4). By Theorem 3.7 of the paper, ``MDP <= delta`` implies ``DP <= delta``
     for any transport map. The matching itself never depends on ``f``, so it is part of
-    the batch (``requires_pairs``: see :class:`otfair.estimators.FTMMatchingCache`); the
+    the batch (its plan draws :class:`MatchedBatches`, :class:`FTMMatchingCache`); the
     notion is DP (the joint map of §4 targets EO through the matching, not the penalty).
 
     Shapes: ``scores`` (2m,) the scores of the group-0 batch followed by those of their

@@ -66,9 +66,7 @@ def test_block_equals_the_single_calls(name, notion):
     if singles[0].plan.constraints:
         G = singles[0].constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     hs = [H[k].clone().requires_grad_(True) for k in range(K)]
-    ref = torch.stack(
-        [values(p, h, s, y, X, G=G) for p, h in zip(singles, hs, strict=True)]
-    )
+    ref = torch.stack([values(p, h, s, y, X, G=G) for p, h in zip(singles, hs, strict=True)])
     assert ref.shape == (K,)
     ref.sum().backward()
     Hg = H.clone().requires_grad_(True)

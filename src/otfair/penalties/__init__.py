@@ -85,7 +85,7 @@ from otfair.penalties._group_wasserstein import GroupWassersteinLoss
 from otfair.penalties._legacy import penalty_values
 from otfair.penalties._norm import Norm, NormPenalty
 from otfair.penalties._otf import OTF, OTFPenalty
-from otfair.penalties._plan import FitRows, TrainBatch
+from otfair.penalties._plan import BatchSchedule, BatchScheme, FitRows, TrainBatch
 from otfair.penalties._registry import (
     Penalty,
     list_penalties,
@@ -109,6 +109,8 @@ __all__ = [
     "as_penalty_object",
     "BarycenterPenalty",
     "FairTorchDemographicParity",
+    "BatchSchedule",
+    "BatchScheme",
     "FairnessPenalty",
     "FitRows",
     "GapPenalty",

@@ -48,8 +48,20 @@ from otfair.estimators._training import (
     stratified_batches,
 )
 from otfair.models.stacked import StackedMLP
-from otfair.penalties import PenaltyBatch, PenaltyStack
-from otfair.penalties._plan import BatchSchedule
+from otfair.penalties import BatchSchedule, PenaltyBatch, PenaltyStack
+
+
+class _Batch(NamedTuple):
+    """A step's batch: rows, labels, what the penalty reads, CE weights, log weight."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    s: torch.Tensor | None
+    G: torch.Tensor | None
+    cache: dict | None
+    ce_weight: torch.Tensor | None  # a weighted, summed cross-entropy (None: the mean)
+    penalized: bool  # False: the batch misses a group, the CE alone
+    weight: float
 
 
 @dataclass(frozen=True)
@@ -113,19 +125,6 @@ class TrainingProblem:
     convex: bool = False
     constraints: bool = False
     adversary_optimizer: torch.optim.Optimizer | None = None
-
-
-class _Batch(NamedTuple):
-    """A step's batch: rows, labels, what the penalty reads, CE weights, log weight."""
-
-    X: torch.Tensor
-    y: torch.Tensor
-    s: torch.Tensor | None
-    G: torch.Tensor | None
-    cache: dict | None
-    ce_weight: torch.Tensor | None  # a weighted, summed cross-entropy (None: the mean)
-    penalized: bool  # False: the batch misses a group, the CE alone
-    weight: float
 
 
 def train(problem: TrainingProblem) -> list[list[float]]:

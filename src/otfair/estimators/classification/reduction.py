@@ -83,11 +83,11 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
 
     Examples
     --------
-    >>> from sklearn.datasets import make_classification
+    >>> import numpy as np
     >>> from otfair.estimators import ReductionClassifier
-    >>> X, y = make_classification(n_samples=200, n_features=3, n_informative=2,
-    ...                            n_redundant=0, random_state=0)
-    >>> s = (X[:, 1] > 0).astype(int)  # a group that the labels depend on
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
+    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> clf = ReductionClassifier(eps=0.05, max_iter=10, random_state=0)
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X).shape
     (200, 2)

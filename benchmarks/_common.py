@@ -73,11 +73,10 @@ def fit_at(est, X, y, strength, **fit):
     """Fit ``est`` at one ``strength``, or its whole path when ``strength`` is a list.
 
     A list goes through :func:`otfair.estimators.fairness_path` (one stacked run for the
-    estimators that support it); the strength parameter is ``strength`` or ``lam``.
+    estimators that support it).
     """
     from otfair.estimators import fairness_path
 
     if isinstance(strength, (list, tuple)):
         return fairness_path(est, X, y, strengths=list(strength), **fit)
-    name = "strength" if "strength" in est.get_params() else "lam"
-    return est.set_params(**{name: strength}).fit(X, y, **fit)
+    return est.set_params(strength=strength).fit(X, y, **fit)

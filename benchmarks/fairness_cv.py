@@ -127,9 +127,8 @@ def _grid_search_cpu(case: Case, est: Any, strengths: np.ndarray, folds, X, y, s
     def scorer(model: Any, X_: Any, y_: Any) -> float:  # the custom scorer
         return float(measure(y_, model.predict(X_)))
 
-    param = "strength" if case.task == "classification" else "lam"
     search = GridSearchCV(
-        est, {param: list(strengths)}, scoring=scorer, cv=folds, refit=False, n_jobs=1
+        est, {"strength": list(strengths)}, scoring=scorer, cv=folds, refit=False, n_jobs=1
     )
     start = time.process_time()
     search.fit(X, y, sensitive_features=s)

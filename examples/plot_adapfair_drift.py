@@ -30,8 +30,9 @@ source = make_synthetic(n_samples=2000, covariate_shift=0.5, random_state=0).spl
 target = make_synthetic(n_samples=2000, covariate_shift=1.5, random_state=1).split(random_state=1)
 clf = LogisticRegression().fit(source.X_train, source.y_train)  # frozen from now on
 
-# lam weighs the cross-entropy, 1 - lam the fairness term: a small lam favours fairness
-pre = AdapFairPreprocessor(clf, lam=0.1, epochs=20, batch_size=256, random_state=0)
+# strength is the paper's lambda, the weight of the cross-entropy (1 - strength weighs
+# the fairness term): a small strength favours fairness
+pre = AdapFairPreprocessor(clf, strength=0.1, epochs=20, batch_size=256, random_state=0)
 pre.fit(target.X_train, target.y_train, sensitive_features=target.s_train)
 
 # %%

@@ -88,7 +88,7 @@ def test_classifier_bytes_identical_after_fit(data, mode):
 @pytest.mark.parametrize("mode", ["aware", "blind"])
 def test_fairness_loss_decreases_and_dp_gap_shrinks(data, net, mode):
     X, y, s = data
-    pre = AdapFairPreprocessor(net, mode=mode, lam=0.3, epochs=25, lr=3e-3, random_state=0)
+    pre = AdapFairPreprocessor(net, mode=mode, strength=0.3, epochs=25, lr=3e-3, random_state=0)
     pre.fit(X, y, sensitive_features=s)
     fair = [h["fairness"] for h in pre.history_]
     assert len(fair) == 25
@@ -103,7 +103,9 @@ def test_fairness_loss_decreases_and_dp_gap_shrinks(data, net, mode):
 
 def test_eopp_only_uses_positives(data, net):
     X, y, s = data
-    pre = AdapFairPreprocessor(net, notion="eopp", lam=0.3, epochs=15, lr=3e-3, random_state=0)
+    pre = AdapFairPreprocessor(
+        net, notion="eopp", strength=0.3, epochs=15, lr=3e-3, random_state=0
+    )
     pre.fit(X, y, sensitive_features=s)
     assert pre.history_[-1]["fairness"] < pre.history_[0]["fairness"]
 
@@ -231,8 +233,8 @@ def test_errors(data, net):
         AdapFairPreprocessor(net, mode="x").fit(X, y, sensitive_features=s)
     with pytest.raises(ValueError, match="'notion' parameter .* among"):
         AdapFairPreprocessor(net, notion="x").fit(X, y, sensitive_features=s)
-    with pytest.raises(ValueError, match=r"'lam' .* in the range \[0.0, 1.0\]. Got 2.0"):
-        AdapFairPreprocessor(net, lam=2.0).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"'strength' .* in the range \[0.0, 1.0\]. Got 2.0"):
+        AdapFairPreprocessor(net, strength=2.0).fit(X, y, sensitive_features=s)
     with pytest.raises(TypeError, match="`classifier`"):
         AdapFairPreprocessor(object()).fit(X, y, sensitive_features=s)
     pre = AdapFairPreprocessor(net, epochs=1).fit(X, y, sensitive_features=s)

@@ -1,4 +1,4 @@
-"""fairness_path(AdapFairClassifier): one base classifier, flows per lam, as separate fits."""
+"""fairness_path(AdapFairClassifier): one base classifier, flows per strength, as separate fits."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ def _data(seed=0, shift=0.0):
 LAMS = [0.9, 0.5, 0.1]
 
 
-def _est(lam=0.5, **kw):
-    return AdapFairClassifier(lam=lam, epochs=3, base_epochs=4, random_state=0, **kw)
+def _est(strength=0.5, **kw):
+    return AdapFairClassifier(strength=strength, epochs=3, base_epochs=4, random_state=0, **kw)
 
 
 @pytest.mark.parametrize("mode", ["aware", "blind"])
@@ -28,7 +28,7 @@ def test_path_models_equal_separate_fits(mode):
     assert list(path.strengths_) == LAMS and len(path.estimators_) == 3
     for lam, model in zip(LAMS, path.estimators_, strict=True):
         alone = _est(lam, mode=mode).fit(X, y, sensitive_features=s)
-        assert model.get_params()["lam"] == lam
+        assert model.get_params()["strength"] == lam
         np.testing.assert_array_equal(
             model.predict_proba(X, sensitive_features=s),
             alone.predict_proba(X, sensitive_features=s),
@@ -51,9 +51,9 @@ def test_path_with_source_data_trains_the_base_on_the_source():
     )
 
 
-def test_a_list_lam_is_refused_naming_fairness_path():
+def test_a_list_strength_is_refused_naming_fairness_path():
     X, y, s = _data()
-    with pytest.raises(ValueError, match=r"`lam` must be a number.*fairness_path"):
+    with pytest.raises(ValueError, match=r"`strength` must be a number.*fairness_path"):
         _est([0.5, 0.9]).fit(X, y, sensitive_features=s)
     with pytest.raises(ValueError, match="distinct"):
         fairness_path(_est(), X, y, sensitive_features=s, strengths=[0.5, 0.5])

@@ -8,10 +8,8 @@ import torch
 from _classif_data import drift_data as _data
 from fairlearn.metrics import equalized_odds_difference
 
-from otfair.estimators.preprocessing.adapfair_classifier import (
-    AdapFairClassifier,
-    train_base_classifier,
-)
+from otfair.estimators.preprocessing.adapfair_base import train_base_classifier
+from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
 from otfair.experiments.methods import get_method
 
 
@@ -78,8 +76,8 @@ def test_new_notion_base_trained_for_equalized_odds():
     X, y, s = _data(n=800)
     plain = train_base_classifier(X, y, epochs=40, random_state=0)
     fair = train_base_classifier(
-        X, y, sensitive_features=s, penalty="gap", penalty_notion="eo",
-        penalty_strength=5.0, epochs=40, random_state=0,
+        X, y, sensitive_features=s, penalty="gapreg", notion="eo",
+        strength=5.0, epochs=40, random_state=0,
     )  # fmt: skip
     with torch.no_grad():
         pred = {
@@ -88,7 +86,7 @@ def test_new_notion_base_trained_for_equalized_odds():
     eo_plain = equalized_odds_difference(y, pred["p"], sensitive_features=s)
     eo_fair = equalized_odds_difference(y, pred["f"], sensitive_features=s)
     assert eo_fair < 0.7 * eo_plain
-    with pytest.raises(ValueError, match="base_penalty"):
+    with pytest.raises(ValueError, match="`penalty` must be one of"):
         train_base_classifier(X, y, penalty="x")
 
 
@@ -98,7 +96,7 @@ def test_registered_methods_build_the_right_estimators():
     assert aware.sensitive_as_input and not blind.sensitive_as_input
     assert set(aware.notions) == {"dp", "eopp", "eo"}
     est = aware.build(0.3, notion="eo", random_state=1, epochs=2, device="cpu", dataset=None)
-    assert (est.mode, est.notion, est.lam, est.epochs, est.sensitive_column) == (
+    assert (est.mode, est.notion, est.strength, est.epochs, est.sensitive_column) == (
         "aware", "eo", 0.3, 2, -1
     )  # fmt: skip
     est = blind.build(None, notion=None, random_state=1, epochs=None, device="cpu", dataset=None)

@@ -31,8 +31,8 @@ def test_mlp_accepts_positive_widths_and_no_hidden_layer():
         ({"base_notion": "nope"}, "base_notion"),
         ({"n_blocks": 0}, "n_blocks"),
         ({"sinkhorn_eps": -1.0}, "sinkhorn_eps"),
-        ({"lam": 1.5}, "lam"),
-        ({"lam": [0.5, 1.5]}, "lam"),
+        ({"strength": 1.5}, "strength"),
+        ({"strength": [0.5, 1.5]}, "strength"),
         ({"distance": "nope"}, "distance"),
     ],
 )
@@ -51,4 +51,4 @@ def test_adapfair_checks_its_parameters_before_training_the_base(params, name):
 def test_adapfair_check_params_passes_on_the_defaults():
     AdapFairClassifier().check_params()
     with pytest.raises(ValueError, match="fairness_path"):
-        AdapFairClassifier(lam=[0.1, 0.5]).check_params()
+        AdapFairClassifier(strength=[0.1, 0.5]).check_params()

@@ -403,9 +403,9 @@ def test_regression_net_on_law_school_with_error_gap(data_dir):
     search = FairnessCV(net, strengths=[0.0, 1.0, 10.0], metric="error_gap", max_violation=1.0)
     search.fit(X, y, sensitive_features=s)
     res = search.cv_results_
-    assert search.strength_param_ == "lam" and search.metric_ == "error_gap"
+    assert search.strength_param_ == "strength" and search.metric_ == "error_gap"
     assert search.best_index_ == select_strength(res, 1.0)
-    assert search.best_estimator_.lam == search.strength_
+    assert search.best_estimator_.strength == search.strength_
     pred = search.predict(split.X_test)
     assert pred.shape == split.y_test.shape
     gap = error_gap(split.y_test, pred, sensitive_features=split.s_test)

@@ -91,7 +91,7 @@ def test_out_of_range_values_name_the_accepted_range():
     with pytest.raises(InvalidParameterError, match=r"'notion' .* among \{.*'eo'.*\}"):
         tiny("laftr").set_params(notion="eopp").fit(X, y, sensitive_features=s)
     X, y, s = toy_data("adapfair")
-    with pytest.raises(InvalidParameterError, match=r"'lam' parameter of AdapFairClassifier"):
-        tiny("adapfair").set_params(lam=1.5).fit(X, y, sensitive_features=s)
+    with pytest.raises(InvalidParameterError, match=r"'strength' parameter of AdapFairClassifier"):
+        tiny("adapfair").set_params(strength=1.5).fit(X, y, sensitive_features=s)
     with pytest.raises(InvalidParameterError, match="AdapFairClassifier has no parameter 'lamb'"):
         validate_option(type(tiny("adapfair")), "lamb", 0.5)

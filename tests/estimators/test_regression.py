@@ -145,7 +145,7 @@ def test_nan_in_X_and_bad_hyperparameters():
     with pytest.raises(ValueError, match="NaN"):
         CENet(**SMALL).fit(X_bad, y, sensitive_features=s)
     # one message format (scikit-learn's constraints): the parameter and its range
-    with pytest.raises(ValueError, match=r"'lam' parameter of CENet must be a float in the"):
+    with pytest.raises(ValueError, match=r"'strength' parameter of CENet must be a float in the"):
         CENet(-1.0, **SMALL).fit(X, y, sensitive_features=s)
     with pytest.raises(ValueError, match=r"'clip' parameter .* range \(0.0, inf\) or None"):
         WassersteinNet(1.0, clip=0.0, **SMALL).fit(X, y, sensitive_features=s)

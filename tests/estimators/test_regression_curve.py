@@ -1,6 +1,6 @@
 """fairness_path(CENet / WassersteinNet): one stacked run equals separate fits.
 
-Tolerance: the same integer seed and lam give predictions within 1e-5 of the target range
+Tolerance: the same integer seed and strength give predictions within 1e-5 of the target range
 and per-epoch histories within 1e-5 (relative, plus 1e-7 absolute). Measured (torch 2.13,
 MKL, AVX-512): every case below is bitwise equal, predictions and histories (difference
 0); the registry's Crime / Law settings too (100 epochs, lambda 0 and the grid), and
@@ -55,9 +55,9 @@ def test_curve_equals_separate_fits(cls, lams, kw):
     assert list(path.strengths_) == lams and len(path.estimators_) == len(lams)
     span = np.ptp(y)
     for k, lam in enumerate(lams):
-        sep = cls(lam=lam, **params).fit(X, y, sensitive_features=s)
+        sep = cls(strength=lam, **params).fit(X, y, sensitive_features=s)
         single = path.estimators_[k]
-        assert type(single) is cls and single.lam == lam
+        assert type(single) is cls and single.strength == lam
         assert (single.adversary_ is None) == (lam == 0)
         p_cur = single.predict(X)
         np.testing.assert_allclose(p_cur, sep.predict(X), rtol=0, atol=TOL * span)
@@ -76,17 +76,17 @@ def test_each_model_is_a_plain_fitted_estimator():
     )
     single = pickle.loads(pickle.dumps(path.estimators_[1]))
     np.testing.assert_array_equal(single.predict(X), path.estimators_[1].predict(X))
-    assert single.get_params()["lam"] == 1.0 and not hasattr(single, "estimators_")
+    assert single.get_params()["strength"] == 1.0 and not hasattr(single, "estimators_")
     assert single.score(X, y, sample_weight=None) == pytest.approx(path.estimators_[1].score(X, y))
     clipped = max(float(p.detach().abs().max()) for p in single.adversary_.parameters())
     assert clipped <= single.clip * (1 + 1e-6)  # the float32 bound
 
 
 @pytest.mark.parametrize("cls", [CENet, WassersteinNet])
-def test_a_list_lam_is_refused_naming_fairness_path(cls):
+def test_a_list_strength_is_refused_naming_fairness_path(cls):
     X, y, s = _data(50)
-    with pytest.raises(ValueError, match=r"`lam` must be a number.*fairness_path"):
-        cls(lam=[0.0, 1.0], **SMALL).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"`strength` must be a number.*fairness_path"):
+        cls(strength=[0.0, 1.0], **SMALL).fit(X, y, sensitive_features=s)
 
 
 @pytest.mark.parametrize(
@@ -94,7 +94,7 @@ def test_a_list_lam_is_refused_naming_fairness_path(cls):
     [
         ([], "`strengths` must hold at least one"),
         ([1.0, 1.0], "`strengths` values must be distinct"),
-        ([0.5, -1.0], "`lam` must be a finite number >= 0"),
+        ([0.5, -1.0], "`strength` must be a finite number >= 0"),
         ([0.5, np.nan], "`strengths` must be finite"),
     ],
 )
@@ -106,23 +106,23 @@ def test_invalid_paths(cls, lams, match):
 
 
 def test_path_template_accepts_single_strength_nets_that_share_a_path():
-    singles = [CENet(lam=lam, **SMALL, batch_size=64) for lam in (4.0, 0.0)]
-    assert path_template(singles, "lam") is singles[0]
+    singles = [CENet(strength=lam, **SMALL, batch_size=64) for lam in (4.0, 0.0)]
+    assert path_template(singles, "strength") is singles[0]
 
 
 @pytest.mark.parametrize(
     "singles",
     [
-        [CENet(lam=1.0, **SMALL), CENet(lam=2.0, **{**SMALL, "epochs": 4})],  # other params
-        [CENet(lam=1.0, **SMALL), WassersteinNet(lam=2.0, **SMALL)],  # two classes
-        [CENet(lam=1.0, **SMALL), CENet(lam=1.0, **SMALL)],  # equal strengths
-        [CENet(lam=a, **{**SMALL, "random_state": None}) for a in (1.0, 2.0)],  # no seed
-        [CENet(lam=[1.0, 2.0], **SMALL)],  # not a number
+        [CENet(strength=1.0, **SMALL), CENet(strength=2.0, **{**SMALL, "epochs": 4})],  # epochs
+        [CENet(strength=1.0, **SMALL), WassersteinNet(strength=2.0, **SMALL)],  # two classes
+        [CENet(strength=1.0, **SMALL), CENet(strength=1.0, **SMALL)],  # equal strengths
+        [CENet(strength=a, **{**SMALL, "random_state": None}) for a in (1.0, 2.0)],  # no seed
+        [CENet(strength=[1.0, 2.0], **SMALL)],  # not a number
         [],
     ],
 )
 def test_path_template_refuses_what_cannot_share_a_path(singles):
-    assert path_template(singles, "lam") is None
+    assert path_template(singles, "strength") is None
 
 
 # ------------------------------------------------------------------ otfair sweep

@@ -28,7 +28,8 @@ def test_builder_uses_appendix_b_settings():
         2.0, notion=None, random_state=3, epochs=7, device="cpu", dataset="communities_crime"
     )
     assert isinstance(est, WassersteinNet)
-    assert (est.lam, est.clip, est.lr, est.batch_size, est.epochs) == (2.0, 0.002, 0.1, 256, 7)
+    settings = (est.strength, est.clip, est.lr, est.batch_size, est.epochs)
+    assert settings == (2.0, 0.002, 0.1, 256, 7)
     assert tuple(est.encoder_hidden) == (50,) and tuple(est.adversary_hidden) == (100,)
 
 

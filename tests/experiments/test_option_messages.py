@@ -61,7 +61,7 @@ CASES: dict[str, tuple[str, str, dict[str, Any], list[str], str, Any]] = {
         "otf", "synthetic", {"strength": -0.5}, ["--strength", "-0.5"], "strengths = [-0.5]",
         lambda: FairClassifier("otf", -0.5),
     ),
-    # the strength reaches CENet's `lam` and ReductionClassifier's `eps`
+    # the strength reaches CENet's `strength` and ReductionClassifier's `eps`
     "cenet lam=-1": (
         "cenet", "synthetic_regression", {"strength": -1.0}, ["--strength", "-1"],
         "strengths = [-1.0]", lambda: CENet(-1.0),

@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets import load_dataset
+from otfair.estimators import fairness_path
 from otfair.experiments.methods import get_method
 from otfair.metrics import accuracy_disparity_audit, r2_score
 
@@ -78,12 +79,15 @@ def main() -> None:
                 device="cpu",
                 dataset="communities_crime",
             )
-            if method != "unfair-reg":
-                est.set_params(lam=list(LAMBDAS))
-            est.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
-            for lam in [None] if method == "unfair-reg" else LAMBDAS:
-                pred = est.predict(split.X_test) if lam is None else est.predict(split.X_test, lam)
-                rows.append(_row(method, "" if lam is None else lam, seed, split, pred))
+            X, y, s = split.X_train, split.y_train, split.s_train
+            if method == "unfair-reg":
+                preds = {"": est.fit(X, y, sensitive_features=s).predict(split.X_test)}
+            else:  # the curve in one stacked run: each model is its separate fit
+                path = fairness_path(est, X, y, sensitive_features=s, strengths=list(LAMBDAS))
+                models = zip(path.strengths_, path.estimators_, strict=True)
+                preds = {lam: m.predict(split.X_test) for lam, m in models}
+            for lam, pred in preds.items():
+                rows.append(_row(method, lam, seed, split, pred))
             print(f"seed {seed} {method} done", flush=True)
     frame = pd.DataFrame(rows)
     frame.to_csv(HERE / "crime_error_gap.csv", index=False, float_format="%.4f")

@@ -57,7 +57,20 @@ class DatasetEntry:
         return {k: p.default for k, p in params.items() if k != "data_home"}
 
 
-def _entries() -> dict[str, DatasetEntry]:
+def _real(
+    name: str,
+    loader: Callable[..., Any],
+    summary: str,
+    rows: int,
+    rows_by_option: dict[tuple[str, Any], int] | None = None,
+    **choices: tuple[Any, ...],
+) -> DatasetEntry:
+    """Return the entry of a dataset read from files (``loader`` takes ``data_home``)."""
+    return DatasetEntry(name, loader, summary, choices, True, rows, rows_by_option or {})
+
+
+def _real_entries() -> list[DatasetEntry]:
+    """Return the entries of the real datasets, with their rows and option choices."""
     from otfair.datasets import (
         _adult,
         _bank,
@@ -67,30 +80,11 @@ def _entries() -> dict[str, DatasetEntry]:
         _dutch,
         _german,
         _law_school,
-        _synthetic,
     )
 
-    def scm(**kw: Any) -> FairDataset:
-        return _synthetic.make_synthetic_scm(**kw).dataset
-
-    scm.__signature__ = inspect.signature(_synthetic.make_synthetic_scm)  # type: ignore[attr-defined]
-
-    def real(
-        name: str,
-        loader: Callable[..., Any],
-        summary: str,
-        rows: int,
-        rows_by_option: dict[tuple[str, Any], int] | None = None,
-        **choices: tuple[Any, ...],
-    ) -> DatasetEntry:
-        return DatasetEntry(name, loader, summary, choices, True, rows, rows_by_option or {})
-
-    def synthetic(name: str, loader: Callable[..., Any], summary: str) -> DatasetEntry:
-        return DatasetEntry(name, loader, summary, {}, real=False)
-
     cls_reg, reg_cls = ("classification", "regression"), ("regression", "classification")
-    entries = [
-        real(
+    return [
+        _real(
             "adult",
             _adult.load_adult,
             "UCI Adult census income >50K (45,222 rows)",
@@ -99,14 +93,14 @@ def _entries() -> dict[str, DatasetEntry]:
             task=cls_reg,
             split=("random", "predefined"),
         ),
-        real(
+        _real(
             "compas",
             _compas.load_compas,
             "ProPublica COMPAS two-year recidivism (6,172 rows after filter)",
             6_172,
             task=cls_reg,
         ),
-        real(
+        _real(
             "law_school",
             _law_school.load_law_school,
             "LSAC law school: UGPA regression (1,823) or bar passage (20,798)",
@@ -115,7 +109,7 @@ def _entries() -> dict[str, DatasetEntry]:
             task=reg_cls,
             sensitive=("auto", "gender", "race"),
         ),
-        real(
+        _real(
             "communities_crime",
             _crime.load_communities_crime,
             "UCI Communities and Crime, violent crime rate (1,994 rows)",
@@ -123,14 +117,14 @@ def _entries() -> dict[str, DatasetEntry]:
             task=reg_cls,
             sensitive=("white", "minority"),
         ),
-        real(
+        _real(
             "german",
             _german.load_german,
             "UCI German credit, good credit (1,000 rows)",
             1_000,
             sensitive=("sex", "age"),
         ),
-        real(
+        _real(
             "bank",
             _bank.load_bank,
             "UCI Bank Marketing, term deposit (30,488 rows without 'unknown'; 41,188 with "
@@ -139,34 +133,58 @@ def _entries() -> dict[str, DatasetEntry]:
             {("drop_unknown", False): 41_188},
             sensitive=("age_binned", "age", "age25"),
         ),
-        real(
+        _real(
             "dutch",
             _dutch.load_dutch,
             "Dutch census 2001, prestigious occupation (60,420 rows)",
             60_420,
         ),
-        real(
+        _real(
             "diabetes",
             _diabetes.load_diabetes,
             "Diabetes 130-US hospitals, readmission <30 days (45,715 rows)",
             45_715,
             sensitive=("gender", "age"),
         ),
-        synthetic(
+    ]
+
+
+def _synthetic_entries() -> list[DatasetEntry]:
+    """Return the entries of the embedded synthetic datasets (no files, no options)."""
+    from otfair.datasets import _synthetic
+
+    def scm(**kw: Any) -> FairDataset:
+        return _synthetic.make_synthetic_scm(**kw).dataset
+
+    scm.__signature__ = inspect.signature(_synthetic.make_synthetic_scm)  # type: ignore[attr-defined]
+    return [
+        DatasetEntry(
             "synthetic",
             _synthetic.make_synthetic,
             "two groups, covariate shift + label bias (classification, embedded)",
+            {},
+            real=False,
         ),
-        synthetic(
-            "synthetic_scm", scm, "linear SCM of FTM §4.1 with known counterfactuals (embedded)"
+        DatasetEntry(
+            "synthetic_scm",
+            scm,
+            "linear SCM of FTM §4.1 with known counterfactuals (embedded)",
+            {},
+            real=False,
         ),
-        synthetic(
+        DatasetEntry(
             "synthetic_regression",
             _synthetic.make_synthetic_regression,
             "regression, group-dependent label law and noise (embedded)",
+            {},
+            real=False,
         ),
     ]
-    return {e.name: e for e in entries}
+
+
+def _entries() -> dict[str, DatasetEntry]:
+    """Return every named dataset's entry, by name (real ones first)."""
+    return {e.name: e for e in (*_real_entries(), *_synthetic_entries())}
 
 
 _ENTRIES: dict[str, DatasetEntry] | None = None

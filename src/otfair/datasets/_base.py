@@ -213,56 +213,14 @@ class FairDataset:
         -------
         FairSplit
         """
-        from sklearn.model_selection import train_test_split  # lazy: slow import
-
-        if not 0.0 < float(test_size) < 1.0:
-            raise ValueError(f"`test_size` must be in (0, 1); got {test_size!r}.")
-        n = len(self)
-        idx = np.arange(n)
-        strata = self._strata() if stratify else None
-        if self.test_rows is not None:
-            train_idx, test_idx = idx[~self.test_rows], idx[self.test_rows]
-        else:
-            try:
-                train_idx, test_idx = train_test_split(
-                    idx, test_size=test_size, random_state=random_state, stratify=strata
-                )
-            except ValueError:  # a stratum too small for the split: plain shuffle
-                train_idx, test_idx = train_test_split(
-                    idx, test_size=test_size, random_state=random_state
-                )
-        train_idx, test_idx = np.sort(train_idx), np.sort(test_idx)
-        if preprocess_like is not None:
-            if preprocess_like.sensitive_names != self.sensitive_names:
-                raise ValueError(
-                    "`preprocess_like` has sensitive attributes "
-                    f"{preprocess_like.sensitive_names}, this dataset {self.sensitive_names}."
-                )
-            pre = preprocess_like.preprocessor
-            sens_pre = preprocess_like.sensitive_preprocessor
-        else:
-            pre = Preprocessor(self.categorical, scaling=self.scaling).fit(
-                self.data.iloc[train_idx]
-            )
-            sens_pre = None
-            if sensitive_as_input:
-                binary = [c for c in self.sensitive.columns if is_binary_column(self.sensitive[c])]
-                sens_pre = Preprocessor(scaling=self.scaling, passthrough=binary).fit(
-                    self.sensitive.iloc[train_idx]
-                )
-
-        def features(rows: np.ndarray) -> np.ndarray:
-            X = pre.transform(self.data.iloc[rows])
-            if sens_pre is not None:
-                X = np.hstack([X, sens_pre.transform(self.sensitive.iloc[rows])])
-            return X
-
+        train_idx, test_idx = self._split_rows(test_size, random_state, stratify)
+        pre, sens_pre = self._preprocessing(train_idx, sensitive_as_input, preprocess_like)
         names = list(pre.feature_names_)
         if sens_pre is not None:
             names += list(sens_pre.feature_names_)
         return FairSplit(
-            X_train=features(train_idx),
-            X_test=features(test_idx),
+            X_train=self._features(train_idx, pre, sens_pre),
+            X_test=self._features(test_idx, pre, sens_pre),
             y_train=self.target[train_idx].astype(np.float64),
             y_test=self.target[test_idx].astype(np.float64),
             s_train=self.sensitive_array(train_idx),
@@ -276,6 +234,65 @@ class FairDataset:
             preprocessor=pre,
             sensitive_preprocessor=sens_pre,
         )
+
+    def _split_rows(
+        self, test_size: float, random_state: int | None, stratify: bool
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Return the sorted train and test row indices (predefined ``test_rows`` first)."""
+        from sklearn.model_selection import train_test_split  # lazy: slow import
+
+        if not 0.0 < float(test_size) < 1.0:
+            raise ValueError(f"`test_size` must be in (0, 1); got {test_size!r}.")
+        idx = np.arange(len(self))
+        strata = self._strata() if stratify else None
+        if self.test_rows is not None:
+            train_idx, test_idx = idx[~self.test_rows], idx[self.test_rows]
+        else:
+            try:
+                train_idx, test_idx = train_test_split(
+                    idx, test_size=test_size, random_state=random_state, stratify=strata
+                )
+            except ValueError:  # a stratum too small for the split: plain shuffle
+                train_idx, test_idx = train_test_split(
+                    idx, test_size=test_size, random_state=random_state
+                )
+        return np.sort(train_idx), np.sort(test_idx)
+
+    def _preprocessing(
+        self,
+        train_idx: np.ndarray,
+        sensitive_as_input: bool,
+        preprocess_like: FairSplit | None,
+    ) -> tuple[Preprocessor, Preprocessor | None]:
+        """Return the feature and sensitive preprocessors: ``preprocess_like``'s, or fitted.
+
+        The sensitive preprocessor (``None`` unless ``sensitive_as_input``) passes binary
+        columns through and scales the others with the training rows' statistics.
+        """
+        if preprocess_like is not None:
+            if preprocess_like.sensitive_names != self.sensitive_names:
+                raise ValueError(
+                    "`preprocess_like` has sensitive attributes "
+                    f"{preprocess_like.sensitive_names}, this dataset {self.sensitive_names}."
+                )
+            return preprocess_like.preprocessor, preprocess_like.sensitive_preprocessor
+        pre = Preprocessor(self.categorical, scaling=self.scaling).fit(self.data.iloc[train_idx])
+        if not sensitive_as_input:
+            return pre, None
+        binary = [c for c in self.sensitive.columns if is_binary_column(self.sensitive[c])]
+        sens_pre = Preprocessor(scaling=self.scaling, passthrough=binary).fit(
+            self.sensitive.iloc[train_idx]
+        )
+        return pre, sens_pre
+
+    def _features(
+        self, rows: np.ndarray, pre: Preprocessor, sens_pre: Preprocessor | None
+    ) -> np.ndarray:
+        """Return the preprocessed features of ``rows``, sensitive columns appended last."""
+        X = pre.transform(self.data.iloc[rows])
+        if sens_pre is not None:
+            X = np.hstack([X, sens_pre.transform(self.sensitive.iloc[rows])])
+        return X
 
     def _strata(self) -> np.ndarray | None:
         parts = [

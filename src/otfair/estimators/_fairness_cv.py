@@ -121,8 +121,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     estimator : estimator
         An unfitted :class:`~otfair.estimators.FairClassifier` (any penalty but
         ``"none"``), :class:`~otfair.estimators.CENet` or
-        :class:`~otfair.estimators.WassersteinNet`; its strength parameter (``strength``
-        or ``lam``) is set by ``FairnessCV``, the others are kept. Use an integer
+        :class:`~otfair.estimators.WassersteinNet`; its strength parameter (``strength``)
+        is set by ``FairnessCV``, the others are kept. Use an integer
         ``random_state`` for reproducible choices.
     strengths : array-like of float, optional
         The strengths searched (distinct, non-negative; sorted ascending). ``None``: the

@@ -1,7 +1,7 @@
 r"""A fairness trade-off curve as a path: :func:`fairness_path` and :class:`FairnessPath`.
 
 A penalty method has one strength (``strength`` of
-:class:`~otfair.estimators.FairClassifier`, ``lam`` of :class:`~otfair.estimators.CENet`,
+:class:`~otfair.estimators.FairClassifier`, :class:`~otfair.estimators.CENet`,
 :class:`~otfair.estimators.WassersteinNet` and
 :class:`~otfair.estimators.AdapFairClassifier`); the strength is a number in every
 estimator. The curve over several strengths is a *path*, in the sense of

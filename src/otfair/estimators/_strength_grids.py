@@ -42,12 +42,10 @@ GRIDS: dict[str, tuple[float, ...]] = {
 }
 
 
-def _adversarial_net(estimator: Any) -> bool:
-    """Whether ``estimator`` is a regression net trained against an adversary (CENet...)."""
-    from otfair.estimators.regression._base import NeuralFairRegressor
-
-    name = strength_param(estimator)  # ValueError for an estimator without a strength
-    return name == "lam" or isinstance(estimator, NeuralFairRegressor)
+def _declared_row(estimator: Any) -> str | None:
+    """The :data:`GRIDS` row an estimator names (``_strength_grid``: CENet, AdapFair)."""
+    grid = getattr(estimator, "_strength_grid", None)  # a row named by the estimator
+    return str(grid) if grid is not None and strength_param(estimator) else None
 
 
 def _penalty_grid(estimator: Any) -> tuple[float, ...]:
@@ -68,5 +66,6 @@ def _penalty_grid(estimator: Any) -> tuple[float, ...]:
 
 def default_strengths(estimator: Any) -> np.ndarray:
     """Return the default strength grid of ``estimator`` (a copy of its penalty's grid)."""
-    grid = GRIDS["regression"] if _adversarial_net(estimator) else _penalty_grid(estimator)
+    row = _declared_row(estimator)
+    grid = GRIDS[row] if row is not None else _penalty_grid(estimator)
     return np.asarray(grid, dtype=float)

@@ -37,7 +37,7 @@ WorkItem = RunConfig | tuple[RunConfig, ...]
 def curve_param(estimator: Any) -> str | None:
     """Return the strength parameter of an estimator that fits stacked paths, else None.
 
-    ``strength`` of :class:`~otfair.estimators.FairClassifier`; ``lam`` of
+    ``strength`` of :class:`~otfair.estimators.FairClassifier`,
     :class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet` and
     :class:`~otfair.estimators.AdapFairClassifier`.
     """

@@ -37,47 +37,18 @@ def accuracy_disparity_audit(
 ) -> dict[str, Any]:
     r"""Audit the accuracy disparity of regression predictions between two groups.
 
-    With :math:`\mathrm{Err}_a = E_{D_a}[(Y - \hat Y)^2]` the mean squared error of group
-    :math:`a \in \{0, 1\}` and :math:`\alpha = P(A = 0)`, the audit reports
-
-    * the error gap :math:`\Delta_{\mathrm{Err}} = |\mathrm{Err}_0 - \mathrm{Err}_1|`;
-    * the lower bounds of Thm 3.1 and Cor. 3.1 (exact: 1-D :math:`W_1` by sorting),
-
-      .. math::
-
-          \mathrm{Err}_0 + \mathrm{Err}_1 \ge \tfrac12\,
-              \big(W_1(D_0(Y), D_1(Y)) - W_1(h_\sharp D_0, h_\sharp D_1)\big)_+^2,
-          \qquad
-          \mathrm{Err}_D \ge \tfrac12 \min(\alpha, 1-\alpha)\,(\cdot)_+^2;
-
-    * with :math:`Y` cut into ``n_bins`` equal-width bins :math:`b` on its observed range,
-      :math:`p_a(b) = D_a(Y \in b)` and :math:`e_a(b) = E_{D_a}[(Y-\hat Y)^2 \mid Y \in b]`,
-      the exact split
-
-      .. math::
-
-          \mathrm{Err}_0 - \mathrm{Err}_1
-          = \underbrace{\textstyle\sum_b (p_0 - p_1)\,\tfrac{e_0 + e_1}{2}}_{\text{label term}}
-          + \underbrace{\textstyle\sum_b \tfrac{p_0 + p_1}{2}\,(e_0 - e_1)}_{
-            \text{representation term}}
-
-      (an empty group in a bin takes the other group's error there). The label term is at
-      most :math:`8M^2 d_{TV}(D_0(Y), D_1(Y))` and the representation term at most
-      :math:`E_{(D_0+D_1)/2}|e_0(b) - e_1(b)|` in absolute value; splitting the gap with
-      one group's weights instead gives the upper bound (always valid when
-      :math:`|Y|, |\hat Y| \le M`)
-
-      .. math::
-
-          \Delta_{\mathrm{Err}} \le 8 M^2\, d_{TV}(D_0(Y), D_1(Y))
-              + \min_a E_{D_a}\big[\,|e_0(b) - e_1(b)|\,\big];
-
-    * the paper's Thm 3.3 expression with the same binned estimates,
-      :math:`8M^2 d_{TV} + 3M \min_a E_{D_a}|E_{D_0}[\hat Y \mid b] - E_{D_1}[\hat Y \mid b]|`
-      (see the module note: not guaranteed to hold).
-
-    Binning only coarsens :math:`Y`, so the binned :math:`d_{TV}` never exceeds the exact
-    one and the valid bound holds for every choice of bins.
+    With :math:`\mathrm{Err}_a = E_{D_a}[(Y - \hat Y)^2]` the MSE of group
+    :math:`a \in \{0, 1\}`: the error gap :math:`|\mathrm{Err}_0 - \mathrm{Err}_1|`; the
+    lower bounds of Thm 3.1 and Cor. 3.1, :math:`\mathrm{Err}_0 + \mathrm{Err}_1 \ge
+    \tfrac12 (W_1(D_0(Y), D_1(Y)) - W_1(h_\sharp D_0, h_\sharp D_1))_+^2` (exact 1-D
+    :math:`W_1`); with :math:`Y` cut into ``n_bins`` bins :math:`b`, the exact split of
+    :math:`\mathrm{Err}_0 - \mathrm{Err}_1` into a label term
+    :math:`\sum_b (p_0 - p_1) \tfrac{e_0 + e_1}{2}` and a representation term
+    :math:`\sum_b \tfrac{p_0 + p_1}{2} (e_0 - e_1)` (:math:`p_a(b) = D_a(Y \in b)`,
+    :math:`e_a(b)` the group's MSE in the bin), the valid upper bound
+    :math:`8 M^2 d_{TV}(D_0(Y), D_1(Y)) + \min_a E_{D_a}|e_0 - e_1|` and the paper's
+    Thm 3.3 expression (not guaranteed; see the module note). Details:
+    ``docs/regression.md``.
 
     Parameters
     ----------
@@ -86,31 +57,29 @@ def accuracy_disparity_audit(
     y_pred : array-like of shape (n,)
         Predictions of the regressor.
     sensitive_features : array-like of shape (n,)
-        Binary sensitive attribute (any two distinct values; the smaller one, in sorted
-        order, is group 0).
+        Binary sensitive attribute (the smaller value, in sorted order, is group 0).
     n_bins : int, default=10
-        Number of equal-width bins of ``y_true`` for the TV distance and the conditional
-        terms. The edges are returned as ``bin_edges``.
+        Equal-width bins of ``y_true`` for the TV distance and the conditional terms.
     bound : float or None, default=None
-        The constant :math:`M` of Assumption 2.1. ``None`` uses the sample's
-        :math:`\max(|Y|, |\hat Y|)`; a given value must not be smaller.
+        The constant :math:`M` of Assumption 2.1; ``None`` uses the sample's
+        :math:`\max(|Y|, |\hat Y|)`, a given value must not be smaller.
 
     Returns
     -------
     dict
         JSON-able flat dictionary: ``groups``, ``n_0``, ``n_1``, ``alpha``, ``mse``,
-        ``mse_0``, ``mse_1``, ``error_gap``, ``error_gap_signed`` (``mse_0 - mse_1``),
-        ``joint_error``, ``w1_labels``, ``w1_predictions``, ``lower_bound_joint_error``
-        (Thm 3.1), ``lower_bound_mse`` (Cor. 3.1), ``M``, ``M_source``, ``n_bins``,
-        ``bin_edges``, ``tv_labels``, ``label_term``, ``representation_term``,
-        ``label_term_bound``, ``representation_term_bound``, ``upper_bound_gap``,
-        ``conditional_mean_gap``, ``upper_bound_gap_thm33``.
+        ``mse_0``, ``mse_1``, ``error_gap``, ``error_gap_signed``, ``joint_error``,
+        ``w1_labels``, ``w1_predictions``, ``lower_bound_joint_error``,
+        ``lower_bound_mse``, ``M``, ``M_source``, ``n_bins``, ``bin_edges``,
+        ``tv_labels``, ``label_term``, ``representation_term``, ``label_term_bound``,
+        ``representation_term_bound``, ``upper_bound_gap``, ``conditional_mean_gap``,
+        ``upper_bound_gap_thm33``.
 
     Raises
     ------
     ValueError
-        On NaN, inconsistent lengths, a sensitive attribute without exactly two groups,
-        ``n_bins < 1`` or a ``bound`` smaller than the data.
+        On NaN, inconsistent lengths, not exactly two groups, ``n_bins < 1`` or a
+        ``bound`` smaller than the data.
 
     References
     ----------
@@ -124,55 +93,29 @@ def accuracy_disparity_audit(
     >>> out["mse_0"], out["mse_1"], out["error_gap"]
     (0.0, 0.25, 0.25)
     """
-    y = check_finite_1d(y_true, "y_true")
-    yhat = check_finite_1d(y_pred, "y_pred")
-    codes, groups = encode_groups(sensitive_features, "sensitive_features")
-    check_consistent_length(y_true=y, y_pred=yhat, sensitive_features=codes)
-    if len(groups) != 2:
-        raise ValueError(
-            "`sensitive_features` must be binary for the accuracy-disparity audit; found "
-            f"{len(groups)} groups ({groups.tolist()[:5]}...)."
-        )
-    if not isinstance(n_bins, (int, np.integer)) or isinstance(n_bins, bool) or n_bins < 1:
-        raise ValueError(f"`n_bins` must be a positive integer, got {n_bins!r}.")
-    m_data = float(max(np.max(np.abs(y)), np.max(np.abs(yhat))))
-    if bound is None:
-        m, m_source = m_data, "sample max(|y_true|, |y_pred|)"
-    else:
-        m = float(bound)
-        if not np.isfinite(m) or m < m_data:
-            raise ValueError(
-                f"`bound` (M of Assumption 2.1) must be >= max(|y_true|, |y_pred|) = "
-                f"{m_data:.6g}; got {bound!r}."
-            )
-        m_source = "given"
-
+    y, yhat, codes, groups = _check_audit_input(y_true, y_pred, sensitive_features, n_bins)
+    m, m_source = _bound(y, yhat, bound)
     in0, in1 = codes == 0, codes == 1
     sq = (y - yhat) ** 2
+    return {
+        "groups": [_plain(g) for g in groups],
+        **_error_terms(y, yhat, sq, in0, in1),
+        "M": m,
+        "M_source": m_source,
+        **_binned_terms(y, yhat, sq, in0, in1, int(n_bins), m),
+    }
+
+
+def _error_terms(
+    y: np.ndarray, yhat: np.ndarray, sq: np.ndarray, in0: np.ndarray, in1: np.ndarray
+) -> dict[str, Any]:
+    """Return the audit's group sizes, errors and the lower bounds of Thm 3.1/Cor. 3.1."""
     mse0, mse1 = float(sq[in0].mean()), float(sq[in1].mean())
     alpha = float(in0.mean())
-
     w1_y = float(wasserstein_distance(y[in0], y[in1]))
     w1_h = float(wasserstein_distance(yhat[in0], yhat[in1]))
     shortfall = max(w1_y - w1_h, 0.0) ** 2
-    lower_joint = 0.5 * shortfall
-    lower_mse = 0.5 * min(alpha, 1.0 - alpha) * shortfall
-
-    edges, bins = _bin_edges(y, int(n_bins))
-    p0, p1 = _bin_probabilities(bins, in0, in1, int(n_bins))
-    e0, e1 = _conditional_means(sq, bins, in0, in1, int(n_bins))
-    c0, c1 = _conditional_means(yhat, bins, in0, in1, int(n_bins))
-    tv = 0.5 * float(np.abs(p0 - p1).sum())
-
-    label_term = float(np.sum((p0 - p1) * (e0 + e1) / 2.0))
-    repr_term = float(np.sum((p0 + p1) / 2.0 * (e0 - e1)))
-    label_bound = 8.0 * m**2 * tv
-    repr_bound = float(np.sum((p0 + p1) / 2.0 * np.abs(e0 - e1)))
-    repr_bound_min = float(min(np.sum(p0 * np.abs(e0 - e1)), np.sum(p1 * np.abs(e0 - e1))))
-    cond_mean_gap = float(min(np.sum(p0 * np.abs(c0 - c1)), np.sum(p1 * np.abs(c0 - c1))))
-
     return {
-        "groups": [_plain(g) for g in groups],
         "n_0": int(in0.sum()),
         "n_1": int(in1.sum()),
         "alpha": alpha,
@@ -184,17 +127,69 @@ def accuracy_disparity_audit(
         "joint_error": mse0 + mse1,
         "w1_labels": w1_y,
         "w1_predictions": w1_h,
-        "lower_bound_joint_error": lower_joint,
-        "lower_bound_mse": lower_mse,
-        "M": m,
-        "M_source": m_source,
-        "n_bins": int(n_bins),
+        "lower_bound_joint_error": 0.5 * shortfall,
+        "lower_bound_mse": 0.5 * min(alpha, 1.0 - alpha) * shortfall,
+    }
+
+
+def _check_audit_input(
+    y_true: Any, y_pred: Any, sensitive_features: Any, n_bins: Any
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Return finite targets and predictions, and the codes and values of two groups."""
+    y = check_finite_1d(y_true, "y_true")
+    yhat = check_finite_1d(y_pred, "y_pred")
+    codes, groups = encode_groups(sensitive_features, "sensitive_features")
+    check_consistent_length(y_true=y, y_pred=yhat, sensitive_features=codes)
+    if len(groups) != 2:
+        raise ValueError(
+            "`sensitive_features` must be binary for the accuracy-disparity audit; found "
+            f"{len(groups)} groups ({groups.tolist()[:5]}...)."
+        )
+    if not isinstance(n_bins, (int, np.integer)) or isinstance(n_bins, bool) or n_bins < 1:
+        raise ValueError(f"`n_bins` must be a positive integer, got {n_bins!r}.")
+    return y, yhat, codes, groups
+
+
+def _bound(y: np.ndarray, yhat: np.ndarray, bound: float | None) -> tuple[float, str]:
+    """Return the constant M of Assumption 2.1 and where it comes from."""
+    m_data = float(max(np.max(np.abs(y)), np.max(np.abs(yhat))))
+    if bound is None:
+        return m_data, "sample max(|y_true|, |y_pred|)"
+    m = float(bound)
+    if not np.isfinite(m) or m < m_data:
+        raise ValueError(
+            f"`bound` (M of Assumption 2.1) must be >= max(|y_true|, |y_pred|) = "
+            f"{m_data:.6g}; got {bound!r}."
+        )
+    return m, "given"
+
+
+def _binned_terms(
+    y: np.ndarray,
+    yhat: np.ndarray,
+    sq: np.ndarray,
+    in0: np.ndarray,
+    in1: np.ndarray,
+    n_bins: int,
+    m: float,
+) -> dict[str, Any]:
+    """Return the audit's binned entries: TV, the split of the gap and its bounds."""
+    edges, bins = _bin_edges(y, n_bins)
+    p0, p1 = _bin_probabilities(bins, in0, in1, n_bins)
+    e0, e1 = _conditional_means(sq, bins, in0, in1, n_bins)
+    c0, c1 = _conditional_means(yhat, bins, in0, in1, n_bins)
+    tv = 0.5 * float(np.abs(p0 - p1).sum())
+    label_bound = 8.0 * m**2 * tv
+    repr_bound_min = float(min(np.sum(p0 * np.abs(e0 - e1)), np.sum(p1 * np.abs(e0 - e1))))
+    cond_mean_gap = float(min(np.sum(p0 * np.abs(c0 - c1)), np.sum(p1 * np.abs(c0 - c1))))
+    return {
+        "n_bins": n_bins,
         "bin_edges": edges.tolist(),
         "tv_labels": tv,
-        "label_term": label_term,
-        "representation_term": repr_term,
+        "label_term": float(np.sum((p0 - p1) * (e0 + e1) / 2.0)),
+        "representation_term": float(np.sum((p0 + p1) / 2.0 * (e0 - e1))),
         "label_term_bound": label_bound,
-        "representation_term_bound": repr_bound,
+        "representation_term_bound": float(np.sum((p0 + p1) / 2.0 * np.abs(e0 - e1))),
         "upper_bound_gap": label_bound + repr_bound_min,
         "conditional_mean_gap": cond_mean_gap,
         "upper_bound_gap_thm33": label_bound + 3.0 * m * cond_mean_gap,

@@ -8,7 +8,7 @@ are required) raises a ``ValueError`` that names the offending argument.
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 
@@ -18,8 +18,10 @@ from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
     check_predictions,
+    check_sensitive_features,
     encode_groups,
 )
+from otfair.utils._validation import describe_groups, small_groups
 
 
 def _length(x: Any, name: str) -> int:
@@ -58,25 +60,6 @@ def _check_no_missing(values: Any, name: str) -> None:
         bad = 0
     if bad:
         raise ValueError(f"`{name}` contains {bad} NaN, infinite or missing value(s).")
-
-
-def prepare_scores(
-    y_score: Any,
-    *,
-    probabilities: bool,
-    name: str = "y_score",
-    y_true: Any = None,
-    pos_label: Any = None,
-) -> np.ndarray:
-    """Return scores as a finite float array; check [0, 1] when ``probabilities``.
-
-    With ``pos_label``, predicted labels (strings such as ``"<=50K"``/``">50K"``, what
-    ``pipe.predict`` returns) are mapped to 0/1 as ``y_true`` is
-    (:func:`otfair.utils.check_predictions`, the one rule of every metric).
-    """
-    return check_predictions(
-        y_score, name, y_true=y_true, pos_label=pos_label, probabilities=probabilities
-    )
 
 
 def check_min_group_size(min_group_size: Any) -> int:
@@ -119,7 +102,7 @@ def small_group_rule(
     small = counts < min_group_size
     if not small.any():
         return small, None, False
-    named = ", ".join(f"{groups[g]!s} (n={counts[g]})" for g in np.flatnonzero(small))
+    named = describe_groups(small_groups(codes, groups, min_group_size))
     head = f"group(s) {named} have fewer than min_group_size={min_group_size} samples"
     if (~small).sum() >= 2:
         return small, f"{head}: left out of {what} ({flagged}min_group_size=0 keeps them)", True
@@ -156,74 +139,126 @@ def encode_metric_groups(
     small, message, exclude = small_group_rule(codes, groups, size, what="the gap")
     if message is not None:
         warnings.warn(message, UserWarning, stacklevel=4)
-    rows = np.ones(len(codes), dtype=bool)
     if exclude:
-        keep = np.flatnonzero(~small)
-        remap = np.full(len(groups), -1, dtype=np.int64)
-        remap[keep] = np.arange(len(keep))
-        rows = ~small[codes]
-        codes, groups = remap[codes[rows]], groups[keep]
-    return codes, groups, rows
+        return drop_groups(codes, groups, small)
+    return codes, groups, np.ones(len(codes), dtype=bool)
 
 
-def prepare_binary(
-    y_true: Any,
-    y_score: Any,
-    sensitive_features: Any,
-    *,
-    probabilities: bool = True,
-    pos_label: Any = None,
-    min_group_size: int = MIN_GROUP_SIZE,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a binary-classification metric call.
-
-    ``pos_label`` names the positive class of ``y_true`` (any two label values, strings
-    too) and of predicted labels passed as ``y_score``; without it the labels must be
-    0/1. The rows of a group under ``min_group_size`` are left out when at least two
-    groups reach it (:func:`small_group_rule`; a ``UserWarning`` names it and its size).
+def drop_groups(
+    codes: np.ndarray, groups: np.ndarray, drop: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Leave out the groups flagged in ``drop`` (bool, one per group) and their rows.
 
     Returns
     -------
-    y : ndarray of int, shape (n,)
-        Labels in {0, 1}.
-    score : ndarray of float, shape (n,)
-        Scores (in [0, 1] when ``probabilities``).
-    codes : ndarray of int, shape (n,)
-        Group code of each sample.
+    codes : ndarray of int, shape (n_kept,)
+        Group code of each kept row, renumbered over the kept groups.
     groups : ndarray
-        Group values, ``groups[codes[i]]`` is the group of sample ``i``.
+        The kept groups.
+    rows : ndarray of bool, shape (n,)
+        Which rows are kept.
     """
-    check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
-    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(
-        y_score, probabilities=probabilities, y_true=y_true, pos_label=pos_label
-    )
-    codes, groups, rows = encode_metric_groups(sensitive_features, min_group_size)
-    return y[rows], score[rows], codes, groups
+    keep = np.flatnonzero(~drop)
+    remap = np.full(len(groups), -1, dtype=np.int64)
+    remap[keep] = np.arange(len(keep))
+    rows = ~drop[codes]
+    return remap[codes[rows]], groups[keep], rows
 
 
-def prepare_scores_groups(
+class MetricInput(NamedTuple):
+    """The validated arrays of a metric call (:func:`validate_metric_input`).
+
+    Attributes
+    ----------
+    y : ndarray of shape (n,)
+        Labels in {0, 1} (``labels="binary"``) or real targets (``"real"``); empty for
+        ``"length"`` (the measure does not read the labels).
+    score : ndarray of float, shape (n,)
+        Scores or predictions.
+    codes, groups : ndarray
+        Group code of each row and the group values (``groups="max_gap"``; empty
+        otherwise).
+    columns : ndarray of float, shape (n, k)
+        Numeric sensitive columns (``groups="columns"``; empty otherwise).
+    """
+
+    y: np.ndarray
+    score: np.ndarray
+    codes: np.ndarray
+    groups: np.ndarray
+    columns: np.ndarray
+
+
+def validate_metric_input(
     y_true: Any,
     y_score: Any,
-    sensitive_features: Any,
-    *,
-    probabilities: bool = False,
+    sensitive_features: Any = None,
     pos_label: Any = None,
     min_group_size: int = MIN_GROUP_SIZE,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Validate a call that needs only scores and groups (``y_true``: its length only).
+    *,
+    labels: Literal["binary", "real", "length"] = "binary",
+    probabilities: bool = False,
+    groups: Literal["max_gap", "columns", "none"] = "max_gap",
+    score_name: str = "y_score",
+) -> MetricInput:
+    """Validate the arguments of a metric call and return the clean arrays.
 
-    With ``pos_label``, ``y_true`` must also be two classes, one of them ``pos_label``.
+    The one prologue of the public metrics (fairlearn's
+    ``_validate_and_reformat_input``): equal lengths and a ``y_true`` without holes;
+    then the labels, the scores and the sensitive attribute, each error naming the
+    argument.
+
+    Parameters
+    ----------
+    y_true, y_score, sensitive_features
+        The metric's arguments (``y_score`` is named ``score_name`` in messages).
+    pos_label : int, float, bool or str, optional
+        The positive class of ``y_true`` and of predicted labels passed as ``y_score``
+        (:func:`otfair.utils.check_predictions`, the one rule of every metric).
+    min_group_size : int, default=30
+        The small-group rule's size (``groups="max_gap"``).
+    labels : {"binary", "real", "length"}, default="binary"
+        ``"binary"``: two classes mapped to 0/1 with ``pos_label`` (0/1 without it);
+        ``"real"``: finite targets, and ``y_score`` finite predictions (never labels);
+        ``"length"``: ``y_true`` is not read (with ``pos_label`` it must still be two
+        classes, one of them ``pos_label``).
+    probabilities : bool, default=False
+        Whether the scores must lie in [0, 1].
+    groups : {"max_gap", "columns", "none"}, default="max_gap"
+        ``"max_gap"``: encode the groups under the small-group rule
+        (:func:`encode_metric_groups`; the rows of left-out groups are dropped from
+        ``y`` and ``score``); ``"columns"``: numeric sensitive columns;
+        ``"none"``: no sensitive attribute.
+    score_name : str, default="y_score"
+        Name of ``y_score`` in messages (``"y_pred"`` for regression).
+
+    Returns
+    -------
+    MetricInput
     """
-    check_lengths(y_true=y_true, y_score=y_score)
-    check_lengths(y_score=y_score, sensitive_features=sensitive_features)
-    if pos_label is not None:
-        check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(
-        y_score, probabilities=probabilities, y_true=y_true, pos_label=pos_label
-    )
-    codes, groups, rows = encode_metric_groups(sensitive_features, min_group_size)
-    return score[rows], codes, groups
+    arrays = {"y_true": y_true, score_name: y_score}
+    if groups != "none":
+        arrays["sensitive_features"] = sensitive_features
+    n = check_lengths(**arrays)
+    y = np.empty(0, dtype=np.int64)
+    if labels == "real":
+        y = check_finite_1d(y_true, "y_true")
+        score = check_finite_1d(y_score, score_name)
+    else:
+        if labels == "binary" or pos_label is not None:
+            checked = check_binary_labels(y_true, "y_true", pos_label=pos_label)
+            y = checked if labels == "binary" else y
+        score = check_predictions(
+            y_score, score_name, y_true=y_true, pos_label=pos_label, probabilities=probabilities
+        )
+    none = np.empty(0, dtype=np.int64)
+    if groups == "columns":
+        columns = check_sensitive_features(sensitive_features, n)
+        return MetricInput(y, score, none, none, columns)
+    if groups == "none":
+        return MetricInput(y, score, none, none, none)
+    codes, kept, rows = encode_metric_groups(sensitive_features, min_group_size)
+    return MetricInput(y[rows] if y.size else y, score[rows], codes, kept, none)
 
 
 def encode_two_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -234,25 +269,6 @@ def encode_two_groups(sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
             f"`sensitive_features` must define exactly two groups; got {len(groups)}."
         )
     return codes, groups
-
-
-def prepare_regression(
-    y_true: Any,
-    y_pred: Any,
-    sensitive_features: Any | None = None,
-    min_group_size: int = MIN_GROUP_SIZE,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray | None]:
-    """Validate a regression metric call (finite targets and predictions)."""
-    arrays = {"y_true": y_true, "y_pred": y_pred}
-    if sensitive_features is not None:
-        arrays["sensitive_features"] = sensitive_features
-    check_lengths(**arrays)
-    y = check_finite_1d(y_true, "y_true")
-    pred = check_finite_1d(y_pred, "y_pred")
-    if sensitive_features is None:
-        return y, pred, None, None
-    codes, groups, rows = encode_metric_groups(sensitive_features, min_group_size)
-    return y[rows], pred[rows], codes, groups
 
 
 def check_threshold(threshold: float) -> float:

@@ -13,7 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from otfair.metrics._checks import prepare_scores_groups
+from otfair.metrics._checks import validate_metric_input
+from otfair.metrics._docs import fill_doc
 from otfair.utils import MIN_GROUP_SIZE
 
 
@@ -73,12 +74,13 @@ def _score_distance(
     min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
     """Validate a metric call and return the largest ``distance`` between two groups."""
-    score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
+    _, score, codes, groups, _ = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, min_group_size, labels="length"
     )
     return max_pairwise_distance(score, codes, len(groups), distance)
 
 
+@fill_doc
 def wasserstein_demographic_parity(
     y_true: Any,
     y_score: Any,
@@ -107,12 +109,7 @@ def wasserstein_demographic_parity(
     float
         Non-negative; at most 1 for scores in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> round(wasserstein_demographic_parity(y, p, sensitive_features=s), 6)
     0.3
     """
@@ -121,6 +118,7 @@ def wasserstein_demographic_parity(
     )
 
 
+@fill_doc
 def ks_demographic_parity(
     y_true: Any,
     y_score: Any,
@@ -139,12 +137,7 @@ def ks_demographic_parity(
     two-sample KS statistic). Same parameters as :func:`wasserstein_demographic_parity`;
     the value lies in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> ks_demographic_parity(y, p, sensitive_features=s)
     0.5
     """
@@ -153,6 +146,7 @@ def ks_demographic_parity(
     )
 
 
+@fill_doc
 def tv_demographic_parity(
     y_true: Any,
     y_score: Any,
@@ -186,26 +180,15 @@ def tv_demographic_parity(
         Number of equal-width bins.
     score_range : (float, float), default=(0.0, 1.0)
         Interval covered by the bins.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
-    min_group_size : int, default=30
-        A group with fewer rows is left out of the gap when at least two groups reach
-        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
-        In [0, 1].
+        The largest total variation between two groups' histograms, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> tv_demographic_parity(y, p, sensitive_features=s)  # no bin holds both groups
     1.0
     >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]
@@ -216,8 +199,8 @@ def tv_demographic_parity(
     lo, hi = (float(v) for v in score_range)
     if not hi > lo:
         raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")
-    score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
+    _, score, codes, groups, _ = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, min_group_size, labels="length"
     )
     if score.min() < lo or score.max() > hi:
         raise ValueError(

@@ -227,7 +227,28 @@ def self_fulfilling_prophecy(
             f"`privileged`={privileged!r} is not a value of `sensitive_features` "
             f"({groups.tolist()})."
         )
-    priv = matches[0]
+    rho, flips, confusion = _agreement_by_group(ref, fair, codes, groups, matches[0], tau)
+    return SelfFulfillingProphecy(
+        spearman=rho,
+        undesirable_flips=flips,
+        n_undesirable=int(sum(flips.values())),
+        confusion=confusion,
+    )
+
+
+def _agreement_by_group(
+    ref: np.ndarray,
+    fair: np.ndarray,
+    codes: np.ndarray,
+    groups: np.ndarray,
+    priv: int,
+    tau: float,
+) -> tuple[dict[Any, float], dict[Any, int], dict[Any, np.ndarray]]:
+    """Return each group's Spearman correlation, undesirable flips and 2x2 counts.
+
+    A flip is undesirable from 0 to 1 in the privileged group (code ``priv``) and from
+    1 to 0 in the other.
+    """
     ref_hat = (ref >= tau).astype(np.int64)
     fair_hat = (fair >= tau).astype(np.int64)
     rho: dict[Any, float] = {}
@@ -241,9 +262,4 @@ def self_fulfilling_prophecy(
         np.add.at(table, (ref_hat[mask], fair_hat[mask]), 1)
         confusion[key] = table
         flips[key] = int(table[0, 1] if code == priv else table[1, 0])
-    return SelfFulfillingProphecy(
-        spearman=rho,
-        undesirable_flips=flips,
-        n_undesirable=int(sum(flips.values())),
-        confusion=confusion,
-    )
+    return rho, flips, confusion

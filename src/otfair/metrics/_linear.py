@@ -13,8 +13,8 @@ from typing import Any
 
 import numpy as np
 
-from otfair.metrics._checks import check_lengths, prepare_scores
-from otfair.utils import check_binary_labels, check_sensitive_features
+from otfair.metrics._checks import validate_metric_input
+from otfair.metrics._docs import fill_doc
 
 _RTOL = 1e-12  # relative spread below which a column counts as constant
 
@@ -38,6 +38,7 @@ def abs_pearson_columns(score: np.ndarray, sens: np.ndarray) -> np.ndarray:
     return np.minimum(out, 1.0)
 
 
+@fill_doc
 def pdp_violation(
     y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
 ) -> float:
@@ -59,33 +60,24 @@ def pdp_violation(
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns: binary, one-hot encoded categories (one column per
         category) and continuous attributes may be mixed.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
+    {pos_label}
 
     Returns
     -------
     float
-        In [0, 1].
+        The largest absolute correlation with a sensitive column, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> round(pdp_violation(y, p, sensitive_features=s), 4)  # |Pearson(p, s)|
     0.5477
     """
-    n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
-    if pos_label is not None:
-        check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
-    sens = check_sensitive_features(sensitive_features, n)
+    _, score, _, _, sens = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, labels="length", groups="columns"
+    )
     return float(abs_pearson_columns(score, sens).max())
 
 
+@fill_doc
 def peo_violation(
     y_true: Any, y_score: Any, *, sensitive_features: Any, pos_label: Any = None
 ) -> float:
@@ -106,34 +98,31 @@ def peo_violation(
         Scores.
     sensitive_features : array-like of shape (n,) or (n, k)
         Numeric sensitive columns (see :func:`pdp_violation`).
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
+    {pos_label}
 
     Returns
     -------
     float
-        In [0, 1].
+        The largest label-conditional absolute correlation, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> round(peo_violation(y, p, sensitive_features=s), 4)  # the larger of the two label cells
     0.8018
     """
-    n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
-    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
-    sens = check_sensitive_features(sensitive_features, n)
+    y, score, _, _, sens = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, groups="columns"
+    )
+    value = peo_columns(y, score, sens)
+    if np.isnan(value):
+        raise ValueError("`y_true` needs at least two samples of some label for PEO.")
+    return value
+
+
+def peo_columns(y: np.ndarray, score: np.ndarray, sens: np.ndarray) -> float:
+    """Return the PEO of validated arrays (NaN when no label has two samples)."""
     values = [
         abs_pearson_columns(score[y == label], sens[y == label]).max()
         for label in (0, 1)
         if np.sum(y == label) > 1
     ]
-    if not values:
-        raise ValueError("`y_true` needs at least two samples of some label for PEO.")
-    return float(max(values))
+    return float(max(values)) if values else float("nan")

@@ -15,14 +15,14 @@ from otfair.metrics._checks import (
     check_threshold,
     group_means,
     max_pairwise_gap,
-    prepare_binary,
-    prepare_regression,
-    prepare_scores_groups,
     require_defined,
+    validate_metric_input,
 )
+from otfair.metrics._docs import fill_doc
 from otfair.utils import MIN_GROUP_SIZE
 
 
+@fill_doc
 def demographic_parity_gap(
     y_true: Any,
     y_score: Any,
@@ -53,26 +53,15 @@ def demographic_parity_gap(
         Group membership; several columns define intersectional groups.
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
-    min_group_size : int, default=30
-        A group with fewer rows is left out of the gap when at least two groups reach
-        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The largest gap between two groups' selection rates, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> demographic_parity_gap(y, p, sensitive_features=s)  # selection rates 0.75 and 0.25
     0.5
     >>> labels = np.where(p >= 0.5, "yes", "no")  # predicted labels, e.g. pipe.predict(X)
@@ -80,14 +69,15 @@ def demographic_parity_gap(
     ...                        pos_label="yes")
     0.5
     """
-    _, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
+    _, score, codes, groups, _ = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, min_group_size, probabilities=True
     )
     tau = check_threshold(threshold)
     rates, _ = group_means((score >= tau).astype(np.float64), codes, len(groups))
     return max_pairwise_gap(rates)
 
 
+@fill_doc
 def mean_score_gap(
     y_true: Any,
     y_score: Any,
@@ -112,30 +102,20 @@ def mean_score_gap(
         Scores or predictions.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership; several columns define intersectional groups.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
-    min_group_size : int, default=30
-        A group with fewer rows is left out of the gap when at least two groups reach
-        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
+        The largest gap between two groups' mean scores.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> round(mean_score_gap(y, p, sensitive_features=s), 6)  # mean scores 0.65 and 0.35
     0.3
     """
-    score, codes, groups = prepare_scores_groups(
-        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
+    _, score, codes, groups, _ = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, min_group_size, labels="length"
     )
     means, _ = group_means(score, codes, len(groups))
     return max_pairwise_gap(means)
@@ -173,12 +153,13 @@ def _label_rate_gap(
     pos_label: Any = None,
     min_group_size: int = MIN_GROUP_SIZE,
 ) -> float:
-    y, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
+    y, score, codes, groups, _ = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, min_group_size, probabilities=True
     )
     return _rate_gap(y, score, codes, groups, check_threshold(threshold), label)
 
 
+@fill_doc
 def true_positive_rate_gap(
     y_true: Any,
     y_score: Any,
@@ -207,26 +188,15 @@ def true_positive_rate_gap(
         Group membership.
     threshold : float, default=0.5
         Decision threshold.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
-    min_group_size : int, default=30
-        A group with fewer rows is left out of the gap when at least two groups reach
-        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
+    {pos_label}
+    {min_group_size}
 
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The largest gap between two groups' TPRs, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> true_positive_rate_gap(y, p, sensitive_features=s)  # TPRs 1.0 and 0.5
     0.5
     """
@@ -239,6 +209,7 @@ def true_positive_rate_gap(
 equal_opportunity_gap = true_positive_rate_gap
 
 
+@fill_doc
 def false_positive_rate_gap(
     y_true: Any,
     y_score: Any,
@@ -263,14 +234,9 @@ def false_positive_rate_gap(
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The largest gap between two groups' FPRs, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> false_positive_rate_gap(y, p, sensitive_features=s)  # FPRs 0.5 and 0.0
     0.5
     """
@@ -279,6 +245,7 @@ def false_positive_rate_gap(
     )
 
 
+@fill_doc
 def equalized_odds_gap(
     y_true: Any,
     y_score: Any,
@@ -313,14 +280,9 @@ def equalized_odds_gap(
     Returns
     -------
     float
-        The gap, in [0, 1].
+        The mean (or the larger) of the TPR and FPR gaps, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> equalized_odds_gap(y, p, sensitive_features=s)  # (TPR gap 0.5 + FPR gap 0.5) / 2
     0.5
     >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
@@ -328,8 +290,8 @@ def equalized_odds_gap(
     """
     if agg not in ("mean", "worst_case"):
         raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
-    y, score, codes, groups = prepare_binary(
-        y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
+    y, score, codes, groups, _ = validate_metric_input(
+        y_true, y_score, sensitive_features, pos_label, min_group_size, probabilities=True
     )
     tau = check_threshold(threshold)
     tpr = _rate_gap(y, score, codes, groups, tau, 1)
@@ -337,6 +299,7 @@ def equalized_odds_gap(
     return 0.5 * (tpr + fpr) if agg == "mean" else max(tpr, fpr)
 
 
+@fill_doc
 def max_equalized_odds_gap(
     y_true: Any,
     y_score: Any,
@@ -356,13 +319,9 @@ def max_equalized_odds_gap(
     Returns
     -------
     float
+        The larger of the TPR and FPR gaps, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> max_equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65)  # TPR gap 0.5, FPR 0
     0.5
     """
@@ -377,6 +336,7 @@ def max_equalized_odds_gap(
     )
 
 
+@fill_doc
 def error_gap(
     y_true: Any,
     y_pred: Any,
@@ -398,26 +358,26 @@ def error_gap(
         See :func:`~otfair.metrics.mean_squared_error`.
     sensitive_features : array-like of shape (n,) or (n, k)
         Group membership.
-    min_group_size : int, default=30
-        A group with fewer rows is left out of the gap when at least two groups reach
-        the size, as in :func:`~otfair.metrics.fairness_report` (a ``UserWarning``
-        names it); 0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
+    {min_group_size}
 
     Returns
     -------
     float
+        The largest gap between two groups' MSEs (non-negative).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
-    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
-    >>> s = np.repeat([0, 0, 1, 1], 15)
+    {examples_regression}
     >>> error_gap(y, pred, sensitive_features=s)  # group MSEs 0.125 and 0.5
     0.375
     """
-    y, pred, codes, groups = prepare_regression(y_true, y_pred, sensitive_features, min_group_size)
-    assert codes is not None and groups is not None  # sensitive_features is given
+    y, pred, codes, groups, _ = validate_metric_input(
+        y_true,
+        y_pred,
+        sensitive_features,
+        None,
+        min_group_size,
+        labels="real",
+        score_name="y_pred",
+    )
     mses, _ = group_means((pred - y) ** 2, codes, len(groups))
     require_defined(mses, groups, "The group MSE")
     return max_pairwise_gap(mses)

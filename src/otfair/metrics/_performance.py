@@ -14,21 +14,11 @@ from typing import Any
 import numpy as np
 from sklearn import metrics as sk
 
-from otfair.metrics._checks import (
-    check_lengths,
-    check_threshold,
-    prepare_regression,
-    prepare_scores,
-)
-from otfair.utils import check_binary_labels
+from otfair.metrics._checks import check_threshold, validate_metric_input
+from otfair.metrics._docs import fill_doc
 
 
-def _binary(y_true: Any, y_score: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
-    check_lengths(y_true=y_true, y_score=y_score)
-    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    return y, prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
-
-
+@fill_doc
 def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: Any = None) -> float:
     r"""Accuracy of the hard predictions :math:`1[f(x) \ge \tau]`.
 
@@ -44,27 +34,22 @@ def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: An
         Probability scores in [0, 1] (hard 0/1 predictions are valid scores).
     threshold : float, default=0.5
         Decision threshold :math:`\tau`.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
+    {pos_label}
 
     Returns
     -------
     float
+        The share of correct hard predictions, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> accuracy(y, p)  # 1[p >= 0.5] is right on 6 of every 8 rows
     0.75
     >>> accuracy(np.where(y == 1, "yes", "no"), p, pos_label="yes")
     0.75
     """
-    y, score = _binary(y_true, y_score, pos_label)
+    y, score, *_ = validate_metric_input(
+        y_true, y_score, pos_label=pos_label, probabilities=True, groups="none"
+    )
     return accuracy_unchecked(y, score, check_threshold(threshold))
 
 
@@ -73,6 +58,7 @@ def accuracy_unchecked(y: np.ndarray, score: np.ndarray, threshold: float) -> fl
     return float(sk.accuracy_score(y, (score >= threshold).astype(np.int64)))
 
 
+@fill_doc
 def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     r"""Area under the ROC curve (Mann-Whitney form, ties count one half).
 
@@ -90,33 +76,24 @@ def roc_auc(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
         Binary labels; both classes must occur.
     y_score : array-like of shape (n,)
         Scores; only their order matters, any real values are accepted.
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
+    {pos_label}
 
     Returns
     -------
     float
-        In [0, 1].
+        The probability that a positive outranks a negative, in [0, 1].
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1, 0, 1, 0, 1, 0, 1, 0], 10)  # each row ten times: groups of 40
-    >>> p = np.repeat([0.9, 0.6, 0.8, 0.3, 0.7, 0.2, 0.4, 0.1], 10)
-    >>> s = np.repeat([0, 0, 0, 0, 1, 1, 1, 1], 10)
+    {examples_scores}
     >>> roc_auc(y, p)  # 15 of the 16 (positive, negative) pairs are ordered
     0.9375
     """
-    check_lengths(y_true=y_true, y_score=y_score)
-    y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-    score = prepare_scores(y_score, probabilities=False, y_true=y_true, pos_label=pos_label)
+    y, score, *_ = validate_metric_input(y_true, y_score, pos_label=pos_label, groups="none")
     if y.min() == y.max():
         raise ValueError("ROC AUC is undefined: `y_true` contains only one class.")
     return float(sk.roc_auc_score(y, score))
 
 
+@fill_doc
 def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
     r"""Binary cross-entropy of the probability scores.
 
@@ -134,21 +111,21 @@ def log_loss(y_true: Any, y_score: Any, *, pos_label: Any = None) -> float:
         Binary labels in {0, 1}.
     y_score : array-like of shape (n,)
         Probabilities of the positive class, in [0, 1].
-    pos_label : int, float, bool or str, optional
-        The positive class of ``y_true`` (e.g. ``"yes"``), and of predicted labels passed
-        as ``y_score`` (``pipe.predict``'s strings are mapped to 1 where equal to it);
-        without it labels must be 0/1.
+    {pos_label}
 
     Returns
     -------
     float
+        The mean cross-entropy (non-negative).
 
     Examples
     --------
     >>> round(log_loss([1, 0], [0.8, 0.4]), 4)  # -(log 0.8 + log 0.6) / 2
     0.367
     """
-    y, p = _binary(y_true, y_score, pos_label)
+    y, p, *_ = validate_metric_input(
+        y_true, y_score, pos_label=pos_label, probabilities=True, groups="none"
+    )
     return log_loss_unchecked(y, p)
 
 
@@ -157,6 +134,7 @@ def log_loss_unchecked(y: np.ndarray, p: np.ndarray) -> float:
     return float(sk.log_loss(y, np.asarray(p, dtype=np.float64), labels=[0, 1]))
 
 
+@fill_doc
 def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     r"""Mean squared error :math:`\frac1n \sum_i (\hat y_i - y_i)^2`.
 
@@ -170,20 +148,19 @@ def mean_squared_error(y_true: Any, y_pred: Any) -> float:
     Returns
     -------
     float
+        The mean squared error (non-negative).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
-    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
-    >>> s = np.repeat([0, 0, 1, 1], 15)
+    {examples_regression}
     >>> mean_squared_error(y, pred)  # (0.25 + 0 + 0 + 1) / 4
     0.3125
     """
-    y, pred, _, _ = prepare_regression(y_true, y_pred)
+    y, pred, *_ = validate_metric_input(
+        y_true, y_pred, labels="real", groups="none", score_name="y_pred"
+    )
     return float(sk.mean_squared_error(y, pred))
 
 
+@fill_doc
 def r2_score(y_true: Any, y_pred: Any) -> float:
     r"""Coefficient of determination.
 
@@ -203,16 +180,13 @@ def r2_score(y_true: Any, y_pred: Any) -> float:
     float
         At most 1 (negative when worse than predicting the mean).
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> y = np.repeat([1.0, 2.0, 3.0, 4.0], 15)
-    >>> pred = np.repeat([1.5, 2.0, 3.0, 3.0], 15)
-    >>> s = np.repeat([0, 0, 1, 1], 15)
+    {examples_regression}
     >>> r2_score(y, pred)  # 1 - 0.3125 / 1.25
     0.75
     """
-    y, pred, _, _ = prepare_regression(y_true, y_pred)
+    y, pred, *_ = validate_metric_input(
+        y_true, y_pred, labels="real", groups="none", score_name="y_pred"
+    )
     if np.all(y == y[0]):
         raise ValueError("R^2 is undefined: `y_true` is constant.")
     return float(sk.r2_score(y, pred))

@@ -15,10 +15,11 @@ from otfair.metrics._checks import (
     check_lengths,
     check_min_group_size,
     check_threshold,
+    drop_groups,
     group_means,
     max_pairwise_gap,
-    prepare_scores,
     small_group_rule,
+    validate_metric_input,
 )
 from otfair.metrics._degenerate import degenerate_warnings
 from otfair.metrics._distribution import (
@@ -27,10 +28,10 @@ from otfair.metrics._distribution import (
     tv_histogram,
     wasserstein_1d,
 )
-from otfair.metrics._linear import abs_pearson_columns
+from otfair.metrics._linear import abs_pearson_columns, peo_columns
 from otfair.metrics._performance import accuracy_unchecked, log_loss_unchecked, roc_auc
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
-from otfair.utils import MIN_GROUP_SIZE, check_binary_labels, check_finite_1d
+from otfair.utils import MIN_GROUP_SIZE
 
 #: The max-gap measures, computed without the small groups (see ``min_group_size``).
 _CLASSIFICATION_GAPS = (
@@ -142,43 +143,18 @@ def fairness_report(
 ) -> FairnessReport:
     r"""Compute the standard performance and fairness panel.
 
-    Classification (scores are probabilities in [0, 1], :math:`\hat Y = 1[f \ge \tau]`):
-    accuracy, ROC AUC, log loss, DP gap, mean score gap, WDP, KSDP, TVDP (100 bins on
-    [0, 1]), TPR gap (= EOpp), FPR gap, EO :math:`= \tfrac12(\Delta_{TPR}+\Delta_{FPR})`,
-    max-EO :math:`= \max(\Delta_{TPR}, \Delta_{FPR})`, PDP and PEO violations.
-    Regression: MSE, :math:`R^2`, error gap :math:`|\mathrm{MSE}_a - \mathrm{MSE}_b|`, WDP,
-    KSDP, mean prediction gap, PDP violation, and with exactly two groups the
-    accuracy-disparity audit (:func:`accuracy_disparity_audit`, accuracy-disparity paper
-    §3.1) in ``.accuracy_disparity``. Multi-group gaps are the largest pairwise
-    gap. See ``docs/metrics.md`` and the individual metric functions for the formulas.
+    Classification (scores in [0, 1], :math:`\hat Y = 1[f \ge \tau]`): accuracy, ROC AUC,
+    log loss, DP, mean score, WDP, KSDP, TVDP (100 bins), TPR (EOpp), FPR, EO
+    :math:`= \tfrac12(\Delta_{TPR}+\Delta_{FPR})` and max-EO gaps, PDP and PEO. Regression:
+    MSE, :math:`R^2`, error gap, WDP, KSDP, mean prediction gap, PDP, and with two groups
+    :func:`accuracy_disparity_audit` in ``.accuracy_disparity``. Multi-group gaps are the
+    largest pairwise gap; formulas in ``docs/metrics.md`` and the metric functions.
 
-    Sensitive attributes: one binary column, several columns (one-hot or binary; group
-    measures use their intersectional groups) or continuous columns, read by the one
-    rule of otfair (:func:`otfair.metrics.split_sensitive`): a column is categorical (its
-    values are groups, strings included) unless declared continuous with
-    ``sensitive_type``, or numeric with more than ``max_categories`` distinct values and
-    not declared categorical. Group measures and ``by_group`` use the categorical
-    columns only and are NaN (``by_group`` empty) when there is none; PDP/PEO use every
-    column (categorical ones as 0/1 indicators, continuous ones as they are).
-
-    Small groups: a group with fewer than ``min_group_size`` samples is flagged in
-    ``by_group["small"]``. When at least two groups reach the size, the small ones are
-    left out of the max-gap measures (DP, mean score, WDP, KSDP, TVDP, TPR, FPR, EO
-    gaps; regression: error and mean prediction gaps) and ``notes`` says so: a rate of 2
-    or 6 people moves by 17-50 points per person, so the largest pairwise gap would be
-    theirs. When fewer than two groups reach it, every group is kept (there is nothing
-    else to compare) and ``notes`` says the gaps rest on small groups. Either way a
-    ``UserWarning`` names each small group and its size (the note's text). PDP/PEO
-    (correlations over all samples) are not affected. The max-gap metric functions
-    (:func:`demographic_parity_gap`, ...) apply the same rule, so they agree with the
-    report.
-
-    A value that is undefined on this sample is NaN rather than an error: AUC with one
-    class, TPR/FPR gaps when a group has no positives/negatives. Classification warns
-    (and adds to ``notes``): an :class:`UndefinedMetricWarning` when ``y_true`` holds one
-    class (AUC NaN), a :class:`DegeneratePredictorWarning` when the predictor puts every
-    row in one class at the threshold (:func:`is_constant_prediction`) or its AUC is at
-    or below 0.5; the gaps of such a predictor say nothing about its fairness.
+    Sensitive columns follow :func:`split_sensitive`: group measures use the groups of
+    the categorical columns, PDP/PEO every column. Groups under ``min_group_size`` are
+    flagged in ``by_group["small"]`` and left out of the max gaps when two groups reach
+    it (a ``UserWarning``). An undefined value is NaN (:class:`UndefinedMetricWarning`);
+    a one-class or chance-level predictor raises :class:`DegeneratePredictorWarning`.
 
     Parameters
     ----------
@@ -192,22 +168,16 @@ def fairness_report(
     threshold : float, default=0.5
         Decision threshold for the hard-prediction measures (classification).
     max_categories : int, default=10
-        Largest number of distinct values for which an undeclared numeric column counts
-        as categorical.
+        Most distinct values for which an undeclared numeric column is categorical.
     sensitive_type : {"categorical", "continuous"}, mapping, sequence or None
         Declared kind of every column, of named columns (``{"age": "continuous"}``) or
-        of each column in order; ``None`` follows the rule above.
+        of each column in order; ``None`` follows the rule.
     min_group_size : int, default=30
-        Groups with fewer samples are flagged and left out of the max gaps (see above);
-        0 keeps every group. Default ``otfair.utils.MIN_GROUP_SIZE`` (30): one person
-        then moves a group's rate by at most 3.3 points and the standard error of a rate
-        is at most 0.5 / sqrt(30) = 0.09, the usual floor for a normal approximation of
-        a proportion.
+        Groups with fewer samples are flagged and left out of the max gaps; 0 keeps
+        every group. Default ``otfair.utils.MIN_GROUP_SIZE``.
     pos_label : int, float, bool or str, optional
-        Classification: the positive class of ``y_true`` (e.g. ``"yes"`` for labels
-        ``"yes"``/``"no"``), and of predicted labels passed as ``y_score`` (the strings
-        ``pipe.predict`` returns are mapped to 1 where equal to it); without it the
-        labels must be 0/1.
+        Classification: the positive class of ``y_true`` and of predicted labels passed
+        as ``y_score``; without it the labels must be 0/1.
 
     Returns
     -------
@@ -228,48 +198,87 @@ def fairness_report(
     if task not in ("classification", "regression"):
         raise ValueError(f"`task` must be 'classification' or 'regression'; got {task!r}.")
     min_group_size = check_min_group_size(min_group_size)
-    n = check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
+    check_lengths(y_true=y_true, y_score=y_score, sensitive_features=sensitive_features)
     sens = split_sensitive(
         sensitive_features, max_categories=max_categories, sensitive_type=sensitive_type
     )
     small, (size_notes, exclude) = _small_groups(sens, min_group_size)
-    if task == "classification":
-        y = check_binary_labels(y_true, "y_true", pos_label=pos_label)
-        score = prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
-        tau = check_threshold(threshold)
-        summary, by_group = _classification(y, score, sens, tau)
-        if exclude:
-            rows, kept = _without_groups(sens, small)
-            gaps = _classification(y[rows], score[rows], kept, tau)[0]
-            summary.update({k: gaps[k] for k in _CLASSIFICATION_GAPS})
-    else:
-        y = check_finite_1d(y_true, "y_true")
-        score = check_finite_1d(y_score, "y_score")
-        tau = float(threshold)
-        summary, by_group = _regression(y, score, sens)
-        if exclude:
-            rows, kept = _without_groups(sens, small)
-            gaps = _regression(y[rows], score[rows], kept)[0]
-            summary.update({k: gaps[k] for k in _REGRESSION_GAPS})
-    if sens.groups is not None:
-        by_group["small"] = small
-    summary["n"] = int(n)
-    summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
-    keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
-    summary = {k: summary[k] for k in keys}
-    audit: dict[str, Any] | None = None
-    notes: tuple[str, ...] = ()
-    if task == "regression":
-        audit, notes = _accuracy_disparity(y, score, sens)
-    if task == "classification":
-        found = degenerate_warnings(y, score, tau, summary["auc"])
-        for message, category in found:
-            warnings.warn(message, category, stacklevel=2)
-        notes = (*notes, *(message for message, _ in found))
-    notes = (*size_notes, *notes)
+    y, score, tau = _panel_input(y_true, y_score, task, threshold, pos_label)
+    summary, by_group = _panel(task, y, score, sens, tau, small, exclude)
+    audit, notes = _panel_notes(task, y, score, sens, tau, summary)
     if size_notes:
         warnings.warn(size_notes[0], UserWarning, stacklevel=2)
-    return FairnessReport(summary, by_group, task, tau, sens, audit, notes)
+    return FairnessReport(summary, by_group, task, tau, sens, audit, (*size_notes, *notes))
+
+
+def _panel_input(
+    y_true: Any, y_score: Any, task: str, threshold: float, pos_label: Any
+) -> tuple[np.ndarray, np.ndarray, float]:
+    """Return the validated labels (targets), scores (predictions) and threshold."""
+    if task == "classification":
+        y, score, *_ = validate_metric_input(
+            y_true, y_score, pos_label=pos_label, probabilities=True, groups="none"
+        )
+        return y, score, check_threshold(threshold)
+    y, score, *_ = validate_metric_input(y_true, y_score, labels="real", groups="none")
+    return y, score, float(threshold)
+
+
+def _panel(
+    task: str,
+    y: np.ndarray,
+    score: np.ndarray,
+    sens: SensitiveColumns,
+    tau: float,
+    small: np.ndarray,
+    exclude: bool,
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """Return the summary (the task's keys) and the ``by_group`` table of a panel.
+
+    The max gaps leave out the ``small`` groups when ``exclude``; ``by_group["small"]``
+    flags them.
+    """
+
+    def measure(
+        y: np.ndarray, score: np.ndarray, sens: SensitiveColumns
+    ) -> tuple[dict[str, float], pd.DataFrame]:
+        if task == "classification":
+            return _classification(y, score, sens, tau)
+        return _regression(y, score, sens)
+
+    summary, by_group = measure(y, score, sens)
+    gap_names = _CLASSIFICATION_GAPS if task == "classification" else _REGRESSION_GAPS
+    if exclude:
+        rows, kept = _without_groups(sens, small)
+        gaps = measure(y[rows], score[rows], kept)[0]
+        summary.update({k: gaps[k] for k in gap_names})
+    if sens.groups is not None:
+        by_group["small"] = small
+    summary["n"] = len(y)
+    summary["n_groups"] = 0 if sens.groups is None else len(sens.groups)
+    keys = CLASSIFICATION_KEYS if task == "classification" else REGRESSION_KEYS
+    return {k: summary[k] for k in keys}, by_group
+
+
+def _panel_notes(
+    task: str,
+    y: np.ndarray,
+    score: np.ndarray,
+    sens: SensitiveColumns,
+    tau: float,
+    summary: dict[str, float],
+) -> tuple[dict[str, Any] | None, tuple[str, ...]]:
+    """Return the regression audit (or ``None``) and its notes, or warn a degenerate panel.
+
+    Regression: the accuracy-disparity audit and why it was skipped. Classification: the
+    one-class and degenerate-predictor warnings, issued here and returned as notes.
+    """
+    if task == "regression":
+        return _accuracy_disparity(y, score, sens)
+    found = degenerate_warnings(y, score, tau, summary["auc"])
+    for message, category in found:
+        warnings.warn(message, category, stacklevel=3)
+    return None, tuple(message for message, _ in found)
 
 
 def _small_groups(
@@ -298,14 +307,8 @@ def _without_groups(
 ) -> tuple[np.ndarray, SensitiveColumns]:
     """Rows of the kept groups and ``sens`` restricted to them (codes renumbered)."""
     assert sens.groups is not None and sens.codes is not None  # callers check
-    keep = np.flatnonzero(~drop)
-    remap = np.full(len(sens.groups), -1, dtype=np.int64)
-    remap[keep] = np.arange(len(keep))
-    rows = ~drop[sens.codes]
-    kept = replace(
-        sens, codes=remap[sens.codes[rows]], groups=sens.groups[keep], linear=sens.linear[rows]
-    )
-    return rows, kept
+    codes, groups, rows = drop_groups(sens.codes, sens.groups, drop)
+    return rows, replace(sens, codes=codes, groups=groups, linear=sens.linear[rows])
 
 
 def _accuracy_disparity(
@@ -347,7 +350,7 @@ def _classification(
         "auc": _auc_or_nan(y, score),
         "log_loss": log_loss_unchecked(y, score),
         "pdp_violation": float(abs_pearson_columns(score, sens.linear).max()),
-        "peo_violation": _peo(y, score, sens.linear),
+        "peo_violation": peo_columns(y, score, sens.linear),
     }
     out.update(_distribution_gaps(score, sens))
     if sens.codes is None or sens.groups is None:
@@ -422,12 +425,3 @@ def _auc_or_nan(y: np.ndarray, score: np.ndarray) -> float:
     if y.min() == y.max():
         return float("nan")
     return roc_auc(y, score)
-
-
-def _peo(y: np.ndarray, score: np.ndarray, linear: np.ndarray) -> float:
-    values = [
-        abs_pearson_columns(score[y == label], linear[y == label]).max()
-        for label in (0, 1)
-        if np.sum(y == label) > 1
-    ]
-    return float(max(values)) if values else float("nan")

@@ -170,24 +170,14 @@ def subset_fairness(
     for name, value in (("n_subsets", n_subsets), ("min_group_size", min_group_size)):
         if not isinstance(value, (int, np.integer)) or value < 1:
             raise ValueError(f"`{name}` must be a positive integer; got {value!r}.")
-    k = len(groups)
     rng = np.random.default_rng(random_state)
     directions = rng.uniform(-1.0, 1.0, size=(n_subsets, x.shape[1]))
-    onehot = np.eye(k)[codes]
-    values: list[Any] = []  # floats (wdp) and float64 scalars (means)
-    for start in range(0, n_subsets, _CHUNK):
-        masks = (x @ directions[start : start + _CHUNK].T >= 0.0).astype(np.float64)
-        counts = masks.T @ onehot  # (chunk, k) group sizes in each subset
-        keep = counts.min(axis=1) >= min_group_size
-        if measure == "wdp":
-            values.extend(
-                _measure_on(m.astype(bool), score, codes, k, tau, measure) for m in masks.T[keep]
-            )
-            continue
-        target = (score >= tau).astype(np.float64) if measure == "dp" else score
-        means = (masks.T[keep] @ (onehot * target[:, None])) / counts[keep]
-        values.extend(means.max(axis=1) - means.min(axis=1))
-    arr = np.asarray(values, dtype=np.float64)
+    arr = _subset_gaps(x, score, codes, len(groups), tau, measure, directions, min_group_size)
+    return _summary(arr, n_subsets, measure, min_group_size)
+
+
+def _summary(arr: np.ndarray, n_subsets: int, measure: str, min_group_size: int) -> SubsetFairness:
+    """Return the summary of the subset gaps ``arr`` (a ValueError when there is none)."""
     if arr.size == 0:
         raise ValueError(
             f"All {n_subsets} random subsets left some group of `sensitive_features` with "
@@ -203,6 +193,38 @@ def subset_fairness(
         n_skipped=int(n_subsets - arr.size),
         measure=measure,
     )
+
+
+def _subset_gaps(
+    x: np.ndarray,
+    score: np.ndarray,
+    codes: np.ndarray,
+    k: int,
+    tau: float,
+    measure: str,
+    directions: np.ndarray,
+    min_group_size: int,
+) -> np.ndarray:
+    """Return ``measure`` on every half-space subset in which each group is large enough.
+
+    The subsets are evaluated ``_CHUNK`` directions at a time; the mean-based measures
+    as one matrix product per chunk.
+    """
+    onehot = np.eye(k)[codes]
+    values: list[Any] = []  # floats (wdp) and float64 scalars (means)
+    for start in range(0, len(directions), _CHUNK):
+        masks = (x @ directions[start : start + _CHUNK].T >= 0.0).astype(np.float64)
+        counts = masks.T @ onehot  # (chunk, k) group sizes in each subset
+        keep = counts.min(axis=1) >= min_group_size
+        if measure == "wdp":
+            values.extend(
+                _measure_on(m.astype(bool), score, codes, k, tau, measure) for m in masks.T[keep]
+            )
+            continue
+        target = (score >= tau).astype(np.float64) if measure == "dp" else score
+        means = (masks.T[keep] @ (onehot * target[:, None])) / counts[keep]
+        values.extend(means.max(axis=1) - means.min(axis=1))
+    return np.asarray(values, dtype=np.float64)
 
 
 def median_split(values: np.ndarray) -> tuple[np.ndarray, float]:

@@ -53,13 +53,9 @@ def match(
         \langle C, P \rangle .
 
     * Equal sizes: the optimum is a permutation, found exactly with
-      ``scipy.optimize.linear_sum_assignment`` on the row- and column-reduced cost
-      (same optimum, ~1.6x faster). Measured against POT's ``ot.emd`` (which the FTM
-      reference code uses) on this 2-core machine with one BLAS thread, same optimal
-      cost: 4-5 ms vs 9-12 ms at n = 256; at n = 1024 107 vs 184-230 ms on two
-      samples of one distribution and 257 vs 466 ms on shifted samples (without the
-      reduction: 412 ms). ``otfair bench ot`` re-measures it; ``method="emd"`` is
-      available.
+      ``scipy.optimize.linear_sum_assignment`` on the row- and column-reduced cost,
+      about twice as fast as POT's ``ot.emd`` at the same optimal cost (``otfair bench
+      ot`` measures it; ``method="emd"`` is available).
     * Unequal sizes: the Kantorovich plan from ``ot.emd``; the partner of row ``i`` is
       drawn from row ``i`` of the plan (a categorical draw with probabilities
       :math:`n_0 P_{ij}`) using ``generator`` (or ``seed``), so runs are reproducible.
@@ -91,6 +87,21 @@ def match(
         ``index[i]`` is the row of ``X1`` matched with row ``i`` of ``X0``; on the
         device of ``X0``.
     """
+    X0t, X1t = _check_match_input(X0, X1, M, method)
+    n0, n1 = X0t.shape[0], X1t.shape[0]
+    C = _cost(X0t, X1t, cost, M)
+    if n0 == n1 and method in ("auto", "assignment"):
+        return torch.from_numpy(_assignment(C)).to(X0t.device)
+    plan = pot.emd(np.full(n0, 1.0 / n0), np.full(n1, 1.0 / n1), C, numItermax=_EMD_MAX_ITER)
+    if n0 == n1:
+        return torch.from_numpy(plan.argmax(axis=1).astype(np.int64)).to(X0t.device)
+    return _draw_partners(plan, generator, seed).to(X0t.device)
+
+
+def _check_match_input(
+    X0: object, X1: object, M: object | None, method: str
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Return ``X0`` and ``X1`` as matrices; check the features, ``method`` and sizes."""
     X0t = check_matrix(X0, "X0")
     X1t = check_matrix(X1, "X1", like=X0t)
     if M is None and X0t.shape[1] != X1t.shape[1]:
@@ -103,21 +114,31 @@ def match(
     n0, n1 = X0t.shape[0], X1t.shape[0]
     if method == "assignment" and n0 != n1:
         raise ValueError(f"`method='assignment'` needs equal sizes; got n0={n0} and n1={n1}.")
-    C = _cost(X0t, X1t, cost, M)
-    if n0 == n1 and method in ("auto", "assignment"):
-        # Row/column reduction leaves the optimal permutation unchanged (every
-        # permutation's cost drops by the same constant) and speeds the solver up ~1.6x.
-        reduced = C - C.min(axis=1, keepdims=True)
-        reduced -= reduced.min(axis=0, keepdims=True)
-        rows, cols = linear_sum_assignment(reduced)
-        index = np.empty(n0, dtype=np.int64)
-        index[rows] = cols
-        return torch.from_numpy(index).to(X0t.device)
-    a = np.full(n0, 1.0 / n0)
-    b = np.full(n1, 1.0 / n1)
-    plan = pot.emd(a, b, C, numItermax=_EMD_MAX_ITER)
-    if n0 == n1:
-        return torch.from_numpy(plan.argmax(axis=1).astype(np.int64)).to(X0t.device)
+    return X0t, X1t
+
+
+def _assignment(C: np.ndarray) -> np.ndarray:
+    """Return the optimal permutation of a square cost: ``index[i]`` is row ``i``'s partner.
+
+    Row/column reduction leaves the optimal permutation unchanged (every permutation's
+    cost drops by the same constant) and speeds the solver up ~1.6x. Against POT's
+    ``ot.emd`` (the FTM reference code's solver), on a 2-core machine with one BLAS
+    thread, same optimal cost: 4-5 ms vs 9-12 ms at n = 256; at n = 1024 107 vs
+    184-230 ms on two samples of one distribution and 257 vs 466 ms on shifted samples
+    (without the reduction: 412 ms).
+    """
+    reduced = C - C.min(axis=1, keepdims=True)
+    reduced -= reduced.min(axis=0, keepdims=True)
+    rows, cols = linear_sum_assignment(reduced)
+    index = np.empty(C.shape[0], dtype=np.int64)
+    index[rows] = cols
+    return index
+
+
+def _draw_partners(
+    plan: np.ndarray, generator: torch.Generator | None, seed: int | None
+) -> torch.Tensor:
+    """Draw each row's partner from its row of a Kantorovich plan (reproducibly)."""
     if generator is None:
         generator = torch.Generator()
         if seed is not None:
@@ -125,5 +146,4 @@ def match(
         else:
             generator.seed()
     probs = torch.from_numpy(np.maximum(plan, 0.0))
-    drawn = torch.multinomial(probs, 1, generator=generator)[:, 0]
-    return drawn.to(X0t.device)
+    return torch.multinomial(probs, 1, generator=generator)[:, 0]

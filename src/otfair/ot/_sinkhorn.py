@@ -81,28 +81,20 @@ def sinkhorn(
 ) -> SinkhornResult:
     r"""Entropic OT between weights ``a`` and ``b`` by log-domain Sinkhorn iterations.
 
-    Solves (Cuturi 2013; Peyré & Cuturi 2019, §4.4)
-
-    .. math::
-
-        \mathrm{OT}_\varepsilon(a, b) = \min_{P \ge 0,\, P 1 = a,\, P^\top 1 = b}
-        \langle P, M \rangle + \varepsilon\, \mathrm{KL}(P \,\|\, a \otimes b)
-
-    with the alternating dual updates, all in the log domain,
+    Solves (Cuturi 2013; Peyré & Cuturi 2019, §4.4) :math:`\mathrm{OT}_\varepsilon(a, b) =
+    \min_{P \ge 0,\, P 1 = a,\, P^\top 1 = b} \langle P, M \rangle + \varepsilon\,
+    \mathrm{KL}(P \,\|\, a \otimes b)` with the alternating dual updates, in the log domain,
 
     .. math::
 
         f_i \leftarrow -\varepsilon \log \sum_j b_j e^{(g_j - M_{ij})/\varepsilon},\qquad
         g_j \leftarrow -\varepsilon \log \sum_i a_i e^{(f_i - M_{ij})/\varepsilon}.
 
-    The plan is the same as that of POT's ``ot.sinkhorn`` (the KL and entropy forms
-    differ by a constant on the feasible set). The loop stops when
-    :math:`\lVert P 1 - a \rVert_1 \le` ``tol`` or after ``max_iter`` iterations; the
-    result's ``converged`` flag reports which, and a :class:`ConvergenceWarning` is
-    issued on non-convergence unless ``warn=False``. Nothing is printed.
-
-    The solver runs without autograd (results are detached); for a differentiable
-    value use :func:`sharp_sinkhorn` or the envelope theorem with the potentials.
+    The plan is that of POT's ``ot.sinkhorn`` (the KL and entropy forms differ by a
+    constant on the feasible set). The loop stops when :math:`\lVert P 1 - a \rVert_1 \le`
+    ``tol`` or after ``max_iter`` iterations (``converged`` says which; a
+    :class:`ConvergenceWarning` unless ``warn=False``). Results are detached; for a
+    differentiable value use :func:`sharp_sinkhorn` or the envelope theorem.
 
     Parameters
     ----------
@@ -113,16 +105,14 @@ def sinkhorn(
     M : tensor of shape (n0, n1)
         Cost matrix.
     eps : float
-        Regularization strength ``> 0`` (in the units of ``M``; scale ``M`` e.g. by its
-        median to make ``eps`` comparable across problems).
+        Regularization ``> 0`` in the units of ``M`` (scale ``M``, e.g. by its median).
     tol : float, default=1e-6
         Tolerance on the L1 row-marginal error. In float32 this is reachable when
         ``M / eps`` stays below a few hundred; scale ``M`` first or use float64.
     max_iter : int, default=1000
         Maximum number of iterations.
     check_every : int, default=1
-        Check the marginal error every this many iterations (the check is free: it reuses
-        the ``f`` update).
+        Check the marginal error every this many iterations (free: reuses the update).
     f0, g0 : tensor, optional
         Warm-start potentials (e.g. from a previous, similar problem).
     return_plan : bool, default=True
@@ -136,52 +126,85 @@ def sinkhorn(
     -------
     SinkhornResult
     """
+    eps, max_iter, check_every = _check_settings(eps, tol, max_iter, check_every)
+    Mt = check_matrix(M, "M")
+    with torch.no_grad():
+        Mt, at, bt, f, g = _problem(a, b, Mt.detach(), f0, g0)
+        f, g, err, converged, it = _iterate(
+            Mt, at, bt, f, g, eps, float(tol), max_iter, check_every, chunk_rows
+        )
+        if not converged and warn:
+            _warn_not_converged(err, tol, max_iter, eps)
+        log_p = (f[:, None] + g[None, :] - Mt) / eps
+        P = (log_p + _log_weights(at)[:, None] + _log_weights(bt)[None, :]).exp()
+        sharp, value = (P * Mt).sum(), (at * f).sum() + (bt * g).sum()
+    plan = P if return_plan else None
+    return SinkhornResult(f, g, plan, value, sharp, it, err, converged)
+
+
+def _check_settings(
+    eps: float, tol: float, max_iter: int, check_every: int
+) -> tuple[float, int, int]:
+    """Return ``eps``, ``max_iter`` and ``check_every`` checked (and ``tol >= 0``)."""
     eps = check_eps(eps)
     max_iter = check_positive_int(max_iter, "max_iter")
     check_every = check_positive_int(check_every, "check_every")
     if not float(tol) >= 0.0:
         raise ValueError(f"`tol` must be >= 0; got {tol!r}.")
-    Mt = check_matrix(M, "M")
-    n0, n1 = Mt.shape
-    with torch.no_grad():
-        Mt = Mt.detach()
-        at = check_weights(a, n0, "a", like=Mt, normalize=False).detach()
-        bt = check_weights(b, n1, "b", like=Mt, normalize=False).detach()
-        check_same_mass(at, bt, ("a", "b"))
-        log_a, log_b = _log_weights(at), _log_weights(bt)
-        f = Mt.new_zeros(n0) if f0 is None else check_shaped(f0, (n0,), "f0", like=Mt).clone()
-        g = Mt.new_zeros(n1) if g0 is None else check_shaped(g0, (n1,), "g0", like=Mt).clone()
-        scale = -1.0 / eps
-        err, converged, it = float("inf"), False, 0
-        while it < max_iter:
-            f_new = -eps * lse_rows(Mt, scale, g / eps + log_b, chunk_rows=chunk_rows)
-            if it % check_every == 0 and it > 0:
-                # row marginal of the current (f, g): a_i exp((f_i - f_new_i) / eps)
-                err = float((at * torch.expm1((f - f_new) / eps)).abs().sum())
-                if err <= tol:
-                    converged = True
-                    break
-            f = f_new
-            g = -eps * lse_cols(Mt, scale, f / eps + log_a, chunk_rows=chunk_rows)
-            it += 1
-        if not converged and warn:
-            warnings.warn(
-                f"sinkhorn did not converge: marginal error {err:.3g} > tol={tol:g} after "
-                f"{max_iter} iterations (eps={eps:g}); increase max_iter or eps.",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
-        log_p = (f[:, None] + g[None, :] - Mt) / eps + log_a[:, None] + log_b[None, :]
-        P = log_p.exp()
-        sharp = (P * Mt).sum()
-        value = (at * f).sum() + (bt * g).sum()
-    return SinkhornResult(
-        f=f,
-        g=g,
-        plan=P if return_plan else None,
-        value=value,
-        sharp_value=sharp,
-        n_iter=it,
-        marginal_error=err,
-        converged=converged,
+    return eps, max_iter, check_every
+
+
+def _warn_not_converged(err: float, tol: float, max_iter: int, eps: float) -> None:
+    """Issue the :class:`ConvergenceWarning` of a run that stopped at ``max_iter``."""
+    warnings.warn(
+        f"sinkhorn did not converge: marginal error {err:.3g} > tol={tol:g} after "
+        f"{max_iter} iterations (eps={eps:g}); increase max_iter or eps.",
+        ConvergenceWarning,
+        stacklevel=3,  # the caller of sinkhorn
     )
+
+
+def _problem(
+    a: object | None, b: object | None, Mt: torch.Tensor, f0: object, g0: object
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Return the cost, the checked weights of equal mass and the starting potentials."""
+    n0, n1 = Mt.shape
+    at = check_weights(a, n0, "a", like=Mt, normalize=False).detach()
+    bt = check_weights(b, n1, "b", like=Mt, normalize=False).detach()
+    check_same_mass(at, bt, ("a", "b"))
+    f = Mt.new_zeros(n0) if f0 is None else check_shaped(f0, (n0,), "f0", like=Mt).clone()
+    g = Mt.new_zeros(n1) if g0 is None else check_shaped(g0, (n1,), "g0", like=Mt).clone()
+    return Mt, at, bt, f, g
+
+
+def _iterate(
+    Mt: torch.Tensor,
+    at: torch.Tensor,
+    bt: torch.Tensor,
+    f: torch.Tensor,
+    g: torch.Tensor,
+    eps: float,
+    tol: float,
+    max_iter: int,
+    check_every: int,
+    chunk_rows: int | None,
+) -> tuple[torch.Tensor, torch.Tensor, float, bool, int]:
+    """Run the alternating log-domain updates: ``(f, g, error, converged, iterations)``.
+
+    The row-marginal error of the current ``(f, g)`` is read off the next ``f`` update
+    every ``check_every`` iterations, so the check costs nothing.
+    """
+    log_a, log_b = _log_weights(at), _log_weights(bt)
+    scale = -1.0 / eps
+    err, it = float("inf"), 0
+    while it < max_iter:
+        f_new = -eps * lse_rows(Mt, scale, g / eps + log_b, chunk_rows=chunk_rows)
+        if it % check_every == 0 and it > 0:
+            # row marginal of the current (f, g): a_i exp((f_i - f_new_i) / eps)
+            err = float((at * torch.expm1((f - f_new) / eps)).abs().sum())
+            if err <= tol:
+                return f, g, err, True, it
+        f = f_new
+        g = -eps * lse_cols(Mt, scale, f / eps + log_a, chunk_rows=chunk_rows)
+        it += 1
+    return f, g, err, False, it

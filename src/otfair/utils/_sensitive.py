@@ -187,6 +187,29 @@ def split_sensitive(
         or (declared.get(c) is None and _is_categorical(frame[c], max_categories))
     ]
     continuous = [c for c in frame.columns if c not in categorical]
+    linear_cols, linear_names = _linear_columns(frame, continuous, name)
+    codes = groups = None
+    if categorical:
+        codes, groups = _intersectional_groups(frame[categorical], name)
+    return SensitiveColumns(
+        codes=codes,
+        groups=groups,
+        linear=np.column_stack(linear_cols),
+        linear_names=linear_names,
+        categorical=categorical,
+        continuous=continuous,
+    )
+
+
+def _linear_columns(
+    frame: pd.DataFrame, continuous: list[str], name: str
+) -> tuple[list[np.ndarray], list[str]]:
+    """Return the numeric columns of PDP/PEO and their names, in the frame's order.
+
+    A continuous column stays as it is (numeric and finite, or a ValueError); a
+    categorical one becomes 0/1 indicators, one for a two-level column (its last level)
+    and one per level otherwise.
+    """
     for col in continuous:
         if not pd.api.types.is_numeric_dtype(frame[col]) or pd.api.types.is_bool_dtype(frame[col]):
             raise ValueError(
@@ -209,17 +232,7 @@ def split_sensitive(
         for j in kept:
             linear_cols.append((inv == j).astype(np.float64))
             linear_names.append(f"{col}={levels[j]}")
-    codes = groups = None
-    if categorical:
-        codes, groups = _intersectional_groups(frame[categorical], name)
-    return SensitiveColumns(
-        codes=codes,
-        groups=groups,
-        linear=np.column_stack(linear_cols),
-        linear_names=linear_names,
-        categorical=categorical,
-        continuous=continuous,
-    )
+    return linear_cols, linear_names
 
 
 def _intersectional_groups(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:

@@ -8,7 +8,6 @@ traceback for a malformed input.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -41,6 +40,21 @@ def _to_numpy(x: Any, name: str) -> np.ndarray:
         raise TypeError(f"`{name}` must be array-like; got {type(x).__name__}.") from exc
 
 
+def _column(arr: np.ndarray) -> np.ndarray:
+    """Flatten a column vector of shape (n, 1) to shape (n,); leave other arrays as they are."""
+    return arr[:, 0] if arr.ndim == 2 and arr.shape[1] == 1 else arr
+
+
+def _nonempty_1d(arr: np.ndarray, name: str) -> np.ndarray:
+    """``arr`` as a non-empty 1-D array (a column vector is flattened), or a ValueError."""
+    arr = _column(arr)
+    if arr.ndim != 1:
+        raise ValueError(f"`{name}` must be 1-D (n,), got shape {arr.shape}.")
+    if arr.size == 0:
+        raise ValueError(f"`{name}` is empty.")
+    return arr
+
+
 def check_finite_1d(x: Any, name: str, *, dtype: type = np.float64) -> np.ndarray:
     """Return ``x`` as a finite 1-D array.
 
@@ -62,13 +76,7 @@ def check_finite_1d(x: Any, name: str, *, dtype: type = np.float64) -> np.ndarra
     ValueError
         If ``x`` is empty, not 1-D, not numeric or contains NaN/inf.
     """
-    arr = _to_numpy(x, name)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D (n,), got shape {arr.shape}.")
-    if arr.size == 0:
-        raise ValueError(f"`{name}` is empty.")
+    arr = _nonempty_1d(_to_numpy(x, name), name)
     try:
         arr = arr.astype(dtype)
     except (TypeError, ValueError) as exc:
@@ -130,13 +138,7 @@ def check_binary_labels(y: Any, name: str = "y_true", *, pos_label: Any = None) 
 
 def _labels_with_positive(y: Any, name: str, pos_label: Any) -> np.ndarray:
     """0/1 labels from two label values, 1 where ``y == pos_label``."""
-    arr = _to_numpy(y, name)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    if arr.ndim != 1:
-        raise ValueError(f"`{name}` must be 1-D (n,), got shape {arr.shape}.")
-    if arr.size == 0:
-        raise ValueError(f"`{name}` is empty.")
+    arr = _nonempty_1d(_to_numpy(y, name), name)
     if bool(np.any(pd.isna(arr))):
         raise ValueError(f"`{name}` contains missing values (None/NaN).")
     values = pd.unique(arr)
@@ -200,11 +202,28 @@ def check_predictions(
     >>> check_predictions([0.2, 0.9], pos_label="yes")
     array([0.2, 0.9])
     """
-    arr = _to_numpy(y_pred, name)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
-    labels = arr.ndim == 1 and arr.size > 0 and not _is_numeric_array(arr)
-    if labels and pos_label is None:
+    arr = _column(_to_numpy(y_pred, name))
+    if _holds_predicted_labels(arr, name, pos_label):
+        mapped = _map_predicted_labels(arr, name, y_true, pos_label)
+        if mapped is not None:
+            return mapped
+    if probabilities:
+        return check_probabilities(arr, name)
+    return check_finite_1d(arr, name)
+
+
+def _holds_predicted_labels(arr: np.ndarray, name: str, pos_label: Any) -> bool:
+    """Whether ``arr`` holds predicted labels rather than scores (:func:`check_predictions`).
+
+    Non-numeric values are labels with ``pos_label``; without it they raise, unless
+    they are numbers written as text (``"0.25"``), which stay scores. Numbers are labels
+    only with ``pos_label`` and a finite value outside [0, 1] (labels ``1``/``2``).
+    """
+    if arr.ndim != 1 or arr.size == 0:
+        return False
+    if not _is_numeric_array(arr):
+        if pos_label is not None:
+            return True
         try:  # numbers written as text ("0.25") stay scores, as before
             arr.astype(np.float64)
         except (TypeError, ValueError):
@@ -214,27 +233,34 @@ def check_predictions(
                 "`pos_label` (the value of the positive class) to map them to 0/1 as "
                 "`y_true` is mapped."
             ) from None
-        labels = False
-    if not labels and pos_label is not None and arr.ndim == 1 and arr.size > 0:
-        values = arr.astype(np.float64)
-        labels = bool(np.all(np.isfinite(values))) and (values.min() < 0 or values.max() > 1)
-    if labels and pos_label is not None:
-        if bool(np.any(pd.isna(arr))):
-            raise ValueError(f"`{name}` contains missing values (None/NaN).")
-        known = [pos_label]
-        if y_true is not None:
-            known += pd.unique(_to_numpy(y_true, "y_true").ravel()).tolist()
-        stray = [v for v in pd.unique(arr).tolist() if v not in known]
-        if not stray:
-            return np.asarray(arr == pos_label, dtype=np.float64)
-        if not _is_numeric_array(arr):
-            raise ValueError(
-                f"`{name}` holds predicted labels {stray[:5]} that are not labels of "
-                f"`y_true` ({pd.unique(np.asarray(known, dtype=object)).tolist()})."
-            )
-    if probabilities:
-        return check_probabilities(arr, name)
-    return check_finite_1d(arr, name)
+        return False
+    if pos_label is None:
+        return False
+    values = arr.astype(np.float64)
+    return bool(np.all(np.isfinite(values))) and (values.min() < 0 or values.max() > 1)
+
+
+def _map_predicted_labels(
+    arr: np.ndarray, name: str, y_true: Any, pos_label: Any
+) -> np.ndarray | None:
+    """0/1 floats, 1 where ``arr == pos_label``; ``None`` for numbers that are not labels.
+
+    Every value must be ``pos_label`` or a label of ``y_true``; text that is not raises.
+    """
+    if bool(np.any(pd.isna(arr))):
+        raise ValueError(f"`{name}` contains missing values (None/NaN).")
+    known = [pos_label]
+    if y_true is not None:
+        known += pd.unique(_to_numpy(y_true, "y_true").ravel()).tolist()
+    stray = [v for v in pd.unique(arr).tolist() if v not in known]
+    if not stray:
+        return np.asarray(arr == pos_label, dtype=np.float64)
+    if not _is_numeric_array(arr):
+        raise ValueError(
+            f"`{name}` holds predicted labels {stray[:5]} that are not labels of "
+            f"`y_true` ({pd.unique(np.asarray(known, dtype=object)).tolist()})."
+        )
+    return None
 
 
 def _is_numeric_array(arr: np.ndarray) -> bool:
@@ -349,8 +375,7 @@ def encode_groups(
     """
     arr = _to_numpy(sensitive_features, name)
     _check_one_kind(sensitive_features, arr, name)
-    if arr.ndim == 2 and arr.shape[1] == 1:
-        arr = arr[:, 0]
+    arr = _column(arr)
     if arr.ndim == 2:
         if arr.shape[0] == 0:
             raise ValueError(f"`{name}` is empty.")
@@ -467,12 +492,3 @@ def check_sensitive_features(
     if n_samples is not None and arr.shape[0] != n_samples:
         raise ValueError(f"`{name}` has {arr.shape[0]} rows but {n_samples} samples expected.")
     return arr
-
-
-def as_list(x: str | Sequence[str] | None) -> list[str]:
-    """Return ``x`` as a list of strings (``None`` -> ``[]``, a string -> ``[x]``)."""
-    if x is None:
-        return []
-    if isinstance(x, str):
-        return [x]
-    return list(x)

@@ -5,10 +5,8 @@ AdapFair's normalizing flows (in front of a frozen classifier), OT repair of the
 """
 
 from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor
-from otfair.estimators.preprocessing.adapfair_classifier import (
-    AdapFairClassifier,
-    train_base_classifier,
-)
+from otfair.estimators.preprocessing.adapfair_base import train_base_classifier
+from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
 from otfair.estimators.preprocessing.adapfair_scorer import TorchScorer, as_torch_classifier
 from otfair.estimators.preprocessing.fair_pca import FairPCA
 from otfair.estimators.preprocessing.ot_repair import OTRepair

@@ -28,7 +28,12 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from otfair.estimators._torch_base import TorchEstimatorMixin
-from otfair.estimators._training import predict_from_proba, run_epochs, stratified_batches
+from otfair.estimators._training import (
+    EpochLogs,
+    predict_from_proba,
+    run_epochs,
+    stratified_batches,
+)
 from otfair.estimators.preprocessing.adapfair_scorer import (
     TorchScorer,
     as_torch_classifier,
@@ -56,6 +61,8 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
+from otfair.utils._deprecation import DEPRECATED, LAM_DOC, renamed_param
+from otfair.utils._docstrings import fill_doc
 from otfair.utils._torch import fits_in_training_state
 
 _MODES = ("aware", "blind")
@@ -73,6 +80,36 @@ def fit_seed(random_state: Any) -> int:
     return draw_seed(random_state)
 
 
+def fit_generators(random_state: Any) -> tuple[int, np.random.Generator]:
+    """Return the fit's seed (:func:`fit_seed`) and the generator of its batch orders."""
+    seed = fit_seed(random_state)
+    gen = torch_generator(seed)
+    return seed, np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
+
+
+def train_stratified(
+    cells: np.ndarray,
+    rng: np.random.Generator,
+    step: Callable[[np.ndarray], Any],
+    optimizer: torch.optim.Optimizer,
+    *,
+    epochs: int,
+    batch_size: int,
+    verbose: bool,
+    desc: str,
+) -> list[EpochLogs]:
+    """Run ``epochs`` of ``step`` on batches stratified by ``cells``, each in every batch."""
+    return run_epochs(
+        epochs,
+        lambda epoch: stratified_batches(cells, batch_size, rng, every_stratum=True),
+        step,
+        optimizer=optimizer,
+        verbose=verbose,
+        desc=desc,
+    )
+
+
+@fill_doc(lam=LAM_DOC)
 class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
     r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
 
@@ -91,9 +128,10 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         prediction time; ``"blind"`` learns one flow for everybody (§III-D).
     notion : {"dp", "eopp", "eo"}, default="dp"
         Demographic parity, equal opportunity or equalized odds.
-    lam : float, default=0.5
-        :math:`\lambda \in [0, 1]`, weight of the cross-entropy in eq. (1); the fairness
-        term gets :math:`1 - \lambda`.
+    strength : float, default=0.5
+        The paper's trade-off :math:`\lambda \in [0, 1]` of eq. (1): the weight of the
+        cross-entropy, the fairness term getting :math:`1 - \lambda` (so the fairer
+        models have the smaller strengths, as in the paper's figures).
     distance : {"w2", "sharp_sinkhorn"} or callable, default="w2"
         Exact 1-D :math:`W_2^2` by sorting, or the paper's sharp Sinkhorn value, or a
         differentiable ``distance(u, v) -> 0-d tensor`` between two score samples.
@@ -116,6 +154,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         Device of the flows (the classifier stays where it is; tensors move to it).
     verbose : bool, default=False
         Progress bar over epochs (with the epoch's loss).
+    {lam}
 
     Attributes
     ----------
@@ -163,7 +202,8 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         "output": [StrOptions({"logits", "probability"})],
         "mode": [StrOptions(set(_MODES))],
         "notion": [StrOptions({"dp", "eopp", "eo"}), Notion],
-        "lam": [Interval(numbers.Real, 0, 1, closed="both")],
+        "strength": [Interval(numbers.Real, 0, 1, closed="both")],
+        "lam": [Interval(numbers.Real, 0, 1, closed="both"), DEPRECATED],
         "distance": [StrOptions(set(DISTANCES)), callable],
         "sinkhorn_eps": [positive_real()],
         "n_blocks": [positive_int()],
@@ -183,7 +223,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         output: str = "logits",
         mode: str = "aware",
         notion: str = "dp",
-        lam: float = 0.5,
+        strength: float = 0.5,
         distance: str | Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = "w2",
         sinkhorn_eps: float = 0.01,
         n_blocks: int = 4,
@@ -194,6 +234,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         random_state: int | None = None,
         device: str | torch.device | None = None,
         verbose: bool = False,
+        lam: float | str = "deprecated",
     ) -> None:
         set_params_from_init(self, locals())
 
@@ -259,8 +300,31 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         -------
         self
         """
+        weight = float(renamed_param(self, "lam", "strength", default=0.5))
         scorer = as_torch_classifier(self.classifier, self.output)
-        X_np = check_features(X, "X", scorer.n_features)
+        X_np, y_np, codes = self._check_fit_data(X, y, sensitive_features, scorer.n_features)
+        device = resolve_device(self.device)
+        seed, rng = fit_generators(self.random_state)
+        mask_seed = int(rng.integers(2**31))
+        self.scorer_ = scorer
+        self.flows_ = self._build_flows(X_np.shape[1], seed, mask_seed).to(device)
+        self.n_features_in_ = X_np.shape[1]
+        fingerprint = state_fingerprint(scorer)
+        with frozen(scorer):
+            self.history_ = self._train_flows(weight, X_np, y_np, codes, rng, device)
+        if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
+            raise RuntimeError("The classifier's parameters changed during fit.")
+        self.classifier_fingerprint_ = fingerprint
+        return self
+
+    def _check_fit_data(
+        self, X: Any, y: Any, sensitive_features: Any, n_features: int | None
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Return ``X``, label codes and group codes; set ``groups_`` and ``classes_``.
+
+        Every group needs a sample in each label cell of the notion.
+        """
+        X_np = check_features(X, "X", n_features)
         y_np = self._encode_labels(y)
         check_consistent_length(X=X_np, y=y_np, sensitive_features=sensitive_features)
         codes, groups = encode_groups(sensitive_features, "sensitive_features")
@@ -278,63 +342,61 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
                         f"`sensitive_features`: group {groups[g]!r} has no sample{where}; "
                         f"notion={self.notion!r} needs it."
                     )
-        device = resolve_device(self.device)
-        seed = fit_seed(self.random_state)
-        gen = torch_generator(seed)
-        rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
+        self.groups_ = groups
+        return X_np, y_np, codes
 
-        X_t = torch.as_tensor(X_np, device=device)
-        y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
-        g_t = torch.as_tensor(codes, device=device)
+    def _build_flows(self, dim: int, seed: int, mask_seed: int) -> nn.ModuleList:
+        """Return the flows ``[T_0, T_1]`` (aware) or ``[T]``, initialized from ``seed``."""
         n_flows = 2 if self.mode == "aware" else 1
-        mask_seed = int(rng.integers(2**31))
         with use_generator(torch_generator(seed)):  # initial weights
-            flows = nn.ModuleList(
+            return nn.ModuleList(
                 CouplingFlow(
-                    X_np.shape[1],
+                    dim,
                     n_blocks=int(self.n_blocks),
                     hidden=tuple(self.hidden),
                     random_state=mask_seed + k,
                 )
                 for k in range(n_flows)
-            ).to(device)
-        self.scorer_ = scorer
-        self.flows_ = flows
-        self.groups_ = groups
-        self.n_features_in_ = X_np.shape[1]
-
-        fingerprint = state_fingerprint(scorer)
-        optimizer = torch.optim.Adam(flows.parameters(), lr=float(self.lr))
-        lam = float(self.lam)
-        cells = stratum_codes(codes, y_np)
-        with frozen(scorer):
-            self._check_scores(scorer, X_t)
-            penalty = GroupWassersteinLoss(
-                self.notion, distance=self.distance, eps=float(self.sinkhorn_eps)
             )
 
-            def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
-                idx = torch.as_tensor(idx_np, device=device)
-                xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
-                logits = scorer(self._apply_flows(xb, gb))
-                ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
-                fair = penalty(torch.sigmoid(logits), gb, yb)
-                return lam * ce + (1.0 - lam) * fair, {"ce": ce, "fairness": fair}, 1.0
+    def _train_flows(
+        self,
+        weight: float,
+        X_np: np.ndarray,
+        y_np: np.ndarray,
+        codes: np.ndarray,
+        rng: np.random.Generator,
+        device: torch.device,
+    ) -> list[EpochLogs]:
+        """Train ``flows_`` in front of the frozen ``scorer_``; return the epoch logs."""
+        scorer = self.scorer_
+        X_t = torch.as_tensor(X_np, device=device)
+        y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
+        g_t = torch.as_tensor(codes, device=device)
+        optimizer = torch.optim.Adam(self.flows_.parameters(), lr=float(self.lr))
+        self._check_scores(scorer, X_t)
+        penalty = GroupWassersteinLoss(
+            self.notion, distance=self.distance, eps=float(self.sinkhorn_eps)
+        )
 
-            self.history_ = run_epochs(
-                int(self.epochs),
-                lambda epoch: stratified_batches(
-                    cells, int(self.batch_size), rng, every_stratum=True
-                ),
-                step,
-                optimizer=optimizer,
-                verbose=bool(self.verbose),
-                desc="AdapFair flows",
-            )
-        if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
-            raise RuntimeError("The classifier's parameters changed during fit.")
-        self.classifier_fingerprint_ = fingerprint
-        return self
+        def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+            idx = torch.as_tensor(idx_np, device=device)
+            xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
+            logits = scorer(self._apply_flows(xb, gb))
+            ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
+            fair = penalty(torch.sigmoid(logits), gb, yb)
+            return weight * ce + (1.0 - weight) * fair, {"ce": ce, "fairness": fair}, 1.0
+
+        return train_stratified(
+            stratum_codes(codes, y_np),
+            rng,
+            step,
+            optimizer,
+            epochs=int(self.epochs),
+            batch_size=int(self.batch_size),
+            verbose=bool(self.verbose),
+            desc="AdapFair flows",
+        )
 
     # ------------------------------------------------------------------ inference
     def _apply_flows(

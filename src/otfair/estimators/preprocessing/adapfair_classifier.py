@@ -7,8 +7,8 @@ r"""AdapFair's scenarios (Huang et al., 2024, §IV) as one estimator: base class
   are trained in front of it on the same data;
 - **data drift** (§IV-B): ``fit(..., source_data=(X_src, y_src, s_src))`` trains the base
   classifier on the source domain and the flows on the target domain;
-- **new fairness notion** (§IV-C): ``base_penalty="gap"`` with ``base_notion="eo"``
-  trains the base classifier for equalized odds (a Gap-Reg penalty from
+- **new fairness notion** (§IV-C): ``base_penalty="gapreg"`` with ``base_notion="eo"``
+  trains the base classifier for equalized odds (the Gap-Reg penalty of
   :mod:`otfair.penalties`, applied within each label), then the flows adapt it to
   ``notion`` (e.g. ``"dp"``);
 - **blind deployment** (§III-D): ``mode="blind"``.
@@ -18,7 +18,6 @@ An already trained classifier can be passed as ``base_classifier`` instead.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any
 
 import numpy as np
@@ -28,160 +27,33 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._path import check_strength, check_strengths
 from otfair.estimators._torch_base import TorchEstimatorMixin
-from otfair.estimators._training import predict_from_proba, run_epochs
-from otfair.estimators.preprocessing.adapfair import (
-    AdapFairPreprocessor,
-    fit_seed,
-    stratified_batches,
+from otfair.estimators._training import predict_from_proba
+from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor
+from otfair.estimators.preprocessing.adapfair_base import (
+    BASE_PENALTIES,
+    RENAMED_PENALTIES,
+    train_base_classifier,
 )
-from otfair.models.mlp import MLP
-from otfair.notions import Notion, as_notion, stratum_codes
-from otfair.penalties import make_penalty
+from otfair.notions import Notion
 from otfair.penalties._group_wasserstein import DISTANCES
 from otfair.utils import (
     SENSITIVE_COLUMN,
-    Interval,
     StrOptions,
-    check_binary_labels,
-    check_consistent_length,
     check_features,
-    encode_groups,
     fit_context,
     non_negative_real,
     positive_int,
-    resolve_device,
     set_params_from_init,
-    torch_generator,
-    use_generator,
 )
+from otfair.utils._deprecation import LAM_DOC, renamed_param, renamed_value
+from otfair.utils._docstrings import fill_doc
 from otfair.utils._torch import fits_in_training_state
 
-_BASE_PENALTIES = ("none", "gap")
 #: The parameters that AdapFairClassifier passes on to its AdapFairPreprocessor.
 _FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != "classifier")
 
 
-def _check_base_penalty(penalty: str, notion: Any) -> Any:
-    """Return the base classifier's notion after checking ``base_penalty`` / ``base_notion``."""
-    if penalty not in _BASE_PENALTIES:
-        raise ValueError(f"`base_penalty` must be one of {_BASE_PENALTIES}; got {penalty!r}.")
-    try:
-        return as_notion(notion, allowed=("dp", "eo"))
-    except ValueError as exc:
-        raise ValueError(f"`base_notion`: {exc}") from None
-
-
-def train_base_classifier(
-    X: Any,
-    y: Any,
-    *,
-    sensitive_features: Any = None,
-    penalty: str = "none",
-    penalty_notion: str = "dp",
-    penalty_strength: float = 1.0,
-    hidden: tuple[int, ...] = (20, 20),
-    epochs: int = 50,
-    batch_size: int = 256,
-    lr: float = 1e-3,
-    random_state: int | None = None,
-    device: str | torch.device | None = None,
-    verbose: bool = False,
-) -> MLP:
-    r"""Train the classifier that AdapFair then keeps frozen (logits, eval mode).
-
-    Minimizes :math:`\mathrm{CE}(y, \sigma(h(x)))` with Adam, plus, for
-    ``penalty="gap"``, :math:`\mu\,\mathrm{Gap}` where Gap is
-    :class:`otfair.penalties.GapPenalty` (squared difference of the groups' mean scores)
-    on all samples (``penalty_notion="dp"``) or summed over the label cells :math:`Y=0`
-    and :math:`Y=1` (``"eo"``).
-
-    Parameters
-    ----------
-    X, y : array-like of shape (n, d) and (n,)
-        Training data; binary labels.
-    sensitive_features : array-like of shape (n,), optional
-        Needed only for ``penalty="gap"``.
-    penalty : {"none", "gap"}, default="none"
-        Fairness penalty of the base classifier.
-    penalty_notion : {"dp", "eo"}, default="dp"
-        Notion of the Gap penalty.
-    penalty_strength : float, default=1.0
-        :math:`\mu`.
-    hidden, epochs, batch_size, lr, random_state, device
-        Architecture (the paper's 2 x 20 MLP) and optimization.
-    verbose : bool, default=False
-        Progress bar over epochs.
-
-    Returns
-    -------
-    otfair.models.MLP
-        The trained model, in eval mode, returning logits.
-
-    See Also
-    --------
-    otfair.estimators.AdapFairClassifier : Freezes such a classifier and trains the flows.
-    otfair.estimators.as_torch_classifier : Wraps any fitted classifier instead.
-
-    Notes
-    -----
-    The generators of the fit derive from ``random_state``
-    (``fit_seed``); python's, numpy's and
-    torch's global generators are neither seeded nor drawn from.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> import torch
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)).astype(np.float32)
-    >>> y = (X[:, 0] > 0).astype(int)
-    >>> net = train_base_classifier(X, y, hidden=(8,), epochs=2, random_state=0)
-    >>> net(torch.as_tensor(X[:4])).shape  # logits of the positive class
-    torch.Size([4, 1])
-    """
-    X_np = check_features(X, "X")
-    y_np = check_binary_labels(y, "y")
-    check_consistent_length(X=X_np, y=y_np)
-    notion = _check_base_penalty(penalty, penalty_notion)
-    device = resolve_device(device)
-    seed = fit_seed(random_state)
-    gen = torch_generator(seed)
-    rng = np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
-    gap = None
-    if penalty == "gap":
-        check_consistent_length(X=X_np, sensitive_features=sensitive_features)
-        codes, _ = encode_groups(sensitive_features, "sensitive_features")
-        gap = make_penalty("gapreg", notion)  # summed over the notion's label cells
-    else:
-        codes = np.zeros_like(y_np)  # one group: the strata are the labels
-    cells = stratum_codes(codes, y_np)
-    with use_generator(torch_generator(seed)):  # initial weights
-        model = MLP(X_np.shape[1], hidden=hidden).to(device)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    X_t = torch.as_tensor(X_np, device=device)
-    y_t = torch.as_tensor(y_np, dtype=torch.float32, device=device)
-    g_t = torch.as_tensor(codes, device=device)
-    model.train()
-
-    def step(idx_np: np.ndarray) -> torch.Tensor:
-        idx = torch.as_tensor(idx_np, device=device)
-        logits = model(X_t[idx])[:, 0]
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y_t[idx])
-        if gap is not None:
-            loss = loss + penalty_strength * gap(torch.sigmoid(logits), g_t[idx], y_t[idx])
-        return loss
-
-    run_epochs(
-        int(epochs),
-        lambda epoch: stratified_batches(cells, int(batch_size), rng, every_stratum=True),
-        step,
-        optimizer=optimizer,
-        verbose=verbose,
-        desc="AdapFair base classifier",
-    )
-    return model.eval()
-
-
+@fill_doc(lam=LAM_DOC)
 class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     r"""Frozen base classifier + AdapFair flows: the paper's full pipeline (§IV).
 
@@ -192,20 +64,22 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         :func:`train_base_classifier` (on ``source_data`` when given).
     output : {"logits", "probability"}, default="logits"
         What a torch ``base_classifier`` returns.
-    mode, notion, lam, distance, sinkhorn_eps, n_blocks, hidden, epochs, batch_size, lr
-        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`. ``lam`` is a
-        number; the trade-off curve over several values is
+    mode, notion, strength, distance, sinkhorn_eps, n_blocks, hidden, epochs, batch_size, lr
+        Passed to :class:`~otfair.estimators.AdapFairPreprocessor` (``strength`` is the
+        paper's :math:`\lambda \in [0, 1]`, the weight of the cross-entropy). ``strength``
+        is a number; the trade-off curve over several values is
         :func:`otfair.estimators.fairness_path`, whose models share one frozen base
         classifier (trained once) and each have their own flows. Each model equals the
-        separate fit with the same seed and ``lam``.
+        separate fit with the same seed and ``strength``.
     base_epochs, base_batch_size : int, default=50, 256
         Epochs and batch size of the base classifier (Adam, learning rate 1e-3).
-    base_penalty : {"none", "gap"}, default="none"
-        Fairness penalty of the base classifier (the new-notion scenario).
+    base_penalty : {"none", "gapreg"}, default="none"
+        Fairness penalty of the base classifier (the new-notion scenario; ``"gap"``, its
+        old name, is deprecated).
     base_notion : {"dp", "eo"}, default="eo"
         Notion of that penalty.
     base_strength : float, default=1.0
-        Weight of that penalty.
+        Strength of that penalty (the ``strength`` of :func:`train_base_classifier`).
     sensitive_column : int or None, default=None
         If set, column ``sensitive_column`` of ``X`` *is* the sensitive attribute (as in
         a :class:`~otfair.datasets.FairSplit` built with ``sensitive_as_input=True``): it
@@ -217,6 +91,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Torch device.
     verbose : bool, default=False
         Progress bars over the epochs of the base classifier and of the flows.
+    {lam}
 
     Attributes
     ----------
@@ -248,14 +123,18 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     (200, 2)
     """
 
+    #: The row of ``otfair.estimators._strength_grids.GRIDS`` that FairnessCV searches (as
+    #: when the strength was ``lam``, which that table read as the regression nets').
+    _strength_grid = "regression"
     _parameter_constraints: dict[str, Any] = {
         **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
         "base_classifier": "no_validation",  # any classifier, or None
         "distance": [StrOptions(set(DISTANCES))],
-        "lam": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
         "base_epochs": [positive_int()],
         "base_batch_size": [positive_int()],
-        "base_penalty": [StrOptions(set(_BASE_PENALTIES))],
+        "base_penalty": [
+            StrOptions({*BASE_PENALTIES, *RENAMED_PENALTIES}, deprecated=set(RENAMED_PENALTIES))
+        ],
         "base_notion": [StrOptions({"dp", "eo"}), Notion],
         "base_strength": [non_negative_real()],
         "sensitive_column": SENSITIVE_COLUMN,
@@ -268,7 +147,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         output: str = "logits",
         mode: str = "aware",
         notion: str = "dp",
-        lam: float = 0.5,
+        strength: float = 0.5,
         distance: str = "w2",
         sinkhorn_eps: float = 0.01,
         n_blocks: int = 4,
@@ -285,6 +164,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         random_state: int | None = None,
         device: str | torch.device | None = None,
         verbose: bool = False,
+        lam: float | str = "deprecated",
     ) -> None:
         set_params_from_init(self, locals())
 
@@ -324,7 +204,6 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        check_strength(self.lam, "lam")  # a number; fit_context checked the constraints
         X = self._check_input(X, reset=True)
         X_np, s = self._split_sensitive(X, sensitive_features)
         y = self._encode_labels(y)
@@ -335,8 +214,8 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """Check every parameter without data, before anything trains (fail fast).
 
         ``fit`` calls it first; ``otfair fit`` and the sweep's preflight call it before
-        they announce or start the training. The ``_parameter_constraints`` (the flows'
-        are :class:`AdapFairPreprocessor`'s), then each value of a ``lam`` list.
+        they announce or start the training: the ``_parameter_constraints`` (the flows'
+        are :class:`AdapFairPreprocessor`'s); a list ``strength`` names ``fairness_path``.
 
         Raises
         ------
@@ -344,7 +223,11 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             Naming the first parameter out of its range (``InvalidParameterError``).
         """
         self._validate_params()
-        check_strength(self.lam, "lam")
+
+    def _validate_params(self) -> None:
+        """Refuse a list of strengths naming ``fairness_path``, then check the constraints."""
+        check_strength(self.strength)
+        super()._validate_params()
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""
@@ -376,9 +259,9 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             X_src,
             y_src,
             sensitive_features=s_src,
-            penalty=self.base_penalty,
-            penalty_notion=self.base_notion,
-            penalty_strength=float(self.base_strength),
+            penalty=renamed_value(self.base_penalty, RENAMED_PENALTIES, "base_penalty"),
+            notion=self.base_notion,
+            strength=float(self.base_strength),
             hidden=(20, 20),
             epochs=int(self.base_epochs),
             batch_size=int(self.base_batch_size),
@@ -391,10 +274,12 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     def _fit_flows(
         self, base: Any, X: Any, X_np: np.ndarray, y: Any, s: Any
     ) -> AdapFairClassifier:
-        """Freeze ``base`` and fit the flows of this (single) ``lam`` in front of it."""
+        """Freeze ``base`` and fit the flows of this (single) strength in front of it."""
         self.base_classifier_ = base
         # every parameter of the preprocessor but its classifier is one of this estimator's
         flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
+        flow_params["strength"] = renamed_param(self, "lam", "strength", default=0.5)
+        flow_params["lam"] = "deprecated"
         self.preprocessor_ = AdapFairPreprocessor(base, **flow_params).fit(
             X_np, y, sensitive_features=s
         )
@@ -410,13 +295,15 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         strengths: list[float],
         source_data: tuple[Any, Any, Any] | None = None,
     ) -> list[AdapFairClassifier]:
-        """Fit the path (:func:`otfair.estimators.fairness_path`): one base, flows per ``lam``.
+        """Fit the path (:func:`otfair.estimators.fairness_path`): one base, flows per strength.
 
         The base classifier and each set of flows are seeded from ``random_state`` alone,
-        so model k is the separate fit with ``lam = strengths[k]`` (tested bitwise).
+        so model k is the separate fit with ``strength = strengths[k]`` (tested bitwise).
         """
-        lams = check_strengths(strengths)
-        models = [clone(self).set_params(lam=lam) for lam in lams]
+        models = [
+            clone(self).set_params(strength=value, lam="deprecated")
+            for value in check_strengths(strengths)
+        ]
         for model in models:
             model.check_params()
         first = models[0]

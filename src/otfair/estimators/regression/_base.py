@@ -39,6 +39,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
+from otfair.utils._deprecation import DEPRECATED, renamed_param
 from otfair.utils._torch import fits_in_training_state
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
@@ -53,10 +54,20 @@ _DATA_ATTRIBUTES = (
     "device_",
 )
 
+#: The fitted attributes of every fair regressor that scales its targets
+#: (``{fitted_attributes}``).
+FITTED_ATTRIBUTES = """
+groups_ : numpy.ndarray
+    The two sensitive groups; ``groups_[1]`` is the group :math:`A = 1`.
+y_offset_, y_scale_ : float
+    Target scaling applied before the fit and undone by ``predict`` (``scale_y``).
+n_features_in_ : int
+    Number of features seen during ``fit``.
+"""
 #: ``scale_y`` of every fair regressor.
 SCALE_Y: list[Any] = [StrOptions({"auto"}), "boolean"]
-#: A trade-off strength ``>= 0``, or a list of them (a curve, checked by the curve fit).
-STRENGTHS: list[Any] = [non_negative_real(), "array-like"]
+#: A trade-off strength ``>= 0`` (a list of them is a curve: ``fairness_path``).
+STRENGTHS: list[Any] = [non_negative_real()]
 
 
 def make_encoder(in_features: int, hidden: Sequence[int]) -> nn.Sequential:
@@ -147,7 +158,7 @@ class NeuralFairRegressor(
     r"""Base of the neural regressors: the sigmoid regression net and its training loop.
 
     Minimizes, by mini-batch Adadelta over all parameters (App. B; the training loop is
-    :func:`otfair.estimators.regression.curve.train_stacked_nets`, a single ``lam`` a
+    :func:`otfair.estimators.regression.curve.train_stacked_nets`, a single strength a
     stacked run of one),
 
     .. math::
@@ -165,9 +176,11 @@ class NeuralFairRegressor(
     ``_make_adversary`` and ``_adversary_loss``.
     """
 
-    _lam_name = "lam"
+    #: The row of ``otfair.estimators._strength_grids.GRIDS`` that FairnessCV searches.
+    _strength_grid = "regression"
     _parameter_constraints: dict[str, list[Any]] = {
-        "lam": STRENGTHS,
+        "strength": STRENGTHS,
+        "lam": [*STRENGTHS, DEPRECATED],
         "encoder_hidden": [Widths(allow_empty=False)],
         "adversary_hidden": [Widths()],
         "epochs": [positive_int()],
@@ -194,15 +207,27 @@ class NeuralFairRegressor(
         if adversary is not None:
             adversary.after_step()
 
+    def _validate_params(self) -> None:
+        """Refuse a list of strengths naming ``fairness_path``, then check the constraints."""
+        check_strength(getattr(self, "strength", 0.0))
+        super()._validate_params()
+
+    def _strength(self) -> float:
+        """Return the fit's strength (0 for the unfair net; ``lam`` is its deprecated name)."""
+        if not hasattr(self, "strength"):
+            return 0.0
+        value = renamed_param(self, "lam", "strength", default=1.0)
+        return check_scalar(value, "strength", minimum=0.0)
+
     def _check_training_params(self) -> tuple[int, int, float, int]:
         """Return ``(epochs, batch_size, lr, n_critic)`` (validated by ``fit``)."""
         n_critic = int(getattr(self, "n_critic", 1))
         return int(self.epochs), int(self.batch_size), float(self.lr), n_critic
 
     def _build_nets(
-        self, in_features: int, lam: float, device: torch.device
+        self, in_features: int, strength: float, device: torch.device
     ) -> tuple[nn.Sequential, nn.Linear, RepresentationAdversary | None]:
-        """Build encoder, head and (``lam > 0``) the adversary, in this order.
+        """Build encoder, head and (``strength > 0``) the adversary, in this order.
 
         Called inside ``otfair.utils.use_generator`` (the fit's generator): the order
         fixes which of its draws initialize which module; the adversary starts clipped
@@ -211,7 +236,7 @@ class NeuralFairRegressor(
         encoder = make_encoder(in_features, self.encoder_hidden).to(device)
         latent = int(self.encoder_hidden[-1])
         head = nn.Linear(latent, 1).to(device)
-        adversary = self._make_adversary(latent) if lam > 0 else None
+        adversary = self._make_adversary(latent) if strength > 0 else None
         if adversary is not None:
             adversary = adversary.to(device)
             self._after_step(adversary)
@@ -235,37 +260,36 @@ class NeuralFairRegressor(
         -------
         self
         """
-        lam = check_scalar(check_strength(getattr(self, "lam", 0.0), "lam"), "lam", minimum=0.0)
-        self._fit_stacked([self], [lam], X, y, sensitive_features)  # a stacked run of one
+        self._fit_stacked([self], [self._strength()], X, y, sensitive_features)  # a run of one
         return self
 
     @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
     ) -> list[NeuralFairRegressor]:
-        """K values of ``lam`` in one stacked run (:func:`otfair.estimators.fairness_path`).
+        """K strengths in one stacked run (:func:`otfair.estimators.fairness_path`).
 
         ``self`` is the template (left unfitted); net k is ``clone(self)`` with
-        ``lam=strengths[k]``, with its fitted nets, ``history_`` (per-epoch ``mse`` /
+        ``strength=strengths[k]``, with its fitted nets, ``history_`` (per-epoch ``mse`` /
         ``adversary_loss``), ``groups_``, ``n_features_in_``, the target scaling and
         ``device_``.
         """
-        lams = check_strengths(strengths)
-        for value in lams:
-            check_scalar(value, "lam", minimum=0.0)
-        singles = [clone(self).set_params(lam=value) for value in lams]
-        singles[0]._fit_stacked(singles, lams, X, y, sensitive_features)
+        values = check_strengths(strengths)
+        for value in values:
+            check_scalar(value, "strength", minimum=0.0)
+        singles = [clone(self).set_params(strength=value, lam="deprecated") for value in values]
+        singles[0]._fit_stacked(singles, values, X, y, sensitive_features)
         return singles
 
     def _fit_stacked(
         self,
         singles: list[NeuralFairRegressor],
-        lams: list[float],
+        strengths: list[float],
         X: Any,
         y: Any,
         sensitive_features: Any,
     ) -> None:
-        """Train the nets of ``singles`` (``lams[k]`` each) in one stacked run.
+        """Train the nets of ``singles`` (``strengths[k]`` each) in one stacked run.
 
         ``self`` validates the data and keeps what the fit learns of it (groups, target
         scaling, ``n_features_in_``); it builds each model's nets as its separate fit
@@ -279,15 +303,15 @@ class NeuralFairRegressor(
         device = resolve_device(self.device)
         self.device_ = device
         seed = draw_seed(self.random_state)
-        order = sorted(range(len(lams)), key=lambda k: lams[k] > 0)  # lam = 0 first (stable)
+        order = sorted(range(len(strengths)), key=lambda k: strengths[k] > 0)  # 0 first (stable)
         built: list[Nets] = []
         for k in order:  # each exactly as its separate fit builds it, on its own generator
             with use_generator(torch_generator(seed)) as init:
-                built.append(singles[k]._build_nets(X.shape[1], lams[k], device))
-        nets = StackedNets.build(built, [lams[k] for k in order])
+                built.append(singles[k]._build_nets(X.shape[1], strengths[k], device))
+        nets = StackedNets.build(built, [strengths[k] for k in order])
         if nets.penalty is not None:  # WGAN-GP draws continue the last model's generator
             nets.penalty.generator = init
-        K = len(lams)
+        K = len(strengths)
         history = train_stacked_nets(
             nets,
             torch.as_tensor(X, device=device),

@@ -22,6 +22,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators.regression._base import (
+    FITTED_ATTRIBUTES,
     SCALE_Y,
     FairRegressorMixin,
     NeuralFairRegressor,
@@ -36,10 +37,12 @@ from otfair.utils import (
     positive_real,
     set_params_from_init,
 )
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class UnfairRegressor(NeuralFairRegressor):
     r"""The sigmoid regression net of App. B trained on the MSE alone (no debiasing).
 
@@ -76,14 +79,9 @@ class UnfairRegressor(NeuralFairRegressor):
         No adversary (kept for the common interface of the regression nets).
     history_ : list of dict
         Per-epoch training ``mse``.
-    groups_ : numpy.ndarray
-        The sensitive groups seen during ``fit``.
-    y_offset_, y_scale_ : float
-        Target standardization applied before the fit and undone by ``predict``.
+    {fitted_attributes}
     device_ : torch.device
         Device the modules live on.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
 
     See Also
     --------
@@ -123,10 +121,11 @@ class UnfairRegressor(NeuralFairRegressor):
     _parameter_constraints: dict[str, list[Any]] = {
         k: v
         for k, v in NeuralFairRegressor._parameter_constraints.items()
-        if k not in ("lam", "adversary_hidden")
+        if k not in ("strength", "lam", "adversary_hidden")
     }
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class BGLRegressor(FairRegressorMixin, BaseEstimator):
     r"""Bounded group loss with fairlearn's exponentiated gradient (Agarwal et al., 2019).
 
@@ -165,12 +164,7 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         Coefficients of the linear predictors of the BGL game's iterates.
     weights_ : numpy.ndarray
         Mixture weight of each predictor (the prediction is their weighted mean).
-    groups_ : numpy.ndarray
-        The two sensitive groups.
-    y_offset_, y_scale_ : float
-        Target standardization applied before the fit and undone by ``predict``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    {fitted_attributes}
 
     See Also
     --------
@@ -251,6 +245,7 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         return self._unscale(np.asarray(pred, dtype=np.float64))
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class CODRegressor(FairRegressorMixin, BaseEstimator):
     r"""Least squares with a coefficient-of-determination constraint (Komiyama et al., 2018).
 
@@ -296,12 +291,7 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
     cod_ : float
         Coefficient of determination of the fitted predictions from the sensitive
         attribute (the constrained quantity, at most ``eps``).
-    groups_ : numpy.ndarray
-        The two sensitive groups.
-    y_offset_, y_scale_ : float
-        Target standardization applied before the fit and undone by ``predict``.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    {fitted_attributes}
 
     See Also
     --------

@@ -19,13 +19,11 @@ from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import check_n_features, encode_fitted_groups
-from otfair.estimators.regression._base import SCALE_Y
+from otfair.estimators.regression.baselines import CODRegressor
 from otfair.utils import (
-    RANDOM_STATE,
     StrOptions,
     draw_seed,
     fit_context,
-    non_negative_real,
     positive_int,
     positive_real,
     set_params_from_init,
@@ -132,21 +130,16 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
         set_params_from_init(self, locals())
 
     _parameter_constraints: dict[str, list[Any]] = {
-        "eps": [non_negative_real()],
+        # eps, ridge, solver, scale_y and random_state: those of the linear model it fits
+        **CODRegressor._parameter_constraints,
         "gamma": [positive_real(), StrOptions({"scale"}), "array-like"],
         "rescale": [StrOptions({"none", "minmax"})],
         "n_components": [positive_int()],
-        "ridge": [non_negative_real()],
-        "solver": [None, str],
-        "scale_y": SCALE_Y,
-        "random_state": RANDOM_STATE,
     }
 
     @fit_context
     def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> CODRFFRegressor:
         """Draw the random features and solve the CoD-constrained least squares."""
-        from otfair.estimators import CODRegressor
-
         gammas = _check_gammas(self.gamma)  # each value of a list (a grid)
         n_comp = int(self.n_components)
         X = check_array(X, dtype=np.float64, input_name="X")

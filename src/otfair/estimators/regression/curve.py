@@ -1,9 +1,9 @@
-r"""Train CENet / WassersteinNet: K values of ``lam`` in one stacked training run.
+r"""Train CENet / WassersteinNet: K strengths in one stacked training run.
 
 Pure torch training (:func:`train_stacked_nets` on :class:`StackedNets`): the estimator
 (:class:`~otfair.estimators.regression._base.NeuralFairRegressor`) checks the data,
-builds each model's nets and hands them here; every fit runs here (a single ``lam`` is a
-stack of one), and ``fairness_path(CENet(...), X, y, sensitive_features=s,
+builds each model's nets and hands them here; every fit runs here (a single strength is
+a stack of one), and ``fairness_path(CENet(...), X, y, sensitive_features=s,
 strengths=[l_1, ..., l_K])`` (or ``WassersteinNet``) trains the K regression nets of the
 curve together. Model :math:`k` minimizes, as its separate fit
 does (App. B of the accuracy-disparity paper;
@@ -20,7 +20,7 @@ heads and adversaries are stacked (:class:`~otfair.models.stacked.StackedLayers`
 minimizes :math:`\sum_k L_k`: a step is one forward and one backward pass, one
 optimizer step and one clipping for the K models. Nothing couples the models: the
 gradient of the sum in model k's parameters is :math:`\nabla L_k` (the reversal scales
-only model k's slice, ``grad_reverse(z, lam)`` with ``lam`` of shape (K, 1, 1)), and
+only model k's slice, ``grad_reverse(z, scale)`` with ``scale`` of shape (K, 1, 1)), and
 Adadelta's update and the critic's weight clipping are elementwise, so this is K
 separate fits.
 
@@ -33,7 +33,7 @@ Equality with separate fits (same integer ``random_state``):
   critic batches (``n_critic > 1``), from one generator seeded by the fit. All models
   with an adversary consume it identically, and so do all models when ``n_critic = 1``
   (CENet; WassersteinNet's default): they share one generator and one batch per step.
-  With ``n_critic > 1`` the model with ``lam = 0`` (no critic, no extra draws) has its
+  With ``n_critic > 1`` the model with strength 0 (no critic, no extra draws) has its
   own generator, seeded alike: its batches are what its separate fit draws, and the
   step feeds each model its own rows (inputs of shape (K, b, d));
 * WGAN-GP draws (``gradient_penalty > 0``) continue the generator that built the last
@@ -44,7 +44,7 @@ Equality with separate fits (same integer ``random_state``):
   the elementwise kernels see each model's rows as a separate fit's (see
   :class:`otfair.models.stacked._StackedLinear`), so on one machine the stacked models
   are bitwise the separate ones (measured on Crime and Law, the registry's settings,
-  every lambda of the grid, 100 epochs). This matters: CENet at a large lambda is an
+  every strength of the grid, 100 epochs). This matters: CENet at a large strength is an
   unstable game that grows a rounding difference of 1e-7 to ~1e-2 of the target range
   within 100 epochs.
 """
@@ -78,12 +78,12 @@ class StackedNets:
     head: StackedLayers
     adversary: StackedJointAdversary | None
     penalty: Any  # the adversary's loss (a _JointAdversaryPenalty of the stack), or None
-    lam: torch.Tensor  # (K_adv, 1, 1) reversal scales of the models with an adversary
-    n_plain: int  # models without adversary (lam = 0): the first n_plain
+    scale: torch.Tensor  # (K_adv, 1, 1) reversal scales (strengths) of the adversaries
+    n_plain: int  # models without adversary (strength 0): the first n_plain
 
     @classmethod
-    def build(cls, nets: list[Nets], lams: list[float]) -> StackedNets:
-        """Stack the K models' nets (``lams[k]`` each; those with ``lam = 0`` first)."""
+    def build(cls, nets: list[Nets], strengths: list[float]) -> StackedNets:
+        """Stack the K models' nets (``strengths[k]`` each; those at 0 first)."""
         adversaries = [adv for _, _, adv in nets if adv is not None]
         first = next(iter(nets[0][0].parameters()))
         return cls(
@@ -97,8 +97,8 @@ class StackedNets:
                 else None
             ),
             penalty=adversaries[0] if adversaries else None,
-            lam=torch.tensor(
-                [v for v in lams if v > 0], dtype=first.dtype, device=first.device
+            scale=torch.tensor(
+                [v for v in strengths if v > 0], dtype=first.dtype, device=first.device
             ).reshape(-1, 1, 1),
             n_plain=len(nets) - len(adversaries),
         )
@@ -120,11 +120,11 @@ class StackedNets:
         """
         assert self.adversary is not None  # called only for the models with an adversary
         if z.dim() == 2:
-            z_adv = grad_reverse(z, float(self.lam)) if reverse else z
+            z_adv = grad_reverse(z, float(self.scale)) if reverse else z
             return self.penalty.joint_loss(self.adversary.forward_one, z_adv, y, a)
         z_adv = z[self.n_plain :]
         if reverse:
-            z_adv = grad_reverse(z_adv, self.lam)
+            z_adv = grad_reverse(z_adv, self.scale)
         return self.penalty.joint_loss(self.adversary, z_adv, y, a)
 
     def constrain(self) -> None:
@@ -146,6 +146,80 @@ def _linears(module: nn.Module) -> list[nn.Linear]:
     return [m for m in module.modules() if isinstance(m, nn.Linear)]
 
 
+class _Steps:
+    """The steps of one stacked training run (:func:`train_stacked_nets`)."""
+
+    def __init__(
+        self,
+        nets: StackedNets,
+        Xt: torch.Tensor,
+        yt: torch.Tensor,
+        at: torch.Tensor,
+        *,
+        seed: int,
+        batch_size: int,
+        n_critic: int,
+    ) -> None:
+        self.nets, self.Xt, self.yt, self.at = nets, Xt, yt, at
+        self.n, self.K, self.device = len(yt), nets.encoder.n_models, Xt.device
+        self.batch_size = batch_size
+        self.extra = n_critic - 1 if nets.adversary is not None else 0
+        self.gen = torch.Generator().manual_seed(seed)  # the models with an adversary (or all)
+        # n_critic > 1: the model without critic draws fewer numbers, so it has its own
+        self.own = torch.Generator().manual_seed(seed) if self.extra and nets.n_plain else None
+        self.zeros = torch.zeros(self.K, device=self.device)
+
+    def epoch_batches(self, epoch: int) -> Iterable[Batch]:
+        """Return the epoch's batches ``(rows, adversary rows)``: shared, or rows per model."""
+        n, size, nets = self.n, self.batch_size, self.nets
+        order = torch.randperm(n, generator=self.gen).to(self.device)
+        starts = range(0, n, size)
+        if self.own is None:  # one batch (b,) for all models
+            return [(order[s : s + size],) * 2 for s in starts]
+        plain = torch.randperm(n, generator=self.own).to(self.device)
+        rows = torch.cat([plain.expand(nets.n_plain, n), order.expand(self.K - nets.n_plain, n)])
+        return [(rows[:, s : s + size], order[s : s + size]) for s in starts]
+
+    def _padded(self, adv: torch.Tensor | None) -> torch.Tensor:
+        if adv is None:
+            return self.zeros
+        return F.pad(adv, (self.nets.n_plain, 0)) if self.nets.n_plain else adv
+
+    def step_one(self, batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+        """One model (a single fit): 2-D tensors, the ops of a separate net."""
+        nets, idx = self.nets, batch[1]
+        z = nets.encoder.forward_one(self.Xt[idx])  # (b, L)
+        pred = torch.sigmoid(nets.head.forward_one(z))[:, 0]
+        mse = torch.mean((pred - self.yt[idx]) ** 2)
+        adv = None
+        if nets.adversary is not None:
+            adv = nets.adversary_losses(z, self.yt[idx], self.at[idx], reverse=True)
+        loss = mse if adv is None else mse + adv
+        logs = {"mse": mse, "adversary_loss": self.zeros[0] if adv is None else adv}
+        return loss, logs, len(idx)
+
+    def step(self, batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+        """K models: inputs (K, b, d), the losses summed."""
+        nets = self.nets
+        idx, idx_adv = batch  # idx: (b,) shared or (K, b) per model; idx_adv: (b,)
+        z = nets.encoder(self.Xt[idx])  # (K, b, L)
+        pred = torch.sigmoid(nets.head(z))[..., 0]
+        mse = torch.mean((pred - self.yt[idx]) ** 2, dim=-1)
+        adv = None
+        if nets.adversary is not None:
+            adv = nets.adversary_losses(z, self.yt[idx_adv], self.at[idx_adv], reverse=True)
+        adv = self._padded(adv)
+        return (mse + adv).sum(), {"mse": mse, "adversary_loss": adv}, float(len(idx_adv))
+
+    def critic_loss(self, batch: Batch) -> torch.Tensor | None:
+        """WGAN: a critic-only step on a fresh batch, the encoders frozen."""
+        idx = torch.randint(self.n, (len(batch[1]),), generator=self.gen).to(self.device)
+        with torch.no_grad():
+            z = self.nets.encoder(self.Xt[idx])
+        adv = self.nets.adversary_losses(z, self.yt[idx], self.at[idx], reverse=False)
+        return None if adv is None else adv.sum()
+
+
 def train_stacked_nets(
     nets: StackedNets,
     Xt: torch.Tensor,
@@ -165,70 +239,19 @@ def train_stacked_nets(
     Mirrors the step of :meth:`NeuralFairRegressor.fit` for K models at once (see the
     module docstring for what is shared and why each model equals its separate fit).
     """
-    n, K, device = len(yt), nets.encoder.n_models, Xt.device
-    extra = n_critic - 1 if nets.adversary is not None else 0
-    gen = torch.Generator().manual_seed(seed)  # the models with an adversary (or all)
-    # n_critic > 1: the model without critic draws fewer numbers, so it has its own
-    own = torch.Generator().manual_seed(seed) if extra and nets.n_plain else None
+    steps = _Steps(nets, Xt, yt, at, seed=seed, batch_size=batch_size, n_critic=n_critic)
     # foreach: the same elementwise kernels as the single-tensor update, fewer calls for
     # K > 1 (for one model its grouping costs more than it saves: the single-tensor loop)
-    optimizer = torch.optim.Adadelta(nets.parameters(), lr=lr, foreach=K > 1)
-
-    def epoch_batches(epoch: int) -> Iterable[Batch]:
-        order = torch.randperm(n, generator=gen).to(device)
-        starts = range(0, n, batch_size)
-        if own is None:  # one batch (b,) for all models
-            return [(order[s : s + batch_size],) * 2 for s in starts]
-        plain = torch.randperm(n, generator=own).to(device)
-        rows = torch.cat([plain.expand(nets.n_plain, n), order.expand(K - nets.n_plain, n)])
-        return [(rows[:, s : s + batch_size], order[s : s + batch_size]) for s in starts]
-
-    zeros = torch.zeros(K, device=device)
-
-    def padded(adv: torch.Tensor | None) -> torch.Tensor:
-        if adv is None:
-            return zeros
-        return F.pad(adv, (nets.n_plain, 0)) if nets.n_plain else adv
-
-    def step_one(batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
-        """One model (a single fit): 2-D tensors, the ops of a separate net."""
-        idx = batch[1]
-        z = nets.encoder.forward_one(Xt[idx])  # (b, L)
-        pred = torch.sigmoid(nets.head.forward_one(z))[:, 0]
-        mse = torch.mean((pred - yt[idx]) ** 2)
-        adv = None
-        if nets.adversary is not None:
-            adv = nets.adversary_losses(z, yt[idx], at[idx], reverse=True)
-        loss = mse if adv is None else mse + adv
-        return loss, {"mse": mse, "adversary_loss": zeros[0] if adv is None else adv}, len(idx)
-
-    def step(batch: Batch) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
-        idx, idx_adv = batch  # idx: (b,) shared or (K, b) per model; idx_adv: (b,)
-        z = nets.encoder(Xt[idx])  # (K, b, L)
-        pred = torch.sigmoid(nets.head(z))[..., 0]
-        mse = torch.mean((pred - yt[idx]) ** 2, dim=-1)
-        adv = None
-        if nets.adversary is not None:
-            adv = nets.adversary_losses(z, yt[idx_adv], at[idx_adv], reverse=True)
-        adv = padded(adv)
-        return (mse + adv).sum(), {"mse": mse, "adversary_loss": adv}, float(len(idx_adv))
-
-    def critic_loss(batch: Batch) -> torch.Tensor | None:
-        """WGAN: a critic-only step on a fresh batch, the encoders frozen."""
-        idx = torch.randint(n, (len(batch[1]),), generator=gen).to(device)
-        with torch.no_grad():
-            z = nets.encoder(Xt[idx])
-        adv = nets.adversary_losses(z, yt[idx], at[idx], reverse=False)
-        return None if adv is None else adv.sum()
-
+    optimizer = torch.optim.Adadelta(nets.parameters(), lr=lr, foreach=steps.K > 1)
     # the critic's extra steps use the one optimizer: the stacked encoders and heads
     # have no gradient then and are skipped
-    critic = AdversaryStep(critic_loss, optimizer, extra, nets.constrain) if extra else None
-
+    critic = None
+    if steps.extra:
+        critic = AdversaryStep(steps.critic_loss, optimizer, steps.extra, nets.constrain)
     return run_epochs(
         epochs,
-        epoch_batches,
-        step_one if K == 1 else step,
+        steps.epoch_batches,
+        steps.step_one if steps.K == 1 else steps.step,
         optimizer=optimizer,
         after_step=lambda batch: nets.constrain(),
         adversary=critic,

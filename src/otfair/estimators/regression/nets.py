@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from otfair.estimators.regression._base import NeuralFairRegressor
+from otfair.estimators.regression._base import FITTED_ATTRIBUTES, NeuralFairRegressor
 from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
 from otfair.utils import (
     non_negative_real,
@@ -21,6 +21,8 @@ from otfair.utils import (
     positive_real,
     set_params_from_init,
 )
+from otfair.utils._deprecation import LAM_DOC
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["CENet", "WassersteinNet"]
 
@@ -42,9 +44,11 @@ _PARAMS_DOC = """
     random_state : int, RandomState or None, default=None
         Seed of the initialization and of the mini-batch order.
     device : str or torch.device, default="cpu"
-        Torch device (``"cuda"``, ``"auto"``...)."""
+        Torch device (``"cuda"``, ``"auto"``...).
+    {lam}"""
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 class CENet(NeuralFairRegressor):
     r"""Regression net with a cross-entropy discriminator on ``(Z, Y)`` (CENet, §3.2).
 
@@ -60,7 +64,7 @@ class CENet(NeuralFairRegressor):
 
     Parameters
     ----------
-    lam : float, default=1.0
+    strength : float, default=1.0
         Trade-off :math:`\lambda \ge 0`; ``0`` trains the plain regression net.
     """
 
@@ -74,13 +78,14 @@ class CENet(NeuralFairRegressor):
         Fitted feature map, regression head and discriminator.
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
-    groups_ : numpy.ndarray
-        The two sensitive groups; ``groups_[1]`` is the class ``A = 1``.
+    {fitted_attributes}
+    device_ : torch.device
+        Device the modules live on.
 
     See Also
     --------
     otfair.estimators.WassersteinNet : The same net with a Wasserstein critic.
-    otfair.estimators.UnfairRegressor : The net without an adversary (lam = 0).
+    otfair.estimators.UnfairRegressor : The net without an adversary (strength = 0).
     otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
 
     References
@@ -94,7 +99,7 @@ class CENet(NeuralFairRegressor):
     >>> rng = np.random.default_rng(0)
     >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
     >>> y = 1 / (1 + np.exp(-X[:, 0]))
-    >>> CENet(lam=1.0, encoder_hidden=(8,), adversary_hidden=(8,), epochs=2,
+    >>> CENet(strength=1.0, encoder_hidden=(8,), adversary_hidden=(8,), epochs=2,
     ...       random_state=0).fit(X, y, sensitive_features=s).predict(X).shape
     (200,)
     """
@@ -102,7 +107,7 @@ class CENet(NeuralFairRegressor):
 
     def __init__(
         self,
-        lam: float = 1.0,
+        strength: float = 1.0,
         *,
         encoder_hidden: Sequence[int] = (60,),
         adversary_hidden: Sequence[int] = (60,),
@@ -112,6 +117,7 @@ class CENet(NeuralFairRegressor):
         scale_y: str | bool = "auto",
         random_state: Any = None,
         device: str | torch.device = "cpu",
+        lam: float | str = "deprecated",
     ) -> None:
         set_params_from_init(self, locals())
 
@@ -119,6 +125,7 @@ class CENet(NeuralFairRegressor):
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 class WassersteinNet(NeuralFairRegressor):
     r"""Regression net with a Wasserstein critic on ``(Z, Y)`` (WassersteinNet, §3.2, eq. 3).
 
@@ -141,7 +148,7 @@ class WassersteinNet(NeuralFairRegressor):
 
     Parameters
     ----------
-    lam : float, default=1.0
+    strength : float, default=1.0
         Trade-off :math:`\lambda \ge 0`; ``0`` trains the plain regression net.
     clip : float or None, default=0.05
         Weight-clipping norm of the critic (App. B: 0.005 Adult, 0.05 COMPAS, 0.002
@@ -165,13 +172,14 @@ class WassersteinNet(NeuralFairRegressor):
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (minus the critic gap, plus
         the weighted gradient penalty if any; joint steps only).
-    groups_ : numpy.ndarray
-        The two sensitive groups.
+    {fitted_attributes}
+    device_ : torch.device
+        Device the modules live on.
 
     See Also
     --------
     otfair.estimators.CENet : The same net with a cross-entropy discriminator.
-    otfair.estimators.UnfairRegressor : The net without an adversary (lam = 0).
+    otfair.estimators.UnfairRegressor : The net without an adversary (strength = 0).
     otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
 
     References
@@ -185,7 +193,7 @@ class WassersteinNet(NeuralFairRegressor):
     >>> rng = np.random.default_rng(0)
     >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
     >>> y = 1 / (1 + np.exp(-X[:, 0]))
-    >>> est = WassersteinNet(lam=1.0, encoder_hidden=(8,), adversary_hidden=(8,),
+    >>> est = WassersteinNet(strength=1.0, encoder_hidden=(8,), adversary_hidden=(8,),
     ...                      epochs=2, random_state=0).fit(X, y, sensitive_features=s)
     >>> bool(max(p.abs().max() for p in est.adversary_.parameters()) <= 0.05)
     True
@@ -194,7 +202,7 @@ class WassersteinNet(NeuralFairRegressor):
 
     def __init__(
         self,
-        lam: float = 1.0,
+        strength: float = 1.0,
         *,
         clip: float | None = 0.05,
         gradient_penalty: float = 0.0,
@@ -207,6 +215,7 @@ class WassersteinNet(NeuralFairRegressor):
         scale_y: str | bool = "auto",
         random_state: Any = None,
         device: str | torch.device = "cpu",
+        lam: float | str = "deprecated",
     ) -> None:
         set_params_from_init(self, locals())
 

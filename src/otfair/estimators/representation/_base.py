@@ -69,6 +69,20 @@ from otfair.utils._torch import fits_in_training_state
 
 _PREDICT_CHUNK = 8192
 
+#: The fitted attributes every representation classifier has (``{fitted_attributes}``).
+FITTED_ATTRIBUTES = """
+classes_ : numpy.ndarray
+    Class labels.
+groups_ : numpy.ndarray
+    The two sensitive groups.
+history_ : list of dict
+    Per-epoch training losses.
+device_ : torch.device
+    Device the modules live on.
+n_features_in_ : int
+    Number of features seen during ``fit``.
+"""
+
 
 def check_input(est: Any, X: Any, *, reset: bool) -> np.ndarray:
     """Return ``X`` as float32: scikit-learn's ``validate_data``, then the finite check.
@@ -177,8 +191,9 @@ class RepresentationEstimator(
     A dataclass, so the constructor (the explicit signature scikit-learn's
     ``get_params`` reads) is generated from the fields: the parameters every method
     has are declared once here, and a subclass (decorated the same way) declares only
-    its own and the defaults it changes. Subclasses implement :meth:`fit` and
-    :meth:`_forward`; ``transform``, ``predict_proba`` and ``predict`` are shared.
+    its own and the defaults it changes. Subclasses implement :meth:`_fit` (what
+    :meth:`fit` trains on the checked data) and :meth:`_forward`; ``fit``,
+    ``transform``, ``predict_proba`` and ``predict`` are shared.
     Not for direct use.
     """
 
@@ -203,6 +218,32 @@ class RepresentationEstimator(
     verbose: bool = False
 
     # -- training ------------------------------------------------------------------------
+    @fits_in_training_state
+    @fit_context
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> RepresentationEstimator:
+        """Fit the representation and the classifier on it.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+            Numeric features (standardized; the sensitive attribute need not be among
+            them, except as the ``sensitive_column`` of the group-wise encoders).
+        y : array-like of shape (n,)
+            Binary labels (any two values).
+        sensitive_features : array-like of shape (n,)
+            The sensitive attribute, exactly two groups.
+
+        Returns
+        -------
+        self
+        """
+        self._fit(start_fit(self, X, y, sensitive_features), sensitive_features)
+        return self
+
+    def _fit(self, data: FitStart, sensitive_features: Any) -> None:
+        """Train the method's modules on the checked ``data`` and set the fitted attributes."""
+        raise NotImplementedError(f"{type(self).__name__} must implement `_fit`.")
+
     def _training_budget(self) -> tuple[int, int, float]:
         """Return ``(epochs, batch_size, lr)`` (validated by ``fit``)."""
         return int(self.epochs), int(self.batch_size), float(self.lr)
@@ -282,29 +323,12 @@ class RepresentationClassifier(RepresentationEstimator):
         return torch.nn.functional.binary_cross_entropy_with_logits(logits, y)
 
     # -- fit -----------------------------------------------------------------------------
-    @fits_in_training_state
-    @fit_context
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> RepresentationClassifier:
-        """Fit the encoder, the classifier and the adversary.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Numeric features (standardized; the sensitive attribute need not be among them).
-        y : array-like of shape (n,)
-            Binary labels.
-        sensitive_features : array-like of shape (n,)
-            The sensitive attribute, exactly two groups; used only in training.
-
-        Returns
-        -------
-        self
-        """
+    def _fit(self, data: FitStart, sensitive_features: Any) -> None:
+        """Train the encoder, the classifier and the adversary (:meth:`fit`)."""
         strength = float(self.strength)
         epochs, batch_size, lr = self._training_budget()
         latent_dim, adversary_steps = int(self.latent_dim), int(self.adversary_steps)
-        X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
-
+        X, y, codes, rng, device, _, torch_gen = data
         with use_generator(torch_gen):
             model = EncoderClassifier(
                 X.shape[1], latent_dim, tuple(self.encoder_hidden), tuple(self.head_hidden)
@@ -354,7 +378,6 @@ class RepresentationClassifier(RepresentationEstimator):
         self.model_ = model.eval()
         self.adversary_ = None if adversary is None else adversary.eval()
         self.device_ = device
-        return self
 
     # -- predict -------------------------------------------------------------------------
     @torch.no_grad()

@@ -30,14 +30,16 @@ from typing import Any, ClassVar
 
 import torch
 
-from otfair.estimators.representation._base import RepresentationClassifier
+from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
 from otfair.penalties._representation import ConditionalAlignment
 from otfair.penalties._representation_losses import balanced_cross_entropy
 from otfair.utils import Widths
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["CFairClassifier"]
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class CFairClassifier(RepresentationClassifier):
     r"""CFair (Zhao et al. 2020): balanced error + per-label conditional alignment.
@@ -68,16 +70,7 @@ class CFairClassifier(RepresentationClassifier):
         Fitted encoder and classification head.
     adversary_ : torch.nn.Module
         The conditional-alignment adversaries (one per label).
-    classes_ : numpy.ndarray
-        Class labels.
-    groups_ : numpy.ndarray
-        The two sensitive groups.
-    history_ : list of dict
-        Per-epoch training losses.
-    device_ : torch.device
-        Device the modules live on.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    {fitted_attributes}
 
     See Also
     --------

@@ -60,10 +60,11 @@ from torch.nn import functional as F
 
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
+    FITTED_ATTRIBUTES,
+    FitStart,
     RepresentationEstimator,
     cell_batches,
     groupwise_inputs,
-    start_fit,
 )
 from otfair.models.mlp import MLP
 from otfair.models.representation import GroupFlows
@@ -73,12 +74,11 @@ from otfair.utils import (
     Interval,
     StrOptions,
     Widths,
-    fit_context,
     positive_int,
     positive_real,
     use_generator,
 )
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["FairNormalizingFlowClassifier"]
 
@@ -140,6 +140,7 @@ def fit_density(
     return _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class FairNormalizingFlowClassifier(RepresentationEstimator):
     r"""Fair Normalizing Flows (Balunović et al. 2022), simplified (see the module doc).
@@ -188,16 +189,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         The per-group Gaussian-mixture densities of the inputs.
     head_ : torch.nn.Module
         The classifier on the flows' output.
-    classes_ : numpy.ndarray
-        Class labels.
-    groups_ : numpy.ndarray
-        The two sensitive groups.
-    history_ : list of dict
-        Per-epoch training losses.
-    device_ : torch.device
-        Device the modules live on.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    {fitted_attributes}
 
     See Also
     --------
@@ -247,29 +239,13 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
-    @fits_in_training_state
-    @fit_context
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> FairNormalizingFlowClassifier:
-        """Fit the group densities, the group flows and the latent classifier.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Numeric features (standardized).
-        y : array-like of shape (n,)
-            Binary labels.
-        sensitive_features : array-like of shape (n,)
-            Exactly two groups.
-
-        Returns
-        -------
-        self
-        """
+    def _fit(self, data: FitStart, sensitive_features: Any) -> None:
+        """Train the group densities, the group flows and the latent classifier."""
         gamma = float(self.strength)  # in [0, 1): 1 drops the task
         n_components, n_blocks = int(self.n_components), int(self.n_blocks)
         reg_covar, bandwidth = float(self.reg_covar), float(self.bandwidth)
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, seed, torch_gen = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, seed, torch_gen = data
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
         with use_generator(torch_gen):  # the modules' initial weights
@@ -311,7 +287,6 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
         self._train(epochs, epoch_batches, step, optimizer)
         self.flows_, self.head_, self.densities_ = flows.eval(), head.eval(), densities
         self.device_ = device
-        return self
 
     @staticmethod
     def _latent_kl(flows, densities, n_draw, generator) -> torch.Tensor:

@@ -59,10 +59,11 @@ from torch.nn import functional as F
 from otfair.estimators._training import run_epochs
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
+    FITTED_ATTRIBUTES,
+    FitStart,
     RepresentationEstimator,
     cell_batches,
     groupwise_inputs,
-    start_fit,
 )
 from otfair.estimators.representation._discrete_coding import DiscreteCoding
 from otfair.models.made import CategoricalMADE
@@ -71,12 +72,11 @@ from otfair.utils import (
     SENSITIVE_COLUMN,
     Interval,
     Widths,
-    fit_context,
     positive_int,
     positive_real,
     use_generator,
 )
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["DiscreteFairNFClassifier", "encoded_distance", "rank_matching"]
 
@@ -99,6 +99,7 @@ def rank_matching(log_p_source: np.ndarray, log_p_target: np.ndarray) -> np.ndar
     return perm
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class DiscreteFairNFClassifier(RepresentationEstimator):
     r"""Fair Normalizing Flows with the exact encoder of a finite input space.
@@ -154,6 +155,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         does not bound the DP gap on the data beyond what the densities capture: with
         ~10^5-10^6 cells and ~10^4 rows per group the empirical laws are too sparse to
         compare cell by cell.
+    {fitted_attributes}
 
     See Also
     --------
@@ -198,70 +200,29 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     head_hidden: Sequence[int] = (20, 20)
     sensitive_column: int | None = None
 
-    @fits_in_training_state
-    @fit_context
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> DiscreteFairNFClassifier:
-        """Fit the finite space, the group densities, the two maps and the classifier.
-
-        Parameters
-        ----------
-        X : array-like of shape (n, d)
-            Preprocessed features (one-hot blocks of 0/1 columns, other columns numeric).
-        y : array-like of shape (n,)
-            Binary labels.
-        sensitive_features : array-like of shape (n,)
-            Exactly two groups.
-
-        Returns
-        -------
-        self
-        """
-        gamma, max_cells = float(self.strength), int(self.max_cells)
-        density_epochs, density_lr = int(self.density_epochs), float(self.density_lr)
+    def _fit(self, data: FitStart, sensitive_features: Any) -> None:
+        """Train the finite space, the group densities, the two maps and the classifier."""
+        gamma = float(self.strength)
         epochs, batch_size, lr = self._training_budget()
-        X, y, codes, rng, device, _, torch_gen = start_fit(self, X, y, sensitive_features)
+        X, y, codes, rng, device, _, torch_gen = data
         X, _ = split_sensitive_column(X, sensitive_features, self.sensitive_column)
 
-        coding = DiscreteCoding(self.n_bins, int(self.max_levels)).fit(X)
-        if coding.n_cells_ > max_cells:
-            raise ValueError(
-                f"The finite input space has {coding.n_cells_:,} cells "
-                f"(levels {coding.cardinalities_}), above `max_cells`={max_cells:,}: "
-                "lower `n_bins` (None drops the non-one-hot columns) or `max_levels`, or use "
-                "the coupling flows of FairNormalizingFlowClassifier (`fair-nf`)."
-            )
+        coding = self._fit_coding(X)
         levels = coding.codes(X)
         cells = coding.cell_index(levels)
         sizes = np.bincount(codes, minlength=2)
         mapped, reference = (0, 1) if sizes[0] >= sizes[1] else (1, 0)
-
         space = torch.as_tensor(coding.one_hot(coding.all_cells()), device=device)
-        log_p, densities = {}, torch.nn.ModuleList()
-        for g in (0, 1):
-            with use_generator(torch_gen):
-                made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden))
-            made = made.to(device)
-            rows = torch.as_tensor(coding.one_hot(levels[codes == g]), device=device)
-            _fit_density(made, rows, density_epochs, batch_size, density_lr, rng)
-            log_p[g] = _log_prob_all(made, space)
-            densities.append(made)
+        log_p = self._fit_densities(coding, levels, codes, space, batch_size, rng, torch_gen)
 
         predictor = LogisticRegression(max_iter=1000)
         share = sizes / sizes.sum()
         predictor.fit(coding.one_hot(levels), y, sample_weight=share[1 - codes])
         label_class = predictor.predict(space.cpu().numpy()).astype(np.int64)
-
-        map_all = rank_matching(log_p[mapped], log_p[reference])
-        map_label = np.empty_like(map_all)
-        for k in (0, 1):
-            members = np.flatnonzero(label_class == k)
-            if len(members):
-                map_label[members] = members[
-                    rank_matching(log_p[mapped][members], log_p[reference][members])
-                ]
+        map_all, map_label = _label_maps(log_p[mapped], log_p[reference], label_class)
 
         self.coding_, self.mapped_group_, self.reference_group_ = coding, mapped, reference
-        self.densities_, self.label_predictor_ = densities, predictor
+        self.label_predictor_ = predictor
         self.map_all_, self.map_label_ = map_all, map_label
         self.statistical_distance_ = encoded_distance(
             np.exp(log_p[reference]), np.exp(log_p[mapped]), map_label, map_all, gamma
@@ -285,7 +246,43 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
 
         self._train(epochs, cell_batches(codes, y, batch_size, rng, device), step, optimizer)
         self.head_, self.device_ = head.eval(), device
-        return self
+
+    def _fit_coding(self, X: np.ndarray) -> DiscreteCoding:
+        """Return the finite input space of ``X``, refused above ``max_cells`` cells."""
+        coding = DiscreteCoding(self.n_bins, int(self.max_levels)).fit(X)
+        max_cells = int(self.max_cells)
+        if coding.n_cells_ > max_cells:
+            raise ValueError(
+                f"The finite input space has {coding.n_cells_:,} cells "
+                f"(levels {coding.cardinalities_}), above `max_cells`={max_cells:,}: "
+                "lower `n_bins` (None drops the non-one-hot columns) or `max_levels`, or use "
+                "the coupling flows of FairNormalizingFlowClassifier (`fair-nf`)."
+            )
+        return coding
+
+    def _fit_densities(
+        self,
+        coding: DiscreteCoding,
+        levels: np.ndarray,
+        codes: np.ndarray,
+        space: torch.Tensor,
+        batch_size: int,
+        rng: np.random.Generator,
+        torch_gen: torch.Generator,
+    ) -> dict[int, np.ndarray]:
+        """Fit ``densities_`` (a MADE per group); return each group's ``log p`` of ``space``."""
+        log_p, densities = {}, torch.nn.ModuleList()
+        for g in (0, 1):
+            with use_generator(torch_gen):
+                made = CategoricalMADE(coding.cardinalities_, tuple(self.density_hidden))
+            made = made.to(space.device)
+            rows = torch.as_tensor(coding.one_hot(levels[codes == g]), device=space.device)
+            epochs, lr = int(self.density_epochs), float(self.density_lr)
+            _fit_density(made, rows, epochs, batch_size, lr, rng)
+            log_p[g] = _log_prob_all(made, space)
+            densities.append(made)
+        self.densities_ = densities
+        return log_p
 
     @torch.no_grad()
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -347,6 +344,21 @@ def _log_prob_all(made: CategoricalMADE, space: torch.Tensor) -> np.ndarray:
     """``log p`` of every cell, float64."""
     parts = [made.log_prob(space[i : i + _CHUNK]) for i in range(0, len(space), _CHUNK)]
     return torch.cat(parts).double().cpu().numpy()
+
+
+def _label_maps(
+    log_p_mapped: np.ndarray, log_p_reference: np.ndarray, label_class: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Return the rank matchings of all cells and of the cells within each predicted label."""
+    map_all = rank_matching(log_p_mapped, log_p_reference)
+    map_label = np.empty_like(map_all)
+    for k in (0, 1):
+        members = np.flatnonzero(label_class == k)
+        if len(members):
+            map_label[members] = members[
+                rank_matching(log_p_mapped[members], log_p_reference[members])
+            ]
+    return map_all, map_label
 
 
 def encoded_distance(

@@ -22,14 +22,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from otfair.estimators.representation._base import RepresentationClassifier
+from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
 from otfair.notions import Notion, as_notion
 from otfair.penalties._representation import LAFTRAdversary
 from otfair.utils import StrOptions, Widths
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["LAFTRClassifier"]
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class LAFTRClassifier(RepresentationClassifier):
     r"""LAFTR (Madras et al. 2018): adversarially fair representation + classifier.
@@ -64,16 +66,7 @@ class LAFTRClassifier(RepresentationClassifier):
         Fitted encoder and classification head.
     adversary_ : torch.nn.Module
         The adversary on the representation.
-    classes_ : numpy.ndarray
-        Class labels.
-    groups_ : numpy.ndarray
-        The two sensitive groups.
-    history_ : list of dict
-        Per-epoch training losses.
-    device_ : torch.device
-        Device the modules live on.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    {fitted_attributes}
 
     See Also
     --------

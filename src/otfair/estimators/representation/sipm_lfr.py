@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from otfair.estimators.representation._base import RepresentationClassifier
+from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
 from otfair.penalties._representation import SigmoidIPMCritic
+from otfair.utils._docstrings import fill_doc
 
 __all__ = ["SIPMClassifier"]
 
 
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class SIPMClassifier(RepresentationClassifier):
     r"""sIPM-LFR (Kim et al. 2022): representation with a sigmoid-IPM group distance.
@@ -53,16 +55,7 @@ class SIPMClassifier(RepresentationClassifier):
         Fitted encoder and classification head.
     adversary_ : torch.nn.Module
         The sigmoid-IPM critic.
-    classes_ : numpy.ndarray
-        Class labels.
-    groups_ : numpy.ndarray
-        The two sensitive groups.
-    history_ : list of dict
-        Per-epoch training losses.
-    device_ : torch.device
-        Device the modules live on.
-    n_features_in_ : int
-        Number of features seen during ``fit``.
+    {fitted_attributes}
 
     See Also
     --------

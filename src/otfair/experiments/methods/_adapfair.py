@@ -30,10 +30,12 @@ def _builder(mode: str):
     def build(strength: float | None, run: RunArgs, options: dict[str, Any]) -> Any:
         options.setdefault("sensitive_column", -1 if mode == "aware" else None)
         options.setdefault("batch_size", DEFAULT_BATCH_SIZE)
+        if options.get("base_penalty") == "gap":  # the archived runs' word for "gapreg"
+            options["base_penalty"] = "gapreg"
         return AdapFairClassifier(
             mode=mode,
             notion=run.notion or "dp",
-            lam=DEFAULT_LAMBDA if strength is None else float(strength),
+            strength=DEFAULT_LAMBDA if strength is None else float(strength),
             epochs=DEFAULT_EPOCHS if run.epochs is None else int(run.epochs),
             random_state=run.random_state,
             device=run.device,
@@ -61,7 +63,7 @@ for _mode, _name in (("aware", "adapfair"), ("blind", "adapfair-blind")):
             ),
             paper="AdapFair (Huang et al., 2024), §III-IV and App. A-D2",
             estimator=AdapFairClassifier,
-            fixed=("base_classifier", "mode", "lam"),
+            fixed=("base_classifier", "mode", "strength", "lam"),
             defaults={"epochs": DEFAULT_EPOCHS, "batch_size": DEFAULT_BATCH_SIZE},
             announce={
                 "epochs": "flow epochs, --epochs",

@@ -263,7 +263,7 @@ def check_run_values(spec: MethodSpec, *, strength: Any = None, epochs: Any = No
     """Check the run's ``strength`` and ``epochs`` against the estimator's constraints.
 
     ``strength`` is checked as the estimator parameter that receives it
-    (:attr:`MethodSpec.strength_parameter`: ``strength``, ``lam``, ``eps``...),
+    (:attr:`MethodSpec.strength_parameter`: ``strength``, ``eps``...),
     ``epochs`` as its ``epochs``; for an estimator without that parameter or its
     constraint, ``epochs`` must be an int >= 1 (the words name the method) and the
     strength is left to the estimator's ``fit``.

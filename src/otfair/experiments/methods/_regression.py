@@ -82,7 +82,7 @@ _ADVERSARIAL: dict[str, Any] = {
     "strength_name": "lambda",
     "default_strengths": _LAMBDA_GRID,
     "default_strength": 1.0,
-    "fixed": ("lam",),
+    "fixed": ("strength", "lam"),
     "defaults": _NEURAL_DEFAULTS,
 }
 _BGL_EPS = {d: row["bgl_eps"] for d, row in PAPER_SETTINGS["accuracy-disparity"].items()}

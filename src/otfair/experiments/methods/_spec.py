@@ -81,7 +81,7 @@ class MethodSpec:
     strength_param : str or None
         The estimator parameter that receives the strength, whose constraint a run's
         strength is checked against before the build; ``None``: the first of
-        ``strength``, ``lam`` and ``eps`` that the estimator's constructor takes
+        ``strength`` and ``eps`` that the estimator's constructor takes
         (:attr:`strength_parameter`).
     defaults : mapping
         Settings the builder uses (for ``otfair methods describe``), e.g. ``epochs``.
@@ -133,7 +133,7 @@ class MethodSpec:
         if self.strength_param is not None:
             return self.strength_param
         params = inspect.signature(self.estimator.__init__).parameters
-        return next((n for n in ("strength", "lam", "eps") if n in params), None)
+        return next((n for n in ("strength", "eps") if n in params), None)
 
     def option_names(self) -> tuple[str, ...]:
         """Names accepted by ``-o`` (empty when unknown: the builder checks them)."""

@@ -6,9 +6,11 @@ import torch
 from scipy.special import expit
 
 from otfair.estimators._training import TrainData, TrainLoop, batches, batches_complete
-from otfair.estimators.classification._train import train_matched
+from otfair.estimators.classification._train import TrainingProblem, train
 from otfair.models import MLP
 from otfair.models.stacked import StackedMLP
+from otfair.penalties import MatchedDemographicParity, PenaltyStack
+from otfair.penalties._ftm import MatchedSchedule
 
 
 def test_batches_complete_matches_np_unique(rng):
@@ -21,7 +23,7 @@ def test_batches_complete_matches_np_unique(rng):
 
 
 @pytest.mark.parametrize("strength", [0.0, 2.0])
-def test_train_matched_loss_is_group_weighted_ce_plus_mdp(strength):
+def test_matched_batches_loss_is_group_weighted_ce_plus_mdp(strength):
     # One pairing, one step: the recorded loss is the objective at the initial model,
     # recomputed here in numpy (group-proportion weighted CE + lambda * MDP).
     rng = np.random.default_rng(0)
@@ -38,10 +40,12 @@ def test_train_matched_loss_is_group_weighted_ce_plus_mdp(strength):
     ce = [np.mean(np.logaddexp(0, z[i]) - y[i] * z[i]) for i in pool[0]]
     mdp = np.mean(np.abs(expit(z[pool[0, 0]]) - expit(z[pool[0, 1]])))
     expected = w[0] * ce[0] + w[1] * ce[1] + strength * mdp
-    data = TrainData(X=torch.from_numpy(X), y=torch.from_numpy(y), s=None, strata=None)
+    data = TrainData(X=torch.from_numpy(X), y=torch.from_numpy(y))
     stacked = StackedMLP.from_models([model])  # a single fit is a curve of one
     opt = torch.optim.SGD(stacked.parameters(), lr=0.0)
     loop = TrainLoop(epochs=1, optimizer=opt, scheduler=None, rng=np.random.default_rng(0))
-    (hist,) = train_matched(stacked, data, pool, loop, strengths=[strength], group_weights=w,
-                            steps_per_epoch=1)  # fmt: skip
+    # FTM's matched batches (its plan's scheme) on this pool, one step per epoch
+    schedule = MatchedSchedule(pool, w, 1, (data.X, data.y), loop.rng)
+    penalty = PenaltyStack(MatchedDemographicParity()) if strength else None
+    (hist,) = train(TrainingProblem(stacked, data, loop, (strength,), schedule, penalty))
     assert hist[0] == pytest.approx(expected, rel=1e-5)

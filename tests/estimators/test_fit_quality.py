@@ -148,7 +148,8 @@ def test_lbfgs_is_refused_for_penalties_that_need_batches():
     for penalty in ("ftm", "adv"):
         with pytest.raises(ValueError, match="solver='lbfgs'"):
             FairClassifier(penalty, 1.0, solver="lbfgs").fit(X, y, sensitive_features=s)
-        assert FairClassifier(penalty)._solver(FairClassifier(penalty)._make_penalty()) == "adam"
+        clf = FairClassifier(penalty)
+        assert clf._solver(clf._plan(clf._make_penalty())) == "adam"  # "auto": Adam
 
 
 @pytest.mark.parametrize(

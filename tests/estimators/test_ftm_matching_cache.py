@@ -3,7 +3,7 @@ import pytest
 from scipy.optimize import linear_sum_assignment
 from scipy.spatial.distance import cdist
 
-from otfair.estimators.classification.ftm_matching import FTMMatchingCache, draw_pairings
+from otfair.penalties._ftm import FTMMatchingCache, draw_pairings
 
 
 def _data(n=120, seed=0):
@@ -74,8 +74,8 @@ def test_memory_and_disk_cache_reuse(tmp_path):
 
 def test_ftm_estimator_reuses_cache_across_strengths():
     from otfair.estimators.classification.fair_classifier import FairClassifier
-    from otfair.estimators.classification.ftm_matching import DEFAULT_CACHE
     from otfair.penalties import FTM
+    from otfair.penalties._ftm import DEFAULT_CACHE
 
     X, g, y = _data(300, seed=5)
     before = DEFAULT_CACHE.misses

@@ -39,9 +39,9 @@ def test_equals_fairtorch_demographic_parity_loss(n, seed, share1):
     torch.testing.assert_close(value.detach(), ref.detach(), rtol=1e-5, atol=1e-9)
     torch.testing.assert_close(z.grad, z_ref.grad, rtol=1e-4, atol=1e-9)
     assert float(ref.detach()) > 1e-4  # a batch with a real gap, not 0 == 0
-    # the unchecked fast path (what the training engine calls) gives the same value
+    # the contrast formula (the engine's and the call's) is FairTorch's relu(M mu)^2
     torch.testing.assert_close(
-        pen.value(torch.sigmoid(logits), s), value.detach(), rtol=1e-5, atol=1e-9
+        _by_matrix(pen, torch.sigmoid(logits), s), value.detach(), rtol=1e-5, atol=1e-9
     )
     # and FairTorch's M matrix is the one the penalty documents
     torch.testing.assert_close(pen.constraint_matrix(torch.float32), ref_loss.M)
@@ -55,12 +55,12 @@ def test_hand_rederivation_of_both_row_sets():
     pi1 = n1 / len(s)
     gap = float(h[s == 0].mean() - h[s == 1].mean())
     released = FairTorchDemographicParity()(h, s)
-    per_group = FairTorchDemographicParity(rows="per-group")(h, s)
+    pen_pg = FairTorchDemographicParity(rows="per-group")
+    per_group = pen_pg(h, s)
     assert float(released) == pytest.approx(2 * pi1**2 * gap**2, rel=1e-10)
     assert float(per_group) == pytest.approx(((1 - pi1) ** 2 + pi1**2) * gap**2, rel=1e-10)
-    assert float(FairTorchDemographicParity(rows="per-group").value(h, s)) == pytest.approx(
-        float(per_group), rel=1e-10
-    )
+    for pen, value in ((FairTorchDemographicParity(), released), (pen_pg, per_group)):
+        assert float(_by_matrix(pen, h, s)) == pytest.approx(float(value), rel=1e-10)
 
 
 def test_gradient_finite_differences_and_zero_on_fair_batch():
@@ -70,7 +70,16 @@ def test_gradient_finite_differences_and_zero_on_fair_batch():
         pen = FairTorchDemographicParity(rows=rows)
         assert torch.autograd.gradcheck(lambda x, p=pen: p(x, s), (h,))
     fair = torch.tensor([0.2, 0.6, 0.4, 0.4], dtype=torch.float64)
-    assert float(FairTorchDemographicParity()(fair, torch.tensor([0, 0, 1, 1]))) == 0.0
+    codes = torch.tensor([0, 0, 1, 1])
+    assert float(_by_matrix(FairTorchDemographicParity(), fair, codes)) == 0.0
+    assert float(FairTorchDemographicParity()(fair, codes)) == pytest.approx(0.0, abs=1e-15)
+
+
+def _by_matrix(pen, h, s):
+    """FairTorch's own computation: ``relu(M mu) @ relu(M mu)`` of the group means."""
+    mu = torch.stack([h[s == 0].mean(), h[s == 1].mean(), h.mean()])
+    r = torch.relu(pen.constraint_matrix(h.dtype) @ mu)
+    return r @ r
 
 
 def test_errors_name_the_argument():

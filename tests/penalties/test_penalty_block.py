@@ -1,9 +1,9 @@
 """The score-penalty protocol on a (K, n) block of K models' scores (issue 25).
 
-``penalty_values`` is the call of both training loops: value k of a block equals the
-penalty of model k's own instance on ``scores[k]`` (the single-fit call), values and
-gradients, for every built-in score penalty; per-model state (OTF's warm starts, an
-adversary's parameters) stays per model.
+``PenaltyStack(...).evaluate(batch)`` is the call of the training loops: value k of a
+block equals the penalty of model k's own instance on ``scores[k]`` (the single-fit
+call), values and gradients, for every built-in score penalty; per-model state (OTF's
+warm starts, an adversary's parameters) stays per model.
 """
 
 import numpy as np
@@ -15,9 +15,16 @@ from otfair.penalties import (
     FairnessPenalty,
     GapPenalty,
     MatchedDemographicParity,
+    PenaltyBatch,
+    PenaltyStack,
     make_penalty,
     penalty_values,
 )
+
+
+def values(penalties, scores, s, y=None, X=None, G=None, cache=None):
+    """The unchecked value(s) the trainers take: the stack of ``penalties`` on a batch."""
+    return PenaltyStack(penalties).evaluate(PenaltyBatch(scores, s, y, X, G, cache))
 
 
 def _batch(n=60, seed=0, K=4):
@@ -56,16 +63,14 @@ def test_block_equals_the_single_calls(name, notion):
     singles = _instances(name, notion, s, y, K)
     block = _instances(name, notion, s, y, K)
     G = None
-    if singles[0].linear:
+    if singles[0].plan.constraints:
         G = singles[0].constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     hs = [H[k].clone().requires_grad_(True) for k in range(K)]
-    ref = torch.stack(
-        [penalty_values(p, h, s, y, X, G=G) for p, h in zip(singles, hs, strict=True)]
-    )
+    ref = torch.stack([values(p, h, s, y, X, G=G) for p, h in zip(singles, hs, strict=True)])
     assert ref.shape == (K,)
     ref.sum().backward()
     Hg = H.clone().requires_grad_(True)
-    out = penalty_values(block, Hg, s, y, X, G=G)
+    out = values(block, Hg, s, y, X, G=G)
     assert out.shape == (K,)
     torch.testing.assert_close(out, ref.detach(), rtol=1e-6, atol=1e-9)
     out.sum().backward()  # one backward of the sum gives each model its own gradient
@@ -78,10 +83,10 @@ def test_one_instance_evaluates_the_block(name, notion):
     """Stateless penalties: one instance gives the K values (batched or row by row)."""
     X, s, y, H = _batch()
     pen = _instances(name, notion, s, y, 1)[0]
-    G = None if not pen.linear else pen.constraints.matrix(s.numpy(), y.numpy()).double()
-    out = penalty_values(pen, H, s, y, X, G=G)
+    G = None if not pen.plan.constraints else pen.constraints.matrix(s.numpy(), y.numpy()).double()
+    out = values(pen, H, s, y, X, G=G)
     # a fresh instance per row (OTF's warm starts of one vector do not carry to another)
-    rows = [penalty_values(_instances(name, notion, s, y, 1)[0], h, s, y, X, G=G) for h in H]
+    rows = [values(_instances(name, notion, s, y, 1)[0], h, s, y, X, G=G) for h in H]
     torch.testing.assert_close(out, torch.stack(rows), rtol=1e-6, atol=1e-9)
 
 
@@ -90,11 +95,11 @@ def test_batched_formulas_against_hand_computations():
     X, s, y, H = _batch(n=40)
     in0, in1 = s == 0, s == 1
     gap = torch.stack([(h[in0].mean() - h[in1].mean()) ** 2 for h in H])
-    torch.testing.assert_close(GapPenalty().value(H, s), gap)
+    torch.testing.assert_close(values(GapPenalty(), H, s), gap)
     m = 20
     mdp = torch.stack([torch.mean(torch.abs(h[:m] - h[m:])) for h in H])
     codes = torch.tensor([0] * m + [1] * m)
-    torch.testing.assert_close(MatchedDemographicParity().value(H, codes), mdp)
+    torch.testing.assert_close(values(MatchedDemographicParity(), H, codes), mdp)
     norm = make_penalty("norm", "eo").fit(s.numpy(), y.numpy())
     G = norm.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     expected = [sum(abs(float(G[c] @ h)) for c in range(G.shape[0])) / 40 for h in H]
@@ -109,15 +114,15 @@ def test_otf_warm_starts_stay_per_row():
     block = _instances("otf", "dp", s, y, 1)[0]
     G = block.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     for feats, scores in ((X, H), (X2, H2)):
-        out = penalty_values(block, scores, s, y, feats, G=G)
+        out = values(block, scores, s, y, feats, G=G)
         ref = [p.from_matrix(h, G, feats) for p, h in zip(singles, scores, strict=True)]
         torch.testing.assert_close(out, torch.stack(ref), rtol=1e-6, atol=1e-9)
     assert isinstance(block._details, list) and len(block._details) == 3
     for mine, theirs in zip(block._details, singles, strict=True):
         torch.testing.assert_close(mine.otf.mu, theirs._details.otf.mu, rtol=1e-5, atol=1e-9)
     # a 1-D call after a block starts cold instead of reusing a row's duals
-    single = penalty_values(block, H[0], s, y, X, G=G)
-    cold = penalty_values(_instances("otf", "dp", s, y, 1)[0], H[0], s, y, X, G=G)
+    single = values(block, H[0], s, y, X, G=G)
+    cold = values(_instances("otf", "dp", s, y, 1)[0], H[0], s, y, X, G=G)
     torch.testing.assert_close(single, cold, rtol=1e-6, atol=1e-9)
 
 
@@ -125,14 +130,14 @@ def test_otf_cache_keeps_the_compact_problem():
     X, s, y, H = _batch()
     pen = _instances("otf", "dp", s, y, 1)[0]
     G = pen.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
-    fresh = penalty_values(pen, H, s, y, X, G=G)
+    fresh = values(pen, H, s, y, X, G=G)
     pen.fit(s.numpy(), y.numpy())  # forgets the warm starts
     assert pen._details is None
     cache: dict = {}
-    first = penalty_values(pen, H, s, y, X, G=G, cache=cache)
+    first = values(pen, H, s, y, X, G=G, cache=cache)
     (order, problem) = next(iter(cache.values()))
     assert problem.C is None  # only the class-reduced cost is kept
-    again = penalty_values(pen, H, s, y, X, G=G, cache=cache)
+    again = values(pen, H, s, y, X, G=G, cache=cache)
     torch.testing.assert_close(first, fresh)
     torch.testing.assert_close(again, fresh, rtol=1e-5, atol=1e-9)
 
@@ -147,9 +152,8 @@ def test_default_rows_for_a_penalty_that_cannot_batch():
 
     X, s, y, H = _batch()
     expected = torch.stack([(h[s == 0].mean() - h[s == 1].mean()).abs() for h in H])
-    torch.testing.assert_close(AbsGap().value(H, s), expected)
-    torch.testing.assert_close(penalty_values(AbsGap(), H, s), expected)
-    torch.testing.assert_close(penalty_values([AbsGap() for _ in H], H, s), expected)
+    torch.testing.assert_close(values(AbsGap(), H, s), expected)
+    torch.testing.assert_close(values([AbsGap() for _ in H], H, s), expected)
     assert not AbsGap.batchable and not BarycenterPenalty.batchable
 
 
@@ -158,14 +162,24 @@ def test_errors():
 
     X, s, y, H = _batch()
     with pytest.raises(ValueError, match="at least one"):
-        penalty_values([], H, s)
+        values([], H, s)
     lin = make_penalty("norm").fit(s.numpy())
     assert isinstance(lin, NormPenalty)
     with pytest.raises(ValueError, match="one class"):
-        penalty_values([GapPenalty(), lin], H[:2], s)
+        values([GapPenalty(), lin], H[:2], s)
     with pytest.raises(ValueError, match="scores"):
-        penalty_values([GapPenalty(), GapPenalty()], H, s)  # 4 rows, 2 instances
+        values([GapPenalty(), GapPenalty()], H, s)  # 4 rows, 2 instances
     with pytest.raises(ValueError, match="scores"):
-        penalty_values([GapPenalty(), GapPenalty()], H[0], s)
+        values([GapPenalty(), GapPenalty()], H[0], s)
     with pytest.raises(ValueError, match="scores"):
-        penalty_values(GapPenalty(), H[None], s)
+        values(GapPenalty(), H[None], s)
+
+
+def test_penalty_values_and_value_are_deprecated_aliases():
+    X, s, y, H = _batch()
+    with pytest.warns(FutureWarning, match="penalty_values"):
+        old = penalty_values(GapPenalty(), H, s)
+    with pytest.warns(FutureWarning, match="value"):
+        row = GapPenalty().value(H[0], s)
+    torch.testing.assert_close(old, values(GapPenalty(), H, s))
+    torch.testing.assert_close(row, old[0])

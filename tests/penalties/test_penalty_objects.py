@@ -128,7 +128,9 @@ def test_fixed_batches_auto_fixes_them_for_a_penalty_that_keeps_batch_work():
         clf = FairClassifier(penalty, strength, fixed_batches=fixed, **kw)
         return clf.fit(X, y, sensitive_features=s).predict_proba(X)[:, 1]
 
-    assert OTFPenalty.keeps_batch_work and not make_penalty("norm").keeps_batch_work
+    assert OTFPenalty.plan.fixed_batches and not make_penalty("norm").plan.fixed_batches
+    with pytest.warns(FutureWarning, match="keeps_batch_work"):  # the old trait's name
+        assert make_penalty("otf").keeps_batch_work
     np.testing.assert_array_equal(proba(OTF(), 0.3, "auto"), proba(OTF(), 0.3, True))
     assert not np.array_equal(proba(OTF(), 0.3, "auto"), proba(OTF(), 0.3, False))
     np.testing.assert_array_equal(proba(Norm(), 0.5, "auto"), proba(Norm(), 0.5, False))

@@ -12,6 +12,7 @@ from otfair.penalties import (
     LinearConstraints,
     MatchedDemographicParity,
     NormPenalty,
+    PenaltyBatch,
 )
 
 
@@ -54,7 +55,7 @@ def test_gap_label_notions_sum_the_cells_gaps(notion):
     expected = sum(float(GapPenalty()(h[y == c], s[y == c])) for c in cells)
     pen = GapPenalty(notion)
     assert float(pen(h, s, y)) == pytest.approx(expected, rel=1e-12)
-    assert float(pen.value(h, s, y)) == pytest.approx(expected, rel=1e-12)
+    assert float(pen.evaluate(PenaltyBatch(h, s, y))) == pytest.approx(expected, rel=1e-12)
     with pytest.raises(ValueError, match="labels"):
         pen(h, s)
 
@@ -131,7 +132,7 @@ def test_adversary_zero_for_uninformative_and_positive_when_it_learns():
     opt = torch.optim.Adam(pen.parameters(), lr=0.05)
     for _ in range(200):
         opt.zero_grad()
-        pen.adversary_loss(leaky, s).backward()
+        pen.adversary_objective(PenaltyBatch(leaky, s)).backward()
         opt.step()
     prior = -np.log(0.5)  # about log 2 for balanced groups
     assert float(pen(leaky, s).detach()) > 0.5 * prior  # the adversary reads S from the score
@@ -140,7 +141,7 @@ def test_adversary_zero_for_uninformative_and_positive_when_it_learns():
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_unchecked_value_matches_forward_and_numpy(seed):
-    # `value` (the training loop's unchecked path) must give the checked value and the
+    # `evaluate` (the training loop's unchecked path) must give the checked value and the
     # numpy squared mean gap, with the same gradient.
     rng = np.random.default_rng(seed)
     s_np = (rng.random(50) < 0.3).astype(np.int64)
@@ -149,7 +150,7 @@ def test_unchecked_value_matches_forward_and_numpy(seed):
     gap = h_np[s_np == 0].mean() - h_np[s_np == 1].mean()
     pen = GapPenalty()
     grads = []
-    for call in (pen, pen.value):
+    for call in (pen, lambda h, s: pen.evaluate(PenaltyBatch(h, s))):
         h = torch.tensor(h_np, requires_grad=True)
         out = call(h, torch.from_numpy(s_np))
         out.backward()
@@ -158,8 +159,9 @@ def test_unchecked_value_matches_forward_and_numpy(seed):
     torch.testing.assert_close(grads[0], grads[1])
 
 
-def test_default_value_validates():
-    # A penalty without a bare formula (evaluate only) falls back to the checked forward.
+def test_the_call_checks_and_evaluate_is_the_formula():
+    # A penalty implements `evaluate` (the formula, what the engine calls on the data it
+    # validated once); the call checks the batch first.
     from otfair.penalties import FairnessPenalty
 
     class MeanScore(FairnessPenalty):
@@ -167,11 +169,11 @@ def test_default_value_validates():
             return batch.scores.mean()
 
     with pytest.raises(ValueError, match="must be probabilities"):
-        MeanScore().value(torch.tensor([0.1, 2.0]), torch.tensor([0, 1]))
-    assert float(
-        MeanScore().value(torch.tensor([0.1, 0.3]), torch.tensor([0, 1]))
-    ) == pytest.approx(0.2)
-    # the built-ins' direct call checks the batch (their `value` is the engine's bare formula)
+        MeanScore()(torch.tensor([0.1, 2.0]), torch.tensor([0, 1]))
+    assert float(MeanScore()(torch.tensor([0.1, 0.3]), torch.tensor([0, 1]))) == pytest.approx(0.2)
+    unchecked = MeanScore().evaluate(PenaltyBatch(torch.tensor([0.1, 2.0]), None))
+    assert float(unchecked) == pytest.approx(1.05)
+    # the built-ins' call checks the batch (their `evaluate` is the engine's bare formula)
     with pytest.raises(ValueError, match="empty group"):
         BarycenterPenalty()(torch.tensor([0.1, 0.2]), torch.tensor([1, 1]))
 

@@ -166,13 +166,15 @@ class FairnessPath:
 
     Examples
     --------
-    >>> import numpy as np
-    >>> from otfair.estimators import FairClassifier, fairness_path
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = (rng.random(200) < 0.5).astype(int)
-    >>> y = (X[:, 0] + s > 0.5).astype(int)
-    >>> path = fairness_path(FairClassifier("gapreg", epochs=2, random_state=0), X, y,
-    ...                      sensitive_features=s, strengths=[0.0, 2.0])
+    A path holds estimators fitted elsewhere too:
+
+    >>> from sklearn.datasets import make_classification
+    >>> from otfair.estimators import FairClassifier, FairnessPath
+    >>> X, y = make_classification(n_samples=120, n_features=4, random_state=0)
+    >>> s = (X[:, 0] > 0).astype(int)
+    >>> fits = [FairClassifier("gapreg", a, tol=None, epochs=5).fit(X, y, sensitive_features=s)
+    ...         for a in (0.0, 2.0)]
+    >>> path = FairnessPath([0.0, 2.0], fits, "strength")
     >>> len(path), path.param_, path.strengths_.tolist()
     (2, 'strength', [0.0, 2.0])
     """
@@ -238,16 +240,8 @@ class FairnessPath:
                 rows.append({"strength": float(value), **row})
         return pd.DataFrame(rows)
 
-    def plot(
-        self,
-        X: Any,
-        y: Any,
-        *,
-        sensitive_features: Any,
-        metric: str | None = None,
-        score: str | None = None,
-        ax: Any = None,
-    ) -> Any:
+    def plot(self, X: Any, y: Any, *, sensitive_features: Any, metric: str | None = None,
+             score: str | None = None, ax: Any = None) -> Any:  # fmt: skip
         """Plot the trade-off curve: ``score`` against the fairness ``metric``.
 
         Each point is one strength, labelled with its value. ``metric`` defaults to

@@ -15,8 +15,10 @@ to the constant); Norm's falls below 0.03 at alpha 0.7 on COMPAS, and
 GapReg's only at lambda 300. The additive weight lambda of FTM, GapReg, the adversary
 and FairTorch's DP loss therefore runs to 1000, and lambda of the regression nets
 (CENet, WassersteinNet) to 100.
-The grids are stated here once; :func:`default_strengths` reads the estimator to choose
-one.
+
+The grids live on the penalties (:meth:`otfair.penalties.PenaltyObject.strength_grid`,
+the regression nets' adversaries' ``strength_grids``); this module reads them for an
+estimator (:func:`default_strengths`).
 """
 
 from __future__ import annotations
@@ -26,31 +28,28 @@ from typing import Any
 import numpy as np
 
 from otfair.estimators._path import strength_param
+from otfair.penalties import OTF, JointCriticPenalty, PenaltyObject, as_penalty_object
+from otfair.penalties._plan import ADDITIVE_GRID, CONVEX_GRID
 
 __all__ = ["GRIDS", "default_strengths", "strength_param"]
 
-#: name -> default strengths (0 = the unpenalized model, then a log grid)
+#: the grids by kind, as the penalties state them (kept for callers of this name)
 GRIDS: dict[str, tuple[float, ...]] = {
-    # (1 - alpha) CE + alpha OTF0: Adult's DP gap falls from 0.20 (alpha 0) through 0.06
-    # (0.01) to 0.015 (0.1); COMPAS's moves only above alpha = 0.9 and falls below 0.02
-    # only at 0.997 (a well-trained logistic model)
-    "otf": (0.0, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 0.3, 0.7, 0.9, 0.97, 0.99, 0.997),
-    # (1 - alpha) CE + alpha R for the other convex penalties: log-spaced to 0.3, then
-    # evenly spaced to 0.9 (Norm's DP gap on COMPAS moves between 0.3 and 0.9), then
-    # log-spaced in 1 - alpha
-    "convex": (0.0, 0.01, 0.03, 0.1, 0.3, 0.5, 0.7, 0.9, 0.97, 0.99),
-    # CE + lambda R (FTM, GapReg, adversary, FairTorch DP): half-decades to 1000
-    "additive": (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0),
-    # MSE + lambda adversary (CENet, WassersteinNet)
-    "regression": (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0),
+    "otf": OTF.strength_grid("convex"),
+    "convex": CONVEX_GRID,
+    "additive": ADDITIVE_GRID,
+    "regression": JointCriticPenalty.strength_grids["additive"],
 }
 
 
-def _grid_name(estimator: Any) -> str:
-    """Return the key of :data:`GRIDS` for ``estimator``."""
+def _declared_row(estimator: Any) -> str | None:
+    """Return the :data:`GRIDS` row an estimator names (``_strength_grid``: CENet, AdapFair)."""
     grid = getattr(estimator, "_strength_grid", None)  # a row named by the estimator
-    if grid is not None and strength_param(estimator):
-        return str(grid)
+    return str(grid) if grid is not None and strength_param(estimator) else None
+
+
+def _penalty_grid(estimator: Any) -> tuple[float, ...]:
+    """Return the grid of ``estimator``'s penalty under the estimator's mixing."""
     params = estimator.get_params(deep=False)
     penalty = params.get("penalty", "none")
     if isinstance(penalty, str) and penalty == "none":
@@ -58,17 +57,15 @@ def _grid_name(estimator: Any) -> str:
             "FairnessCV needs a fairness penalty: the estimator has penalty='none' (no "
             "trade-off to choose)."
         )
-    from otfair.penalties import as_penalty_object
-
-    spec = as_penalty_object(penalty)
+    spec: PenaltyObject = as_penalty_object(penalty)
     mixing = params.get("mixing", "auto")
     if mixing == "auto":
-        mixing = spec.build(params.get("notion", "dp")).default_mixing
-    if mixing == "convex":
-        return "otf" if spec.name == "otf" else "convex"
-    return "additive"
+        mixing = spec.training_plan(spec.build(params.get("notion", "dp"))).mixing
+    return spec.strength_grid(mixing)
 
 
 def default_strengths(estimator: Any) -> np.ndarray:
-    """Return the default strength grid of ``estimator`` (a copy of a :data:`GRIDS` row)."""
-    return np.asarray(GRIDS[_grid_name(estimator)], dtype=float)
+    """Return the default strength grid of ``estimator`` (a copy of its penalty's grid)."""
+    row = _declared_row(estimator)
+    grid = GRIDS[row] if row is not None else _penalty_grid(estimator)
+    return np.asarray(grid, dtype=float)

@@ -40,16 +40,15 @@ from torch import nn
 from otfair.utils._progress import EpochProgress
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainData:
     """Training tensors on the target device (built once per fit)."""
 
     X: torch.Tensor  # (n, d) model inputs
     y: torch.Tensor  # (n,) float 0/1
-    s: torch.Tensor | None  # (n,) group codes or (n, k) attributes, as the penalty wants
-    strata: np.ndarray | None  # (n,) codes used to stratify batches (groups [x labels])
-    G: torch.Tensor | None = None  # (d_F, n) constraint matrix for linear notions
-    features: torch.Tensor | None = None  # (n, d') inputs of the OTF cost
+    s: torch.Tensor | None = None  # (n,) group codes of a group penalty
+    strata: np.ndarray | None = None  # (n,) codes used to stratify batches (groups [x labels])
+    G: torch.Tensor | None = None  # (d_F, n) constraint matrix of a constraint penalty
 
 
 def forget_fit(est: Any) -> None:
@@ -216,6 +215,35 @@ class AdversaryStep:
                 self.after()
 
 
+def _epoch(
+    batches: Iterable[Any],
+    step: Callable[[Any], StepResult],
+    optimizer: torch.optim.Optimizer,
+    after_step: Callable[[Any], None] | None,
+    adversary: AdversaryStep | None,
+) -> EpochLogs:
+    """Run one epoch's steps; return its logs (weighted means over the steps)."""
+    sums: dict[str, torch.Tensor] = {}
+    total_weight = 0.0
+    for batch in batches:
+        out = step(batch)
+        loss, logs, weight = (out, {}, 1.0) if isinstance(out, torch.Tensor) else out
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        if after_step is not None:
+            after_step(batch)
+        if adversary is not None:
+            adversary.run(batch)
+        for key, value in {"loss": loss, **logs}.items():
+            if key in sums:
+                sums[key].add_(value.detach(), alpha=weight)
+            else:
+                sums[key] = value.detach() * weight
+        total_weight += weight
+    return {k: _epoch_mean(v, total_weight) for k, v in sums.items()}
+
+
 def run_epochs(
     epochs: int,
     batches: Callable[[int], Iterable[Any]],
@@ -273,27 +301,9 @@ def run_epochs(
     with EpochProgress(verbose, int(epochs), desc) as progress:
         for epoch in range(int(epochs)):
             start = time.perf_counter()
-            sums: dict[str, torch.Tensor] = {}
-            total_weight = 0.0
-            for batch in batches(epoch):
-                out = step(batch)
-                loss, logs, weight = (out, {}, 1.0) if isinstance(out, torch.Tensor) else out
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                if after_step is not None:
-                    after_step(batch)
-                if adversary is not None:
-                    adversary.run(batch)
-                for key, value in {"loss": loss, **logs}.items():
-                    if key in sums:
-                        sums[key].add_(value.detach(), alpha=weight)
-                    else:
-                        sums[key] = value.detach() * weight
-                total_weight += weight
+            logs_epoch = _epoch(batches(epoch), step, optimizer, after_step, adversary)
             if scheduler is not None:
                 scheduler.step()
-            logs_epoch = {k: _epoch_mean(v, total_weight) for k, v in sums.items()}
             logs_epoch["time_s"] = time.perf_counter() - start
             history.append(logs_epoch)
             progress.advance(logs_epoch)
@@ -338,7 +348,7 @@ class StopOnPlateau:
         return all(c >= self.n_iter_no_change for c in self.count)
 
 
-@dataclass
+@dataclass(frozen=True)
 class TrainLoop:
     """How FairClassifier optimizes one fit or one stacked curve (built once per fit).
 

@@ -18,11 +18,13 @@ and sensitive attributes to a non-negative scalar, validated eagerly:
   sIPM-LFR's and CFair's, in ``otfair.penalties._representation``);
 * :class:`GroupWassersteinLoss` - AdapFair's group distance of score distributions.
 
-All follow one protocol (:class:`FairnessPenalty`: one ``forward(scores, sensitive,
-labels, features)`` that validates the batch and calls the penalty's ``evaluate(batch)``
-on a :class:`PenaltyBatch`, and declared traits; :class:`LinearPenalty` is the base of
-the linear-notion penalties). Scores are one model's (n,) or a (K, n) block of K
-models on the batch: :func:`penalty_values` is the call of both training loops, and a
+All follow one protocol (:class:`FairnessPenalty`: the call ``penalty(scores, sensitive,
+labels, features)`` returns ``evaluate(check(batch))`` of a :class:`PenaltyBatch`, and a
+penalty with an adversary adds ``adversary_objective(batch)``); what its training needs
+(batches, mixing, solver, adversary step) is its :class:`TrainingPlan`, which the
+penalty object hands to the estimator. :class:`LinearPenalty` is the base of the
+linear-notion penalties. Scores are one model's (n,) or a (K, n) block of K models on
+the batch: :class:`PenaltyStack` is the call of the training loops, and a
 ``batchable`` penalty computes the block at once. Linear notions (PDP, PEO; several and
 continuous attributes) are described by :class:`otfair.notions.LinearConstraints`,
 fitted on the training set.
@@ -71,16 +73,19 @@ from otfair.penalties._base import (
     LinearPenalty,
     PenaltyBatch,
     PenaltyObject,
+    PenaltyStack,
+    TrainingPlan,
     as_penalty_object,
-    penalty_values,
 )
 from otfair.penalties._critics import JointCriticPenalty, JointDiscriminatorPenalty
 from otfair.penalties._fairtorch import FairTorchDemographicParity, FairTorchDP
 from otfair.penalties._ftm import FTM, MatchedDemographicParity
 from otfair.penalties._gap import GapPenalty, GapReg
 from otfair.penalties._group_wasserstein import GroupWassersteinLoss
+from otfair.penalties._legacy import penalty_values
 from otfair.penalties._norm import Norm, NormPenalty
 from otfair.penalties._otf import OTF, OTFPenalty
+from otfair.penalties._plan import BatchSchedule, BatchScheme, FitRows, TrainBatch
 from otfair.penalties._registry import (
     Penalty,
     list_penalties,
@@ -104,7 +109,10 @@ __all__ = [
     "as_penalty_object",
     "BarycenterPenalty",
     "FairTorchDemographicParity",
+    "BatchSchedule",
+    "BatchScheme",
     "FairnessPenalty",
+    "FitRows",
     "GapPenalty",
     "GroupWassersteinLoss",
     "JointCriticPenalty",
@@ -115,6 +123,9 @@ __all__ = [
     "NormPenalty",
     "OTFPenalty",
     "PenaltyBatch",
+    "PenaltyStack",
+    "TrainBatch",
+    "TrainingPlan",
     "list_penalties",
     "make_penalty",
     "penalty_notions",

@@ -6,6 +6,7 @@ builds :class:`AdversaryPenalty`.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any, ClassVar
 
@@ -14,8 +15,8 @@ from torch import nn
 from torch.nn import functional as F
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
-from otfair.penalties._checks import check_binary_groups, check_labels, check_scores
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject, TrainingPlan
+from otfair.penalties._checks import check_binary_groups
 from otfair.utils._constraints import positive_int, positive_real
 
 _LOGIT_CLAMP = 1e-6
@@ -33,6 +34,9 @@ class Adversary(PenaltyObject):
     """
 
     name = "adv"
+    #: the lab's sweep: the FTM paper's Table 7 for the adversary, extended to 100
+    paper_strengths = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5,
+                       2.0, 3.0, 5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0)  # fmt: skip
     notions = ("dp", "eo")
     training_settings = ("lr",)
 
@@ -49,6 +53,10 @@ class Adversary(PenaltyObject):
         """``lr`` when set, else the classifier's learning rate ``default``."""
         return float(self.lr or default)
 
+    def training_plan(self, penalty: FairnessPenalty) -> TrainingPlan:
+        """Return the penalty's plan with the adversary's learning rate ``lr``."""
+        return dataclasses.replace(penalty.plan, adversary_lr=self.lr)
+
     def make(self, notion: Notion) -> AdversaryPenalty:
         """Return :class:`AdversaryPenalty` for ``notion`` (DP or EO)."""
         return AdversaryPenalty(notion=notion, **self.factory_options())
@@ -59,7 +67,8 @@ class AdversaryPenalty(FairnessPenalty):
 
     The adversary :math:`a_\theta` reads the predictor's logit (and the label for
     ``notion="eo"``) and outputs :math:`P(S=1)`. Its own loss (minimized by its own
-    optimizer, see :meth:`~otfair.penalties.FairnessPenalty.adversary_loss`) is the cross-entropy
+    optimizer, see :meth:`~otfair.penalties.FairnessPenalty.adversary_objective`) is the
+    cross-entropy
     :math:`L_A = \mathrm{CE}(s, a_\theta(\mathrm{logit}\,h))`. The penalty seen by the
     predictor is how much better than a constant guess the adversary does:
 
@@ -76,7 +85,7 @@ class AdversaryPenalty(FairnessPenalty):
 
     The estimator alternates: one predictor step on ``CE + lambda * Adv`` (adversary
     frozen), then one adversary step on
-    :meth:`~otfair.penalties.FairnessPenalty.adversary_loss` with detached scores.
+    :meth:`~otfair.penalties.FairnessPenalty.adversary_objective` with detached scores.
 
     Parameters
     ----------
@@ -88,7 +97,7 @@ class AdversaryPenalty(FairnessPenalty):
     Shapes: ``scores`` (n,), ``sensitive`` (n,) binary 0/1, ``labels`` (n,) for "eo".
     """
 
-    has_adversary = True
+    plan = TrainingPlan(full_batch=False, adversary=True)
 
     def __init__(self, hidden: int = 32, notion: str | Notion = "dp") -> None:
         super().__init__()
@@ -101,44 +110,34 @@ class AdversaryPenalty(FairnessPenalty):
             nn.Linear(n_in, int(hidden)), nn.ReLU(), nn.Linear(int(hidden), 1)
         )
 
-    def _adversary_ce(
-        self, batch: PenaltyBatch, checked: bool
-    ) -> tuple[torch.Tensor, torch.Tensor]:
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check the batch: one binary attribute, both groups present (and labels)."""
+        batch = super().check(batch)
+        in1 = check_binary_groups(batch.sensitive, batch.scores.shape[0])[1]
+        return batch._replace(sensitive=in1.to(torch.int64))
+
+    def _adversary_ce(self, batch: PenaltyBatch) -> tuple[torch.Tensor, torch.Tensor]:
         """Return the adversary's cross-entropy and the batch's group-1 share.
 
-        ``checked=False`` (the engine's calls): ``scores`` (n,), ``sensitive`` 0/1
-        codes (n,), binary ``labels``, as the engine validated them once per fit.
+        ``scores`` (n,), ``sensitive`` 0/1 codes (n,), binary ``labels`` (a checked
+        batch, or one of the engine, which validated the training set once per fit).
         """
-        scores, sensitive, labels = batch.scores, batch.sensitive, batch.labels
-        if checked:
-            scores = check_scores(scores)
-            in1 = check_binary_groups(sensitive, scores.shape[0])[1]
-        else:
-            in1 = sensitive == 1
+        scores, labels = batch.scores, batch.labels
         logit = torch.logit(scores.clamp(_LOGIT_CLAMP, 1 - _LOGIT_CLAMP))[:, None]
         if self.requires_labels:
-            labels = check_labels(labels, scores.shape[0]) if checked else labels
             assert labels is not None  # a label notion's batch has labels
             logit = torch.cat([logit, labels[:, None].to(logit)], dim=1)
-        target = in1.to(scores.dtype)
+        target = (batch.sensitive == 1).to(scores.dtype)
         ce = F.binary_cross_entropy_with_logits(self.adversary(logit)[:, 0], target)
         return ce, target.mean()
 
-    def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
+    def adversary_objective(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return the adversary's cross-entropy (what its optimizer minimizes)."""
-        return self._adversary_ce(batch, checked=True)[0]
-
-    def evaluate_adversary_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Return the adversary's cross-entropy on a well-formed batch (the engine's call)."""
-        return self._adversary_ce(batch, checked=False)[0]
+        return self._adversary_ce(batch)[0]
 
     def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
         """Return ``max(H(share) - CE_adversary, 0)`` (0-dim tensor)."""
-        return self._penalty(*self._adversary_ce(batch, checked=True))
-
-    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """:meth:`evaluate` on a well-formed batch of one model's (n,) scores."""
-        return self._penalty(*self._adversary_ce(batch, checked=False))
+        return self._penalty(*self._adversary_ce(batch))
 
     @staticmethod
     def _penalty(ce: torch.Tensor, share: torch.Tensor) -> torch.Tensor:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import torch
 
 from otfair.notions import Notion
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject, TrainingPlan
 from otfair.penalties._checks import check_binary_groups
+from otfair.penalties._plan import OTF_ALPHAS
 
 
 class Barycenter(PenaltyObject):
@@ -16,6 +17,7 @@ class Barycenter(PenaltyObject):
     """
 
     name = "barycenter"
+    paper_strengths = OTF_ALPHAS
     notions = ("dp",)
 
     def make(self, notion: Notion) -> BarycenterPenalty:
@@ -44,15 +46,16 @@ class BarycenterPenalty(FairnessPenalty):
     Cost: one sort per group, O(n log n); differentiable through sort/gather.
     """
 
-    default_mixing = "convex"
+    plan = TrainingPlan(mixing="convex")
+
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check the batch: one binary attribute, both groups present."""
+        batch = super().check(batch)
+        in1 = check_binary_groups(batch.sensitive, batch.scores.shape[0])[1]
+        return batch._replace(sensitive=in1.to(torch.int64))
 
     def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Return the barycenter penalty (0-dim tensor) of a checked batch."""
-        masks = check_binary_groups(batch.sensitive, batch.scores.shape[0])
-        return self._barycenter(batch.scores, masks)
-
-    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Unchecked value of one model's (n,) scores (``sensitive``: 0/1 codes (n,))."""
+        """Return the penalty of one model's (n,) scores (``sensitive``: 0/1 codes (n,))."""
         in1 = batch.sensitive == 1
         return self._barycenter(batch.scores, (~in1, in1))
 

@@ -1,12 +1,17 @@
-"""The protocol of every fairness penalty, its linear-notion base and the penalty objects.
+"""The protocol of every fairness penalty, its training plan and the penalty objects.
 
-:class:`FairnessPenalty` maps the scores of one batch to its value: scores of shape (n,)
-(one model: a 0-dim value) or a (K, n) block (K models of a stacked curve,
-:class:`otfair.models.StackedMLP`: K values). Both trainers call :func:`penalty_values`.
-A ``batchable`` penalty (Norm, GapReg, MDP, OTF, FairTorch) evaluates the block in one
-call with the formula of one vector (``scores @ c`` is both) and keeps per-model state
-per row (OTF's warm starts); others go row by row. :class:`LinearPenalty` is the base of
-the linear-notion penalties. A :class:`PenaltyObject` holds a penalty's settings and
+A :class:`FairnessPenalty` is evaluated by one call: ``penalty(scores, sensitive,
+labels=None, features=None)`` checks the batch (:meth:`~FairnessPenalty.check`) and
+returns :meth:`~FairnessPenalty.evaluate` of it; the training engine, which validated
+the training set once, calls :meth:`~FairnessPenalty.evaluate` itself. A penalty with
+an adversary adds :meth:`~FairnessPenalty.adversary_objective`. Everything else its
+training needs (how batches are drawn, how the penalty joins the cross-entropy, whether
+a full-batch solver suits its cost, the adversary's step) is its :class:`TrainingPlan`,
+which the penalty object hands to the estimator (:meth:`PenaltyObject.training_plan`):
+the estimator reads the plan, never a penalty's trait or name. :class:`PenaltyStack`
+evaluates the K penalties of a stacked curve on a (K, n) block of scores.
+:class:`LinearPenalty` is the base of the linear-notion penalties. A
+:class:`PenaltyObject` holds a penalty's settings, its default strength grids and
 builds its torch penalty; :func:`as_penalty_object` resolves a name through
 :data:`PENALTY_OBJECTS`. A fit enters this module and its penalty's own module only.
 """
@@ -14,9 +19,10 @@ builds its torch penalty; :func:`as_penalty_object` resolves a name through
 from __future__ import annotations
 
 import abc
+import dataclasses
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any, ClassVar, NamedTuple, cast
+from typing import Any, ClassVar, NamedTuple
 
 import torch
 from sklearn.utils._param_validation import validate_parameter_constraints
@@ -24,57 +30,103 @@ from torch import nn
 
 from otfair.notions import LinearConstraints, Notion, as_notion
 from otfair.penalties._checks import check_labels, check_scores
+from otfair.penalties._legacy import LegacyEvaluation, bind
+from otfair.penalties._plan import BatchScheme, StrengthGrids
 
 
 class PenaltyBatch(NamedTuple):
-    """One batch as a penalty sees it (see :class:`FairnessPenalty` for the shapes)."""
+    """One batch as a penalty sees it (see :class:`FairnessPenalty` for the shapes).
+
+    ``constraints`` is the batch's slice (d_F, n) of the training set's constraint
+    matrix ``G`` (linear penalties; built from ``sensitive`` when absent) and ``cache``
+    a dict the engine keeps for this batch across epochs (fixed batches), where a
+    penalty may store the batch's data work (OTF's class-reduced cost).
+    """
 
     scores: torch.Tensor
-    sensitive: torch.Tensor
+    sensitive: torch.Tensor  # (a constraint penalty reads ``constraints`` instead)
     labels: torch.Tensor | None = None
     features: torch.Tensor | None = None
+    constraints: torch.Tensor | None = None
+    cache: dict[Any, Any] | None = None
 
 
-class FairnessPenalty(nn.Module, abc.ABC):
+@dataclasses.dataclass(frozen=True)
+class TrainingPlan:
+    """Everything the training of one penalty needs, as its penalty object hands it over.
+
+    Attributes
+    ----------
+    mixing : {"additive", "convex"}
+        How the penalty joins the cross-entropy under ``mixing="auto"``: ``"convex"``
+        ``(1 - a) CE + a R`` (OTF paper Eq. 13) or ``"additive"`` ``CE + a R`` (FTM paper
+        Eq. 7), as in the penalty's paper.
+    full_batch : bool
+        Whether its cost suits a full-batch quasi-Newton solver (``solver="auto"`` picks
+        L-BFGS for the logistic model); ``False`` for OTF, whose class-reduced cost is
+        quadratic in the rows and cheap on batches only.
+    fixed_batches : bool
+        ``fixed_batches="auto"``: keep the first epoch's batches (the penalty keeps
+        per-batch data work in their caches: OTF).
+    constraints : bool
+        The batch's ``sensitive`` is the notion's constraint matrix ``G`` (built once per
+        fit, sliced per batch) and its ``features`` the model inputs (linear penalties);
+        otherwise the 0/1 codes of two groups.
+    batches : BatchScheme or None
+        The penalty's own batches (FTM's matched pairs); ``None``: the engine's
+        stratified batches. A penalty with its own batches needs the groups at any
+        strength and is refused by L-BFGS.
+    adversary : bool
+        The penalty has an adversary, trained by its own Adam on
+        :meth:`FairnessPenalty.adversary_objective` after each model step (refused by
+        L-BFGS).
+    adversary_lr : float or None
+        The adversary's learning rate (``None``: the classifier's).
+    """
+
+    mixing: str = "additive"
+    full_batch: bool = True
+    fixed_batches: bool = False
+    constraints: bool = False
+    batches: BatchScheme | None = None
+    adversary: bool = False
+    adversary_lr: float | None = None
+
+    def needs_batches(self) -> str | None:
+        """Why the penalty cannot train on the full batch (``None``: it can)."""
+        if self.batches is not None:
+            return "its own batches (matched pairs)"
+        return "an adversary" if self.adversary else None
+
+
+class FairnessPenalty(LegacyEvaluation, nn.Module, abc.ABC):
     """A fairness penalty: a non-negative, differentiable function of batch scores.
 
-    The one protocol of every fairness loss in otfair. A penalty is called as
-    ``penalty(scores, sensitive, labels=None, features=None)`` and returns a 0-dim
-    tensor. Inputs are validated eagerly so that a malformed batch raises a
-    ``ValueError`` naming the argument instead of a torch traceback; the training engine,
-    which validated the whole training set once, calls the unchecked :meth:`value`.
-    Both are template methods: a penalty implements :meth:`evaluate` on a
-    :class:`PenaltyBatch` (and :meth:`evaluate_unchecked` when its bare formula is
-    cheaper than the checked one); ``forward`` may still be overridden instead.
+    The one protocol of every fairness loss in otfair, in two methods and a call:
 
-    Declared traits (class attributes, read by the training engine instead of
-    ``isinstance`` branches; the table of ``docs/extending.md`` says what each does):
+    - :meth:`evaluate` (``batch`` -> value): the penalty's formula on a well-formed
+      :class:`PenaltyBatch` (what the training engine calls: it validated the training
+      set once);
+    - :meth:`check` (``batch`` -> batch): the batch's checks, raising ``ValueError``
+      naming the argument instead of a torch traceback (default: ``scores`` finite
+      probabilities, ``labels`` binary when ``requires_labels``);
+    - ``penalty(scores, sensitive, labels=None, features=None)`` returns
+      ``evaluate(check(batch))``: a 0-dim tensor.
 
-    - ``requires_labels``: the batch labels must be passed (label-conditioned notions);
-    - ``requires_features``: the batch features must be passed (OTF's transport cost);
-    - ``requires_pairs``: batches are matched group pairs (FTM): ``scores`` = the
-      group-0 batch followed by its partners in group 1, in matched order;
-    - ``requires_binary_groups``: ``sensitive`` is one binary attribute coded 0/1;
-      otherwise several or continuous numeric columns (linear notions);
-    - ``linear``: evaluated on a batch slice of the constraint matrix ``G`` by
-      ``from_matrix(scores, G, features)`` (``G`` built once per fit from
-      ``penalty.constraints``);
-    - ``has_adversary``: owns parameters trained by their own optimizer on
-      :meth:`adversary_loss` after each predictor step;
-    - ``default_mixing``: ``"convex"`` (``(1 - alpha) CE + alpha R``, OTF paper Eq. 13)
-      or ``"additive"`` (``CE + lambda R``, FTM paper Eq. 7), as in the penalty's paper;
-    - ``batchable``: :meth:`value` of a (K, n) block of K models' scores is one batched
-      evaluation of the single-vector formula, per-model state kept per row, so the K
-      models of a curve share one instance (default ``False``: row by row);
-    - ``keeps_batch_work``: keeps per-batch data work in the cache the engine passes for
-      fixed batches (OTF: the class-reduced cost; ``fixed_batches="auto"`` fixes them).
+    A penalty with an adversary adds :meth:`adversary_objective`. What its training
+    needs is its :class:`TrainingPlan` (the class attribute ``plan``). Two traits stay
+    on the penalty itself: ``requires_labels`` (the notion reads the labels) and
+    ``batchable`` (:meth:`evaluate` of a (K, n) block of K models' scores is one
+    batched evaluation of the single-vector formula, per-model state kept per row, so
+    the K models of a curve share one instance; default ``False``: row by row,
+    :class:`PenaltyStack`).
 
     Penalties built from training-set statistics (the linear notions' ``G``) compute
     them in :meth:`fit`, called once per estimator fit; the default does nothing.
 
     Notes
     -----
-    Shapes of the arguments of :meth:`forward`:
+    Shapes of the arguments of the call:
 
     - ``scores``: (n,) or (n, 1), probabilities of the positive class, in [0, 1];
     - ``sensitive``: (n,) or (n, k), group codes (0/1) for group-based penalties;
@@ -85,14 +137,8 @@ class FairnessPenalty(nn.Module, abc.ABC):
     """
 
     requires_labels: bool = False
-    requires_features: bool = False
-    requires_pairs: bool = False
-    requires_binary_groups: bool = True
-    linear: bool = False
-    has_adversary: bool = False
-    default_mixing: str = "additive"
     batchable: bool = False
-    keeps_batch_work: bool = False
+    plan: ClassVar[TrainingPlan] = TrainingPlan()
 
     def fit(self, sensitive: Any, labels: Any = None) -> FairnessPenalty:
         """Fit training-set statistics (default: nothing to fit); returns ``self``."""
@@ -105,137 +151,54 @@ class FairnessPenalty(nn.Module, abc.ABC):
         labels: torch.Tensor | None = None,
         features: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Validate the batch and return the penalty value (a 0-dim tensor, >= 0).
+        """Check the batch and return the penalty value (a 0-dim tensor, >= 0)."""
+        return self.evaluate(self.check(PenaltyBatch(scores, sensitive, labels, features)))
 
-        The template of every penalty: the checks common to all (``scores`` finite
-        probabilities, ``labels`` binary when ``requires_labels``) run here once,
-        then :meth:`evaluate` computes the penalty on the checked :class:`PenaltyBatch`.
-        A subclass implements :meth:`evaluate` (and optionally the unchecked fast path
-        :meth:`evaluate_unchecked`); overriding ``forward`` itself still works.
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Return the checked batch (``ValueError`` naming a malformed argument).
+
+        The checks common to all penalties: ``scores`` finite probabilities, ``labels``
+        binary when ``requires_labels``. A penalty adds its own (both groups present,
+        constraint shapes) and may normalize the batch (group codes).
         """
-        scores = check_scores(scores)
-        if self.requires_labels:
-            labels = check_labels(labels, scores.shape[0])
-        return self.evaluate(PenaltyBatch(scores, sensitive, labels, features))
+        scores = check_scores(batch.scores)
+        labels = check_labels(batch.labels, scores.shape[0]) if self.requires_labels else None
+        return batch._replace(scores=scores, labels=labels if labels is not None else batch.labels)
 
     def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Penalty of a batch whose scores (and labels) :meth:`forward` checked.
+        """Return the penalty of a well-formed batch: 0-dim for (n,) scores, (K,) for a block.
 
-        Checks specific to the penalty (both groups present, constraint shapes) belong
-        here and raise ``ValueError`` naming the argument.
+        A penalty that overrides ``forward`` only (the protocol before this one) is
+        evaluated through it, row by row.
         """
-        raise NotImplementedError(
-            f"{type(self).__name__} must implement `evaluate(batch)` or override `forward`."
-        )
+        if type(self).forward is FairnessPenalty.forward:
+            raise NotImplementedError(f"{type(self).__name__} must implement `evaluate(batch)`.")
+        rows = [batch.scores] if batch.scores.dim() == 1 else list(batch.scores)
+        args = (batch.sensitive, batch.labels, batch.features)
+        values = torch.stack([self(h, *args) for h in rows])
+        return values[0] if batch.scores.dim() == 1 else values
 
-    def value(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Penalty value *without* the input checks of :meth:`forward`.
+    def adversary_objective(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the loss the penalty's adversary minimizes, on a batch of detached scores.
 
-        For training loops that validated the whole training set once per fit and
-        guarantee well-formed batches (probabilities, both groups present): at ~2 ms
-        steps the per-call checks (finite, range, group codes) cost several percent of a
-        step. ``scores`` of shape (n,) give a 0-dim value; a (K, n) block (K models on
-        this batch) gives K values: one :meth:`evaluate_unchecked` call on the block for
-        a ``batchable`` penalty, otherwise one per row (:meth:`evaluate_rows`).
+        Only a penalty whose plan has an ``adversary``; the engine steps the adversary's
+        own optimizer on it after each model step.
         """
-        batch = PenaltyBatch(scores, sensitive, labels, features)
-        if scores.dim() == 2 and not self.batchable:
-            return self.evaluate_rows(batch)
-        return self.evaluate_unchecked(batch)
-
-    def evaluate_rows(self, batch: PenaltyBatch) -> torch.Tensor:
-        """K values of a (K, n) block, one :meth:`evaluate_unchecked` call per row."""
-        rows = [self.evaluate_unchecked(batch._replace(scores=h)) for h in batch.scores]
-        return torch.stack(rows)
-
-    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Bare formula on a well-formed batch; the default validates (calls ``forward``).
-
-        A (K, n) block (K models of a curve, a ``batchable`` penalty) goes to
-        :meth:`evaluate` directly, whose formula serves both shapes (the engine checked
-        the data once; ``forward``'s checks are for one score vector); a penalty that
-        overrides ``forward`` only is evaluated row by row.
-        """
-        if batch.scores.dim() == 2:
-            if type(self).evaluate is not FairnessPenalty.evaluate:
-                return self.evaluate(batch)
-            return self.evaluate_rows(batch)
-        return self(batch.scores, batch.sensitive, batch.labels, batch.features)
-
-    def adversary_loss(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        *,
-        checked: bool = True,
-    ) -> torch.Tensor:
-        """Loss of the penalty's own adversary (only when ``has_adversary``).
-
-        What the adversary's optimizer minimizes after each predictor step, on detached
-        scores (the adversary's step does not move the predictor): :meth:`evaluate_adversary`
-        (``checked=False``, the engine's call: :meth:`evaluate_adversary_unchecked`).
-        """
-        if not self.has_adversary:
-            raise NotImplementedError(f"{type(self).__name__} has no adversary.")
-        batch = PenaltyBatch(scores.detach(), sensitive, labels)
-        if checked:
-            return self.evaluate_adversary(batch)
-        return self.evaluate_adversary_unchecked(batch)
-
-    def evaluate_adversary(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Adversary's loss on a batch with detached scores (penalties with an adversary)."""
         raise NotImplementedError(f"{type(self).__name__} has no adversary.")
 
-    def evaluate_adversary_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Adversary's loss on a well-formed batch (default: :meth:`evaluate_adversary`)."""
-        return self.evaluate_adversary(batch)
 
+class PenaltyStack:
+    """The penalties of K stacked models, evaluated as one (both trainers' call).
 
-def penalty_values(
-    penalties: FairnessPenalty | Sequence[FairnessPenalty],
-    scores: torch.Tensor,
-    sensitive: torch.Tensor | None,
-    labels: torch.Tensor | None = None,
-    features: torch.Tensor | None = None,
-    *,
-    G: torch.Tensor | None = None,
-    cache: dict[Any, Any] | None = None,
-) -> torch.Tensor:
-    """Unchecked penalty value(s) of one batch: what both training loops call.
-
-    Parameters
-    ----------
-    penalties : FairnessPenalty or sequence of FairnessPenalty
-        The penalty, or one instance per model of a curve (all of one class, configured
-        alike). A ``batchable`` penalty evaluates the whole block on the first instance
-        (it keeps per-model state per row); otherwise instance ``k`` evaluates row ``k``
-        (its own state: an adversary's parameters).
-    scores : tensor of shape (n,) or (K, n)
-        Probabilities of one model (0-dim result) or of K models (result of shape (K,)).
-    sensitive, labels, features : tensors, optional
-        The batch, as in :meth:`FairnessPenalty.value`.
-    G : tensor of shape (d_F, n), optional
-        The batch slice of the constraint matrix of a linear penalty: then
-        ``from_matrix(scores, G, features)`` is called (``sensitive`` is unused).
-    cache : dict, optional
-        Kept by the caller for this batch across epochs (fixed batches): a linear
-        penalty may store the batch's data work in it (OTF: the class-reduced cost).
-
-    Returns
-    -------
-    torch.Tensor
-        0-dim for ``scores`` (n,), shape (K,) for (K, n).
+    ``penalties``: one instance per model of a curve (all of one class, configured
+    alike), or one instance for all. A ``batchable`` penalty evaluates a (K, n) block of
+    scores on the first instance (it keeps per-model state per row); otherwise instance
+    ``k`` evaluates row ``k`` (its own state: an adversary's parameters).
     """
-    if isinstance(penalties, FairnessPenalty):  # one instance: the single fit's call
-        first, own = penalties, None
-    else:
+
+    def __init__(self, penalties: FairnessPenalty | Sequence[FairnessPenalty]) -> None:
+        if isinstance(penalties, FairnessPenalty):
+            penalties = [penalties]
         if not penalties:
             raise ValueError("`penalties` must hold at least one penalty.")
         kinds = {type(p) for p in penalties}
@@ -243,39 +206,42 @@ def penalty_values(
             raise ValueError(
                 f"`penalties` must be of one class; got {sorted(k.__name__ for k in kinds)}."
             )
-        first, own = penalties[0], (penalties if len(penalties) > 1 else None)
-    if scores.dim() not in (1, 2) or (
-        own is not None and (scores.dim() != 2 or scores.shape[0] != len(own))
-    ):
-        n_rows = 1 if own is None else len(own)
-        raise ValueError(
-            f"`scores` must have shape (n,) or (K, n) with K = {n_rows} (one row per penalty "
-            f"instance); got {tuple(scores.shape)}."
-        )
-    if scores.dim() == 2 and not first.batchable:
-        own = own or [first] * scores.shape[0]
-        pairs = zip(own, scores, strict=True)
-        return torch.stack([_value(p, h, sensitive, labels, features, G, cache) for p, h in pairs])
-    return _value(first, scores, sensitive, labels, features, G, cache)
+        self.penalties = list(penalties)
+
+    def _rows(self, scores: torch.Tensor) -> list[FairnessPenalty]:
+        own = self.penalties
+        if scores.dim() not in (1, 2) or (
+            len(own) > 1 and (scores.dim() != 2 or scores.shape[0] != len(own))
+        ):
+            raise ValueError(
+                f"`scores` must have shape (n,) or (K, n) with K = {len(own)} (one row per "
+                f"penalty instance); got {tuple(scores.shape)}."
+            )
+        return own if len(own) > 1 else own * (1 if scores.dim() == 1 else scores.shape[0])
+
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Unchecked value(s): 0-dim for (n,) scores, shape (K,) for a (K, n) block."""
+        scores = batch.scores
+        rows = self._rows(scores)
+        if scores.dim() == 1 or rows[0].batchable:
+            return rows[0].evaluate(batch)
+        pairs = zip(rows, scores, strict=True)
+        return torch.stack([p.evaluate(batch._replace(scores=h)) for p, h in pairs])
+
+    def adversary_objective(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the adversaries' summed losses on detached scores (nothing couples them)."""
+        scores = batch.scores.detach()
+        rows = [scores] if scores.dim() == 1 else list(scores)
+        pairs = zip(self._rows(scores), rows, strict=True)
+        losses = [p.adversary_objective(batch._replace(scores=h)) for p, h in pairs]
+        return torch.stack(losses).sum() if len(losses) > 1 else losses[0]
+
+    def parameters(self) -> list[nn.Parameter]:
+        """Return the parameters of every instance (an adversary's)."""
+        return [p for penalty in self.penalties for p in penalty.parameters()]
 
 
-def _value(
-    penalty: FairnessPenalty,
-    scores: torch.Tensor,
-    sensitive: torch.Tensor | None,
-    labels: torch.Tensor | None,
-    features: torch.Tensor | None,
-    G: torch.Tensor | None,
-    cache: dict[Any, Any] | None,
-) -> torch.Tensor:
-    """One penalty's unchecked value: ``from_matrix`` on ``G`` (linear) or ``value``."""
-    if G is not None and penalty.linear:
-        linear = cast(LinearPenalty, penalty)  # the `linear` penalties are LinearPenalty
-        if cache is None:
-            return linear.from_matrix(scores, G, features)
-        return linear.from_matrix(scores, G, features, cache=cache)
-    assert sensitive is not None  # only the constraint matrix G stands in for it
-    return penalty.value(scores, sensitive, labels, features)
+bind(PenaltyBatch=PenaltyBatch, PenaltyStack=PenaltyStack)
 
 
 class LinearPenalty(FairnessPenalty):
@@ -296,9 +262,7 @@ class LinearPenalty(FairnessPenalty):
         fitted on the training set by :meth:`fit` unless already fitted.
     """
 
-    requires_binary_groups = False
-    linear = True
-    default_mixing = "convex"
+    plan = TrainingPlan(mixing="convex", constraints=True)
 
     def __init__(self, constraints: LinearConstraints) -> None:
         super().__init__()
@@ -316,8 +280,9 @@ class LinearPenalty(FairnessPenalty):
             self.constraints.fit(sensitive, labels)
         return self
 
-    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Build the batch's ``G`` (d_F, n) and return :meth:`from_matrix`."""
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check the batch and build its ``G`` (d_F, n) from the sensitive attributes."""
+        batch = super().check(batch)
         scores = batch.scores
         G = self.constraints.matrix(
             batch.sensitive, batch.labels, device=scores.device, dtype=scores.dtype
@@ -326,7 +291,24 @@ class LinearPenalty(FairnessPenalty):
             raise ValueError(
                 f"`sensitive` has {G.shape[1]} rows but `scores` has {scores.shape[0]}."
             )
-        return self.from_matrix(scores, G, batch.features)
+        return batch._replace(constraints=G)
+
+    def matrix(self, sensitive: Any, labels: Any, device: Any = None) -> torch.Tensor:
+        """Return the constraint matrix ``G`` (d_F, n) of the fitted notion on these rows.
+
+        What the training slices per batch (its plan has ``constraints``).
+        """
+        return self.constraints.matrix(sensitive, labels, device=device)
+
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """:meth:`from_matrix` of the batch's ``G`` (built from ``sensitive`` when absent)."""
+        G = batch.constraints
+        if G is None:
+            G = self.check(batch).constraints
+            assert G is not None  # check builds it
+        if batch.cache is None:
+            return self.from_matrix(batch.scores, G, batch.features)
+        return self.from_matrix(batch.scores, G, batch.features, cache=batch.cache)
 
     @abc.abstractmethod
     def from_matrix(
@@ -344,7 +326,7 @@ class LinearPenalty(FairnessPenalty):
         """
 
 
-class PenaltyObject:
+class PenaltyObject(StrengthGrids):
     """A penalty's settings, cloneable: what ``FairClassifier(penalty=...)`` takes.
 
     Like fairlearn's ``constraints=`` objects, it holds nothing of the data: each fit
@@ -407,16 +389,13 @@ class PenaltyObject:
         """Learning rate of the penalty's adversary (default: the classifier's, ``default``)."""
         return float(default)
 
-    def matched_batches(self, X: Any, y: Any, groups: Any, batch_size: int) -> Any:
-        """Return the pairings ``(P, 2, m)``, the group shares and the steps per epoch (FTM).
+    def training_plan(self, penalty: FairnessPenalty) -> TrainingPlan:
+        """Return the plan of training ``penalty`` (built by this object): its class's.
 
-        Only an object whose penalty trains on matched batches (``requires_pairs``) has them.
+        An object whose settings shape the training adds them (FTM: its matched
+        batches; Adversary: its learning rate).
         """
-        raise ValueError(
-            f"{type(self).__name__}({self.name!r}) builds a penalty that trains on matched "
-            "batches (requires_pairs) but supplies none; use a penalty object with "
-            "matched_batches (otfair.penalties.FTM)."
-        )
+        return penalty.plan
 
     def make(self, notion: Notion) -> FairnessPenalty:
         """Return the torch penalty for ``notion`` (one :meth:`build` checked it serves it)."""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
+from typing import ClassVar
 
 import torch
 import torch.nn.functional as F
@@ -28,6 +29,11 @@ class _JointAdversaryPenalty(RepresentationAdversary):
     """An adversary network ``f(Z, Y)`` (``JointAdversary(latent_dim, hidden)``) on ``(Z, Y)``."""
 
     requires_labels = True
+    #: FairnessCV's default grid of the strength lambda of MSE + lambda adversary (CENet,
+    #: WassersteinNet): half-decades to 100
+    strength_grids: ClassVar[dict[str, tuple[float, ...]]] = {
+        "additive": (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+    }
 
     def __init__(self, latent_dim: int, hidden: Sequence[int] = (60,)) -> None:
         super().__init__()

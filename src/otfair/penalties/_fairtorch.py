@@ -31,6 +31,10 @@ class FairTorchDP(PenaltyObject):
     """
 
     name = "fairtorch-dp"
+    #: the lab's sweep: FTM paper App. D.2, Table 7, the "Reduction" row (the multiplier
+    #: of FairTorch's DemographicParityLoss)
+    paper_strengths = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 20.0, 30.0, 40.0, 50.0,
+                       60.0, 80.0, 100.0, 150.0, 200.0, 300.0, 500.0)  # fmt: skip
     notions = ("dp",)
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
@@ -113,16 +117,14 @@ class FairTorchDemographicParity(FairnessPenalty):
             raise ValueError(f"`rows` must be one of {', '.join(_ROWS)}; got {rows!r}.")
         self.rows = rows
 
-    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Return the penalty of a checked batch (0-dim tensor)."""
-        scores = batch.scores
-        in0, in1 = check_binary_groups(batch.sensitive, scores.shape[0])
-        mu = torch.stack([scores[in0].mean(), scores[in1].mean(), scores.mean()])
-        residuals = torch.relu(self.constraint_matrix(scores.dtype, scores.device) @ mu)
-        return residuals @ residuals
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check the batch: one binary attribute, both groups present."""
+        batch = super().check(batch)
+        in1 = check_binary_groups(batch.sensitive, batch.scores.shape[0])[1]
+        return batch._replace(sensitive=in1.to(torch.int64))
 
-    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        r"""Unchecked value; ``scores`` may also be a (K, n) block (returns K values).
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        r"""Return the penalty; ``scores`` may also be a (K, n) block (returns K values).
 
         The closed forms above as contrasts (no boolean indexing, which syncs a device):
         :math:`\mu_a - \bar\mu = h^\top (1[s = a] / n_a - 1 / n)`.

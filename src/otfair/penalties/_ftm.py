@@ -1,8 +1,9 @@
 """FTM, fairness through matching (Kim et al., TMLR 2024): object, penalty and matchings.
 
 :class:`FTM` holds the settings of the matched batches and builds
-:class:`MatchedDemographicParity`, the matched score gap (§3); the batch pairings and
-their OT matchings (§4) come from :class:`FTMMatchingCache`.
+:class:`MatchedDemographicParity`, the matched score gap (§3); its training plan trains
+it on :class:`MatchedBatches` (FTM's batching lives here only), whose pairings and OT
+matchings (§4) come from :class:`FTMMatchingCache`.
 
 How pairings are drawn
 ----------------------
@@ -22,12 +23,13 @@ function of (training rows, groups, labels for the joint map, m, map, a, seed,
 n_rounds). :class:`FTMMatchingCache` keys it by a SHA-256 hash of exactly these inputs
 and keeps it in memory (and, with ``cache_dir``, on disk as ``.npz``), so every strength
 and model seed of a sweep on the same split reuses it and an FTM training step costs
-about a plain step. The estimator walks through the pool in an order drawn from its own
-``random_state``.
+about a plain step. :class:`MatchedSchedule` walks through the pool in an order drawn
+from the estimator's ``random_state``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import math
 import numbers
@@ -35,6 +37,7 @@ import os
 import tempfile
 import warnings
 from collections import OrderedDict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -43,8 +46,11 @@ import torch
 
 from otfair.notions import Notion, as_notion
 from otfair.ot import joint_cost, match
-from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject, TrainingPlan
 from otfair.penalties._checks import check_scores
+from otfair.penalties._legacy import bind
+from otfair.penalties._plan import FitRows, TrainBatch
+from otfair.utils import set_params_from_init
 from otfair.utils._constraints import (
     Interval,
     StrOptions,
@@ -79,6 +85,10 @@ class FTM(PenaltyObject):
     """
 
     name = "ftm"
+    #: the lab's sweep: FTM paper App. D, Table 7, whole (on Adult, lambda >= 3 collapses
+    #: to the constant predictor, docs/classifiers.md; kept: Dutch's DP 0.01 needs it)
+    paper_strengths = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5,
+                       2.0, 3.0, 5.0, 10.0)  # fmt: skip
     notions = ("dp",)
     notion_hint = "; use matching='joint' to target EO"
     training_settings = (
@@ -90,6 +100,12 @@ class FTM(PenaltyObject):
         "cache_dir",
     )
 
+    matching: str
+    label_weight: float
+    group_batch_size: int
+    n_pairing_rounds: int
+    matching_seed: int
+    cache_dir: str | Path | None
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "matching": [StrOptions({"marginal", "joint"})],
         "label_weight": [non_negative_real()],
@@ -109,37 +125,27 @@ class FTM(PenaltyObject):
         matching_seed: int = 0,
         cache_dir: str | Path | None = None,
     ) -> None:
-        self.matching = matching
-        self.label_weight = label_weight
-        self.group_batch_size = group_batch_size
-        self.n_pairing_rounds = n_pairing_rounds
-        self.matching_seed = matching_seed
-        self.cache_dir = cache_dir
+        set_params_from_init(self, locals())
 
     def matched_batches(
         self, X: np.ndarray, y: np.ndarray, groups: np.ndarray, batch_size: int
     ) -> tuple[np.ndarray, tuple[float, float], int]:
-        """FTM's cached pairings, the group weights and the steps per epoch.
+        """FTM's cached pairings ``(P, 2, m)``, the group weights and the steps per epoch."""
+        return self._scheme().pool(X, y, groups, batch_size)
 
-        The pairings (FTM paper §4.3) come from the matching cache of ``cache_dir``
-        (in memory when None). An epoch takes as many steps as the plain loop,
-        ``ceil(n / batch_size)``: with the learning rate decayed per epoch, the paper
-        code's ``ceil(max(n0, n1) / m)`` gave FTM fewer steps than its unfair baseline
-        and underfit (German at lambda = 0: 0.722 vs 0.75 accuracy over 3 seeds; 0.743
-        with this).
-        """
-        pool = get_cache(self.cache_dir).get(
-            X,
-            groups,
-            y,
-            m=self.group_batch_size,
-            label_weight=None if self.matching == "marginal" else float(self.label_weight),
-            seed=self.matching_seed,
-            n_rounds=self.n_pairing_rounds,
+    def training_plan(self, penalty: FairnessPenalty) -> TrainingPlan:
+        """Return the penalty's plan, on the matched batches these settings describe."""
+        return dataclasses.replace(penalty.plan, batches=self._scheme())
+
+    def _scheme(self) -> MatchedBatches:
+        label_weight = None if self.matching == "marginal" else float(self.label_weight)
+        return MatchedBatches(
+            self.group_batch_size,
+            label_weight,
+            self.matching_seed,
+            self.n_pairing_rounds,
+            self.cache_dir,
         )
-        sizes = np.bincount(groups, minlength=2)
-        steps = math.ceil(sizes.sum() / batch_size)
-        return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
 
     def make(self, notion: Notion) -> MatchedDemographicParity:
         """Return :class:`MatchedDemographicParity` (demographic parity)."""
@@ -158,7 +164,7 @@ class MatchedDemographicParity(FairnessPenalty):
     of group 1 (Kim et al., TMLR 2024, §3.2, Eq. (7); the marginal or joint OT
     map of §4). By Theorem 3.7 of the paper, ``MDP <= delta`` implies ``DP <= delta``
     for any transport map. The matching itself never depends on ``f``, so it is part of
-    the batch (``requires_pairs``: see :class:`otfair.estimators.FTMMatchingCache`); the
+    the batch (its plan draws :class:`MatchedBatches`, :class:`FTMMatchingCache`); the
     notion is DP (the joint map of §4 targets EO through the matching, not the penalty).
 
     Shapes: ``scores`` (2m,) the scores of the group-0 batch followed by those of their
@@ -176,15 +182,18 @@ class MatchedDemographicParity(FairnessPenalty):
     tensor(0.1000)
     """
 
-    requires_pairs = True
     batchable = True
+    #: trained on matched batches (FTM's default settings; an FTM object's own: its
+    #: :meth:`FTM.training_plan`), set below :class:`MatchedBatches`
+    plan: ClassVar[TrainingPlan]
 
     def __init__(self, notion: str | Notion = "dp") -> None:
         super().__init__()
         self.notion = as_notion(notion, allowed=("dp",))
 
-    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Return the MDP value (0-dim tensor)."""
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check the layout ``[group 0; partners]`` (or the deprecated two-vector call)."""
+        batch = super().check(batch)
         scores, sensitive = batch.scores, batch.sensitive
         old_call = isinstance(sensitive, torch.Tensor) and sensitive.is_floating_point()
         if old_call and not bool(((sensitive == 0) | (sensitive == 1)).all()):
@@ -200,7 +209,8 @@ class MatchedDemographicParity(FairnessPenalty):
                     "`scores` and `matched_scores` must have the same shape (one partner "
                     f"per point); got {tuple(scores.shape)} and {tuple(matched.shape)}."
                 )
-            return (scores - matched).abs().mean()
+            codes = torch.cat([torch.zeros_like(scores), torch.ones_like(matched)])
+            return batch._replace(scores=torch.cat([scores, matched]), sensitive=codes)
         codes = torch.as_tensor(sensitive).reshape(-1)
         n = scores.shape[0]
         m = n // 2
@@ -211,16 +221,111 @@ class MatchedDemographicParity(FairnessPenalty):
                 "its partners) with `sensitive` = m zeros then m ones; got "
                 f"{n} scores and sensitive of shape {tuple(codes.shape)}."
             )
-        return self.evaluate_unchecked(PenaltyBatch(scores, codes))
+        return batch._replace(sensitive=codes)
 
-    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Unchecked value on a matched batch laid out as ``[group 0; partners]``.
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the MDP of a matched batch laid out as ``[group 0; partners]``.
 
         ``scores`` (2m,) or a (K, 2m) block of K models (K values, row-wise).
         """
         scores = batch.scores
         m = scores.shape[-1] // 2
         return (scores[..., :m] - scores[..., m:]).abs().mean(dim=-1)
+
+
+@dataclasses.dataclass(frozen=True)
+class MatchedBatches:
+    """FTM's batch scheme: cached OT-matched pairings of equal-size group batches.
+
+    The :attr:`~otfair.penalties.TrainingPlan.batches` of :class:`FTM`'s plan (its
+    settings: ``m = group_batch_size``, ``label_weight`` of the joint map or ``None``
+    for the marginal one, the pairing seed and rounds, the cache directory).
+    """
+
+    m: int = 1024
+    label_weight: float | None = None
+    seed: int = 0
+    n_rounds: int = 2
+    cache_dir: str | Path | None = None
+
+    def pool(
+        self, X: np.ndarray, y: np.ndarray, groups: np.ndarray, batch_size: int
+    ) -> tuple[np.ndarray, tuple[float, float], int]:
+        """FTM's cached pairings ``(P, 2, m)``, the group weights and the steps per epoch.
+
+        The pairings (FTM paper §4.3) come from the matching cache of ``cache_dir``
+        (in memory when None). An epoch takes as many steps as the plain loop,
+        ``ceil(n / batch_size)``: with the learning rate decayed per epoch, the paper
+        code's ``ceil(max(n0, n1) / m)`` gave FTM fewer steps than its unfair baseline
+        and underfit (German at lambda = 0: 0.722 vs 0.75 accuracy over 3 seeds; 0.743
+        with this).
+        """
+        pool = get_cache(self.cache_dir).get(
+            X,
+            groups,
+            y,
+            m=self.m,
+            label_weight=self.label_weight,
+            seed=self.seed,
+            n_rounds=self.n_rounds,
+        )
+        sizes = np.bincount(groups, minlength=2)
+        steps = math.ceil(sizes.sum() / batch_size)
+        return pool, (sizes[0] / sizes.sum(), sizes[1] / sizes.sum()), steps
+
+    def schedule(self, rows: FitRows, rng: np.random.Generator) -> MatchedSchedule:
+        """Gather the pairings' rows once per fit; return the fit's batch schedule."""
+        pool, weights, steps = self.pool(rows.X, rows.y, rows.groups, rows.batch_size)
+        return MatchedSchedule(pool, weights, steps, (rows.Xt, rows.yt), rng)
+
+
+class MatchedSchedule:
+    r"""The matched batches of one fit (Kim et al., TMLR 2024, §4.3, Eq. (7)).
+
+    A step takes one pairing ``(D_0, D_1, pi)`` of the pool (shape (P, 2, m)): its
+    ``2m`` rows laid out as ``[D_0; partners]`` with the group codes ``[0]*m + [1]*m``
+    and the per-row cross-entropy weights :math:`w_s / m`, :math:`w_s = n_s / n` the
+    group proportions of the training set, i.e. the cross-entropy on the two group
+    batches themselves, re-weighted to the population as in the paper's code (an
+    unweighted mean over the ``2m`` points would train on a 50/50 group mix). An epoch
+    is ``steps`` pairings, visited in a random order of ``rng`` reshuffled each time the
+    pool is exhausted; the pairings depend on the data only and are shared by the K
+    models of a curve.
+    """
+
+    name = "FTM"
+
+    def __init__(
+        self,
+        pool: np.ndarray,
+        weights: tuple[float, float],
+        steps: int,
+        data: tuple[torch.Tensor, torch.Tensor],
+        rng: np.random.Generator,
+    ) -> None:
+        X, y = data
+        m = pool.shape[2]
+        index = torch.tensor(pool, dtype=torch.int64, device=X.device).reshape(pool.shape[0], -1)
+        self.X, self.y = X[index], y[index]  # (P, 2m, d), (P, 2m)
+        self.codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(X.device, torch.int64)
+        self.ce_weight = torch.cat(
+            [torch.full((m,), weights[0] / m), torch.full((m,), weights[1] / m)]
+        ).to(device=X.device, dtype=X.dtype)
+        self.steps, self.rng, self.n_pairings = steps, rng, pool.shape[0]
+        self.fitted = {"n_pairings_": self.n_pairings}
+        self._order: list[int] = []
+
+    def epoch(self, epoch: int) -> Iterable[TrainBatch]:
+        """Return the epoch's ``steps`` matched batches."""
+        for _ in range(self.steps):
+            if not self._order:
+                self._order.extend(self.rng.permutation(self.n_pairings).tolist())
+            p = self._order.pop()
+            yield TrainBatch(self.X[p], self.y[p], self.codes, self.ce_weight, 1.0)
+
+
+MatchedDemographicParity.plan = TrainingPlan(full_batch=False, batches=MatchedBatches())
+bind(MatchedBatches=MatchedBatches)  # the old trait `requires_pairs` means these batches
 
 
 _CACHE_VERSION = b"otfair-ftm-pairings-v1"
@@ -378,7 +483,7 @@ class FTMMatchingCache:
         os.replace(tmp, path)  # atomic: concurrent sweeps never read half a file
 
 
-#: Process-wide cache used by estimators without a ``matching_cache_dir``.
+#: Process-wide cache of the pairings of an FTM object without a ``cache_dir``.
 DEFAULT_CACHE = FTMMatchingCache()
 _DIR_CACHES: dict[str, FTMMatchingCache] = {}
 

@@ -18,6 +18,9 @@ class GapReg(PenaltyObject):
     """
 
     name = "gapreg"
+    #: the lab's sweep: the FTM paper's Table 7 for Gap Reg, extended to 100
+    paper_strengths = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 1.8, 2.0,
+                       3.0, 5.0, 10.0, 20.0, 50.0, 100.0)  # fmt: skip
 
     def make(self, notion: Notion) -> GapPenalty:
         """Return :class:`GapPenalty` for ``notion``."""
@@ -61,17 +64,17 @@ class GapPenalty(FairnessPenalty):
         self.notion = as_notion(notion)
         self.requires_labels = self.notion.requires_labels
 
-    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Return the squared mean-score gap (0-dim tensor)."""
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check the batch: both groups present in each of the notion's label cells."""
+        batch = super().check(batch)
         scores, sensitive = batch.scores, batch.sensitive
-        total = scores.new_zeros(())
         for cell in self.notion.cell_masks(batch.labels, scores.shape[0]):
-            _, in1 = check_binary_groups(sensitive[cell], scores[cell].shape[0])
-            total = total + self._gap2(scores[cell], in1)
-        return total
+            check_binary_groups(sensitive[cell], scores[cell].shape[0])
+        in1 = check_binary_groups(sensitive, scores.shape[0])[1]
+        return batch._replace(sensitive=in1.to(torch.int64))
 
-    def evaluate_unchecked(self, batch: PenaltyBatch) -> torch.Tensor:
-        """Unchecked value (see :meth:`FairnessPenalty.value`), as a contrast ``h @ c``.
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the squared mean-score gap(s), as a contrast ``h @ c``.
 
         ``c_i = (1 - s_i) / n_0 - s_i / n_1`` avoids boolean indexing (a device sync);
         a label-conditioned notion multiplies the contrast by each cell's indicator.

@@ -22,12 +22,12 @@ cost :math:`m_{ij} = (r^i_0 - r^j_1)^2` (Algorithm 1, line 10), i.e. :math:`W_2^
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Literal
+from typing import Literal
 
 import torch
 
 from otfair.notions import Notion, as_notion
-from otfair.penalties._base import FairnessPenalty
+from otfair.penalties._base import FairnessPenalty, PenaltyBatch, TrainingPlan
 
 Distance = Literal["w2", "sharp_sinkhorn"]
 
@@ -132,7 +132,7 @@ class GroupWassersteinLoss(FairnessPenalty):
         Entropic regularization of ``"sharp_sinkhorn"``.
     """
 
-    default_mixing = "convex"
+    plan = TrainingPlan(mixing="convex")
 
     def __init__(
         self,
@@ -148,17 +148,17 @@ class GroupWassersteinLoss(FairnessPenalty):
         self.distance = distance
         self.eps = float(eps)
 
-    def forward(
-        self,
-        scores: torch.Tensor,
-        sensitive: torch.Tensor,
-        labels: torch.Tensor | None = None,
-        features: Any = None,
-    ) -> torch.Tensor:
-        """Return the summed group distance of the batch (0-d tensor)."""
-        if self.requires_labels and labels is None:
+    def check(self, batch: PenaltyBatch) -> PenaltyBatch:
+        """Check that a label notion's batch has labels (:func:`fairness_loss` checks the rest)."""
+        if self.requires_labels and batch.labels is None:
             raise ValueError(f"`labels` are required for notion={self.notion.name!r}.")
+        return batch
+
+    def evaluate(self, batch: PenaltyBatch) -> torch.Tensor:
+        """Return the summed group distance of the batch (0-d tensor)."""
+        scores, labels = batch.scores, batch.labels
         y = torch.zeros_like(scores) if labels is None else labels
+        assert batch.sensitive is not None  # the group codes
         return fairness_loss(
-            scores, sensitive, y, notion=self.notion, distance=self.distance, eps=self.eps
+            scores, batch.sensitive, y, notion=self.notion, distance=self.distance, eps=self.eps
         )

@@ -6,6 +6,7 @@ from torch import Tensor
 
 from otfair.notions import LinearConstraints, Notion
 from otfair.penalties._base import LinearPenalty, PenaltyObject
+from otfair.penalties._plan import OTF_ALPHAS
 
 
 class Norm(PenaltyObject):
@@ -15,6 +16,7 @@ class Norm(PenaltyObject):
     """
 
     name = "norm"
+    paper_strengths = OTF_ALPHAS
 
     def make(self, notion: Notion) -> NormPenalty:
         """Return :class:`NormPenalty` on the notion's linear constraints."""

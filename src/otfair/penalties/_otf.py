@@ -13,7 +13,8 @@ import torch
 from torch import Tensor
 
 from otfair.notions import LinearConstraints, Notion
-from otfair.penalties._base import LinearPenalty, PenaltyObject
+from otfair.penalties._base import LinearPenalty, PenaltyObject, TrainingPlan
+from otfair.utils import set_params_from_init
 from otfair.utils._constraints import positive_int, positive_real
 
 if TYPE_CHECKING:
@@ -47,6 +48,20 @@ class OTF(PenaltyObject):
     """
 
     name = "otf"
+    #: (1 - alpha) CE + alpha OTF0: Adult's DP gap falls from 0.20 (alpha 0) through 0.06
+    #: (0.01) to 0.015 (0.1); COMPAS's moves only above alpha = 0.9 and falls below 0.02
+    #: only at 0.997 (a well-trained logistic model)
+    strength_grids = {
+        "convex": (0.0, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 0.3, 0.7, 0.9, 0.97, 0.99, 0.997)
+    }
+    #: the lab's sweep: the converged OTF0 gradient is large (at alpha = 0.1 the PDP on
+    #: Adult is already ~3% of the unfair model's at an AUC cost of ~0.06), so the grid
+    #: spans the trade-off on a log scale (docs/classifiers.md)
+    paper_strengths = (0.001, 0.002, 0.005, 0.01, 0.02)
+    eps: float
+    max_iter: int
+    warm_start: bool
+    tol: float
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "eps": [positive_real()],
         "max_iter": [positive_int()],
@@ -62,10 +77,7 @@ class OTF(PenaltyObject):
         warm_start: bool = _WARM_START,
         tol: float = _TOL,
     ) -> None:
-        self.eps = eps
-        self.max_iter = max_iter
-        self.warm_start = warm_start
-        self.tol = tol
+        set_params_from_init(self, locals())
 
     def make(self, notion: Notion) -> OTFPenalty:
         """Return :class:`OTFPenalty` on the notion's linear constraints."""
@@ -122,9 +134,10 @@ class OTFPenalty(LinearPenalty):
     (n, d). Memory O(n^2) per call.
     """
 
-    requires_features = True
     batchable = True
-    keeps_batch_work = True  # the class-reduced cost of a fixed batch, kept across epochs
+    #: the class-reduced cost of a fixed batch is kept across epochs (fixed batches); it
+    #: is quadratic in the rows, cheap on batches only (no full-batch solver by default)
+    plan = TrainingPlan(mixing="convex", full_batch=False, fixed_batches=True, constraints=True)
 
     def __init__(
         self,

@@ -7,7 +7,7 @@
 
 from otfair.estimators._torch_base import FitQualityWarning
 from otfair.estimators.classification.fair_classifier import FairClassifier
-from otfair.estimators.classification.ftm_matching import FTMMatchingCache
 from otfair.estimators.classification.reduction import ReductionClassifier
+from otfair.penalties._ftm import FTMMatchingCache
 
 __all__ = ["FTMMatchingCache", "FairClassifier", "FitQualityWarning", "ReductionClassifier"]

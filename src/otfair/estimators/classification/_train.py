@@ -1,12 +1,12 @@
-r"""FairClassifier's two batch schemes, for K stacked models (K = 1: a single fit).
+r"""FairClassifier's training, for K stacked models (K = 1: a single fit).
 
 Every fit of :class:`~otfair.estimators.FairClassifier` runs here: a single strength is
 a curve of one model. The K models differ only in the penalty strength :math:`a_k`;
 they share the seed, hence
 the batches, the constraint slices, the OTF costs and FTM's matchings. A step evaluates
 all K models on the batch (:class:`otfair.models.StackedMLP`), their penalties on the
-(K, n) block of scores (:func:`otfair.penalties.penalty_values`, the call of the single
-trainer: a ``batchable`` penalty computes the K values at once), and minimizes
+(K, n) block of scores (:class:`otfair.penalties.PenaltyStack`, which computes the K
+values at once where the penalty's formula serves a block), and minimizes
 
 .. math::
 
@@ -15,7 +15,10 @@ trainer: a ``batchable`` penalty computes the K values at once), and minimizes
 
 whose gradient in model k's parameters is :math:`\nabla L_k` alone; with Adam (an
 elementwise update) one optimizer over the stacked tensors is K separate optimizers.
-Models with :math:`a_k = 0` skip the penalty, as a separate fit does. The loops run on
+Models with :math:`a_k = 0` skip the penalty, as a separate fit does. The batches are
+the engine's stratified ones (:class:`StratifiedBatches`) or the penalty's own, which
+its training plan draws (:attr:`otfair.penalties.TrainingPlan.batches`: FTM's matched
+group batches, with a group-weighted cross-entropy); one step serves both. The loops run on
 the one engine :func:`otfair.estimators._training.run_epochs`, which also makes the
 adversaries' steps (``adv``: one Adam over the K adversaries, their losses summed,
 which is K separate Adams since nothing couples them). Model k of a curve ends where a
@@ -26,10 +29,9 @@ for the logistic model (~1e-8 in probabilities); an MLP drifts further over a fi
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any, cast
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, cast
 
 import numpy as np
 import torch
@@ -46,10 +48,45 @@ from otfair.estimators._training import (
     stratified_batches,
 )
 from otfair.models.stacked import StackedMLP
-from otfair.penalties import penalty_values
+from otfair.penalties import BatchSchedule, PenaltyBatch, PenaltyStack
 
 
-@dataclass
+class _Batch(NamedTuple):
+    """A step's batch: rows, labels, what the penalty reads, CE weights, log weight."""
+
+    X: torch.Tensor
+    y: torch.Tensor
+    s: torch.Tensor | None
+    G: torch.Tensor | None
+    cache: dict | None
+    ce_weight: torch.Tensor | None  # a weighted, summed cross-entropy (None: the mean)
+    penalized: bool  # False: the batch misses a group, the CE alone
+    weight: float
+
+
+@dataclass(frozen=True)
+class StratifiedBatches:
+    """The engine's batch scheme: stratified batches of the training set.
+
+    Attributes
+    ----------
+    batch_size : int
+        Target batch size.
+    fixed : bool
+        Keep the first epoch's batches, visited in a new order every epoch, each with a
+        cache dict the penalty keeps its per-batch data work in (OTF's class-reduced
+        cost); otherwise new batches every epoch.
+    group_codes : ndarray or None
+        The group of each training row: a batch missing a group trains on the
+        cross-entropy alone (the penalties are undefined there).
+    """
+
+    batch_size: int
+    fixed: bool = False
+    group_codes: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
 class TrainingProblem:
     """One fit of K stacked FairClassifier models (K = 1: a single fit), as one value.
 
@@ -64,74 +101,119 @@ class TrainingProblem:
         Training tensors (features, labels, group codes, strata, constraint matrix).
     loop : TrainLoop
         Epochs, optimizer, scheduler, batch generator, verbosity.
-    strengths : list of float
+    strengths : tuple of float
         The strength of each model.
-    penalties : list or None
-        Plain scheme: one fitted penalty per model with a positive strength (None when
-        no model is penalized). Matched scheme: one penalty per model.
+    batches : StratifiedBatches or BatchSchedule
+        The engine's stratified batches, or the penalty's own (its plan drew them).
+    penalty : PenaltyStack or None
+        The fitted penalties of the models with a positive strength, in their order
+        (``None``: no model is penalized).
     convex : bool
         Convex mixing ``(1 - a) CE + a R`` (else additive ``CE + a R``).
-    batch_size : int
-        Batch size of the plain scheme.
-    fixed_batches : bool
-        Keep the first epoch's batches (plain scheme).
+    constraints : bool
+        The penalty reads the constraint matrix ``G`` and the inputs as features.
     adversary_optimizer : torch.optim.Optimizer or None
-        The adversaries' optimizer (a penalty with ``has_adversary``).
-    group_codes : ndarray or None
-        Plain scheme: the group of each training row (a batch missing a group trains on
-        the cross-entropy alone).
-    pool : ndarray or None
-        Matched scheme (a penalty with ``requires_pairs``): the cached pairings
-        (P, 2, m); None trains the plain scheme.
-    group_weights : tuple of float
-        Matched scheme: the groups' shares of the training set.
-    steps_per_epoch : int or None
-        Matched scheme: steps per epoch.
+        The adversaries' optimizer (a plan with an adversary), stepped after each step.
     """
 
     model: StackedMLP
     data: TrainData
     loop: TrainLoop
-    strengths: list[float]
-    penalties: list[Any] | None
-    convex: bool = True
-    batch_size: int = 1000
-    fixed_batches: bool = False
+    strengths: tuple[float, ...]
+    batches: StratifiedBatches | BatchSchedule
+    penalty: PenaltyStack | None = None
+    convex: bool = False
+    constraints: bool = False
     adversary_optimizer: torch.optim.Optimizer | None = None
-    group_codes: np.ndarray | None = None
-    pool: np.ndarray | None = None
-    group_weights: tuple[float, float] = (0.5, 0.5)
-    steps_per_epoch: int | None = None
 
 
 def train(problem: TrainingProblem) -> list[list[float]]:
-    """Train the problem's K models; return each model's mean loss per epoch (K lists).
+    r"""Train the problem's K models; return each model's mean loss per epoch (K lists).
 
-    The matched scheme when the problem has a pairing ``pool``, else the plain one.
+    Each step takes a batch of the problem's scheme, evaluates the K models and
+    minimizes :math:`\sum_k L_k` (module docstring). The inputs were validated once by
+    the estimator, so the penalties are evaluated unchecked
+    (:meth:`otfair.penalties.PenaltyStack.evaluate`) and the index bookkeeping of the
+    stratified batches is done once per epoch: a step makes no host-device sync. A
+    penalty with an adversary gets one step of ``adversary_optimizer`` (over every
+    adversary's parameters) after each model step.
     """
-    if problem.pool is not None:
-        return train_matched(
-            problem.model,
-            problem.data,
-            problem.pool,
-            problem.loop,
-            strengths=problem.strengths,
-            group_weights=problem.group_weights,
-            steps_per_epoch=problem.steps_per_epoch,
-            penalties=problem.penalties,
+    K = problem.model.n_models
+    if isinstance(problem.batches, StratifiedBatches):
+        epoch_batches = _stratified(problem.data, problem.batches, problem.loop.rng)
+        tag = ""
+    else:
+        epoch_batches = _scheduled(problem.batches)
+        tag = f"{problem.batches.name} "
+    state: dict[str, Any] = {}
+    step = _step(problem, state)
+    adversary = None
+    if problem.adversary_optimizer is not None and problem.penalty is not None:
+        adversary = AdversaryStep(
+            _adversary_loss(problem.penalty, state), problem.adversary_optimizer
         )
-    return train_penalized(
-        problem.model,
-        problem.data,
-        problem.loop,
-        penalties=problem.penalties,
-        strengths=problem.strengths,
-        convex=problem.convex,
-        batch_size=problem.batch_size,
-        adversary_optimizer=problem.adversary_optimizer,
-        group_codes=problem.group_codes,
-        fixed_batches=problem.fixed_batches,
-    )
+    label = f" ({tag}curve of {K})" if K > 1 else (f" ({tag.strip()})" if tag else "")
+    history = problem.loop.run(epoch_batches, step, adversary, label)
+    if K == 1:  # one model: its loss is the engine's "loss" log
+        return [cast(list[float], epoch_losses(history))]
+    per_epoch = cast(list[list[float]], epoch_losses(history, "losses"))  # per epoch: K floats
+    return [[float(epoch[k]) for epoch in per_epoch] for k in range(K)]
+
+
+def _stratified(
+    data: TrainData, scheme: StratifiedBatches, rng: np.random.Generator
+) -> Callable[[int], Iterable[_Batch]]:
+    """Return the epochs of stratified batches (gathered lazily, step by step)."""
+    n = data.X.shape[0]
+    groups = scheme.group_codes
+    codes = None if groups is None else np.unique(groups, return_inverse=True)[1]
+    n_codes = 0 if codes is None else int(codes.max()) + 1
+    fixed: list[tuple[torch.Tensor, bool, dict | None]] = []
+
+    def parts(epoch: int) -> list[tuple[torch.Tensor, bool, dict | None]]:
+        if fixed:
+            return [fixed[i] for i in rng.permutation(len(fixed))]
+        split = stratified_batches(data.strata, scheme.batch_size, rng, n=n)
+        complete = batches_complete(codes, split, n_codes)
+        index = torch.from_numpy(np.concatenate(split)).to(data.X.device)
+        rows = torch.split(index, [len(p) for p in split])
+        caches: list[dict | None] = [{} if scheme.fixed else None for _ in split]
+        out = list(zip(rows, complete, caches, strict=True))
+        if scheme.fixed:
+            fixed.extend(out)
+        return out
+
+    def gather(it: torch.Tensor, complete: bool, cache: dict | None) -> _Batch:
+        # index_select: ~3x cheaper than advanced indexing (X[it]) for a row gather
+        s = None if data.s is None else data.s.index_select(0, it)
+        G = None if data.G is None else data.G.index_select(1, it)
+        Xb, yb = data.X.index_select(0, it), data.y.index_select(0, it)
+        return _Batch(Xb, yb, s, G, cache, None, complete, float(len(it)))
+
+    return lambda epoch: (gather(*part) for part in parts(epoch))
+
+
+def _scheduled(schedule: BatchSchedule) -> Callable[[int], Iterable[_Batch]]:
+    """Return the epochs of a penalty's own batches (FTM's matched pairs)."""
+
+    def epoch_batches(epoch: int) -> Iterable[_Batch]:
+        for b in schedule.epoch(epoch):
+            yield _Batch(b.X, b.y, b.sensitive, None, None, b.ce_weight, True, b.weight)
+
+    return epoch_batches
+
+
+def _cross_entropy(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor | None):
+    """Return the models' cross-entropies: 0-dim for (b,) logits, (K,) for (K, b)."""
+    target = y if logits.dim() == 1 else y.expand_as(logits)
+    if weight is None:
+        if logits.dim() == 1:
+            return F.binary_cross_entropy_with_logits(logits, target)
+        return F.binary_cross_entropy_with_logits(logits, target, reduction="none").mean(dim=1)
+    if logits.dim() == 1:
+        return F.binary_cross_entropy_with_logits(logits, target, weight=weight, reduction="sum")
+    ce = F.binary_cross_entropy_with_logits(logits, target, weight=weight, reduction="none")
+    return ce.sum(dim=1)
 
 
 def _per_model(losses: torch.Tensor) -> dict[str, torch.Tensor]:
@@ -139,254 +221,79 @@ def _per_model(losses: torch.Tensor) -> dict[str, torch.Tensor]:
     return {"losses": losses} if losses.dim() and losses.shape[0] > 1 else {}
 
 
-def _run(loop: TrainLoop, batches, step, adversary, tag: str, K: int) -> list[list[float]]:
-    """Run the K models on the engine; return each model's mean loss per epoch (K lists)."""
-    label = f" ({tag}curve of {K})" if K > 1 else (f" ({tag.strip()})" if tag else "")
-    history = loop.run(batches, step, adversary, label)
-    if K == 1:  # one model: its loss is the engine's "loss" log
-        return [cast(list[float], epoch_losses(history))]
-    per_epoch = cast(list[list[float]], epoch_losses(history, "losses"))  # per epoch: K floats
-    return [[float(epoch[k]) for epoch in per_epoch] for k in range(K)]
-
-
-def train_penalized(
-    model: StackedMLP,
-    data: TrainData,
-    loop: TrainLoop,
-    *,
-    penalties: Sequence[Any] | None,
-    strengths: Sequence[float],
-    convex: bool,
-    batch_size: int,
-    adversary_optimizer: torch.optim.Optimizer | None = None,
-    group_codes: np.ndarray | None = None,
-    fixed_batches: bool = False,
-) -> list[list[float]]:
-    r"""Mini-batch training of K models on their mixed losses; returns K loss histories.
-
-    Each step takes a stratified batch, evaluates the K models and minimizes
-    :math:`\sum_k L_k` (module docstring). A batch in which a sensitive group is missing
-    (possible only for tiny data or batches) is trained on the cross-entropy alone (the
-    penalties raise on such batches); the inputs were validated once by the estimator,
-    so the penalties are called unchecked (:func:`otfair.penalties.penalty_values`) and
-    all index bookkeeping is done once per epoch: a step makes no host-device sync.
-
-    ``penalties`` holds one fitted penalty per model with a positive strength (in the
-    order of those models), or None when no model is penalized; an adversary penalty
-    (``has_adversary``) gets one step of ``adversary_optimizer`` (over every
-    adversary's parameters) after each model step. With ``fixed_batches``
-    the first epoch's stratified batches are kept and every later epoch visits them in
-    a new random order, each with a cache dict the penalty keeps its per-batch data
-    work in across epochs (OTF's class-reduced cost); the default redraws the batches
-    every epoch.
-    """
-    n = data.X.shape[0]
-    K = model.n_models
-    one = K == 1  # one model (a single fit): (n,) scores, Python-number strengths
-    device = data.X.device
+def _step(problem: TrainingProblem, state: dict[str, Any]) -> Callable[[_Batch], StepResult]:
+    """Return the step of the K models on one batch: their mixed losses, summed."""
+    model, strengths = problem.model, problem.strengths
+    one = model.n_models == 1  # one model (a single fit): (n,) scores, Python numbers
+    device = problem.data.X.device
     a: torch.Tensor | float  # (K,) strengths; one model: a Python number
-    a = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=device)
-    if one:
-        a = float(strengths[0])
+    a = (
+        float(strengths[0])
+        if one
+        else torch.tensor(strengths, dtype=problem.data.X.dtype, device=device)
+    )
     keep = 1 - a  # the cross-entropy's weight under convex mixing
     active = [k for k, v in enumerate(strengths) if v > 0]
-    pens = list(penalties) if penalties and active else None
-    if pens is not None and len(pens) != len(active):
-        raise ValueError("`penalties` must hold one penalty per model with strength > 0.")
+    penalty = problem.penalty if active else None
     active_t = torch.tensor(active, dtype=torch.long, device=device)
-    every_active = len(active) == K  # no gather / scatter of the penalized models
-    codes = None if group_codes is None else np.unique(group_codes, return_inverse=True)[1]
-    n_codes = 0 if codes is None else int(codes.max()) + 1
-    first = None if pens is None else pens[0]
-    pen_arg = first if one else pens  # one instance scores (n,); K instances a (K, n) block
-    needs_features = data.features is not None and getattr(first, "requires_features", False)
-    has_adversary = bool(first is not None and first.has_adversary and adversary_optimizer)
+    every_active = len(active) == model.n_models  # no gather / scatter of the models
+    adversary = problem.adversary_optimizer is not None
 
-    fixed: list[tuple[torch.Tensor, bool, dict | None]] = []
-
-    def epoch_batches(epoch: int) -> Iterable[tuple[torch.Tensor, bool, dict | None]]:
-        if fixed:
-            return [fixed[i] for i in loop.rng.permutation(len(fixed))]
-        parts = stratified_batches(data.strata, batch_size, loop.rng, n=n)
-        complete = batches_complete(codes, parts, n_codes)
-        index = torch.from_numpy(np.concatenate(parts)).to(device)
-        split = torch.split(index, [len(p) for p in parts])
-        caches: list[dict | None] = [{} if fixed_batches else None for _ in parts]
-        out = list(zip(split, complete, caches, strict=True))
-        if fixed_batches:
-            fixed.extend(out)
-        return out
-
-    state: dict[str, Any] = {}
-
-    def step(batch: tuple[torch.Tensor, bool, dict | None]) -> StepResult:
-        it, use_pen, cache = batch
-        # index_select: ~3x cheaper than advanced indexing (X[it]) for a row gather
-        yb = data.y.index_select(0, it)
-        Xb = data.X.index_select(0, it)
-        if one:
-            logits = model.forward_one(Xb)[:, 0]  # (b,)
-            ce = F.binary_cross_entropy_with_logits(logits, yb)
-        else:
-            logits = model(Xb)  # (K, b)
-            ce = F.binary_cross_entropy_with_logits(
-                logits, yb.expand_as(logits), reduction="none"
-            ).mean(dim=1)
-        if has_adversary:
+    def step(batch: _Batch) -> StepResult:
+        logits = model.forward_one(batch.X)[:, 0] if one else model(batch.X)  # (b,) / (K, b)
+        ce = _cross_entropy(logits, batch.y, batch.ce_weight)
+        if adversary:
             state.clear()
-        if not (use_pen and pens is not None):
-            return (ce if one else ce.sum()), _per_model(ce), float(len(it))
+        if not (batch.penalized and penalty is not None):
+            return (ce if one else ce.sum()), _per_model(ce), batch.weight
         scores = torch.sigmoid(logits if every_active else logits[active_t])
-        sb = None if data.s is None else data.s.index_select(0, it)
-        G = None if data.G is None else data.G.index_select(1, it)
-        feats = cast(torch.Tensor, data.features).index_select(0, it) if needs_features else None
-        assert pen_arg is not None  # pens is not None
-        values = penalty_values(pen_arg, scores, sb, yb, feats, G=G, cache=cache)
-        pen = values if every_active else ce.new_zeros(K).index_copy(0, active_t, values)
-        losses = keep * ce + a * pen if convex else ce + a * pen
-        if has_adversary:
-            state.update(scores=scores, s=sb, y=yb)
-        return (losses if one else losses.sum()), _per_model(losses), float(len(it))
+        features = batch.X if problem.constraints else None
+        s = cast(torch.Tensor, batch.s)  # None only where G stands in for it
+        pb = PenaltyBatch(scores, s, batch.y, features, batch.G, batch.cache)
+        values = penalty.evaluate(pb)
+        pen = (
+            values
+            if every_active
+            else ce.new_zeros(len(strengths)).index_copy(0, active_t, values)
+        )
+        losses = keep * ce + a * pen if problem.convex else ce + a * pen
+        if adversary:
+            state["batch"] = pb
+        return (losses if one else losses.sum()), _per_model(losses), batch.weight
 
-    def adversary_loss(batch: Any) -> torch.Tensor | None:
+    return step
+
+
+def _adversary_loss(
+    penalty: PenaltyStack, state: dict[str, Any]
+) -> Callable[[Any], torch.Tensor | None]:
+    """Return the adversaries' loss on the step's batch (none when it missed a group)."""
+
+    def loss(batch: Any) -> torch.Tensor | None:
         if not state:  # the batch missed a group: no penalty, no adversary step
             return None
-        assert pens is not None  # has_adversary: the models have penalties
-        scores, sb, yb = state["scores"], state["s"], state["y"]
-        rows = [scores] if one else scores
-        pairs = zip(pens, rows, strict=True)  # the data was checked once: unchecked calls
-        losses = (p.adversary_loss(h, sb, yb, checked=False) for p, h in pairs)
-        return cast(torch.Tensor, sum(losses))
+        return penalty.adversary_objective(state["batch"])
 
-    adversary = (
-        AdversaryStep(adversary_loss, adversary_optimizer)
-        if has_adversary and adversary_optimizer is not None  # has_adversary needs one
-        else None
-    )
-    return _run(loop, epoch_batches, step, adversary, "", K)
+    return loss
 
 
-def train_matched(
-    model: StackedMLP,
-    data: TrainData,
-    pool: np.ndarray,
-    loop: TrainLoop,
-    *,
-    strengths: Sequence[float],
-    group_weights: tuple[float, float] = (0.5, 0.5),
-    steps_per_epoch: int | None = None,
-    penalties: Sequence[Any] | None = None,
-) -> list[list[float]]:
-    r"""FTM training on matched group batches (Kim et al., TMLR 2024, §4.3, Eq. (7)).
-
-    Returns K loss histories. Each step takes one pairing ``(D_0, D_1, pi)`` of the
-    cached ``pool`` (shape (P, 2, m)), runs the K models once on the ``2m`` points and
-    minimizes, for each model with its :math:`\lambda_k`,
-
-    .. math::
-
-        \sum_{s \in \{0, 1\}} w_s \frac{1}{m}\sum_{(x, y) \in D_s} \mathrm{CE}(y, f(x))
-        + \lambda_k \frac{1}{m}\sum_i |f(x^{(0)}_i) - f(x^{(1)}_{\pi(i)})|
-
-    with :math:`f` the probability of the positive class and :math:`w_s = n_s / n` the
-    group proportions of the training set, i.e. the cross-entropy on the two group
-    batches themselves, re-weighted to the population as in the paper's code (an
-    unweighted mean over the ``2m`` points would train on a 50/50 group mix). The
-    penalty is :class:`otfair.penalties.MatchedDemographicParity` (``requires_pairs``;
-    default) on the batch laid out as ``[D_0; partners]``. An epoch is
-    ``steps_per_epoch`` steps (the paper's code: one pass over the larger group,
-    ``ceil(max(n_0, n_1) / m)``; default ``ceil(n / 2m)``); pairings are visited in a
-    random order, reshuffled each time the pool is exhausted. The pairings depend on the
-    data only and are shared by the K models.
-    """
-    from otfair.penalties import MatchedDemographicParity
-
-    K = model.n_models
-    if penalties is None:
-        penalties = [MatchedDemographicParity() for _ in range(K)]
-    pens = list(penalties)
-    X_pool, y_pool, codes, ce_weight, epoch_batches = ftm_batches(
-        data, pool, loop.rng, group_weights, steps_per_epoch
-    )
-    lam: torch.Tensor | float  # (K,) strengths; one model: a Python number
-    lam = torch.tensor([float(v) for v in strengths], dtype=data.X.dtype, device=data.X.device)
-    any_active = bool((lam > 0).any())
-    one = K == 1  # one model (a single fit): (2m,) scores, a Python-number strength
-    if one:
-        lam, pens = float(strengths[0]), pens[0]
-
-    def step(p: int) -> StepResult:
-        yb = y_pool[p]
-        if one:
-            logits = model.forward_one(X_pool[p])[:, 0]  # (2m,)
-            losses = F.binary_cross_entropy_with_logits(
-                logits, yb, weight=ce_weight, reduction="sum"
-            )
-        else:
-            logits = model(X_pool[p])  # (K, 2m)
-            losses = F.binary_cross_entropy_with_logits(
-                logits, yb.expand_as(logits), weight=ce_weight, reduction="none"
-            ).sum(dim=1)
-        if any_active:
-            losses = losses + lam * penalty_values(pens, torch.sigmoid(logits), codes, yb)
-        return (losses if one else losses.sum()), _per_model(losses), 1.0
-
-    return _run(loop, epoch_batches, step, None, "FTM ", K)
-
-
-def ftm_batches(
-    data: TrainData,
-    pool: np.ndarray,
-    rng: np.random.Generator,
-    group_weights: tuple[float, float],
-    steps_per_epoch: int | None,
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Callable[[int], Iterable[int]]]:
-    """Gather what FTM's steps need once per fit; return it and the pairing schedule.
-
-    Returns the rows ``X_pool`` (P, 2m, d) and labels ``y_pool`` (P, 2m) of every
-    pairing, the group codes ``[0]*m + [1]*m`` of a matched batch, the per-point CE
-    weights ``w_s / m`` and ``epoch_batches(epoch)``: ``steps_per_epoch`` pairing
-    indices (default ``ceil(n / 2m)``), visited in a random order reshuffled each time
-    the pool is exhausted.
-    """
-    n = data.X.shape[0]
-    m = pool.shape[2]
-    steps = steps_per_epoch or max(1, math.ceil(n / (2 * m)))
-    device = data.X.device
-    pool_t = torch.tensor(pool, dtype=torch.int64, device=device).reshape(pool.shape[0], -1)
-    X_pool = data.X[pool_t]
-    y_pool = data.y[pool_t]
-    codes = torch.cat([torch.zeros(m), torch.ones(m)]).to(device=device, dtype=torch.int64)
-    ce_weight = torch.cat(
-        [torch.full((m,), group_weights[0] / m), torch.full((m,), group_weights[1] / m)]
-    ).to(device=device, dtype=data.X.dtype)
-    order: list[int] = []
-
-    def epoch_batches(epoch: int) -> Iterable[int]:
-        for _ in range(steps):
-            if not order:
-                order.extend(rng.permutation(pool.shape[0]).tolist())
-            yield order.pop()
-
-    return X_pool, y_pool, codes, ce_weight, epoch_batches
-
-
+@dataclass(frozen=True)
 class FullBatchObjective:
     r"""FairClassifier's training objective on the whole training set, for L-BFGS.
 
     :math:`(1 - a)\,\mathrm{CE} + a R` (convex) or :math:`\mathrm{CE} + a R`
     (additive), plus :math:`\frac{l_2}{2n}\lVert W\rVert^2` on the weights, with
-    :math:`R` the fitted penalty on the model's scores (:func:`penalty_values`, as the
-    batch schemes call it; the full batch's data work, OTF's class-reduced cost, is
-    kept in one cache across evaluations).
+    :math:`R` the fitted penalty on the model's scores (evaluated as the batch schemes
+    evaluate it; the full batch's data work, OTF's class-reduced cost, is kept in one
+    cache across evaluations).
 
-    Parameters
+    Attributes
     ----------
     model : torch.nn.Module
         The model (logits).
     data : TrainData
         The training tensors (features, labels, group codes, constraint matrix).
-    penalty : FairnessPenalty or None
+    penalty : PenaltyStack or None
         The fitted penalty (``None``: the cross-entropy alone).
     strength : float
         :math:`a`.
@@ -394,28 +301,18 @@ class FullBatchObjective:
         Convex mixing (else additive).
     l2 : float
         The coefficient :math:`l_2 / (2n)` of the squared weights.
+    constraints : bool
+        The penalty reads the constraint matrix ``G`` and the inputs as features.
     """
 
-    def __init__(
-        self,
-        model: nn.Module,
-        data: TrainData,
-        penalty: Any,
-        *,
-        strength: float,
-        convex: bool,
-        l2: float,
-    ) -> None:
-        self.model = model
-        self.data = data
-        self.penalty = penalty
-        self.strength = strength
-        self.convex = convex
-        self.l2 = l2
-        self.weights = [m.weight for m in model.modules() if isinstance(m, nn.Linear)]
-        wants = getattr(penalty, "requires_features", False)
-        self.features = data.features if wants else None
-        self.cache: dict[Any, Any] = {}
+    model: nn.Module
+    data: TrainData
+    penalty: PenaltyStack | None
+    strength: float
+    convex: bool
+    l2: float
+    constraints: bool = False
+    cache: dict[Any, Any] = field(default_factory=dict)
 
     def __call__(self) -> torch.Tensor:
         """Return the objective at the model's current parameters."""
@@ -423,11 +320,12 @@ class FullBatchObjective:
         logits = self.model(data.X)[:, 0]
         loss = F.binary_cross_entropy_with_logits(logits, data.y)
         if self.penalty is not None:
-            scores = torch.sigmoid(logits)
-            value = penalty_values(
-                self.penalty, scores, data.s, data.y, self.features, G=data.G, cache=self.cache
-            )
+            features = data.X if self.constraints else None
+            s = cast(torch.Tensor, data.s)  # None only where G stands in for it
+            batch = PenaltyBatch(torch.sigmoid(logits), s, data.y, features, data.G, self.cache)
+            value = self.penalty.evaluate(batch)
             loss = (1 - a) * loss + a * value if self.convex else loss + a * value
         if self.l2:
-            loss = loss + self.l2 * sum((w * w).sum() for w in self.weights)
+            weights = [m.weight for m in self.model.modules() if isinstance(m, nn.Linear)]
+            loss = loss + self.l2 * sum((w * w).sum() for w in weights)
         return loss

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import math
 from collections.abc import Sequence
 from numbers import Integral, Real
@@ -32,11 +33,24 @@ from otfair.estimators._training import (
     predict_from_proba,
     train_lbfgs,
 )
-from otfair.estimators.classification._train import FullBatchObjective, TrainingProblem, train
+from otfair.estimators.classification._train import (
+    FullBatchObjective,
+    StratifiedBatches,
+    TrainingProblem,
+    train,
+)
 from otfair.models import MLP
 from otfair.models.stacked import StackedMLP
 from otfair.notions import Notion, as_notion
-from otfair.penalties import FairnessPenalty, PenaltyObject, as_penalty_object
+from otfair.penalties import (
+    FairnessPenalty,
+    FitRows,
+    LinearPenalty,
+    PenaltyObject,
+    PenaltyStack,
+    TrainingPlan,
+    as_penalty_object,
+)
 from otfair.utils import (
     RANDOM_STATE,
     check_group_sizes,
@@ -65,15 +79,16 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         \qquad
         \text{additive (FTM paper, Eq. 7):}\quad \mathcal L_Y + \lambda R
 
-    ``mixing="auto"`` uses the penalty's declared ``default_mixing``: the convex form for
+    ``mixing="auto"`` uses the mixing of the penalty's training plan: the convex form for
     ``otf``, ``norm`` and ``barycenter`` (strength = alpha in [0, 1)) and the additive
     form for ``ftm``, ``gapreg`` and ``adv`` (strength = lambda >= 0), as in each
     method's paper. Each fit builds the penalty from the penalty object and the notion
     (:meth:`otfair.penalties.PenaltyObject.build`); everything the training needs
-    (labels, features, matched pairs, an adversary step, one binary attribute) is read
-    from its declared traits. The classifier holds the settings every penalty shares;
-    a penalty's own settings live on its object (``OTF(eps=...)``, ``FTM(matching=...)``,
-    ``Adversary(lr=...)``).
+    (its batches, the mixing, whether L-BFGS suits it, an adversary step) is the
+    :class:`~otfair.penalties.TrainingPlan` the penalty object hands over
+    (:meth:`otfair.penalties.PenaltyObject.training_plan`). The classifier holds the
+    settings every penalty shares; a penalty's own settings live on its object
+    (``OTF(eps=...)``, ``FTM(matching=...)``, ``Adversary(lr=...)``).
 
     Parameters
     ----------
@@ -84,8 +99,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         :class:`~otfair.penalties.Adversary`, :class:`~otfair.penalties.FTM`,
         :class:`~otfair.penalties.FairTorchDP`, or :class:`~otfair.penalties.Penalty`
         for a name added with :func:`otfair.penalties.register_penalty`), a registered
-        name (``"otf"`` is ``OTF()``), or "none". ``FTM`` (a penalty with
-        ``requires_pairs``) trains on matched equal-size group batches
+        name (``"otf"`` is ``OTF()``), or "none". ``FTM`` (whose plan draws its
+        own batches) trains on matched equal-size group batches
         (Kim et al., TMLR 2024, §4.3). ``set_params(penalty__eps=...)`` sets an
         object's setting.
     strength : float, default=0.0
@@ -169,7 +184,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     fixed_batches : bool or "auto", default="auto"
         ``True``: draw the stratified batches once and visit them in a new random order
         every epoch; ``False``: new batches every epoch. A penalty that keeps per-batch
-        data work across epochs (``keeps_batch_work``: OTF, whose class-reduced cost is
+        data work across epochs (its plan's ``fixed_batches``: OTF, whose class-reduced cost is
         then computed once per batch, not once per step) trains on fixed batches under
         ``"auto"``, the others on new batches. On Adult an OTF logistic fit then costs
         ~3.4x an unpenalized one instead of ~8x, with the same test AUC and PDP
@@ -314,35 +329,35 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         if settings is not None:
             settings.check()  # the penalty object's constraints, before it builds
         penalty = self._make_penalty()
+        plan = self._plan(penalty)
         check_scalar(self.strength, "strength", minimum=0.0)  # finite
-        if self._mixing(penalty) == "convex" and self.strength >= 1:
+        if self._mixing(plan) == "convex" and self.strength >= 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1) for convex mixing, (1 - alpha) CE + alpha R; "
                 f"got {self.strength}. At alpha = 1 the cross-entropy weighs nothing: the "
                 "labels drop out and every constant predictor is optimal (the fit may end "
                 "at the worse one). Use alpha < 1, or mixing='additive' for CE + lambda R."
             )
-        self._solver(penalty)  # refuses L-BFGS for a penalty that needs batches
+        self._solver(plan)  # refuses L-BFGS for a penalty that needs batches
         return penalty
 
-    def _solver(self, penalty: FairnessPenalty | None) -> str:
-        """Resolve ``solver``: L-BFGS for the logistic model and a full-batch penalty."""
-        # matched pairs and an adversary need batches; a penalty that keeps per-batch data
-        # work (OTF's class-reduced cost, quadratic in the rows) is cheap on batches only
-        needs_batches = penalty is not None and (penalty.requires_pairs or penalty.has_adversary)
-        stochastic = needs_batches or (penalty is not None and penalty.keeps_batch_work)
-        if self.solver == "lbfgs" and needs_batches:
-            assert penalty is not None
+    def _plan(self, penalty: FairnessPenalty | None) -> TrainingPlan:
+        """Return the training plan the penalty object hands over (none: the default plan)."""
+        spec = self._penalty_object()
+        return TrainingPlan() if penalty is None or spec is None else spec.training_plan(penalty)
+
+    def _solver(self, plan: TrainingPlan) -> str:
+        """Resolve ``solver``: L-BFGS for the logistic model and a full-batch plan."""
+        needs = plan.needs_batches()  # its own batches or an adversary: batches only
+        if self.solver == "lbfgs" and needs is not None:
             name = getattr(self._penalty_object(), "name", self.penalty)
             raise ValueError(
-                f"solver='lbfgs' trains on the full training set, but penalty "
-                f"{name!r} trains on "
-                f"{'matched pairs' if penalty.requires_pairs else 'an adversary'}; use "
-                "solver='adam' (or 'auto')."
+                f"solver='lbfgs' trains on the full training set, but penalty {name!r} "
+                f"trains on {needs}; use solver='adam' (or 'auto')."
             )
         if self.solver != "auto":
             return str(self.solver)
-        return "lbfgs" if self.model == "logistic" and not stochastic else "adam"
+        return "lbfgs" if self.model == "logistic" and plan.full_batch else "adam"
 
     def _lr(self) -> float:
         """Resolve ``lr`` (``"auto"``: 1e-2 for the logistic model, 1e-3 for the MLP)."""
@@ -356,15 +371,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             return min(n, 1000, max(64, math.ceil(n / 10)))
         return int(self.batch_size)
 
-    def _mixing(self, penalty: FairnessPenalty | None) -> str:
-        if self.mixing != "auto":
-            return self.mixing
-        return "additive" if penalty is None else penalty.default_mixing
+    def _mixing(self, plan: TrainingPlan) -> str:
+        """Resolve ``mixing`` (``"auto"``: the plan's)."""
+        return plan.mixing if self.mixing == "auto" else str(self.mixing)
 
-    def _fixed_batches(self, penalty: FairnessPenalty | None) -> bool:
-        """Resolve ``fixed_batches`` (``"auto"``: fixed for a penalty that keeps batch work)."""
+    def _fixed_batches(self, plan: TrainingPlan) -> bool:
+        """Resolve ``fixed_batches`` (``"auto"``: the plan's)."""
         if isinstance(self.fixed_batches, str) and self.fixed_batches == "auto":
-            return bool(penalty is not None and penalty.keeps_batch_work)
+            return plan.fixed_batches
         return bool(self.fixed_batches)
 
     def _active(self) -> bool:
@@ -453,46 +467,34 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         (its line search would couple stacked models).
         """
         strengths = [float(single.strength) for single in singles]
-        ref_k = int(np.argmax(strengths))
-        ref = singles[ref_k]
-        penalty, X, y, s, groups, pairs = ref._prepare(X, y, sensitive_features, built[ref_k])
+        ref = singles[int(np.argmax(strengths))]
+        penalty, plan, X, y, s, groups = ref._prepare(
+            X, y, sensitive_features, built[singles.index(ref)]
+        )
         warn_feature_scale(X, type(self).__name__)
-        solver = self._solver(penalty)
+        solver = self._solver(plan)
         seed = draw_seed(self.random_state)
         device = resolve_device(self.device)
         validation = None  # early stopping: the held-out rows (none on tiny data)
-        early = self._early_stopping(solver, pairs, len(singles))
+        early = self._early_stopping(solver, plan.batches is not None, len(singles))
         if early and (rows := validation_split(y, self.validation_fraction, seed)):
             kept, held = rows
             validation = (X[held], y[held].astype(np.float32))
             X, y, s = X[kept], y[kept], None if s is None else s[kept]
-        gen = torch_generator(seed)
-        for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
-            gen = torch_generator(seed)  # each model as its own fit builds it
-            with use_generator(gen):
-                single.model_ = single._build_model(X.shape[1]).to(device)
-                if pen is not None and next(pen.parameters(), None) is not None:
-                    # a penalty with weights (an adversary) draws them after the model,
-                    # from the fit's seeded stream: built here, not at the check
-                    pen = built[k] = single._make_penalty()
-                active = single._active()  # a penalized single has its penalty built
-                single.penalty_ = cast(FairnessPenalty, pen).fit(s, y) if active else None
-                if single.penalty_ is not None:
-                    single.penalty_.to(device)
-            single._start_model(y, solver)
-            single.solver_ = solver
+            groups = None if groups is None else groups[kept]
+        gen = self._build_models(singles, built, s, y, solver, seed, device, X.shape[1])
         Xt = torch.from_numpy(X).to(device)
         yt = torch.from_numpy(y.astype(np.float32)).to(device)
+        data = self._train_data(s, y, groups, Xt, yt, ref.penalty_, plan)
         # the fit's later draws (an adversary's, a penalty's) continue the last model's
         # stream, never the global one; training without a penalty draws nothing and
         # runs outside the generator mode, whose dispatch costs every torch call
         penalized = any(single.penalty_ is not None for single in singles)
         with use_generator(gen) if penalized else contextlib.nullcontext():
             if solver == "lbfgs":
-                self._train_full_batch(singles, s, y, groups, Xt, yt)
+                self._train_full_batch(singles, data, plan)
             else:
-                self._train_batches(singles, built, strengths, penalty, X, y, s, groups,
-                                    pairs, seed, device, validation)  # fmt: skip
+                self._train_batches(singles, data, plan, X, y, groups, seed, validation)
         for single in singles:
             if single is not ref:
                 single._copy_data_attributes(ref)
@@ -505,6 +507,39 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 penalized=single.penalty_ is not None,
                 classes=single.classes_,
             )
+
+    def _build_models(
+        self,
+        singles: list[FairClassifier],
+        built: list[FairnessPenalty | None],
+        s: Any,
+        y: np.ndarray,
+        solver: str,
+        seed: int,
+        device: torch.device,
+        n_features: int,
+    ) -> torch.Generator:
+        """Build each single's model and fitted penalty as its own fit would.
+
+        Returns the last model's seeded generator, whose stream the fit's later draws
+        continue.
+        """
+        gen = torch_generator(seed)
+        for k, (single, pen) in enumerate(zip(singles, built, strict=True)):
+            gen = torch_generator(seed)  # each model as its own fit builds it
+            with use_generator(gen):
+                single.model_ = single._build_model(n_features).to(device)
+                if pen is not None and next(pen.parameters(), None) is not None:
+                    # a penalty with weights (an adversary) draws them after the model,
+                    # from the fit's seeded stream: built here, not at the check
+                    pen = built[k] = single._make_penalty()
+                active = single._active()  # a penalized single has its penalty built
+                single.penalty_ = cast(FairnessPenalty, pen).fit(s, y) if active else None
+                if single.penalty_ is not None:
+                    single.penalty_.to(device)
+            single._start_model(y, solver)
+            single.solver_ = solver
+        return gen
 
     def _start_model(self, y: np.ndarray, solver: str) -> None:
         """Start the output bias at the base rate's log-odds (``init_intercept``).
@@ -522,13 +557,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 last.weight.zero_()
 
     def _train_full_batch(
-        self,
-        singles: list[FairClassifier],
-        s: Any,
-        y: np.ndarray,
-        groups: np.ndarray | None,
-        Xt: torch.Tensor,
-        yt: torch.Tensor,
+        self, singles: list[FairClassifier], data: TrainData, plan: TrainingPlan
     ) -> None:
         r"""Train each single with L-BFGS on its whole training objective.
 
@@ -538,81 +567,74 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         for single in singles:
             pen = single.penalty_
-            data = self._train_data(s, y, groups, Xt, yt, pen)
-            model = single.model_
             objective = FullBatchObjective(
-                model,
+                single.model_,
                 data,
-                pen,
+                None if pen is None else PenaltyStack(pen),
                 strength=float(single.strength),
-                convex=self._mixing(pen) == "convex",
-                l2=self.l2 / (2 * len(y)),
+                convex=self._mixing(plan) == "convex",
+                l2=self.l2 / (2 * data.X.shape[0]),
+                constraints=plan.constraints,
             )
-            result = train_lbfgs(model, objective, max_iter=self.epochs, tol=self.tol)
+            result = train_lbfgs(single.model_, objective, max_iter=self.epochs, tol=self.tol)
             single.history_ = result.history[1:] or result.history
             single.n_iter_ = result.n_iter
             if self.tol is not None and not result.converged:
                 warn_not_converged(type(self).__name__, "lbfgs", self.epochs, self.tol)
 
     def _train_batches(
-        self, singles, built, strengths, penalty, X, y, s, groups, pairs, seed, device,
-        validation=None,
-    ) -> None:  # fmt: skip
-        """Train the K singles stacked, with Adam on (matched or stratified) batches."""
-        problem = self._problem(singles, strengths, penalty, X, y, s, groups, pairs, seed, device)
-        problem.penalties = (
-            list(built)  # every model: the matched loss at its lambda (0 included)
-            if pairs
-            else [single.penalty_ for single in singles if single.penalty_ is not None] or None
-        )
-        if problem.penalties and problem.penalties[0].has_adversary and not pairs:
-            problem.adversary_optimizer = self._adversary_optimizer(problem.penalties)
+        self,
+        singles: list[FairClassifier],
+        data: TrainData,
+        plan: TrainingPlan,
+        X: np.ndarray,
+        y: np.ndarray,
+        groups: np.ndarray | None,
+        seed: int,
+        validation: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        """Train the K singles stacked, with Adam on the plan's (or stratified) batches."""
+        model = StackedMLP.from_models([single.model_ for single in singles])
+        loop = self._train_loop(model, np.random.default_rng(seed), len(X))
+        stop = None
         if validation is not None:  # early stopping on the held-out rows
-            Xv, yv = (torch.from_numpy(a).to(device) for a in validation)
-            stop = StopOnValidation(problem.model, Xv, yv, self.tol, self.n_iter_no_change)
-            problem.loop.stop = stop
+            Xv, yv = (torch.from_numpy(a).to(data.X.device) for a in validation)
+            stop = StopOnValidation(model, Xv, yv, self.tol, self.n_iter_no_change)
+            loop = dataclasses.replace(loop, stop=stop)
+        batch_size = self._batch_size(len(X))
+        batches: Any = StratifiedBatches(batch_size, self._fixed_batches(plan), groups)
+        if plan.batches is not None:  # the penalty's own batches (FTM's matched pairs)
+            assert groups is not None  # _prepare gives the groups to a batch scheme
+            rows = FitRows(X, y, groups, data.X, data.y, batch_size)
+            batches = plan.batches.schedule(rows, loop.rng)
+            for single in singles:
+                for name, value in batches.fitted.items():
+                    setattr(single, name, value)
+        penalties = [single.penalty_ for single in singles if single.penalty_ is not None]
+        problem = TrainingProblem(
+            model,
+            data,
+            loop,
+            tuple(float(single.strength) for single in singles),
+            batches,
+            PenaltyStack(penalties) if penalties else None,
+            convex=self._mixing(plan) == "convex",
+            constraints=plan.constraints,
+            adversary_optimizer=(
+                self._adversary_optimizer(penalties) if plan.adversary and penalties else None
+            ),
+        )
         histories = train(problem)
-        if validation is not None:
+        if stop is not None:
             stop.restore()  # the best epoch's parameters, as MLPClassifier's early stop
             singles[0].validation_loss_ = stop.scores  # one model (a single fit)
         n_iter = len(histories[0])
         for k, single in enumerate(singles):
-            problem.model.export(k, single.model_).eval()
+            model.export(k, single.model_).eval()
             single.history_ = histories[k]
             single.n_iter_ = n_iter
         if self.tol is not None and n_iter >= self.epochs:
             warn_not_converged(type(self).__name__, "adam", self.epochs, self.tol)
-
-    def _problem(self, singles, strengths, penalty, X, y, s, groups, pairs, seed, device):
-        """Build the training problem of ``singles`` (the caller sets the penalties)."""
-        model = StackedMLP.from_models([single.model_ for single in singles])
-        loop = self._train_loop(model, np.random.default_rng(seed), len(X))
-        Xt = torch.from_numpy(X).to(device)
-        yt = torch.from_numpy(y.astype(np.float32)).to(device)
-        ref = singles[int(np.argmax(strengths))]
-        if pairs:
-            pool, weights, steps = self._penalty_object().matched_batches(
-                X, y, groups, self._batch_size(len(X))
-            )
-            for single in singles:
-                single.n_pairings_ = pool.shape[0]
-            data = TrainData(X=Xt, y=yt, s=None, strata=None)
-            return TrainingProblem(
-                model, data, loop, strengths, None, pool=pool, group_weights=weights,
-                steps_per_epoch=steps,
-            )  # fmt: skip
-        data = self._train_data(s, y, groups, Xt, yt, ref.penalty_)
-        return TrainingProblem(
-            model,
-            data,
-            loop,
-            strengths,
-            None,
-            convex=self._mixing(penalty) == "convex",
-            batch_size=self._batch_size(len(X)),
-            fixed_batches=self._fixed_batches(penalty),
-            group_codes=groups,
-        )
 
     def _copy_data_attributes(self, source: FairClassifier) -> None:
         """Copy what a fit learned of the data (labels, input width and names)."""
@@ -623,11 +645,12 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def _prepare(
         self, X: Any, y: Any, sensitive_features: Any, penalty: FairnessPenalty | None = None
-    ) -> tuple[FairnessPenalty | None, np.ndarray, np.ndarray, Any, Any, bool]:
-        """Validate the data of a fit: ``(penalty, X, y, s, groups, pairs)``."""
+    ) -> tuple[FairnessPenalty | None, TrainingPlan, np.ndarray, np.ndarray, Any, Any]:
+        """Validate the data of a fit: ``(penalty, plan, X, y, s, groups)``."""
         if penalty is None:
             penalty = self._make_penalty()
-        pairs = penalty is not None and penalty.requires_pairs
+        plan = self._plan(penalty)
+        pairs = plan.batches is not None  # its own batches need the groups at any strength
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
         y = self._encode_labels(y)
         n = X.shape[0]
@@ -644,10 +667,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 f"`sensitive_features` is required for penalty={self.penalty!r} with "
                 f"strength={self.strength}."
             )
-        binary = penalty is not None and penalty.requires_binary_groups
-        needs_groups = pairs or (self._active() and binary)
+        needs_groups = pairs or (self._active() and not plan.constraints)
         groups = self._binary_groups(cast(SensitiveColumns, sens)) if needs_groups else None
-        return penalty, X, y, s, groups, pairs
+        return penalty, plan, X, y, s, groups
 
     def _binary_groups(self, sens: SensitiveColumns) -> np.ndarray:
         """Codes 0/1 of the two groups a group penalty compares (else a clear error)."""
@@ -668,8 +690,17 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             )
         return sens.codes.astype(np.int64)
 
-    def _train_data(self, s, y, groups, Xt, yt, penalty) -> TrainData:
-        """Training tensors of the plain scheme."""
+    def _train_data(
+        self,
+        s: Any,
+        y: np.ndarray,
+        groups: np.ndarray | None,
+        Xt: torch.Tensor,
+        yt: torch.Tensor,
+        penalty: FairnessPenalty | None,
+        plan: TrainingPlan,
+    ) -> TrainData:
+        """Return the training tensors: strata, group codes, the constraint matrix of the plan."""
         strata = None
         if s is not None:
             discrete = [c for c in range(s.shape[1]) if len(np.unique(s[:, c])) <= 2]
@@ -677,13 +708,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 cols = np.column_stack([s[:, c] for c in discrete])
                 codes = np.unique(cols, axis=0, return_inverse=True)[1].reshape(-1)
                 strata = as_notion(self.notion).strata(codes, y)
-        data = TrainData(X=Xt, y=yt, s=None, strata=strata)
-        if groups is not None:
-            data.s = torch.from_numpy(groups).to(Xt.device)
-        if penalty is not None and penalty.linear:
-            data.G = penalty.constraints.matrix(s, y, device=Xt.device)
-            data.features = Xt
-        return data
+        G = None
+        if plan.constraints and penalty is not None:  # a constraint penalty: G of the set
+            G = cast(LinearPenalty, penalty).matrix(s, y, device=Xt.device)
+        codes_t = None if groups is None else torch.from_numpy(groups).to(Xt.device)
+        return TrainData(X=Xt, y=yt, s=codes_t, strata=strata, G=G)
 
     def _train_loop(self, model: StackedMLP, rng: np.random.Generator, n: int) -> TrainLoop:
         r"""Adam on ``model`` (decayed per epoch when ``lr_decay != 1``) and the settings.
@@ -711,14 +740,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose), stop)
 
     def _adversary_optimizer(self, penalties: Sequence[FairnessPenalty]) -> torch.optim.Optimizer:
-        """One Adam on the adversaries of ``penalties`` at the penalty object's rate.
+        """One Adam on the adversaries of ``penalties`` at the plan's rate.
 
         Adam's update is elementwise, so one optimizer over the K adversaries of a curve
         is K separate optimizers.
         """
         params = [p for penalty in penalties for p in penalty.parameters()]
-        spec = cast(PenaltyObject, self._penalty_object())  # a penalty with an adversary
-        return torch.optim.Adam(params, lr=spec.adversary_lr(self._lr()))
+        lr = self._plan(penalties[0]).adversary_lr
+        return torch.optim.Adam(params, lr=self._lr() if lr is None else float(lr))
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X: Any) -> np.ndarray:

@@ -24,29 +24,17 @@ from otfair.experiments.methods._spec import (
     register_method,
     strength_spec,
 )
-from otfair.penalties import FTM, as_penalty_object
+from otfair.penalties import FTM, OTF, Adversary, FairTorchDP, GapReg, Norm, as_penalty_object
 from otfair.penalties._registry import penalty_notions
 
-OTF_ALPHAS = (0.1, 0.3, 0.5, 0.7, 0.9)
-#: OTF's own alpha grid. The converged OTF0 gradient is large (at alpha = 0.1 the PDP on
-#: Adult is already ~3% of the unfair model's at an AUC cost of ~0.06), so the grid spans
-#: the trade-off on a log scale (docs/classifiers.md).
-OTF_STRENGTHS = (0.001, 0.002, 0.005, 0.01, 0.02)
-#: FTM paper App. D, Table 7 (the whole grid). On our Adult (sex) its top leaves the
-#: trade-off: lambda = 2 costs ~6 accuracy points, lambda >= 3 collapses to the constant
-#: (all-negative) predictor, whose MDP is 0 and whose CE (~0.56) is below CE + lambda MDP
-#: of any accurate model (docs/classifiers.md); it is kept so that the papers' lowest DP
-#: levels (Dutch DP 0.01) are reachable and the curve is the paper's.
-FTM_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0,
-               5.0, 10.0)  # fmt: skip
-REG_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.2, 1.5, 1.8, 2.0, 3.0,
-               5.0, 10.0, 20.0, 50.0, 100.0)  # fmt: skip
-ADV_LAMBDAS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5, 2.0, 3.0,
-               5.0, 10.0, 15.0, 20.0, 30.0, 50.0, 100.0)  # fmt: skip
-#: FTM paper App. D.2, Table 7: the "Reduction" row, the multiplier of FairTorch's
-#: DemographicParityLoss (the ``fairtorch-reduction`` method).
-FAIRTORCH_LAMBDAS = (0.5, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 20.0, 30.0, 40.0, 50.0,
-                     60.0, 80.0, 100.0, 150.0, 200.0, 300.0, 500.0)  # fmt: skip
+#: The strengths each penalty's paper sweeps: held by the penalty objects (their
+#: ``paper_strengths``, with the papers' tables), read here.
+OTF_ALPHAS = Norm.paper_strengths  # the OTF paper's baselines (Norm, Barycenter)
+OTF_STRENGTHS = OTF.paper_strengths
+FTM_LAMBDAS = FTM.paper_strengths  # FTM paper App. D, Table 7 (the whole grid)
+REG_LAMBDAS = GapReg.paper_strengths
+ADV_LAMBDAS = Adversary.paper_strengths
+FAIRTORCH_LAMBDAS = FairTorchDP.paper_strengths  # FTM paper App. D.2, Table 7
 #: fairlearn's allowed violation eps of ``reduction`` (exponentiated gradient; not the FTM
 #: paper's "Reduction", which is ``fairtorch-reduction``).
 REDUCTION_EPS = (0.1, 0.05, 0.02, 0.01, 0.005, 0.002)

@@ -49,7 +49,7 @@ def describe(constraint: Any) -> dict[str, Any] | None:
     Used when the name table is written (:func:`otfair.experiments._names.render`);
     imports scikit-learn.
     """
-    from sklearn.utils._param_validation import Interval, StrOptions, make_constraint
+    from otfair.utils import Interval, StrOptions, make_constraint
 
     if constraint is None:
         return {"kind": "none"}

@@ -19,11 +19,11 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple, cast
 
 import torch
-from sklearn.utils._param_validation import validate_parameter_constraints
 from torch import nn
 
 from otfair.notions import LinearConstraints, Notion, as_notion
 from otfair.penalties._checks import check_labels, check_scores
+from otfair.utils._sklearn_compat import validate_parameter_constraints
 
 
 class PenaltyBatch(NamedTuple):

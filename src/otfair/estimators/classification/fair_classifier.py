@@ -11,7 +11,6 @@ from typing import Any, cast
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._torch_base import (
@@ -38,17 +37,21 @@ from otfair.notions import Notion, as_notion
 from otfair.penalties import FairnessPenalty, PenaltyObject, as_penalty_object
 from otfair.utils import (
     RANDOM_STATE,
+    HasMethods,
+    Interval,
+    StrOptions,
     check_group_sizes,
     check_scalar,
     check_sensitive_features,
     draw_seed,
+    fit_context,
     resolve_device,
     set_params_from_init,
     torch_generator,
     use_generator,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
-from otfair.utils._strength import check_strength, check_strengths
+from otfair.utils._strength import check_strengths
 from otfair.utils._torch import fits_in_training_state
 
 
@@ -287,9 +290,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"penalty={spec!r}: {exc}") from None
 
     def _check_params(self) -> FairnessPenalty | None:
-        """Check the parameters once (scikit-learn's constraints, then the penalty's)."""
-        check_strength(self.strength)  # a list: the message names fairness_path
-        self._validate_params()
+        """Check the penalty's parameters (``fit_context`` checked the constraints)."""
         settings = self._penalty_object()
         if settings is not None:
             settings.check()  # the penalty object's constraints, before it builds
@@ -358,6 +359,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return MLP(n_features, hidden=hidden)
 
     # ------------------------------------------------------------------ fit
+    @fit_context
     @fits_in_training_state
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairClassifier:
         """Train the model.
@@ -385,6 +387,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._fit_models([self], [penalty], X, y, sensitive_features)
         return self
 
+    @fit_context
     @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]

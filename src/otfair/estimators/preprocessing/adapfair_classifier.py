@@ -26,7 +26,7 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._path import check_strength, check_strengths
+from otfair.estimators._path import check_strengths
 from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba, run_epochs
 from otfair.estimators.preprocessing.adapfair import (
@@ -45,6 +45,7 @@ from otfair.utils import (
     check_binary_labels,
     check_consistent_length,
     check_features,
+    check_values,
     encode_groups,
     fit_context,
     non_negative_real,
@@ -252,7 +253,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
         "base_classifier": "no_validation",  # any classifier, or None
         "distance": [StrOptions(set(DISTANCES))],
-        "lam": [Interval(numbers.Real, 0, 1, closed="both"), "array-like"],
+        "lam": [Interval(numbers.Real, 0, 1, closed="both")],  # a list: fairness_path
         "base_epochs": [positive_int()],
         "base_batch_size": [positive_int()],
         "base_penalty": [StrOptions(set(_BASE_PENALTIES))],
@@ -324,7 +325,6 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         -------
         self
         """
-        check_strength(self.lam, "lam")  # a number; fit_context checked the constraints
         X = self._check_input(X, reset=True)
         X_np, s = self._split_sensitive(X, sensitive_features)
         y = self._encode_labels(y)
@@ -334,17 +334,19 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     def check_params(self) -> None:
         """Check every parameter without data, before anything trains (fail fast).
 
-        ``fit`` calls it first; ``otfair fit`` and the sweep's preflight call it before
-        they announce or start the training. The ``_parameter_constraints`` (the flows'
-        are :class:`AdapFairPreprocessor`'s), then each value of a ``lam`` list.
+        The check of ``fit``'s ``fit_context``; ``otfair fit`` and the sweep's preflight
+        call it before they announce or start the training. The ``_parameter_constraints``
+        (the flows' are :class:`AdapFairPreprocessor`'s; a ``lam`` list names
+        :func:`~otfair.estimators.fairness_path`).
 
         Raises
         ------
         ValueError
             Naming the first parameter out of its range (``InvalidParameterError``).
         """
-        self._validate_params()
-        check_strength(self.lam, "lam")
+        check_values(
+            self._parameter_constraints, self.get_params(deep=False), caller="AdapFairClassifier"
+        )
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""

@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
-from otfair.estimators._path import check_strength, check_strengths, forget_fit
+from otfair.estimators._path import check_strengths, forget_fit
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
@@ -29,6 +29,7 @@ from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
     check_scalar,
+    check_strength,
     draw_seed,
     encode_groups,
     fit_context,
@@ -55,8 +56,8 @@ _DATA_ATTRIBUTES = (
 
 #: ``scale_y`` of every fair regressor.
 SCALE_Y: list[Any] = [StrOptions({"auto"}), "boolean"]
-#: A trade-off strength ``>= 0``, or a list of them (a curve, checked by the curve fit).
-STRENGTHS: list[Any] = [non_negative_real(), "array-like"]
+#: A trade-off strength ``>= 0`` (a list of them is a curve: ``fairness_path``).
+STRENGTHS: list[Any] = [non_negative_real()]
 
 
 def make_encoder(in_features: int, hidden: Sequence[int]) -> nn.Sequential:
@@ -235,7 +236,7 @@ class NeuralFairRegressor(
         -------
         self
         """
-        lam = check_scalar(check_strength(getattr(self, "lam", 0.0), "lam"), "lam", minimum=0.0)
+        lam = check_strength(getattr(self, "lam", 0.0), "lam")  # finite (inf passes the Interval)
         self._fit_stacked([self], [lam], X, y, sensitive_features)  # a stacked run of one
         return self
 

@@ -85,7 +85,11 @@ def _refuse_strength_lists(constraints: Mapping[str, Any], values: Mapping[str, 
 
 
 def check_values(
-    constraints: Mapping[str, list[Any]], values: Mapping[str, Any], *, caller: str
+    constraints: Mapping[str, list[Any]],
+    values: Mapping[str, Any],
+    *,
+    caller: str,
+    refuse_paths: bool = True,
 ) -> None:
     """Validate ``values`` against ``constraints``: the one check behind every trigger.
 
@@ -101,6 +105,11 @@ def check_values(
         Parameter name -> value.
     caller : str
         The estimator's or function's name, for the message.
+    refuse_paths : bool, default=True
+        Refuse a list given to a strength parameter (:data:`STRENGTH_PARAMS`) with
+        :func:`otfair.utils.check_strength`'s message, which names
+        :func:`~otfair.estimators.fairness_path` (``False``: the constraint's message, as
+        the CLI's torch-free copy words it).
 
     Raises
     ------
@@ -112,7 +121,8 @@ def check_values(
         For a list of strengths given to a strength parameter (the message names
         :func:`otfair.estimators.fairness_path`).
     """
-    _refuse_strength_lists(constraints, values)
+    if refuse_paths:
+        _refuse_strength_lists(constraints, values)
     validate_parameter_constraints(dict(constraints), dict(values), caller_name=caller)
 
 
@@ -342,7 +352,7 @@ def check_params(estimator: Any, params: Mapping[str, Any]) -> dict[str, Any]:
             f"{caller} has no parameter {unknown[0]!r}; its parameters are "
             f"{', '.join(sorted(constraints))}."
         )
-    check_values(constraints, params, caller=caller)
+    check_values(constraints, params, caller=caller, refuse_paths=False)  # the CLI's words
     return dict(params)
 
 

@@ -20,9 +20,11 @@ from otfair.metrics._checks import (
     prepare_scores_groups,
     require_defined,
 )
-from otfair.utils import MIN_GROUP_SIZE
+from otfair.metrics._constraints import AGG, GROUP_SIZE, THRESHOLD
+from otfair.utils import MIN_GROUP_SIZE, validate_params
 
 
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def demographic_parity_gap(
     y_true: Any,
     y_score: Any,
@@ -88,6 +90,7 @@ def demographic_parity_gap(
     return max_pairwise_gap(rates)
 
 
+@validate_params({"min_group_size": GROUP_SIZE})
 def mean_score_gap(
     y_true: Any,
     y_score: Any,
@@ -179,6 +182,7 @@ def _label_rate_gap(
     return _rate_gap(y, score, codes, groups, check_threshold(threshold), label)
 
 
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def true_positive_rate_gap(
     y_true: Any,
     y_score: Any,
@@ -239,6 +243,7 @@ def true_positive_rate_gap(
 equal_opportunity_gap = true_positive_rate_gap
 
 
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def false_positive_rate_gap(
     y_true: Any,
     y_score: Any,
@@ -279,6 +284,7 @@ def false_positive_rate_gap(
     )
 
 
+@validate_params({"threshold": THRESHOLD, "agg": AGG, "min_group_size": GROUP_SIZE})
 def equalized_odds_gap(
     y_true: Any,
     y_score: Any,
@@ -326,8 +332,6 @@ def equalized_odds_gap(
     >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
     0.5
     """
-    if agg not in ("mean", "worst_case"):
-        raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
     y, score, codes, groups = prepare_binary(
         y_true, y_score, sensitive_features, pos_label=pos_label, min_group_size=min_group_size
     )
@@ -337,6 +341,7 @@ def equalized_odds_gap(
     return 0.5 * (tpr + fpr) if agg == "mean" else max(tpr, fpr)
 
 
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def max_equalized_odds_gap(
     y_true: Any,
     y_score: Any,
@@ -377,6 +382,7 @@ def max_equalized_odds_gap(
     )
 
 
+@validate_params({"min_group_size": GROUP_SIZE})
 def error_gap(
     y_true: Any,
     y_pred: Any,

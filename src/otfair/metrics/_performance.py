@@ -20,7 +20,8 @@ from otfair.metrics._checks import (
     prepare_regression,
     prepare_scores,
 )
-from otfair.utils import check_binary_labels
+from otfair.metrics._constraints import THRESHOLD
+from otfair.utils import check_binary_labels, validate_params
 
 
 def _binary(y_true: Any, y_score: Any, pos_label: Any) -> tuple[np.ndarray, np.ndarray]:
@@ -29,6 +30,7 @@ def _binary(y_true: Any, y_score: Any, pos_label: Any) -> tuple[np.ndarray, np.n
     return y, prepare_scores(y_score, probabilities=True, y_true=y_true, pos_label=pos_label)
 
 
+@validate_params({"threshold": THRESHOLD})
 def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: Any = None) -> float:
     r"""Accuracy of the hard predictions :math:`1[f(x) \ge \tau]`.
 

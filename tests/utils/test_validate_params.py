@@ -140,3 +140,74 @@ def test_a_list_for_a_strength_names_fairness_path():
         check_values(constraints, {"strength": [0.0, 1.0]}, caller="X", refuse_paths=False)
     accepting = {"strength": [*constraints["strength"], "array-like"]}
     check_values(accepting, {"strength": np.array([0.2, 0.4])}, caller="X")  # one per attribute
+
+
+# ------------------------------------------------------------ the public functions
+def _applied():
+    import torch
+    from sklearn.linear_model import LogisticRegression
+
+    from otfair.estimators import fairness_path
+    from otfair.metrics import accuracy, equalized_odds_gap, tv_demographic_parity
+    from otfair.ot import cost_matrix, match, sharp_sinkhorn, sinkhorn
+    from otfair.penalties import make_penalty
+
+    y, p, s = [0, 1, 0, 1], [0.2, 0.7, 0.4, 0.9], [0, 0, 1, 1]
+    X = torch.zeros(3, 2)
+    M = torch.ones(3, 3)
+    return [
+        (
+            fairness_path,
+            ("not an estimator", X, y),
+            {"sensitive_features": s, "strengths": [1]},
+            "estimator",
+            "an object implementing 'fit'",
+        ),
+        (
+            fairness_path,
+            (LogisticRegression(), X, y),
+            {"sensitive_features": s, "strengths": "1"},
+            "strengths",
+            "an array-like or",
+        ),
+        (make_penalty, (5,), {}, "name", "an instance of 'str'"),
+        (make_penalty, ("gapreg",), {"notion": 3}, "notion", "an instance of 'str' or"),
+        (sinkhorn, (None, None, M, 1.0), {"tol": -1.0}, "tol", "a float in the range [0.0, inf)"),
+        (sinkhorn, (None, None, M, 1.0), {"warn": "yes"}, "warn", "an instance of 'bool'"),
+        (
+            sharp_sinkhorn,
+            (None, None, M, 1.0),
+            {"max_iter": 0},
+            "max_iter",
+            "an int in the range [1, inf)",
+        ),
+        (match, (X, X), {"seed": "a"}, "seed", "an int in the range (-inf, inf) or None"),
+        (cost_matrix, (X, X), {"metric": "cosine"}, "metric", "a str among"),
+        (accuracy, (y, p), {"threshold": 1.5}, "threshold", "a float in the range [0.0, 1.0]"),
+        (
+            equalized_odds_gap,
+            (y, p),
+            {"sensitive_features": s, "agg": "max"},
+            "agg",
+            "a str among",
+        ),
+        (
+            tv_demographic_parity,
+            (y, p),
+            {"sensitive_features": s, "bins": 0},
+            "bins",
+            "an int in the range [1, inf)",
+        ),
+    ]
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_public_functions_name_the_argument_in_the_house_words(case):
+    func, args, kwargs, param, accepts = _applied()[case]
+    name = func.__name__
+    pattern = (
+        re.escape(f"The '{param}' parameter of {name} must be {accepts}") + r".* Got .* instead\."
+    )
+    with pytest.raises(InvalidParameterError, match=pattern):
+        func(*args, **kwargs)
+    assert param in func.__otfair_parameter_constraints__

@@ -116,8 +116,9 @@ def message(param: str, owner: str, constraints: list[Any]) -> str:
         """Words of a constraint, satisfied by nothing: the engine words the refusal."""
 
         def __init__(self, words: str, hidden: bool) -> None:  # noqa: D107
-            self.words, self.hidden = words, hidden
-            self.type, self.options, self.deprecated = object, set(), set()
+            self.words, self.hidden, self.type = words, hidden, object
+            self.options: set[Any] = set()
+            self.deprecated: set[Any] = set()
 
         def is_satisfied_by(self, val: Any) -> bool:  # noqa: D102
             return False

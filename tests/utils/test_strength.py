@@ -30,12 +30,17 @@ def test_a_strength_is_returned_as_a_float(value, kwargs, expected):
 @pytest.mark.parametrize(
     "value, kwargs, error, match",
     [
-        (-0.1, {}, ValueError, r"`strength` must be a number >= 0; got -0.1"),
-        (1.5, {"maximum": 1.0}, ValueError, r"`strength` must be a number in \[0, 1\]; got 1.5"),
-        (np.inf, {}, ValueError, "`strength` must be a number >= 0"),
-        (np.nan, {"minimum": None}, ValueError, "`strength` must be a number; got nan"),
-        (True, {}, TypeError, "`strength` must be a number >= 0; got True"),
-        ("1", {}, TypeError, "`strength` must be a number"),
+        (-0.1, {}, ValueError, r"`strength` must be a finite number >= 0; got -0.1"),
+        (
+            1.5,
+            {"maximum": 1.0},
+            ValueError,
+            r"`strength` must be a finite number in \[0, 1\]; got 1.5",
+        ),
+        (np.inf, {}, ValueError, "`strength` must be a finite number >= 0"),
+        (np.nan, {"minimum": None}, ValueError, "`strength` must be a finite number; got nan"),
+        (True, {}, TypeError, "`strength` must be a finite number >= 0; got True"),
+        ("1", {}, TypeError, "`strength` must be a finite number"),
         (
             [0.1, 1],
             {},

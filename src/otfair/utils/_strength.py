@@ -83,16 +83,20 @@ def check_strength(
     >>> check_strength(2, "alpha", maximum=1.0)
     Traceback (most recent call last):
     ...
-    ValueError: `alpha` must be a number in [0, 1]; got 2.
+    ValueError: `alpha` must be a finite number in [0, 1]; got 2.
     """
     refuse_strength_list(value, name)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"`{name}` must be a number{_bounds(minimum, maximum)}; got {value!r}.")
+        raise TypeError(
+            f"`{name}` must be a finite number{_bounds(minimum, maximum)}; got {value!r}."
+        )
     real = float(value)
     ok = bool(np.isfinite(real))
     ok = ok and (minimum is None or real >= minimum) and (maximum is None or real <= maximum)
     if not ok:
-        raise ValueError(f"`{name}` must be a number{_bounds(minimum, maximum)}; got {value!r}.")
+        raise ValueError(
+            f"`{name}` must be a finite number{_bounds(minimum, maximum)}; got {value!r}."
+        )
     return real
 
 

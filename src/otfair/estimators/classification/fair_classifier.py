@@ -41,7 +41,6 @@ from otfair.utils import (
     Interval,
     StrOptions,
     check_group_sizes,
-    check_scalar,
     check_sensitive_features,
     draw_seed,
     fit_context,
@@ -51,7 +50,7 @@ from otfair.utils import (
     use_generator,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
-from otfair.utils._strength import check_strengths
+from otfair.utils._strength import check_strength, check_strengths
 from otfair.utils._torch import fits_in_training_state
 
 
@@ -295,7 +294,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         if settings is not None:
             settings.check()  # the penalty object's constraints, before it builds
         penalty = self._make_penalty()
-        check_scalar(self.strength, "strength", minimum=0.0)  # finite
+        check_strength(self.strength)  # finite: the Interval passes inf; a path's strengths
         if self._mixing(penalty) == "convex" and self.strength >= 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1) for convex mixing, (1 - alpha) CE + alpha R; "

@@ -28,7 +28,6 @@ from otfair.utils import (
     Widths,
     check_consistent_length,
     check_finite_1d,
-    check_scalar,
     check_strength,
     draw_seed,
     encode_groups,
@@ -240,6 +239,7 @@ class NeuralFairRegressor(
         self._fit_stacked([self], [lam], X, y, sensitive_features)  # a stacked run of one
         return self
 
+    @fit_context  # the template's parameters; each strength below
     @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
@@ -253,7 +253,7 @@ class NeuralFairRegressor(
         """
         lams = check_strengths(strengths)
         for value in lams:
-            check_scalar(value, "lam", minimum=0.0)
+            check_strength(value, "lam")
         singles = [clone(self).set_params(lam=value) for value in lams]
         singles[0]._fit_stacked(singles, lams, X, y, sensitive_features)
         return singles

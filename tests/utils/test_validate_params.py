@@ -211,3 +211,38 @@ def test_public_functions_name_the_argument_in_the_house_words(case):
     with pytest.raises(InvalidParameterError, match=pattern):
         func(*args, **kwargs)
     assert param in func.__otfair_parameter_constraints__
+
+
+# ------------------------------------------------------------ one trigger per estimator
+def test_every_estimator_validates_through_fit_context():
+    import otfair.estimators as estimators
+
+    classes = {
+        obj
+        for name in dir(estimators)
+        if isinstance(obj := getattr(estimators, name), type)
+        and issubclass(obj, BaseEstimator)
+        and "_parameter_constraints" in {k for c in obj.__mro__ for k in vars(c)}
+        and callable(getattr(obj, "fit", None))
+    }
+    assert len(classes) >= 15
+    missing = sorted(
+        c.__name__ for c in classes if not getattr(c.fit, "__otfair_fit_context__", False)
+    )
+    assert not missing, f"decorate fit with otfair.utils.fit_context: {missing}"
+
+
+def test_no_module_calls_validate_params_by_hand():
+    import ast
+    from pathlib import Path
+
+    src = Path(__file__).resolve().parents[2] / "src"
+    calls = [
+        f"{path.relative_to(src)}:{node.lineno}"
+        for path in sorted(src.rglob("*.py"))
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "_validate_params"
+    ]
+    assert not calls, f"validate through otfair.utils.fit_context / check_values: {calls}"

@@ -23,7 +23,7 @@ from torch import nn
 
 from otfair.notions import LinearConstraints, Notion, as_notion
 from otfair.penalties._checks import check_labels, check_scores
-from otfair.utils._sklearn_compat import validate_parameter_constraints
+from otfair.utils import check_values
 
 
 class PenaltyBatch(NamedTuple):
@@ -398,9 +398,7 @@ class PenaltyObject:
 
     def check(self) -> PenaltyObject:
         """Check the settings against ``_parameter_constraints``; return ``self``."""
-        validate_parameter_constraints(
-            self._parameter_constraints, self.get_params(), caller_name=type(self).__name__
-        )
+        check_values(self._parameter_constraints, self.get_params(), caller=type(self).__name__)
         return self
 
     def adversary_lr(self, default: float) -> float:

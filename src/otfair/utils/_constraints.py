@@ -210,6 +210,7 @@ def fit_context(fit_method: Any = None, *, validate_nested: bool = False) -> Any
                 _refuse_strength_lists(constraints, values)
             return inner(estimator, *args, **kwargs)
 
+        checked.__otfair_fit_context__ = True  # type: ignore[attr-defined]
         return checked
 
     return decorate if fit_method is None else decorate(fit_method)

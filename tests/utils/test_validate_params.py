@@ -148,7 +148,13 @@ def _applied():
     from sklearn.linear_model import LogisticRegression
 
     from otfair.estimators import fairness_path
-    from otfair.metrics import accuracy, equalized_odds_gap, tv_demographic_parity
+    from otfair.metrics import (
+        accuracy,
+        equalized_odds_gap,
+        fairness_report,
+        subset_fairness,
+        tv_demographic_parity,
+    )
     from otfair.ot import cost_matrix, match, sharp_sinkhorn, sinkhorn
     from otfair.penalties import make_penalty
 
@@ -198,10 +204,24 @@ def _applied():
             "bins",
             "an int in the range [1, inf)",
         ),
+        (
+            fairness_report,
+            (y, p),
+            {"sensitive_features": s, "task": "ranking"},
+            "task",
+            "a str among",
+        ),
+        (
+            subset_fairness,
+            (X, p),
+            {"sensitive_features": s, "n_subsets": 0},
+            "n_subsets",
+            "an int in the range [1, inf)",
+        ),
     ]
 
 
-@pytest.mark.parametrize("case", range(12))
+@pytest.mark.parametrize("case", range(14))
 def test_public_functions_name_the_argument_in_the_house_words(case):
     func, args, kwargs, param, accepts = _applied()[case]
     name = func.__name__

@@ -136,7 +136,7 @@ def validate_params(
     included, are checked by :func:`check_values`, so a bad value is refused naming the
     argument and the function in the house words::
 
-        The 'reg' parameter of sinkhorn must be a float in the range (0.0, inf). Got 0
+        The 'tol' parameter of sinkhorn must be a float in the range [0.0, inf). Got -1.0
         instead.
 
     Unlike scikit-learn's ``validate_params``, the function runs with the configuration

@@ -237,7 +237,7 @@ def _described_values(spec: object) -> dict[str, dict[str, object]]:
     """Return the described constraints of an entry's strength, epochs and options."""
     from otfair.experiments._value_checks import describe, message
     from otfair.experiments.methods._options import _declared, _owner, accepted_options
-    from otfair.utils._constraints import positive_int
+    from otfair.utils import positive_int
 
     targets: dict[str, tuple[object, str]] = {}
     estimator = spec.estimator  # type: ignore[attr-defined]

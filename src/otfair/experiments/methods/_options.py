@@ -236,7 +236,7 @@ def check_options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
         ``TypeError``, naming the parameter, the class and what it accepts).
     """
     from otfair.experiments._messages import unknown_options_message
-    from otfair.utils._constraints import validate_option
+    from otfair.utils import validate_option
 
     accepted = accepted_options(spec)
     if not accepted:

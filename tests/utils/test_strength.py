@@ -65,6 +65,7 @@ def test_strengths_keep_their_order_and_are_checked():
         ([1.0, 1.0], "values must be distinct"),
         ([0.5, np.nan], "must be finite"),
         (["a"], "must be a list of numbers"),
+        ([[0.1, 0.2]], r"must be a 1-D list of numbers; got shape \(1, 2\)"),
     ]:
         with pytest.raises(ValueError, match=f"`strengths` {match}"):
             check_strengths(bad)

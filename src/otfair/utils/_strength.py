@@ -120,15 +120,18 @@ def check_strengths(
     Raises
     ------
     ValueError
-        Naming ``name`` for an empty, repeated, non-numeric or non-finite list, or a
-        value below ``minimum``.
+        Naming ``name`` for an empty, repeated, non-numeric, non-finite or nested list,
+        or a value below ``minimum``.
     """
     if isinstance(strengths, (numbers.Real, str)):
         strengths = [strengths]
     try:
-        values = np.asarray(strengths, dtype=float).reshape(-1)
+        values = np.asarray(strengths, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"`{name}` must be a list of numbers; got {strengths!r}.") from None
+    if values.ndim > 1:
+        raise ValueError(f"`{name}` must be a 1-D list of numbers; got shape {values.shape}.")
+    values = values.reshape(-1)
     if values.size == 0:
         raise ValueError(f"`{name}` must hold at least one value.")
     if not np.all(np.isfinite(values)):

@@ -80,3 +80,25 @@ def test_values_problem_checks_in_the_registry_order():
     assert epochs is not None and epochs.startswith("The 'epochs' parameter of FairClassifier")
     assert _names.values_problem("otf", options={"nonsense": -1}) is None  # names: elsewhere
     assert _names.values_problem("nosuch", epochs=0) is None  # a plug-in: the registry checks
+
+
+def test_the_stored_words_are_the_engines():
+    """The table's messages come from the constraint engine, options in sorted order."""
+    from numbers import Integral
+
+    from otfair.experiments._value_checks import VALUE, message
+    from otfair.utils import Interval, InvalidParameterError, StrOptions, check_values
+
+    constraints = [Interval(Integral, 1, None, closed="left"), StrOptions({"b", "a", "c"}), None]
+    words = message("k", "Owner", constraints)
+    assert words == (
+        "The 'k' parameter of Owner must be an int in the range [1, inf), a str among "
+        f"{{'a', 'b', 'c'}} or None. Got {VALUE} instead."
+    )
+    with pytest.raises(InvalidParameterError) as engine:
+        check_values({"k": constraints}, {"k": 0.5}, caller="Owner")
+    assert _same_words(str(engine.value)) == words.replace(VALUE, "0.5")
+    assert value_problem({"constraints": [{"kind": "none"}], "message": words}, 0.5) == (
+        words.replace(VALUE, "0.5")
+    )
+    assert all(VALUE in e["message"] for row in _names.VALUES.values() for e in row.values())

@@ -9,12 +9,10 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, _fit_context, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.metrics import check_scoring, get_scorer_names, log_loss, mean_squared_error
 from sklearn.utils import get_tags
-from sklearn.utils._indexing import _safe_indexing
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
     check_consistent_length,
@@ -33,6 +31,8 @@ from otfair.estimators._budget_rule import (
 )
 from otfair.estimators._path import fairness_path
 from otfair.estimators._strength_grids import default_strengths, strength_param
+from otfair.utils import HasMethods, Interval, StrOptions, check_strengths, fit_context
+from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
 __all__ = ["FairnessCV"]
 
@@ -279,14 +279,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     def _strength_grid(self) -> np.ndarray:
         if self.strengths is None:
             return default_strengths(self.estimator)
-        values = np.asarray(self.strengths, dtype=float)
-        if values.ndim != 1 or values.size == 0:
-            raise ValueError(f"`strengths` must be a non-empty 1-D list; got {self.strengths!r}.")
-        if not np.isfinite(values).all() or (values < 0).any():
-            raise ValueError(f"`strengths` must be finite and >= 0; got {values.tolist()}.")
-        if len(np.unique(values)) != values.size:
-            raise ValueError(f"`strengths` must be distinct; got {values.tolist()}.")
-        return np.sort(values)
+        return np.sort(check_strengths(self.strengths, minimum=0.0))
 
     def _scorer(self) -> Callable[..., float]:
         default = "accuracy" if self._task() == "classification" else "r2"
@@ -307,7 +300,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         return np.asarray(est.predict(X), dtype=float).ravel()
 
     # ---------------------------------------------------------------------- fit
-    @_fit_context(prefer_skip_nested_validation=False)
+    @fit_context(validate_nested=True)
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairnessCV:
         """Cross-validate the path over ``strengths``, choose a strength, refit.
 

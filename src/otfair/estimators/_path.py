@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Sequence
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone, is_classifier
 
 from otfair.estimators._training import forget_fit
+from otfair.utils import HasMethods, validate_params
 from otfair.utils._strength import check_strength, check_strengths
 
 __all__ = [
@@ -68,6 +70,12 @@ def supports_stacking(estimator: Any) -> bool:
     return callable(getattr(estimator, "__otfair_fit_path__", None))
 
 
+@validate_params(
+    {
+        "estimator": [HasMethods(["fit", "get_params", "set_params"])],
+        "strengths": ["array-like", Real],
+    }
+)
 def fairness_path(
     estimator: Any,
     X: Any,

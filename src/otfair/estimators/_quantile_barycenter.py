@@ -29,21 +29,11 @@ __all__ = [
     "GroupQuantiles",
     "check_fit_groups",
     "check_n_features",
-    "check_strength",
     "draw_fit_seed",
     "encode_fitted_groups",
     "fit_or_calibration_split",
     "sorted_quantile",
 ]
-
-
-def check_strength(value: Any, name: str = "strength") -> float:
-    """Return ``value`` as a float in [0, 1] or raise a ``ValueError`` naming ``name``."""
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.number)):
-        raise TypeError(f"`{name}` must be a number in [0, 1]; got {value!r}.")
-    if not (0.0 <= float(value) <= 1.0):
-        raise ValueError(f"`{name}` must lie in [0, 1]; got {value!r}.")
-    return float(value)
 
 
 def encode_fitted_groups(

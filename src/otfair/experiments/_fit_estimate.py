@@ -96,12 +96,12 @@ def budget_fits(run: Mapping[str, Any], cv: int) -> tuple[float, str]:
     """
     import numpy as np
     from sklearn.base import clone
-    from sklearn.utils import _safe_indexing
 
     from otfair.estimators._path import fairness_path
     from otfair.estimators._strength_grids import default_strengths
     from otfair.experiments._request import RunRequest
     from otfair.experiments._single import build_estimator, prepare_data
+    from otfair.utils import safe_indexing as _safe_indexing
 
     args = {k: v for k, v in run.items() if k not in ("dataset", "method", "verbose", "announce")}
     request = RunRequest.from_args(run["dataset"], run["method"], **args)

@@ -235,9 +235,9 @@ def dataset_options_problem(
 
 def _described_values(spec: object) -> dict[str, dict[str, object]]:
     """Return the described constraints of an entry's strength, epochs and options."""
-    from otfair.experiments._value_checks import describe
+    from otfair.experiments._value_checks import describe, message
     from otfair.experiments.methods._options import _declared, _owner, accepted_options
-    from otfair.utils._constraints import positive_int
+    from otfair.utils import positive_int
 
     targets: dict[str, tuple[object, str]] = {}
     estimator = spec.estimator  # type: ignore[attr-defined]
@@ -257,7 +257,12 @@ def _described_values(spec: object) -> dict[str, dict[str, object]]:
             continue
         described = [describe(c) for c in constraints]
         if all(d is not None for d in described):
-            out[key] = {"param": name, "owner": caller, "constraints": described}
+            out[key] = {
+                "param": name,
+                "owner": caller,
+                "constraints": described,
+                "message": message(name, caller, constraints),
+            }
     return out
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from otfair.experiments._audits import check_audits
+from otfair.utils import check_strength
 
 if TYPE_CHECKING:
     from otfair.experiments.methods import MethodSpec
@@ -48,12 +49,8 @@ def _check_test_size(test_size: Any) -> float:
     return float(test_size)
 
 
-def _check_strength(strength: Any) -> float | None:
-    if strength is None:
-        return None
-    if isinstance(strength, bool) or not isinstance(strength, (int, float, np.number)):
-        raise TypeError(f"`strength` must be a number; got {strength!r}.")
-    return float(strength)
+def _strength(strength: Any) -> float | None:
+    return None if strength is None else check_strength(strength, minimum=None)
 
 
 def check_against_spec(
@@ -191,7 +188,7 @@ class RunRequest:
             method_options=checked["method_options"],
             epochs=self.epochs,
         )
-        checked["strength"] = _check_strength(self.strength)
+        checked["strength"] = _strength(self.strength)
         if self.epochs is not None:  # valid for the estimator: an int >= 1
             checked["epochs"] = int(self.epochs)
         if self.target_domain is not None:

@@ -4,17 +4,24 @@ A run's strength, ``epochs`` and ``-o`` values are checked against the estimator
 ``_parameter_constraints`` (:func:`otfair.experiments.methods.check_options`,
 :func:`~otfair.experiments.methods.check_run_values`), which means importing the
 estimator (torch) and scikit-learn's validation (seconds on a loaded machine). The
-static name table (:mod:`otfair.experiments._names`) also keeps, per method, the
-constraints that have a plain description: scikit-learn's ``Interval`` (int, float,
-real), ``StrOptions``, ``None`` and built-in types. This module checks a value against
-such a description and words the refusal as scikit-learn does::
+static name table (:mod:`otfair.experiments._names`, ``_names.json``) also keeps, per
+method, the constraints that have a plain description: scikit-learn's ``Interval``
+(int, float, real), ``StrOptions``, ``None`` and built-in types.
+
+Nothing in the table is written by hand: ``python -m otfair.experiments._names``
+generates it from the estimators' (and penalty objects') ``_parameter_constraints``,
+the one source. Each entry holds the description of each constraint (:func:`describe`)
+and the refusal's words (:func:`message`), produced at generation time by the
+constraint engine itself (:func:`otfair.utils.check_values`, the words of ``fit``)::
 
     The 'epochs' parameter of FairClassifier must be an int in the range [1, inf). Got 0
     instead.
 
-so ``otfair fit --epochs 0`` answers before torch is imported, with the words the
-estimator's own ``fit`` would use (a test compares both on every described constraint).
-A parameter whose constraints cannot be described here (custom ones, ``"boolean"``,
+At run time this module only tests a value against the descriptions and fills the
+value into the stored words, so ``otfair fit --epochs 0`` answers before torch is
+imported, with the words the estimator's own ``fit`` would use (a test compares both on
+every described constraint; another, that the table equals a fresh generation). A
+parameter whose constraints cannot be described here (custom ones, ``"boolean"``,
 ``"random_state"``) is not in the table and is checked after the import, as before.
 """
 
@@ -27,19 +34,24 @@ from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
+    "VALUE",
     "describe",
     "device_problem",
     "epochs_floor_seconds",
+    "message",
     "value_problem",
 ]
 
+#: Stands for the refused value in a stored message (its ``repr`` takes its place).
+VALUE = "<value>"
+
 #: built-in types a constraint may name (scikit-learn's ``_InstancesOf``)
 _TYPES: dict[str, type] = {t.__name__: t for t in (str, int, float, dict, list, tuple)}
-#: the number types of an ``Interval`` and how scikit-learn names them
-_NUMBERS: dict[str, tuple[Any, str]] = {
-    "Integral": (numbers.Integral, "an int"),
-    "Real": (numbers.Real, "a float"),
-    "RealNotInt": (float, "a float"),
+#: the number types of an ``Interval``, by name
+_NUMBERS: dict[str, Any] = {
+    "Integral": numbers.Integral,
+    "Real": numbers.Real,
+    "RealNotInt": float,
 }
 
 
@@ -49,7 +61,7 @@ def describe(constraint: Any) -> dict[str, Any] | None:
     Used when the name table is written (:func:`otfair.experiments._names.render`);
     imports scikit-learn.
     """
-    from sklearn.utils._param_validation import Interval, StrOptions, make_constraint
+    from otfair.utils import Interval, StrOptions, make_constraint
 
     if constraint is None:
         return {"kind": "none"}
@@ -77,7 +89,7 @@ def _satisfied(value: Any, c: Mapping[str, Any]) -> bool:
         return isinstance(value, _TYPES[c["type"]])
     if kind == "str_options":
         return isinstance(value, str) and value in c["options"]
-    number_type = _NUMBERS[c["type"]][0]
+    number_type = _NUMBERS[c["type"]]
     if not isinstance(value, number_type):
         return False
     if not isinstance(value, numbers.Integral) and math.isnan(value):
@@ -89,38 +101,59 @@ def _satisfied(value: Any, c: Mapping[str, Any]) -> bool:
     return not ((value > right) if c["closed"] in ("right", "both") else (value >= right))
 
 
-def _words(c: Mapping[str, Any]) -> str:
-    """scikit-learn's ``str()`` of the constraint ``c`` describes."""
-    kind = c["kind"]
-    if kind == "none":
-        return "None"
-    if kind == "type":
-        return f"an instance of {c['type']!r}"
-    if kind == "str_options":
-        return f"a str among {{{', '.join(repr(o) for o in set(c['options']))}}}"
-    integral = c["type"] == "Integral"
-    left = "-inf" if c["left"] is None else (c["left"] if integral else float(c["left"]))
-    right = "inf" if c["right"] is None else (c["right"] if integral else float(c["right"]))
-    lb = "[" if c["closed"] in ("left", "both") else "("
-    rb = "]" if c["closed"] in ("right", "both") else ")"
-    return f"{_NUMBERS[c['type']][1]} in the range {lb}{left}, {right}{rb}"
+def message(param: str, owner: str, constraints: list[Any]) -> str:
+    """Return the constraint engine's refusal of ``param``, with :data:`VALUE` for the value.
+
+    Used when the name table is written (imports scikit-learn): the words of
+    :func:`otfair.utils.check_values` (what ``fit`` raises), each ``StrOptions``' options
+    in sorted order (scikit-learn lists a set in its hash order, which varies by run).
+    """
+    import copy
+
+    from otfair.utils import InvalidParameterError, Options, check_values, make_constraint
+
+    class _Said(Options):
+        """Words of a constraint, satisfied by nothing: the engine words the refusal."""
+
+        def __init__(self, words: str, hidden: bool) -> None:  # noqa: D107
+            self.words, self.hidden, self.type = words, hidden, object
+            self.options: set[Any] = set()
+            self.deprecated: set[Any] = set()
+
+        def is_satisfied_by(self, val: Any) -> bool:  # noqa: D102
+            return False
+
+        def __str__(self) -> str:
+            return self.words
+
+    class _Value:
+        def __repr__(self) -> str:
+            return VALUE
+
+    said = []
+    for constraint in constraints:
+        made = make_constraint(constraint)
+        if isinstance(made, Options):
+            made = copy.copy(made)
+            made.options = sorted(made.options, key=repr)  # str() lists them in this order
+        said.append(_Said(str(made), bool(made.hidden)))
+    try:
+        check_values({param: said}, {param: _Value()}, caller=owner, refuse_paths=False)
+    except InvalidParameterError as exc:
+        return str(exc)
+    raise AssertionError("a constraint satisfied by nothing accepted a value")  # pragma: no cover
 
 
 def value_problem(entry: Mapping[str, Any], value: Any) -> str | None:
-    """Return scikit-learn's refusal of ``value`` for the table ``entry``, or ``None``.
+    """Return the engine's refusal of ``value`` for the table ``entry``, or ``None``.
 
     ``entry`` holds ``param`` (the parameter's name), ``owner`` (the class or words that
-    scikit-learn's message names) and ``constraints`` (:func:`describe` of each).
+    the message names), ``constraints`` (:func:`describe` of each) and ``message``
+    (:func:`message`, generated with the table).
     """
-    constraints = entry["constraints"]
-    if any(_satisfied(value, c) for c in constraints):
+    if any(_satisfied(value, c) for c in entry["constraints"]):
         return None
-    shown = [_words(c) for c in constraints]
-    text = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
-    return (
-        f"The {entry['param']!r} parameter of {entry['owner']} must be {text}. "
-        f"Got {value!r} instead."
-    )
+    return str(entry["message"]).replace(VALUE, repr(value))
 
 
 #: The devices a run accepts, by name: ``cpu``, ``cuda``, ``mps`` (each with an optional

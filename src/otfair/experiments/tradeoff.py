@@ -18,6 +18,7 @@ import pandas as pd
 from sklearn.base import clone
 
 from otfair.metrics import accuracy, demographic_parity_gap, pdp_violation, roc_auc
+from otfair.utils import check_strengths
 
 #: violation column name -> metric(y, p, sensitive_features=s)
 VIOLATIONS = {"dp": demographic_parity_gap, "pdp": pdp_violation}
@@ -115,9 +116,7 @@ def fairness_tradeoff(
     """
     if violation not in VIOLATIONS:
         raise ValueError(f"`violation` must be one of {sorted(VIOLATIONS)}; got {violation!r}.")
-    values = [float(a) for a in np.asarray(strengths, dtype=float).reshape(-1)]
-    if not values:
-        raise ValueError("`strengths` must hold at least one value.")
+    values = check_strengths(strengths)
     if param not in estimator.get_params():
         raise ValueError(f"`param`={param!r} is not a parameter of {type(estimator).__name__}.")
     models, fit_s = _fit_models(estimator, values, param, X_train, y_train, s_train)

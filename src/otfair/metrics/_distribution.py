@@ -14,8 +14,9 @@ from typing import Any
 import numpy as np
 
 from otfair.metrics._checks import validate_metric_input
+from otfair.metrics._constraints import BINS, GROUP_SIZE
 from otfair.metrics._docs import fill_doc
-from otfair.utils import MIN_GROUP_SIZE
+from otfair.utils import MIN_GROUP_SIZE, validate_params
 
 
 def wasserstein_1d(u: np.ndarray, v: np.ndarray) -> float:
@@ -81,6 +82,7 @@ def _score_distance(
 
 
 @fill_doc
+@validate_params({"min_group_size": GROUP_SIZE})
 def wasserstein_demographic_parity(
     y_true: Any,
     y_score: Any,
@@ -119,6 +121,7 @@ def wasserstein_demographic_parity(
 
 
 @fill_doc
+@validate_params({"min_group_size": GROUP_SIZE})
 def ks_demographic_parity(
     y_true: Any,
     y_score: Any,
@@ -147,6 +150,7 @@ def ks_demographic_parity(
 
 
 @fill_doc
+@validate_params({"bins": BINS, "min_group_size": GROUP_SIZE})
 def tv_demographic_parity(
     y_true: Any,
     y_score: Any,
@@ -194,8 +198,6 @@ def tv_demographic_parity(
     >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]
     0.5
     """
-    if not isinstance(bins, (int, np.integer)) or bins < 1:
-        raise ValueError(f"`bins` must be a positive integer; got {bins!r}.")
     lo, hi = (float(v) for v in score_range)
     if not hi > lo:
         raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")

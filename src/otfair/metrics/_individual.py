@@ -23,7 +23,8 @@ from otfair.metrics._checks import (
     check_threshold,
     encode_two_groups,
 )
-from otfair.utils import check_finite_1d, check_probabilities
+from otfair.metrics._constraints import THRESHOLD
+from otfair.utils import check_finite_1d, check_probabilities, validate_params
 
 
 def flip_columns(
@@ -60,6 +61,7 @@ def _labels(out: Any, n: int, threshold: float | None, name: str) -> np.ndarray:
     return (arr >= threshold).astype(np.int64) if threshold is not None else arr
 
 
+@validate_params({"threshold": [*THRESHOLD, None]})
 def consistency(
     predict: Callable[[np.ndarray], Any],
     X: Any,
@@ -163,6 +165,7 @@ class SelfFulfillingProphecy:
     confusion: dict[Any, np.ndarray]
 
 
+@validate_params({"threshold": THRESHOLD})
 def self_fulfilling_prophecy(
     reference_score: Any,
     fair_score: Any,

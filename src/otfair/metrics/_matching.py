@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from otfair.metrics._checks import check_lengths, check_matrix, encode_two_groups
-from otfair.utils import check_finite_1d
+from otfair.utils import check_finite_1d, positive_int, validate_params
 
 
 def matched_demographic_parity(
@@ -155,6 +155,7 @@ class FairMatchingCost:
     batch_size: int
 
 
+@validate_params({"batch_size": [positive_int()], "n_batches": [positive_int()]})
 def fair_matching_cost(
     X: Any,
     y_score: Any,

@@ -18,11 +18,13 @@ from otfair.metrics._checks import (
     require_defined,
     validate_metric_input,
 )
+from otfair.metrics._constraints import AGG, GROUP_SIZE, THRESHOLD
 from otfair.metrics._docs import fill_doc
-from otfair.utils import MIN_GROUP_SIZE
+from otfair.utils import MIN_GROUP_SIZE, validate_params
 
 
 @fill_doc
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def demographic_parity_gap(
     y_true: Any,
     y_score: Any,
@@ -78,6 +80,7 @@ def demographic_parity_gap(
 
 
 @fill_doc
+@validate_params({"min_group_size": GROUP_SIZE})
 def mean_score_gap(
     y_true: Any,
     y_score: Any,
@@ -160,6 +163,7 @@ def _label_rate_gap(
 
 
 @fill_doc
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def true_positive_rate_gap(
     y_true: Any,
     y_score: Any,
@@ -210,6 +214,7 @@ equal_opportunity_gap = true_positive_rate_gap
 
 
 @fill_doc
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def false_positive_rate_gap(
     y_true: Any,
     y_score: Any,
@@ -246,6 +251,7 @@ def false_positive_rate_gap(
 
 
 @fill_doc
+@validate_params({"threshold": THRESHOLD, "agg": AGG, "min_group_size": GROUP_SIZE})
 def equalized_odds_gap(
     y_true: Any,
     y_score: Any,
@@ -288,8 +294,6 @@ def equalized_odds_gap(
     >>> equalized_odds_gap(y, p, sensitive_features=s, threshold=0.65, agg="worst_case")
     0.5
     """
-    if agg not in ("mean", "worst_case"):
-        raise ValueError(f"`agg` must be 'mean' or 'worst_case'; got {agg!r}.")
     y, score, codes, groups, _ = validate_metric_input(
         y_true, y_score, sensitive_features, pos_label, min_group_size, probabilities=True
     )
@@ -300,6 +304,7 @@ def equalized_odds_gap(
 
 
 @fill_doc
+@validate_params({"threshold": THRESHOLD, "min_group_size": GROUP_SIZE})
 def max_equalized_odds_gap(
     y_true: Any,
     y_score: Any,
@@ -337,6 +342,7 @@ def max_equalized_odds_gap(
 
 
 @fill_doc
+@validate_params({"min_group_size": GROUP_SIZE})
 def error_gap(
     y_true: Any,
     y_pred: Any,

@@ -15,10 +15,13 @@ import numpy as np
 from sklearn import metrics as sk
 
 from otfair.metrics._checks import check_threshold, validate_metric_input
+from otfair.metrics._constraints import THRESHOLD
 from otfair.metrics._docs import fill_doc
+from otfair.utils import validate_params
 
 
 @fill_doc
+@validate_params({"threshold": THRESHOLD})
 def accuracy(y_true: Any, y_score: Any, *, threshold: float = 0.5, pos_label: Any = None) -> float:
     r"""Accuracy of the hard predictions :math:`1[f(x) \ge \tau]`.
 

@@ -21,6 +21,7 @@ from otfair.metrics._checks import (
     small_group_rule,
     validate_metric_input,
 )
+from otfair.metrics._constraints import GROUP_SIZE, THRESHOLD
 from otfair.metrics._degenerate import degenerate_warnings
 from otfair.metrics._distribution import (
     ks_distance,
@@ -31,7 +32,11 @@ from otfair.metrics._distribution import (
 from otfair.metrics._linear import abs_pearson_columns, peo_columns
 from otfair.metrics._performance import accuracy_unchecked, log_loss_unchecked, roc_auc
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
-from otfair.utils import MIN_GROUP_SIZE
+from otfair.utils import (
+    MIN_GROUP_SIZE,
+    StrOptions,
+    validate_params,
+)
 
 #: The max-gap measures, computed without the small groups (see ``min_group_size``).
 _CLASSIFICATION_GAPS = (
@@ -129,6 +134,13 @@ class FairnessReport:
         return out
 
 
+@validate_params(
+    {
+        "task": [StrOptions({"classification", "regression"})],
+        "threshold": THRESHOLD,
+        "min_group_size": GROUP_SIZE,
+    }
+)
 def fairness_report(
     y_true: Any,
     y_score: Any,

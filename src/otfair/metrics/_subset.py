@@ -27,8 +27,15 @@ from otfair.metrics._checks import (
     group_means,
     max_pairwise_gap,
 )
+from otfair.metrics._constraints import THRESHOLD
 from otfair.metrics._distribution import max_pairwise_distance, wasserstein_1d
-from otfair.utils import check_probabilities, encode_groups
+from otfair.utils import (
+    StrOptions,
+    check_probabilities,
+    encode_groups,
+    positive_int,
+    validate_params,
+)
 
 SubsetMeasure = Literal["dp", "mean_score_gap", "wdp"]
 _MEASURES = ("dp", "mean_score_gap", "wdp")
@@ -101,6 +108,14 @@ def _measure_on(
     return max_pairwise_gap(group_means(values, c, k)[0])
 
 
+@validate_params(
+    {
+        "n_subsets": [positive_int()],
+        "measure": [StrOptions(set(_MEASURES))],
+        "threshold": THRESHOLD,
+        "min_group_size": [positive_int()],
+    }
+)
 def subset_fairness(
     X: Any,
     y_score: Any,
@@ -240,6 +255,7 @@ def median_split(values: np.ndarray) -> tuple[np.ndarray, float]:
     return high, med
 
 
+@validate_params({"threshold": THRESHOLD})
 def subset_fairness_by_variable(
     X: Any,
     y_score: Any,

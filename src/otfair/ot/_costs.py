@@ -13,6 +13,7 @@ from typing import Literal
 import torch
 
 from otfair.ot._checks import check_matrix, check_vector
+from otfair.utils import StrOptions, validate_params
 
 Metric = Literal["sqeuclidean", "euclidean", "l1"]
 
@@ -30,6 +31,7 @@ def _pair(X: object, Y: object) -> tuple[torch.Tensor, torch.Tensor]:
     return Xt, Yt
 
 
+@validate_params({"exact": ["boolean"]})
 def euclidean_cost(X: object, Y: object, *, exact: bool = True) -> torch.Tensor:
     r"""Euclidean distance matrix :math:`C_{ij} = \lVert x_i - y_j \rVert_2`.
 
@@ -144,6 +146,7 @@ def joint_cost(
 _METRICS = {"sqeuclidean": sqeuclidean_cost, "euclidean": euclidean_cost, "l1": l1_cost}
 
 
+@validate_params({"metric": [StrOptions(set(_METRICS))]})
 def cost_matrix(X: object, Y: object, metric: Metric = "sqeuclidean") -> torch.Tensor:
     """Cost matrix between the rows of ``X`` and ``Y`` for a named ``metric``.
 
@@ -157,8 +160,4 @@ def cost_matrix(X: object, Y: object, metric: Metric = "sqeuclidean") -> torch.T
     -------
     torch.Tensor of shape (n0, n1)
     """
-    try:
-        fn = _METRICS[metric]
-    except (KeyError, TypeError):
-        raise ValueError(f"`metric` must be one of {sorted(_METRICS)}; got {metric!r}.") from None
-    return fn(X, Y)
+    return _METRICS[metric](X, Y)

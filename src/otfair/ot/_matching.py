@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from numbers import Integral
 from typing import Literal
 
 import numpy as np
@@ -12,6 +13,7 @@ from scipy.optimize import linear_sum_assignment
 
 from otfair.ot._checks import check_matrix, check_shaped
 from otfair.ot._costs import Metric, cost_matrix
+from otfair.utils import Interval, StrOptions, validate_params
 
 CostArg = Metric | Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
 
@@ -32,6 +34,13 @@ def _cost(X0: torch.Tensor, X1: torch.Tensor, cost: CostArg, M: object | None):
     return Mt.detach().to("cpu", torch.float64).numpy()
 
 
+@validate_params(
+    {
+        "cost": [StrOptions({"sqeuclidean", "euclidean", "l1"}), callable],
+        "generator": [torch.Generator, None],
+        "seed": [Interval(Integral, None, None, closed="neither"), None],
+    }
+)
 def match(
     X0: object,
     X1: object,

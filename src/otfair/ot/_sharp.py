@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from numbers import Real
+
 import torch
 
 from otfair.ot._checks import check_eps, check_matrix, check_same_mass, check_weights
 from otfair.ot._sinkhorn import sinkhorn
+from otfair.utils import Interval, positive_int, validate_params
 
 
 def sharp_gradient(
@@ -76,6 +79,7 @@ class _SharpSinkhorn(torch.autograd.Function):
         return grad_out * grad, None, None, None, None, None
 
 
+@validate_params({"tol": [Interval(Real, 0, None, closed="left")], "max_iter": [positive_int()]})
 def sharp_sinkhorn(
     a: object | None,
     b: object | None,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from numbers import Real
 
 import torch
 
@@ -16,6 +17,7 @@ from otfair.ot._checks import (
     check_weights,
 )
 from otfair.ot._lse import lse_cols, lse_rows
+from otfair.utils import Interval, positive_int, validate_params
 
 
 class ConvergenceWarning(UserWarning):
@@ -64,6 +66,15 @@ def _log_weights(w: torch.Tensor) -> torch.Tensor:
     return torch.where(w > 0, w.clamp_min(torch.finfo(w.dtype).tiny).log(), -torch.inf)
 
 
+@validate_params(
+    {
+        "tol": [Interval(Real, 0, None, closed="left")],
+        "check_every": [positive_int()],
+        "return_plan": ["boolean"],
+        "chunk_rows": [positive_int(), None],
+        "warn": ["boolean"],
+    }
+)
 def sinkhorn(
     a: object | None,
     b: object | None,

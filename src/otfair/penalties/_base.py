@@ -25,13 +25,13 @@ from collections.abc import Callable, Sequence
 from typing import Any, ClassVar, NamedTuple
 
 import torch
-from sklearn.utils._param_validation import validate_parameter_constraints
 from torch import nn
 
 from otfair.notions import LinearConstraints, Notion, as_notion
 from otfair.penalties._checks import check_labels, check_scores
 from otfair.penalties._legacy import LegacyEvaluation, bind
 from otfair.penalties._plan import BatchScheme, StrengthGrids
+from otfair.utils import check_values
 
 
 class PenaltyBatch(NamedTuple):
@@ -380,9 +380,7 @@ class PenaltyObject(StrengthGrids):
 
     def check(self) -> PenaltyObject:
         """Check the settings against ``_parameter_constraints``; return ``self``."""
-        validate_parameter_constraints(
-            self._parameter_constraints, self.get_params(), caller_name=type(self).__name__
-        )
+        check_values(self._parameter_constraints, self.get_params(), caller=type(self).__name__)
         return self
 
     def adversary_lr(self, default: float) -> float:

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from otfair.notions import Notion, as_notion
 from otfair.penalties import _base
 from otfair.penalties._base import FairnessPenalty, PenaltyObject, checked_penalty
+from otfair.utils import validate_params
 
 #: ``factory(notion: Notion, **options) -> FairnessPenalty``
 PenaltyFactory = Callable[..., FairnessPenalty]
@@ -71,6 +72,7 @@ def list_penalties() -> list[str]:
     return sorted(_FACTORIES)
 
 
+@validate_params({"name": [str], "notion": [str, Notion]})
 def make_penalty(name: str, notion: str | Notion = "dp", **options: Any) -> FairnessPenalty:
     """Build the penalty registered as ``name`` for ``notion``.
 

@@ -4,6 +4,7 @@ from otfair.utils._constraints import (
     DEVICE,
     RANDOM_STATE,
     SENSITIVE_COLUMN,
+    STRENGTH_PARAMS,
     HasMethods,
     Interval,
     InvalidParameterError,
@@ -11,11 +12,13 @@ from otfair.utils._constraints import (
     StrOptions,
     Widths,
     check_params,
+    check_values,
     fit_context,
     non_negative_real,
     positive_int,
     positive_real,
     validate_option,
+    validate_params,
 )
 from otfair.utils._init_params import set_params_from_init
 from otfair.utils._params import check_features, check_positive_int, check_scalar
@@ -27,6 +30,8 @@ from otfair.utils._random import (
     use_generator,
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
+from otfair.utils._sklearn_compat import make_constraint, safe_indexing
+from otfair.utils._strength import check_strength, check_strengths
 from otfair.utils._torch import as_float_tensor, resolve_device
 from otfair.utils._validation import (
     MIN_GROUP_SIZE,
@@ -46,6 +51,7 @@ __all__ = [
     "DEVICE",
     "RANDOM_STATE",
     "SENSITIVE_COLUMN",
+    "STRENGTH_PARAMS",
     "HasMethods",
     "Interval",
     "InvalidParameterError",
@@ -67,19 +73,25 @@ __all__ = [
     "check_probabilities",
     "check_scalar",
     "check_sensitive_features",
+    "check_strength",
+    "check_strengths",
+    "check_values",
     "draw_seed",
     "encode_groups",
     "fit_context",
     "local_random_state",
+    "make_constraint",
     "non_negative_real",
     "positive_int",
     "positive_real",
     "reset_parameters",
     "resolve_device",
+    "safe_indexing",
     "set_params_from_init",
     "split_sensitive",
     "torch_generator",
     "use_generator",
     "validate_option",
+    "validate_params",
     "warn_small_groups",
 ]

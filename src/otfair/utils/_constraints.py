@@ -4,33 +4,47 @@ Every estimator of otfair declares ``_parameter_constraints`` (a dict: parameter
 list of constraints, scikit-learn's format of :mod:`sklearn.utils._param_validation`:
 :class:`~sklearn.utils._param_validation.Interval`, ``StrOptions``, ``Options``,
 ``HasMethods``, ``"random_state"``, ``"boolean"``, ``None``, a type, ...) and validates
-them once, on entry of ``fit`` (:func:`fit_context`, scikit-learn's ``_fit_context``).
-The method registry, the CLI and the sweep specs validate an option with
-:func:`validate_option` / :func:`check_params`, against the same declarations, so a bad
-value gets the same message everywhere, naming the parameter and what it accepts::
+them once, on entry of ``fit`` (:func:`fit_context`, the one trigger of an estimator:
+no estimator calls ``_validate_params()`` or re-checks a declared constraint itself). A
+public function declares its constraints in :func:`validate_params`, a decorator. The
+method registry, the CLI and the sweep specs validate an option with
+:func:`validate_option` / :func:`check_params`, against the same declarations (the CLI's
+torch-free copy, ``otfair.experiments._names``, is generated from them), so a bad value
+gets the same message everywhere, naming the parameter and what it accepts::
 
     The 'epochs' parameter of CENet must be an int in the range [1, inf). Got 0 instead.
 
+A list given for a strength parameter (``strength``, ``lam``) that takes one number gets
+:func:`otfair.utils.check_strength`'s message, which names
+:func:`otfair.estimators.fairness_path`. Every path leads to :func:`check_values`.
+
 This module imports neither torch nor the estimators: the CLI can use it before it
-imports them (it needs the estimator class, whose module does).
+imports them (it needs the estimator class, whose module does). scikit-learn's private
+names come through :mod:`otfair.utils._sklearn_compat`.
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
 import numbers
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 import numpy as np
-from sklearn.base import _fit_context
-from sklearn.utils._param_validation import (
+from sklearn import get_config
+
+from otfair.utils._sklearn_compat import (
     HasMethods,
     Interval,
     InvalidParameterError,
     Options,
     StrOptions,
+    fit_context_of_sklearn,
+    make_constraint,
     validate_parameter_constraints,
 )
+from otfair.utils._strength import refuse_strength_list
 
 __all__ = [
     "DEVICE",
@@ -41,28 +55,165 @@ __all__ = [
     "InvalidParameterError",
     "Options",
     "StrOptions",
+    "STRENGTH_PARAMS",
     "Widths",
     "check_params",
+    "check_values",
     "fit_context",
     "positive_int",
     "positive_real",
     "non_negative_real",
     "validate_option",
+    "validate_params",
 ]
+
+#: The names of a strength parameter: a list given there is a trade-off curve, refused
+#: with :func:`otfair.utils.check_strength`'s message (unless a constraint accepts it).
+STRENGTH_PARAMS = ("strength", "lam")
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _refuse_strength_lists(constraints: Mapping[str, Any], values: Mapping[str, Any]) -> None:
+    """Refuse a sequence for a strength parameter whose constraints take none."""
+    for name in STRENGTH_PARAMS:
+        if name not in constraints or name not in values:
+            continue
+        value = values[name]
+        if not any(make_constraint(c).is_satisfied_by(value) for c in constraints[name]):
+            refuse_strength_list(value, name)
+
+
+def check_values(
+    constraints: Mapping[str, list[Any]],
+    values: Mapping[str, Any],
+    *,
+    caller: str,
+    refuse_paths: bool = True,
+) -> None:
+    """Validate ``values`` against ``constraints``: the one check behind every trigger.
+
+    :func:`fit_context` (an estimator's ``fit``), :func:`validate_params` (a public
+    function), :func:`check_params` (the registry, the CLI) and the penalty objects all
+    end here. A value without a constraint is not checked.
+
+    Parameters
+    ----------
+    constraints : mapping of str to list
+        Parameter name -> constraints (scikit-learn's format).
+    values : mapping of str to object
+        Parameter name -> value.
+    caller : str
+        The estimator's or function's name, for the message.
+    refuse_paths : bool, default=True
+        Refuse a list given to a strength parameter (:data:`STRENGTH_PARAMS`) with
+        :func:`otfair.utils.check_strength`'s message, which names
+        :func:`~otfair.estimators.fairness_path` (``False``: the constraint's message, as
+        the CLI's torch-free copy words it).
+
+    Raises
+    ------
+    InvalidParameterError
+        (a ``ValueError`` and a ``TypeError``) naming the first bad parameter, the caller
+        and what the parameter accepts: "The 'epochs' parameter of CENet must be an int in
+        the range [1, inf). Got 0 instead."
+    ValueError
+        For a list of strengths given to a strength parameter (the message names
+        :func:`otfair.estimators.fairness_path`).
+    """
+    if refuse_paths:
+        _refuse_strength_lists(constraints, values)
+    validate_parameter_constraints(dict(constraints), dict(values), caller_name=caller)
+
+
+def validate_params(
+    constraints: Mapping[str, list[Any]], *, caller: str | None = None
+) -> Callable[[_F], _F]:
+    """Decorate a public function: validate its arguments against ``constraints`` first.
+
+    The function's counterpart of :func:`fit_context`: on every call (unless
+    ``sklearn.set_config(skip_parameter_validation=True)``), the arguments, defaults
+    included, are checked by :func:`check_values`, so a bad value is refused naming the
+    argument and the function in the house words::
+
+        The 'tol' parameter of sinkhorn must be a float in the range [0.0, inf). Got -1.0
+        instead.
+
+    Unlike scikit-learn's ``validate_params``, the function runs with the configuration
+    unchanged: the estimators it fits validate their own parameters.
+
+    Parameters
+    ----------
+    constraints : mapping of str to list
+        Argument name -> constraints (scikit-learn's format, as ``_parameter_constraints``);
+        an argument without an entry is not checked.
+    caller : str, optional
+        The name the messages give (default: the function's ``__name__``).
+
+    Returns
+    -------
+    callable
+        The decorator; the decorated function keeps its signature and docstring, and
+        its constraints in ``__otfair_parameter_constraints__``.
+
+    Raises
+    ------
+    TypeError
+        At decoration, if ``constraints`` names an argument the function does not have.
+    """
+    declared = dict(constraints)
+
+    def decorate(func: _F) -> _F:
+        signature = inspect.signature(func)
+        unknown = sorted(set(declared) - set(signature.parameters))
+        if unknown:
+            raise TypeError(f"{func.__qualname__} has no argument(s) {unknown} to validate.")
+        name = caller or func.__name__
+
+        @functools.wraps(func)
+        def validated(*args: Any, **kwargs: Any) -> Any:
+            if not get_config()["skip_parameter_validation"]:
+                bound = signature.bind(*args, **kwargs)  # a bad call: Python's TypeError
+                bound.apply_defaults()
+                check_values(declared, bound.arguments, caller=name)
+            return func(*args, **kwargs)
+
+        validated.__otfair_parameter_constraints__ = declared  # type: ignore[attr-defined]
+        return validated  # type: ignore[return-value]
+
+    return decorate
 
 
 def fit_context(fit_method: Any = None, *, validate_nested: bool = False) -> Any:
     """Decorate ``fit``: validate ``_parameter_constraints`` once, then fit.
 
-    scikit-learn's ``_fit_context``: the estimator's
-    :meth:`~sklearn.base.BaseEstimator._validate_params` runs on entry (unless
-    ``sklearn.set_config(skip_parameter_validation=True)``). The estimators fitted
-    inside skip theirs (their parameters come from this one, already validated), except
-    with ``validate_nested=True``: a meta-estimator given estimator objects by the user
+    The one trigger of an estimator's validation. scikit-learn's ``_fit_context``: the
+    estimator's :meth:`~sklearn.base.BaseEstimator._validate_params` runs on entry
+    (unless ``sklearn.set_config(skip_parameter_validation=True)``), after a list given
+    for a strength parameter is refused naming :func:`otfair.estimators.fairness_path`
+    (:data:`STRENGTH_PARAMS`). The estimators fitted inside skip theirs (their parameters
+    come from this one, already validated), except with ``validate_nested=True``: a
+    meta-estimator given estimator objects by the user
     (``@fit_context(validate_nested=True)``).
     """
-    decorator = _fit_context(prefer_skip_nested_validation=not validate_nested)
-    return decorator if fit_method is None else decorator(fit_method)
+    sklearn_context = fit_context_of_sklearn(prefer_skip_nested_validation=not validate_nested)
+
+    def decorate(fit: Any) -> Any:
+        inner = sklearn_context(fit)
+
+        @functools.wraps(fit)
+        def checked(estimator: Any, *args: Any, **kwargs: Any) -> Any:
+            if not get_config()["skip_parameter_validation"]:
+                constraints = getattr(estimator, "_parameter_constraints", {})
+                names = [n for n in STRENGTH_PARAMS if hasattr(estimator, n)]
+                values = {n: getattr(estimator, n) for n in names}
+                _refuse_strength_lists(constraints, values)
+            return inner(estimator, *args, **kwargs)
+
+        checked.__otfair_fit_context__ = True  # type: ignore[attr-defined]
+        return checked
+
+    return decorate if fit_method is None else decorate(fit_method)
 
 
 class _Custom(Options):
@@ -202,7 +353,7 @@ def check_params(estimator: Any, params: Mapping[str, Any]) -> dict[str, Any]:
             f"{caller} has no parameter {unknown[0]!r}; its parameters are "
             f"{', '.join(sorted(constraints))}."
         )
-    validate_parameter_constraints(constraints, dict(params), caller_name=caller)
+    check_values(constraints, params, caller=caller, refuse_paths=False)  # the CLI's words
     return dict(params)
 
 

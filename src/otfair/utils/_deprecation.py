@@ -13,7 +13,7 @@ import warnings
 from collections.abc import Mapping
 from typing import Any
 
-from sklearn.utils._param_validation import Hidden, StrOptions
+from otfair.utils._sklearn_compat import Hidden, StrOptions
 
 __all__ = [
     "DEPRECATED",

@@ -12,7 +12,6 @@ from typing import Any, cast
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._early_stopping import StopOnValidation, validation_split
@@ -53,10 +52,13 @@ from otfair.penalties import (
 )
 from otfair.utils import (
     RANDOM_STATE,
+    HasMethods,
+    Interval,
+    StrOptions,
     check_group_sizes,
-    check_scalar,
     check_sensitive_features,
     draw_seed,
+    fit_context,
     resolve_device,
     set_params_from_init,
     torch_generator,
@@ -322,15 +324,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             raise ValueError(f"penalty={spec!r}: {exc}") from None
 
     def _check_params(self) -> FairnessPenalty | None:
-        """Check the parameters once (scikit-learn's constraints, then the penalty's)."""
-        check_strength(self.strength)  # a list: the message names fairness_path
-        self._validate_params()
+        """Check the penalty's parameters (``fit_context`` checked the constraints)."""
         settings = self._penalty_object()
         if settings is not None:
             settings.check()  # the penalty object's constraints, before it builds
         penalty = self._make_penalty()
         plan = self._plan(penalty)
-        check_scalar(self.strength, "strength", minimum=0.0)  # finite
+        check_strength(self.strength)  # finite: the Interval passes inf; a path's strengths
         if self._mixing(plan) == "convex" and self.strength >= 1:
             raise ValueError(
                 f"`strength` is alpha in [0, 1) for convex mixing, (1 - alpha) CE + alpha R; "
@@ -407,6 +407,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         return MLP(n_features, hidden=hidden)
 
     # ------------------------------------------------------------------ fit
+    @fit_context
     @fits_in_training_state
     def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> FairClassifier:
         """Train the model.
@@ -434,6 +435,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         self._fit_models([self], [penalty], X, y, sensitive_features)
         return self
 
+    @fit_context
     @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]

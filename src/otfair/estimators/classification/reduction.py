@@ -8,13 +8,14 @@ from typing import Any
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._torch_base import encode_binary_labels
 from otfair.notions import as_notion
 from otfair.utils import (
     RANDOM_STATE,
+    Interval,
+    StrOptions,
     draw_seed,
     encode_groups,
     fit_context,

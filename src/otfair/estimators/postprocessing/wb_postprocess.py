@@ -11,20 +11,18 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin, _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval
+from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
     check_n_features,
-    check_strength,
     draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
 )
 from otfair.estimators._torch_base import encode_binary_labels
-from otfair.utils import set_params_from_init
+from otfair.utils import HasMethods, Interval, fit_context, set_params_from_init
 
 __all__ = ["WassersteinBarycenterClassifier"]
 
@@ -137,12 +135,12 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         tags.classifier_tags.multi_class = False
         return tags
 
-    @_fit_context(prefer_skip_nested_validation=False)  # the base model validates its own
+    @fit_context(validate_nested=True)  # the base model validates its own
     def fit(
         self, X: Any, y: Any = None, *, sensitive_features: Any
     ) -> WassersteinBarycenterClassifier:
         """Fit the base classifier (unless ``prefit``) and the group thresholds."""
-        strength = check_strength(self.strength)
+        strength = float(self.strength)  # fit_context checked it
         X = check_array(X, dtype=None, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         self.n_features_in_ = X.shape[1]

@@ -13,19 +13,26 @@ from numbers import Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin, _fit_context
-from sklearn.utils._param_validation import HasMethods, Interval, StrOptions
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
     check_n_features,
-    check_strength,
     draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
 )
-from otfair.utils import check_finite_1d, encode_groups, set_params_from_init
+from otfair.utils import (
+    HasMethods,
+    Interval,
+    StrOptions,
+    check_finite_1d,
+    check_strength,
+    encode_groups,
+    fit_context,
+    set_params_from_init,
+)
 from otfair.utils._validation import _to_numpy
 
 __all__ = ["WassersteinBarycenterRegressor"]
@@ -147,7 +154,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     ) -> None:
         set_params_from_init(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=False)  # the base model validates its own
+    @fit_context(validate_nested=True)  # the base model validates its own
     def fit(
         self, X: Any, y: Any = None, *, sensitive_features: Any
     ) -> WassersteinBarycenterRegressor:
@@ -216,7 +223,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
             raise ValueError(
                 f"`strength` has {len(values)} values but there are {k} sensitive attributes."
             )
-        return [check_strength(v) for v in values]
+        return [check_strength(v, maximum=1.0) for v in values]
 
     def predict(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
         r"""Return the fair predictions :math:`g_\lambda(x, s)`, shape (n,)."""

@@ -25,7 +25,7 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from otfair.estimators._path import check_strength, check_strengths
+from otfair.estimators._path import check_strengths
 from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba
 from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor
@@ -40,6 +40,7 @@ from otfair.utils import (
     SENSITIVE_COLUMN,
     StrOptions,
     check_features,
+    check_values,
     fit_context,
     non_negative_real,
     positive_int,
@@ -213,21 +214,19 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     def check_params(self) -> None:
         """Check every parameter without data, before anything trains (fail fast).
 
-        ``fit`` calls it first; ``otfair fit`` and the sweep's preflight call it before
-        they announce or start the training: the ``_parameter_constraints`` (the flows'
-        are :class:`AdapFairPreprocessor`'s); a list ``strength`` names ``fairness_path``.
+        ``fit`` calls it first (its ``fit_context``); ``otfair fit`` and the sweep's
+        preflight call it before they announce or start the training: the
+        ``_parameter_constraints`` (the flows' are :class:`AdapFairPreprocessor`'s); a list
+        ``strength`` names :func:`~otfair.estimators.fairness_path`.
 
         Raises
         ------
         ValueError
             Naming the first parameter out of its range (``InvalidParameterError``).
         """
-        self._validate_params()
-
-    def _validate_params(self) -> None:
-        """Refuse a list of strengths naming ``fairness_path``, then check the constraints."""
-        check_strength(self.strength)
-        super()._validate_params()
+        check_values(
+            self._parameter_constraints, self.get_params(deep=False), caller="AdapFairClassifier"
+        )
 
     def _check_input(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""

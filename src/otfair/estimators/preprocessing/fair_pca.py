@@ -12,18 +12,23 @@ from typing import Any, ClassVar, cast
 
 import numpy as np
 from scipy.linalg import eigh, null_space
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
-from sklearn.utils._param_validation import Interval, StrOptions
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
     check_n_features,
-    check_strength,
     encode_fitted_groups,
 )
 from otfair.notions import Notion, as_notion
-from otfair.utils import check_binary_labels, set_params_from_init
+from otfair.utils import (
+    Interval,
+    StrOptions,
+    check_binary_labels,
+    check_strength,
+    fit_context,
+    set_params_from_init,
+)
 
 __all__ = ["FairPCA"]
 
@@ -128,10 +133,9 @@ class FairPCA(TransformerMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> FairPCA:
         """Compute the fair projection from ``X`` and the groups."""
-        check_strength(self.strength)
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         notion = as_notion(self.notion, allowed=("dp", "eopp"))
@@ -183,7 +187,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
         it is validated against the fitted groups.
         """
         check_is_fitted(self, "components_")
-        strength = check_strength(self.strength)
+        strength = check_strength(self.strength, maximum=1.0)
         X = check_array(X, dtype=np.float64, input_name="X")
         check_n_features(self, X)
         if sensitive_features is not None:

@@ -13,20 +13,18 @@ from numbers import Integral, Real
 from typing import Any, ClassVar
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, _fit_context
+from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils._param_validation import Interval, StrOptions
 from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
     check_fit_groups,
     check_n_features,
-    check_strength,
     draw_fit_seed,
     encode_fitted_groups,
 )
-from otfair.utils import set_params_from_init
+from otfair.utils import Interval, StrOptions, check_strength, fit_context, set_params_from_init
 
 __all__ = ["OTRepair"]
 
@@ -146,10 +144,9 @@ class OTRepair(TransformerMixin, BaseEstimator):
     ) -> None:
         set_params_from_init(self, locals())
 
-    @_fit_context(prefer_skip_nested_validation=True)
+    @fit_context
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> OTRepair:
         """Estimate the group distributions and the barycenter maps."""
-        check_strength(self.strength)
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         _check_discrete(codes, self.groups_)
@@ -207,7 +204,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
     def transform(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
         """Return the (partially) repaired features, shape (n, d)."""
         check_is_fitted(self, "groups_")
-        strength = check_strength(self.strength)
+        strength = check_strength(self.strength, maximum=1.0)
         X = check_array(X, dtype=np.float64, input_name="X")
         check_n_features(self, X)
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))

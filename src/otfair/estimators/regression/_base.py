@@ -17,7 +17,7 @@ from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
-from otfair.estimators._path import check_strength, check_strengths, forget_fit
+from otfair.estimators._path import check_strengths, forget_fit
 from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
 from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
@@ -28,7 +28,7 @@ from otfair.utils import (
     Widths,
     check_consistent_length,
     check_finite_1d,
-    check_scalar,
+    check_strength,
     draw_seed,
     encode_groups,
     fit_context,
@@ -207,17 +207,12 @@ class NeuralFairRegressor(
         if adversary is not None:
             adversary.after_step()
 
-    def _validate_params(self) -> None:
-        """Refuse a list of strengths naming ``fairness_path``, then check the constraints."""
-        check_strength(getattr(self, "strength", 0.0))
-        super()._validate_params()
-
     def _strength(self) -> float:
         """Return the fit's strength (0 for the unfair net; ``lam`` is its deprecated name)."""
         if not hasattr(self, "strength"):
             return 0.0
         value = renamed_param(self, "lam", "strength", default=1.0)
-        return check_scalar(value, "strength", minimum=0.0)
+        return check_strength(value, "strength")  # finite (inf passes the Interval)
 
     def _check_training_params(self) -> tuple[int, int, float, int]:
         """Return ``(epochs, batch_size, lr, n_critic)`` (validated by ``fit``)."""
@@ -263,6 +258,7 @@ class NeuralFairRegressor(
         self._fit_stacked([self], [self._strength()], X, y, sensitive_features)  # a run of one
         return self
 
+    @fit_context  # the template's parameters; each strength below
     @fits_in_training_state
     def __otfair_fit_path__(
         self, X: Any, y: Any, sensitive_features: Any, strengths: list[float]
@@ -276,7 +272,7 @@ class NeuralFairRegressor(
         """
         values = check_strengths(strengths)
         for value in values:
-            check_scalar(value, "strength", minimum=0.0)
+            check_strength(value, "strength")
         singles = [clone(self).set_params(strength=value, lam="deprecated") for value in values]
         singles[0]._fit_stacked(singles, values, X, y, sensitive_features)
         return singles

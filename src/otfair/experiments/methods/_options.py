@@ -200,7 +200,7 @@ def _words(constraints: list[Any]) -> str:
     "an int in the range [1, inf)", as its messages say; ``an instance of 'list'`` is
     shortened to ``a list``.
     """
-    from sklearn.utils._param_validation import make_constraint
+    from otfair.utils import make_constraint
 
     shown = [str(c) for c in map(make_constraint, constraints) if not c.hidden]
     text = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} or {shown[-1]}"
@@ -236,7 +236,7 @@ def check_options(spec: MethodSpec, options: dict[str, Any]) -> dict[str, Any]:
         ``TypeError``, naming the parameter, the class and what it accepts).
     """
     from otfair.experiments._messages import unknown_options_message
-    from otfair.utils._constraints import validate_option
+    from otfair.utils import validate_option
 
     accepted = accepted_options(spec)
     if not accepted:
@@ -275,9 +275,7 @@ def check_run_values(spec: MethodSpec, *, strength: Any = None, epochs: Any = No
         'epochs' parameter of FairClassifier must be an int in the range [1, inf). Got 0
         instead."
     """
-    from sklearn.utils._param_validation import validate_parameter_constraints
-
-    from otfair.utils._constraints import positive_int, validate_option
+    from otfair.utils import check_values, positive_int, validate_option
 
     declared = _declared(spec.estimator)
     param = spec.strength_parameter
@@ -288,6 +286,6 @@ def check_run_values(spec: MethodSpec, *, strength: Any = None, epochs: Any = No
     if "epochs" in declared:
         validate_option(spec.estimator, "epochs", epochs)
     else:
-        validate_parameter_constraints(
-            {"epochs": [positive_int()]}, {"epochs": epochs}, caller_name=f"method {spec.name!r}"
+        check_values(
+            {"epochs": [positive_int()]}, {"epochs": epochs}, caller=f"method {spec.name!r}"
         )

@@ -178,63 +178,74 @@ def _print_tables(report: FairnessReport, title: str) -> None:
         print_panel("accuracy disparity (regression)", flat)
 
 
+_File = Annotated[Path, typer.Argument(help="CSV file with one row per individual.")]
+_Label = Annotated[str, typer.Option("--label", help="Column with the true label / target.")]
+_Score = Annotated[
+    str,
+    typer.Option(
+        "--score", help="Column with the score (probability) or the regression prediction."
+    ),
+]
+_Sensitive = Annotated[
+    list[str], typer.Option("--sensitive", help="Sensitive column; repeat for several columns.")
+]
+_Task = Annotated[
+    str, typer.Option("--task", help="classification (scores in [0, 1]) or regression.")
+]
+_Threshold = Annotated[
+    float | None,
+    typer.Option(
+        "--threshold",
+        help="Decision threshold for hard predictions [default: 0.5]; classification only.",
+    ),
+]
+_MaxCategories = Annotated[
+    int,
+    typer.Option(
+        "--max-categories",
+        help="A numeric sensitive column with more distinct values (>= 1) is continuous.",
+    ),
+]
+_PosLabel = Annotated[
+    str | None,
+    typer.Option(
+        "--pos-label",
+        help="Positive class of a string --label column (e.g. '>50K'), and of predicted "
+        "labels in the --score column.",
+    ),
+]
+_Continuous = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--continuous",
+        help="A --sensitive column that is a quantity (age, income), not groups; repeat "
+        "for several. Other columns are groups unless numeric with more than "
+        "--max-categories values.",
+    ),
+]
+_MinGroupSize = Annotated[
+    int,
+    typer.Option(
+        "--min-group-size",
+        help="Groups with fewer rows are flagged (by_group 'small') and left out of the "
+        "max gaps, with a warning; 0 keeps every group.",
+    ),
+]
+_Json = Annotated[bool, typer.Option("--json", help="Print JSON with stable keys.")]
+
+
 def audit_command(
-    file: Annotated[Path, typer.Argument(help="CSV file with one row per individual.")],
-    label: Annotated[str, typer.Option("--label", help="Column with the true label / target.")],
-    score: Annotated[
-        str,
-        typer.Option(
-            "--score", help="Column with the score (probability) or the regression prediction."
-        ),
-    ],
-    sensitive: Annotated[
-        list[str],
-        typer.Option("--sensitive", help="Sensitive column; repeat for several columns."),
-    ],
-    task: Annotated[
-        str,
-        typer.Option("--task", help="classification (scores in [0, 1]) or regression."),
-    ] = "classification",
-    threshold: Annotated[
-        float | None,
-        typer.Option(
-            "--threshold",
-            help="Decision threshold for hard predictions [default: 0.5]; classification only.",
-        ),
-    ] = None,
-    max_categories: Annotated[
-        int,
-        typer.Option(
-            "--max-categories",
-            help="A numeric sensitive column with more distinct values (>= 1) is continuous.",
-        ),
-    ] = 10,
-    pos_label: Annotated[
-        str | None,
-        typer.Option(
-            "--pos-label",
-            help="Positive class of a string --label column (e.g. '>50K'), and of predicted "
-            "labels in the --score column.",
-        ),
-    ] = None,
-    continuous: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--continuous",
-            help="A --sensitive column that is a quantity (age, income), not groups; repeat "
-            "for several. Other columns are groups unless numeric with more than "
-            "--max-categories values.",
-        ),
-    ] = None,
-    min_group_size: Annotated[
-        int,
-        typer.Option(
-            "--min-group-size",
-            help="Groups with fewer rows are flagged (by_group 'small') and left out of the "
-            "max gaps, with a warning; 0 keeps every group.",
-        ),
-    ] = MIN_GROUP_SIZE,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON with stable keys.")] = False,
+    file: _File,
+    label: _Label,
+    score: _Score,
+    sensitive: _Sensitive,
+    task: _Task = "classification",
+    threshold: _Threshold = None,
+    max_categories: _MaxCategories = 10,
+    pos_label: _PosLabel = None,
+    continuous: _Continuous = None,
+    min_group_size: _MinGroupSize = MIN_GROUP_SIZE,
+    as_json: _Json = False,
 ) -> None:
     """Audit predictions in a CSV: performance and fairness, overall and by group.
 

@@ -28,6 +28,7 @@ from otfair.cli._common import (
     parse_key_values,
     print_panel,
 )
+from otfair.cli._help import option
 
 _DATA_FIX = (
     "get it with `otfair datasets fetch {name}`, or point --data-home or OTFAIR_DATA_DIR "
@@ -80,119 +81,32 @@ def _gate(run: dict[str, Any], yes: bool, confirm_above: float, cv: int | None =
     )
 
 
-#: The options of ``otfair fit``, declared once each.
-_Dataset = Annotated[str, typer.Option("--dataset", help="Dataset name (`otfair datasets list`).")]
-_Method = Annotated[str, typer.Option("--method", help="Method name (`otfair methods list`).")]
-_Strength = Annotated[
-    float | None,
-    typer.Option(
-        "--strength",
-        help="Trade-off parameter (alpha, lambda, eps...); default: the method's. "
-        "An error for methods without one.",
-    ),
-]
-_Notion = Annotated[
-    str | None,
-    typer.Option(
-        "--notion",
-        help="Fairness notion among those the method supports (`otfair methods describe`).",
-    ),
-]
-_Seed = Annotated[int, typer.Option("--seed", help="Seed of the split and of the estimator.")]
-_Epochs = Annotated[int | None, typer.Option("--epochs", help="Training epochs.")]
-_Device = Annotated[
-    str, typer.Option("--device", help="Torch device (cpu, cuda, cuda:N, mps, auto).")
-]
-_TestSize = Annotated[
-    float | None,
-    typer.Option(
-        "--test-size",
-        help="Test fraction of the split [default: 0.2]; not with -d split=predefined.",
-    ),
-]
-_MethodOption = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-o", help="Method option key=value (JSON values); repeatable."),
-]
-_DatasetOption = Annotated[
-    list[str] | None,
-    typer.Option("--dataset-option", "-d", help="Dataset loader option key=value; repeatable."),
-]
-_DataHome = Annotated[
-    str | None,
-    typer.Option("--data-home", help="Directory of the dataset files (else OTFAIR_DATA_DIR)."),
-]
-_SourceDomain = Annotated[
-    str | None,
-    typer.Option("--source-domain", help="Source domain of a domain-shift pair (AdapFair only)."),
-]
-_TargetDomain = Annotated[
-    str | None,
-    typer.Option("--target-domain", help="Target domain of a domain-shift pair (AdapFair only)."),
-]
-_MaxTrainRows = Annotated[
-    int | None,
-    typer.Option("--max-train-rows", help="Subsample the training split to this many rows."),
-]
-_Progress = Annotated[
-    bool | None,
-    typer.Option(
-        "--progress/--no-progress",
-        help="Training progress on stderr (default: on when stderr is a terminal, "
-        "--json included).",
-    ),
-]
-_Json = Annotated[
-    bool,
-    typer.Option("--json", help="Print the result as JSON (progress and notes go to stderr)."),
-]
-_Yes = Annotated[
-    bool, typer.Option("--yes", "-y", help="Start a fit estimated above --confirm-above hours.")
-]
-_MaxViolation = Annotated[
-    float | None,
-    typer.Option(
-        "--max-violation",
-        help="Choose the strength with FairnessCV: the most accurate one whose mean "
-        "held-out violation (--metric) is at most this budget (docs/budget.md).",
-    ),
-]
-_Metric = Annotated[
-    str | None,
-    typer.Option(
-        "--metric",
-        help="Violation measure of --max-violation [default: dp_gap (eo_gap, tpr_gap "
-        "under --notion eo, eopp); error_gap for regression].",
-    ),
-]
-_Cv = Annotated[int, typer.Option("--cv", help="Folds of --max-violation's cross-validation.")]
-
 #: ``--max-violation``'s settings: the budget, the metric and the folds.
 _Budget = tuple[float, str | None, int]
 
 
 def fit_command(
-    dataset: _Dataset,
-    method: _Method,
-    strength: _Strength = None,
-    notion: _Notion = None,
-    seed: _Seed = 0,
-    epochs: _Epochs = None,
-    device: _Device = "cpu",
-    test_size: _TestSize = None,
-    option: _MethodOption = None,
-    dataset_option: _DatasetOption = None,
-    data_home: _DataHome = None,
-    source_domain: _SourceDomain = None,
-    target_domain: _TargetDomain = None,
-    max_train_rows: _MaxTrainRows = None,
-    progress: _Progress = None,
-    as_json: _Json = False,
-    yes: _Yes = False,
+    dataset: Annotated[str, option("fit", "--dataset")],
+    method: Annotated[str, option("fit", "--method")],
+    strength: Annotated[float | None, option("fit", "--strength")] = None,
+    notion: Annotated[str | None, option("fit", "--notion")] = None,
+    seed: Annotated[int, option("fit", "--seed")] = 0,
+    epochs: Annotated[int | None, option("fit", "--epochs")] = None,
+    device: Annotated[str, option("fit", "--device")] = "cpu",
+    test_size: Annotated[float | None, option("fit", "--test-size")] = None,
+    option: Annotated[list[str] | None, option("fit", "--option", "-o")] = None,
+    dataset_option: Annotated[list[str] | None, option("fit", "--dataset-option", "-d")] = None,
+    data_home: Annotated[str | None, option("fit", "--data-home")] = None,
+    source_domain: Annotated[str | None, option("fit", "--source-domain")] = None,
+    target_domain: Annotated[str | None, option("fit", "--target-domain")] = None,
+    max_train_rows: Annotated[int | None, option("fit", "--max-train-rows")] = None,
+    progress: Annotated[bool | None, option("fit", "--progress/--no-progress")] = None,
+    as_json: Annotated[bool, option("fit", "--json")] = False,
+    yes: Annotated[bool, option("fit", "--yes", "-y")] = False,
     confirm_above: ConfirmAboveOption = 1.0,
-    max_violation: _MaxViolation = None,
-    metric: _Metric = None,
-    cv: _Cv = 5,
+    max_violation: Annotated[float | None, option("fit", "--max-violation")] = None,
+    metric: Annotated[str | None, option("fit", "--metric")] = None,
+    cv: Annotated[int, option("fit", "--cv")] = 5,
 ) -> None:
     """Train METHOD on the DATASET training split and print the test fairness panel."""
     budget = _check_budget(max_violation, metric, cv, strength)  # before torch is imported

@@ -19,6 +19,7 @@ import typer
 
 from otfair.cli._checks import check_device
 from otfair.cli._common import check_output_dir, fail
+from otfair.cli._help import option
 from otfair.cli.sweep import (
     CONFIRM_ABOVE_HOURS,
     EXIT_RUNS_FAILED,
@@ -36,77 +37,6 @@ if TYPE_CHECKING:
 
 
 _Paper = Annotated[str, typer.Argument(help="otf, ftm, adapfair or accuracy_parity.")]
-_Profile = Annotated[
-    str,
-    typer.Option(
-        "--profile", help="Profile of configs/PAPER.toml: quick (smoke test), one_split, full..."
-    ),
-]
-_Out = Annotated[
-    Path | None,
-    typer.Option("--out", help="Sweep store directory (default runs/reproduce/PAPER)."),
-]
-_ReportDir = Annotated[
-    Path | None, typer.Option("--report-dir", help="Report directory (default OUT/report).")
-]
-_Config = Annotated[
-    Path | None, typer.Option("--config", help="Config file (default configs/PAPER.toml).")
-]
-_ConfirmAbove = Annotated[
-    float, typer.Option("--confirm-above", min=0.0, help="Hours above which to ask.")
-]
-_Run = Annotated[
-    bool,
-    typer.Option("--run/--no-run", help="--no-run: write the report from the stored runs only."),
-]
-_Runs = Annotated[
-    Path | None,
-    typer.Option(
-        "--runs",
-        help=(
-            "Archive of finished runs (seed-N.jsonl files, e.g. "
-            "docs/reproduction/PAPER/runs): resume from it and write the finished "
-            "runs back to it."
-        ),
-    ),
-]
-_Device = Annotated[
-    str | None,
-    typer.Option("--device", help="Override the config's device (cpu, cuda, cuda:N, mps, auto)."),
-]
-_Seeds = Annotated[
-    str | None,
-    typer.Option(
-        "--seeds",
-        help=(
-            "Only these seeds of the profile, comma-separated (e.g. 3 or 3,4): run a long "
-            "protocol in whole seeds with --runs."
-        ),
-    ),
-]
-_Verify = Annotated[
-    int | None,
-    typer.Option(
-        "--verify",
-        min=1,
-        help=(
-            "Re-run N runs of the --runs archive with today's code (stratified over "
-            "methods and datasets, oldest first; a stacked run with its group) and print "
-            "each difference against its tolerance (0.001, or the measured spread of a "
-            "run listed in the paper's unstable.csv; a (method, dataset, strength) listed "
-            "there with level=mean re-runs every seed and is judged by its seed mean, "
-            "within 3 standard errors); exit 1 when one is outside it."
-        ),
-    ),
-]
-_VerifyMethod = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--verify-method",
-        help="With --verify: only the archived runs of this method (its label in "
-        "the archive, e.g. cenet); repeatable.",
-    ),
-]
 
 
 @dataclass(frozen=True)
@@ -124,20 +54,22 @@ class _Target:
 
 def reproduce_command(
     paper: _Paper,
-    profile: _Profile = "quick",
-    out: _Out = None,
-    report_dir: _ReportDir = None,
-    config: _Config = None,
+    profile: Annotated[str, option("reproduce", "--profile")] = "quick",
+    out: Annotated[Path | None, option("reproduce", "--out")] = None,
+    report_dir: Annotated[Path | None, option("reproduce", "--report-dir")] = None,
+    config: Annotated[Path | None, option("reproduce", "--config")] = None,
     workers: WorkersOption = 1,
     yes: YesOption = False,
-    confirm_above: _ConfirmAbove = CONFIRM_ABOVE_HOURS,
-    run: _Run = True,
+    confirm_above: Annotated[
+        float, option("reproduce", "--confirm-above", min=0.0)
+    ] = CONFIRM_ABOVE_HOURS,
+    run: Annotated[bool, option("reproduce", "--run/--no-run")] = True,
     progress: ProgressOption = True,
-    runs: _Runs = None,
-    device: _Device = None,
-    seeds: _Seeds = None,
-    verify: _Verify = None,
-    verify_method: _VerifyMethod = None,
+    runs: Annotated[Path | None, option("reproduce", "--runs")] = None,
+    device: Annotated[str | None, option("reproduce", "--device")] = None,
+    seeds: Annotated[str | None, option("reproduce", "--seeds")] = None,
+    verify: Annotated[int | None, option("reproduce", "--verify", min=1)] = None,
+    verify_method: Annotated[list[str] | None, option("reproduce", "--verify-method")] = None,
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
     from otfair.reproduction import PAPERS

@@ -22,6 +22,7 @@ from otfair.cli._checks import (
     check_sweep_epochs_floor,
 )
 from otfair.cli._common import ConfirmAboveOption, check_output_dir, check_output_file, fail
+from otfair.cli._help import option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -146,70 +147,24 @@ def _summary_line(summary: SweepSummary) -> str:
     )
 
 
-_Profile = Annotated[str, typer.Option("--profile", help="Profile of the spec: quick, full...")]
-_Backend = Annotated[str, typer.Option("--backend", help="local (processes) or cluster (Dask).")]
-_Scheduler = Annotated[
-    str | None,
-    typer.Option("--scheduler", help="Address of an existing Dask scheduler (cluster backend)."),
-]
-_Device = Annotated[str | None, typer.Option("--device", help="Override the spec's device.")]
-_RetryFailed = Annotated[
-    bool, typer.Option("--retry-failed", help="Run again the runs stored with an error.")
-]
-_Report = Annotated[bool, typer.Option("--report", help="Write the report when done.")]
-_Merge = Annotated[
-    bool, typer.Option("--merge", help="Allow an --out that holds another sweep's results.")
-]
-_Stack = Annotated[
-    bool,
-    typer.Option(
-        "--stack/--no-stack",
-        help="Fit runs that differ only in strength as one stacked training run.",
-    ),
-]
-_DataHome = Annotated[
-    Path | None,
-    typer.Option(
-        "--data-home",
-        help="Directory of the dataset files for every run (sets OTFAIR_DATA_DIR for them).",
-    ),
-]
-_Pilot = Annotated[
-    bool | None,
-    typer.Option(
-        "--pilot/--no-pilot",
-        help="Time a pilot of each method x dataset group for the estimate before the "
-        "workers start (default: when more than one fit is pending).",
-    ),
-]
-_WarmUp = Annotated[
-    bool,
-    typer.Option(
-        "--warm-up",
-        help="Fit a throwaway tiny model in each worker first, so that fit times leave "
-        "out one-time costs.",
-    ),
-]
-
-
 def sweep_command(
     config: Annotated[Path, typer.Argument(help="TOML sweep spec (see configs/).")],
     out: Annotated[Path, typer.Option("--out", help="Output directory (holds results.sqlite).")],
-    profile: _Profile = "full",
+    profile: Annotated[str, option("sweep", "--profile")] = "full",
     workers: WorkersOption = 1,
-    backend: _Backend = "local",
-    scheduler: _Scheduler = None,
-    device: _Device = None,
-    retry_failed: _RetryFailed = False,
-    report: _Report = False,
+    backend: Annotated[str, option("sweep", "--backend")] = "local",
+    scheduler: Annotated[str | None, option("sweep", "--scheduler")] = None,
+    device: Annotated[str | None, option("sweep", "--device")] = None,
+    retry_failed: Annotated[bool, option("sweep", "--retry-failed")] = False,
+    report: Annotated[bool, option("sweep", "--report")] = False,
     progress: ProgressOption = True,
     yes: YesOption = False,
     confirm_above: ConfirmAboveOption = CONFIRM_ABOVE_HOURS,
-    merge: _Merge = False,
-    stack: _Stack = True,
-    data_home: _DataHome = None,
-    pilot: _Pilot = None,
-    warm_up: _WarmUp = False,
+    merge: Annotated[bool, option("sweep", "--merge")] = False,
+    stack: Annotated[bool, option("sweep", "--stack/--no-stack")] = True,
+    data_home: Annotated[Path | None, option("sweep", "--data-home")] = None,
+    pilot: Annotated[bool | None, option("sweep", "--pilot/--no-pilot")] = None,
+    warm_up: Annotated[bool, option("sweep", "--warm-up")] = False,
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 

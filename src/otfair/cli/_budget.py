@@ -1,7 +1,7 @@
 """``otfair fit --max-violation B``: choose the method's strength with FairnessCV.
 
 :func:`check_budget` validates the options without importing torch (a bad value is one
-``error:`` line and exit 2 before any work); :func:`run_budget` runs the fit: the
+``error:`` line and exit 2 before any work); :func:`run_budget_single` runs the fit: the
 registry's estimator, wrapped in :class:`~otfair.estimators.FairnessCV`, is fitted on
 the training split, and its ``best_estimator_`` is audited on the test split like any
 ``otfair fit`` run, with the chosen strength and the cross-validated violation added.
@@ -62,35 +62,21 @@ def run_budget_single(
     announce: Callable[[str], None] | None = None,
     **run_args: Any,
 ) -> dict[str, Any]:
-    """:func:`run_budget` over ``RunRequest.from_args(dataset, method, **run_args)``."""
-    from otfair.experiments._request import RunRequest
+    """Fit the run's method through FairnessCV; return the run's result dict.
 
-    request = RunRequest.from_args(dataset, method, **run_args)
-    return run_budget(
-        request, max_violation=max_violation, metric=metric, cv=cv, announce=announce
-    )
-
-
-def run_budget(
-    request: Any,
-    *,
-    max_violation: float,
-    metric: str | None,
-    cv: int,
-    announce: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Fit ``request``'s method through FairnessCV; return the run's result dict.
-
-    Raises ``ValueError`` for a method without a strength FairnessCV can set, domains,
-    a metric of the other task, a budget above 1 for a bounded measure or an infeasible
-    budget (the message names the lowest violation reached), or every strength within it
-    below the best constant predictor.
+    The run is ``RunRequest.from_args(dataset, method, **run_args)``. Raises
+    ``ValueError`` for a method without a strength FairnessCV can set, domains, a metric
+    of the other task, a budget above 1 for a bounded measure or an infeasible budget
+    (the message names the lowest violation reached), or every strength within it below
+    the best constant predictor.
     """
     from otfair.estimators import FairnessCV
     from otfair.estimators._budget_rule import resolve_metric
     from otfair.estimators._strength_grids import strength_param
+    from otfair.experiments._request import RunRequest
     from otfair.experiments._single import build_estimator, evaluate, prepare_data
 
+    request = RunRequest.from_args(dataset, method, **run_args)
     if request.source_domain is not None:
         raise ValueError("--max-violation does not take --source-domain/--target-domain.")
     data = prepare_data(request)

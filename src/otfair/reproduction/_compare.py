@@ -374,6 +374,14 @@ def _values(
         else:
             runs = runs[runs["seed"] == runs["seed"].min()]
             note = "paper: one split (std 0): otfair's first seed only"
+    changes: dict[str, Any] = {}
+    if SFP_CELL.match(metric):
+        cell = sfp_cell_values(runs, row, dict(group_sizes or {}))
+        if isinstance(cell, str):
+            raise _NotRun(cell)
+        values, changes = cell
+    else:
+        values = runs["accuracy" if metric == "accuracy_cv" else metric]
     constant = constant_runs(runs)
     if constant.any():
         seeds = sorted(int(x) for x in runs.loc[constant, "seed"])
@@ -382,14 +390,8 @@ def _values(
             "predict one class for everyone (or a constant score) at this strength"
         )
         note = "; ".join(filter(None, [text, note]))
-    if not SFP_CELL.match(metric):
-        source_metric = "accuracy" if metric == "accuracy_cv" else metric
-        return runs[source_metric].astype(float).dropna(), note, {}
-    cell = sfp_cell_values(runs, row, dict(group_sizes or {}))
-    if isinstance(cell, str):
-        raise _NotRun(cell)
-    values, changes = cell
-    note = "; ".join(filter(None, [note, changes.pop("note")]))
+    if "note" in changes:  # the 2x2 cell's own note comes last
+        note = "; ".join(filter(None, [note, changes.pop("note")]))
     return values.astype(float).dropna(), note, changes
 
 

@@ -343,8 +343,7 @@ def _at_strength(row: pd.Series, runs: pd.DataFrame, loader: str) -> tuple[pd.Da
 
 def _paper_strength(row: pd.Series) -> tuple[float | None, str]:
     """Return the strength the paper prints (``None``: none) and a note on a method option."""
-    method = row["method"]
-    strength = _strength_value(row["strength"])
+    method, strength = row["method"], _strength_value(row["strength"])
     option = _METHOD_OPTIONS.get((str(method), str(row["strength"]).split("=")[0].strip()))
     if option is not None and strength is not None and not isinstance(strength, str):
         # a setting of the method (FTM's joint-map label weight alpha), not its strength
@@ -414,11 +413,9 @@ def _summary(
                 "(0.35 for 5)"
             ),
         }
-    mean = float(values.mean())
-    std = float(values.std(ddof=1)) if n > 1 else 0.0
     return {
-        "ours_mean": mean,
-        "ours_std": std,
+        "ours_mean": float(values.mean()),
+        "ours_std": float(values.std(ddof=1)) if n > 1 else 0.0,
         "seeds": n,
         "ours_strength": chosen,
         "notes_extra": note,

@@ -156,7 +156,7 @@ def test_a_finished_sweep_resumes_without_checking_or_probing(plugin_path, tmp_p
 def test_a_lost_dask_scheduler_stops_the_sweep_like_an_interruption(
     plugin_path, tmp_path, monkeypatch
 ):
-    from otfair.experiments import _runner
+    from otfair.experiments import _dispatch
     from otfair.experiments._backends import ClusterLostError, InlineBackend
     from otfair.experiments._sweep_result import LOST_CLUSTER, SweepInterrupted
 
@@ -171,7 +171,7 @@ def test_a_lost_dask_scheduler_stops_the_sweep_like_an_interruption(
 
     spec = load_spec(write_spec(tmp_path / "s.toml", seeds=2))  # 8 runs
     monkeypatch.setattr(
-        _runner,
+        _dispatch,
         "_open_backend",
         lambda kind, w, s, plugins, warmups, stop, t: Losing(plugins, warmups, stop),
     )

@@ -1,7 +1,7 @@
 """``otfair fit --max-violation B``: choose the method's strength with FairnessCV.
 
 :func:`check_budget` validates the options without importing torch (a bad value is one
-``error:`` line and exit 2 before any work); :func:`run_budget` runs the fit: the
+``error:`` line and exit 2 before any work); :func:`run_budget_single` runs the fit: the
 registry's estimator, wrapped in :class:`~otfair.estimators.FairnessCV`, is fitted on
 the training split, and its ``best_estimator_`` is audited on the test split like any
 ``otfair fit`` run, with the chosen strength and the cross-validated violation added.
@@ -62,37 +62,21 @@ def run_budget_single(
     announce: Callable[[str], None] | None = None,
     **run_args: Any,
 ) -> dict[str, Any]:
-    """:func:`run_budget` over ``RunRequest.from_args(dataset, method, **run_args)``."""
-    from otfair.experiments._request import RunRequest
+    """Fit the run's method through FairnessCV; return the run's result dict.
 
-    request = RunRequest.from_args(dataset, method, **run_args)
-    return run_budget(
-        request, max_violation=max_violation, metric=metric, cv=cv, announce=announce
-    )
-
-
-def run_budget(
-    request: Any,
-    *,
-    max_violation: float,
-    metric: str | None,
-    cv: int,
-    announce: Callable[[str], None] | None = None,
-) -> dict[str, Any]:
-    """Fit ``request``'s method through FairnessCV; return the run's result dict.
-
-    Raises ``ValueError`` for a method without a strength FairnessCV can set, domains,
-    a metric of the other task, a budget above 1 for a bounded measure or an infeasible
-    budget (the message names the lowest violation reached), or every strength within it
-    below the best constant predictor.
+    The run is ``RunRequest.from_args(dataset, method, **run_args)``. Raises
+    ``ValueError`` for a method without a strength FairnessCV can set, domains, a metric
+    of the other task, a budget above 1 for a bounded measure or an infeasible budget
+    (the message names the lowest violation reached), or every strength within it below
+    the best constant predictor.
     """
-    import numpy as np
-
     from otfair.estimators import FairnessCV
     from otfair.estimators._budget_rule import resolve_metric
     from otfair.estimators._strength_grids import strength_param
+    from otfair.experiments._request import RunRequest
     from otfair.experiments._single import build_estimator, evaluate, prepare_data
 
+    request = RunRequest.from_args(dataset, method, **run_args)
     if request.source_domain is not None:
         raise ValueError("--max-violation does not take --source-domain/--target-domain.")
     data = prepare_data(request)
@@ -120,7 +104,30 @@ def run_budget(
     best = search.best_estimator_
     result = evaluate(request, data, best, strength=search.strength_, fit_time=fit_time)
     _, measure = resolve_metric(name, task)
-    if task == "classification":
+    result.update(_cv_fields(search, split, measure, max_violation, name))
+    return result
+
+
+#: The columns of FairnessCV's ``cv_results_`` that the run's ``path`` keeps.
+_PATH_COLUMNS = (
+    "strength",
+    "mean_test_score",
+    "mean_test_violation",
+    "test_violation",
+    "upper_test_violation",
+    "above_reference",
+    "feasible",
+)
+
+
+def _cv_fields(
+    search: Any, split: Any, measure: Callable[..., Any], max_violation: float, name: str
+) -> dict[str, Any]:
+    """Return what a fitted FairnessCV adds to the run: its choice, path and test violation."""
+    import numpy as np
+
+    best = search.best_estimator_
+    if split.task == "classification":
         y_test = (split.y_test == best.classes_[1]).astype(int)
         scores = best.predict_proba(split.X_test)[:, 1]
     else:
@@ -128,30 +135,18 @@ def run_budget(
     res = search.cv_results_
     rows = ~res["reference"]  # the strengths; the last row is the best constant predictor
     ref = int(np.flatnonzero(res["reference"])[0])
-    result.update(
-        max_violation=max_violation,
-        metric=name,
-        cv=search.n_splits_,
-        cv_violation=search.best_violation_,
-        cv_score=search.best_score_,
-        test_violation=float(measure(y_test, scores, sensitive_features=split.s_test)),
-        margin=search.margin,
-        constant_score=float(res["mean_test_score"][ref]),
-        constant_violation=float(res["test_violation"][ref]),
-        path={
-            key: res[key][rows].tolist()
-            for key in (
-                "strength",
-                "mean_test_score",
-                "mean_test_violation",
-                "test_violation",
-                "upper_test_violation",
-                "above_reference",
-                "feasible",
-            )
-        },
-    )
-    return result
+    return {
+        "max_violation": max_violation,
+        "metric": name,
+        "cv": search.n_splits_,
+        "cv_violation": search.best_violation_,
+        "cv_score": search.best_score_,
+        "test_violation": float(measure(y_test, scores, sensitive_features=split.s_test)),
+        "margin": search.margin,
+        "constant_score": float(res["mean_test_score"][ref]),
+        "constant_violation": float(res["test_violation"][ref]),
+        "path": {key: res[key][rows].tolist() for key in _PATH_COLUMNS},
+    }
 
 
 def print_budget(result: dict[str, Any]) -> None:

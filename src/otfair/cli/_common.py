@@ -5,10 +5,20 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, NoReturn
 
 import numpy as np
 import typer
+
+#: ``--confirm-above HOURS`` of the commands that estimate their run first.
+ConfirmAboveOption = Annotated[
+    float,
+    typer.Option(
+        "--confirm-above",
+        min=0.0,
+        help="Ask (or, without a terminal, refuse unless --yes) above this many hours.",
+    ),
+]
 
 
 def fail(message: str, code: int = 2) -> NoReturn:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from otfair.cli._common import echo_json, fail, note, print_panel, print_table
+from otfair.cli._help import option
 
 #: ``fairness_report``'s default ``min_group_size`` (otfair.metrics._report.MIN_GROUP_SIZE;
 #: a test keeps them equal), written here so that ``--help`` imports no library code.
@@ -45,18 +46,18 @@ def _read_csv(path: Path, columns: dict[str, list[str]]) -> pd.DataFrame:
     if frame.empty:
         fail(f"{path} has a header but no rows: nothing to audit")
     available = [str(c) for c in frame.columns]
-    for option, names in columns.items():
+    for flag, names in columns.items():
         unknown = [c for c in names if c not in frame.columns]
         if unknown:
             fail(
-                f"{option}: unknown column(s) {', '.join(map(repr, unknown))} in {path.name}; "
+                f"{flag}: unknown column(s) {', '.join(map(repr, unknown))} in {path.name}; "
                 f"available: {', '.join(available)}"
             )
-    for option, names in columns.items():
+    for flag, names in columns.items():
         for name in names:
             missing = int(frame[name].isna().sum())
             if missing:
-                fail(f"{option}: column {name!r} has {missing} missing value(s)")
+                fail(f"{flag}: column {name!r} has {missing} missing value(s)")
     return frame
 
 
@@ -66,9 +67,9 @@ def _check_distinct(label: str, score: str, sensitive: list[str], continuous: li
     if repeated:
         fail(f"--sensitive names {', '.join(map(repr, repeated))} more than once; give each "
              "column once")  # fmt: skip
-    for option, column in (("--label", label), ("--score", score)):
+    for flag, column in (("--label", label), ("--score", score)):
         if column in sensitive:
-            fail(f"{option} column {column!r} is also a --sensitive column; give it once")
+            fail(f"{flag} column {column!r} is also a --sensitive column; give it once")
     stray = [c for c in continuous if c not in sensitive]
     if stray:
         fail(
@@ -178,63 +179,21 @@ def _print_tables(report: FairnessReport, title: str) -> None:
         print_panel("accuracy disparity (regression)", flat)
 
 
+_File = Annotated[Path, typer.Argument(help="CSV file with one row per individual.")]
+
+
 def audit_command(
-    file: Annotated[Path, typer.Argument(help="CSV file with one row per individual.")],
-    label: Annotated[str, typer.Option("--label", help="Column with the true label / target.")],
-    score: Annotated[
-        str,
-        typer.Option(
-            "--score", help="Column with the score (probability) or the regression prediction."
-        ),
-    ],
-    sensitive: Annotated[
-        list[str],
-        typer.Option("--sensitive", help="Sensitive column; repeat for several columns."),
-    ],
-    task: Annotated[
-        str,
-        typer.Option("--task", help="classification (scores in [0, 1]) or regression."),
-    ] = "classification",
-    threshold: Annotated[
-        float | None,
-        typer.Option(
-            "--threshold",
-            help="Decision threshold for hard predictions [default: 0.5]; classification only.",
-        ),
-    ] = None,
-    max_categories: Annotated[
-        int,
-        typer.Option(
-            "--max-categories",
-            help="A numeric sensitive column with more distinct values (>= 1) is continuous.",
-        ),
-    ] = 10,
-    pos_label: Annotated[
-        str | None,
-        typer.Option(
-            "--pos-label",
-            help="Positive class of a string --label column (e.g. '>50K'), and of predicted "
-            "labels in the --score column.",
-        ),
-    ] = None,
-    continuous: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--continuous",
-            help="A --sensitive column that is a quantity (age, income), not groups; repeat "
-            "for several. Other columns are groups unless numeric with more than "
-            "--max-categories values.",
-        ),
-    ] = None,
-    min_group_size: Annotated[
-        int,
-        typer.Option(
-            "--min-group-size",
-            help="Groups with fewer rows are flagged (by_group 'small') and left out of the "
-            "max gaps, with a warning; 0 keeps every group.",
-        ),
-    ] = MIN_GROUP_SIZE,
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON with stable keys.")] = False,
+    file: _File,
+    label: Annotated[str, option("audit", "--label")],
+    score: Annotated[str, option("audit", "--score")],
+    sensitive: Annotated[list[str], option("audit", "--sensitive")],
+    task: Annotated[str, option("audit", "--task")] = "classification",
+    threshold: Annotated[float | None, option("audit", "--threshold")] = None,
+    max_categories: Annotated[int, option("audit", "--max-categories")] = 10,
+    pos_label: Annotated[str | None, option("audit", "--pos-label")] = None,
+    continuous: Annotated[list[str] | None, option("audit", "--continuous")] = None,
+    min_group_size: Annotated[int, option("audit", "--min-group-size")] = MIN_GROUP_SIZE,
+    as_json: Annotated[bool, option("audit", "--json")] = False,
 ) -> None:
     """Audit predictions in a CSV: performance and fairness, overall and by group.
 

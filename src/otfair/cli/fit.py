@@ -20,7 +20,15 @@ from otfair.cli._checks import (
     check_method,
     check_run_sizes,
 )
-from otfair.cli._common import echo_json, fail, note, parse_key_values, print_panel
+from otfair.cli._common import (
+    ConfirmAboveOption,
+    echo_json,
+    fail,
+    note,
+    parse_key_values,
+    print_panel,
+)
+from otfair.cli._help import option
 
 _DATA_FIX = (
     "get it with `otfair datasets fetch {name}`, or point --data-home or OTFAIR_DATA_DIR "
@@ -73,114 +81,110 @@ def _gate(run: dict[str, Any], yes: bool, confirm_above: float, cv: int | None =
     )
 
 
+#: ``--max-violation``'s settings: the budget, the metric and the folds.
+_Budget = tuple[float, str | None, int]
+
+
 def fit_command(
-    dataset: str = typer.Option(..., "--dataset", help="Dataset name (`otfair datasets list`)."),
-    method: str = typer.Option(..., "--method", help="Method name (`otfair methods list`)."),
-    strength: float | None = typer.Option(
-        None,
-        "--strength",
-        help="Trade-off parameter (alpha, lambda, eps...); default: the method's. "
-        "An error for methods without one.",
-    ),
-    notion: str | None = typer.Option(
-        None,
-        "--notion",
-        help="Fairness notion among those the method supports (`otfair methods describe`).",
-    ),
-    seed: int = typer.Option(0, "--seed", help="Seed of the split and of the estimator."),
-    epochs: int | None = typer.Option(None, "--epochs", help="Training epochs."),
-    device: str = typer.Option(
-        "cpu", "--device", help="Torch device (cpu, cuda, cuda:N, mps, auto)."
-    ),
-    test_size: float | None = typer.Option(
-        None,
-        "--test-size",
-        help="Test fraction of the split [default: 0.2]; not with -d split=predefined.",
-    ),
-    option: Annotated[
-        list[str] | None,
-        typer.Option("--option", "-o", help="Method option key=value (JSON values); repeatable."),
-    ] = None,
-    dataset_option: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--dataset-option", "-d", help="Dataset loader option key=value; repeatable."
-        ),
-    ] = None,
-    data_home: str | None = typer.Option(
-        None, "--data-home", help="Directory of the dataset files (else OTFAIR_DATA_DIR)."
-    ),
-    source_domain: str | None = typer.Option(
-        None, "--source-domain", help="Source domain of a domain-shift pair (AdapFair only)."
-    ),
-    target_domain: str | None = typer.Option(
-        None, "--target-domain", help="Target domain of a domain-shift pair (AdapFair only)."
-    ),
-    max_train_rows: int | None = typer.Option(
-        None, "--max-train-rows", help="Subsample the training split to this many rows."
-    ),
-    progress: bool | None = typer.Option(
-        None,
-        "--progress/--no-progress",
-        help="Training progress on stderr (default: on when stderr is a terminal, "
-        "--json included).",
-    ),
-    as_json: bool = typer.Option(
-        False, "--json", help="Print the result as JSON (progress and notes go to stderr)."
-    ),
-    yes: bool = typer.Option(
-        False, "--yes", "-y", help="Start a fit estimated above --confirm-above hours."
-    ),
-    confirm_above: float = typer.Option(
-        1.0,
-        "--confirm-above",
-        min=0.0,
-        help="Ask (or, without a terminal, refuse unless --yes) above this many hours.",
-    ),
-    max_violation: float | None = typer.Option(
-        None,
-        "--max-violation",
-        help="Choose the strength with FairnessCV: the most accurate one whose mean "
-        "held-out violation (--metric) is at most this budget (docs/budget.md).",
-    ),
-    metric: str | None = typer.Option(
-        None,
-        "--metric",
-        help="Violation measure of --max-violation [default: dp_gap (eo_gap, tpr_gap "
-        "under --notion eo, eopp); error_gap for regression].",
-    ),
-    cv: int = typer.Option(5, "--cv", help="Folds of --max-violation's cross-validation."),
+    dataset: Annotated[str, option("fit", "--dataset")],
+    method: Annotated[str, option("fit", "--method")],
+    strength: Annotated[float | None, option("fit", "--strength")] = None,
+    notion: Annotated[str | None, option("fit", "--notion")] = None,
+    seed: Annotated[int, option("fit", "--seed")] = 0,
+    epochs: Annotated[int | None, option("fit", "--epochs")] = None,
+    device: Annotated[str, option("fit", "--device")] = "cpu",
+    test_size: Annotated[float | None, option("fit", "--test-size")] = None,
+    option: Annotated[list[str] | None, option("fit", "--option", "-o")] = None,
+    dataset_option: Annotated[list[str] | None, option("fit", "--dataset-option", "-d")] = None,
+    data_home: Annotated[str | None, option("fit", "--data-home")] = None,
+    source_domain: Annotated[str | None, option("fit", "--source-domain")] = None,
+    target_domain: Annotated[str | None, option("fit", "--target-domain")] = None,
+    max_train_rows: Annotated[int | None, option("fit", "--max-train-rows")] = None,
+    progress: Annotated[bool | None, option("fit", "--progress/--no-progress")] = None,
+    as_json: Annotated[bool, option("fit", "--json")] = False,
+    yes: Annotated[bool, option("fit", "--yes", "-y")] = False,
+    confirm_above: ConfirmAboveOption = 1.0,
+    max_violation: Annotated[float | None, option("fit", "--max-violation")] = None,
+    metric: Annotated[str | None, option("fit", "--metric")] = None,
+    cv: Annotated[int, option("fit", "--cv")] = 5,
 ) -> None:
     """Train METHOD on the DATASET training split and print the test fairness panel."""
-    if max_violation is not None:  # checked before torch is imported
-        from otfair.cli._budget import check_budget
-
-        problem = check_budget(max_violation, metric, cv, strength)
-        if problem:
-            fail(problem)
-    elif metric is not None or cv != 5:
-        fail("--metric and --cv apply with --max-violation only.")
+    budget = _check_budget(max_violation, metric, cv, strength)  # before torch is imported
     dataset_options = parse_key_values(dataset_option, "--dataset-option")
-    method_options = parse_key_values(option)
-    # names first, before torch is imported: a typo answers at once
-    if (source_domain is None) != (target_domain is None):
+    run: dict[str, Any] = {
+        "dataset": dataset,
+        "method": method,
+        "strength": strength,
+        "seed": seed,
+        "notion": notion,
+        "epochs": epochs,
+        "method_options": parse_key_values(option),
+        "device": device,
+        "test_size": test_size,
+        "dataset_options": dataset_options,
+        "source_domain": source_domain,
+        "target_domain": target_domain,
+        "max_train_rows": max_train_rows,
+        "data_home": data_home,
+    }
+    _check_run(run, budget)  # names first, before torch is imported: a typo answers at once
+    run["test_size"] = 0.2 if test_size is None else test_size
+    check_epochs_floor(run, confirm_above=confirm_above, yes=yes)  # before any pilot
+    verbose = _progress_default(progress)
+    result = _fit(run, budget, yes=yes, confirm_above=confirm_above, verbose=verbose)
+    if result.get("constant"):
+        note(
+            f"{method} predicted a constant on the test split (one class for every row, or "
+            "constant scores): its fairness gaps are trivially small; `constant` is true."
+        )
+    if as_json:
+        echo_json(result)
+    elif budget is not None:
+        from otfair.cli._budget import print_budget
+
+        print_budget(result)
+    else:
+        _print(result)
+
+
+def _check_budget(
+    max_violation: float | None, metric: str | None, cv: int, strength: float | None
+) -> _Budget | None:
+    """Return ``--max-violation``'s settings (``None`` without it); fail on a bad one."""
+    if max_violation is None:
+        if metric is not None or cv != 5:
+            fail("--metric and --cv apply with --max-violation only.")
+        return None
+    from otfair.cli._budget import check_budget
+
+    problem = check_budget(max_violation, metric, cv, strength)
+    if problem:
+        fail(problem)
+    return max_violation, metric, cv
+
+
+def _check_run(run: dict[str, Any], budget: _Budget | None) -> None:
+    """Fail on the first bad name or value of ``run`` (its ``test_size`` as given)."""
+    domains = (run["source_domain"], run["target_domain"])
+    if (domains[0] is None) != (domains[1] is None):
         fail("`source_domain` and `target_domain` must be given together.")
     check_method(
-        method,
-        strength=strength,
-        notion=notion,
-        domains=source_domain is not None or target_domain is not None,
-        options=method_options,
-        epochs=epochs,
+        run["method"],
+        strength=run["strength"],
+        notion=run["notion"],
+        domains=domains != (None, None),
+        options=run["method_options"],
+        epochs=run["epochs"],
     )
-    check_dataset(dataset)
-    if max_violation is not None:
-        check_budget_method(method, metric)
-    check_run_sizes(test_size, max_train_rows, seed)
-    check_device(device)
-    check_dataset_options(dataset, dataset_options)
-    if test_size is not None and dataset_options.get("split") == "predefined":
+    check_dataset(run["dataset"])
+    if budget is not None:
+        check_budget_method(run["method"], budget[1])
+    check_run_sizes(run["test_size"], run["max_train_rows"], run["seed"])
+    check_device(run["device"])
+    check_dataset_options(run["dataset"], run["dataset_options"])
+    if run["test_size"] is not None and run["dataset_options"].get("split") == "predefined":
         fail("--test-size does not apply with -d split=predefined (the dataset's own files).")
+    data_home = run["data_home"]
     if data_home is not None and not Path(data_home).expanduser().is_dir():
         home = Path(data_home).expanduser()
         problem = "is not a directory" if home.exists() else "does not exist"
@@ -189,64 +193,35 @@ def fit_command(
             "(`otfair datasets fetch --data-home DIR` creates one)."
         )
 
-    run: dict[str, Any] = {
-        "dataset": dataset,
-        "method": method,
-        "strength": strength,
-        "seed": seed,
-        "notion": notion,
-        "epochs": epochs,
-        "method_options": method_options,
-        "device": device,
-        "test_size": 0.2 if test_size is None else test_size,
-        "dataset_options": dataset_options,
-        "source_domain": source_domain,
-        "target_domain": target_domain,
-        "max_train_rows": max_train_rows,
-        "data_home": data_home,
-    }
-    check_epochs_floor(run, confirm_above=confirm_above, yes=yes)  # before any pilot
 
+def _fit(
+    run: dict[str, Any],
+    budget: _Budget | None,
+    *,
+    yes: bool,
+    confirm_above: float,
+    verbose: bool,
+) -> dict[str, Any]:
+    """Run the fit (through FairnessCV with a budget) after the gate; fail on a user error."""
     from otfair.datasets import DataFileError
     from otfair.experiments._single import run_single
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # progress bars: never on stdout
-            _gate(run, yes, confirm_above, cv if max_violation is not None else None)
-            if max_violation is None:
-                result = run_single(**run, verbose=_progress_default(progress), announce=note)
-            else:
-                from otfair.cli._budget import run_budget_single
+            _gate(run, yes, confirm_above, None if budget is None else budget[2])
+            if budget is None:
+                return run_single(**run, verbose=verbose, announce=note)
+            from otfair.cli._budget import run_budget_single
 
-                run_args = {k: v for k, v in run.items() if k not in ("dataset", "method")}
-                result = run_budget_single(
-                    dataset,
-                    method,
-                    max_violation,
-                    metric,
-                    cv,
-                    announce=note,
-                    verbose=_progress_default(progress),
-                    **run_args,
-                )
+            run_args = {k: v for k, v in run.items() if k not in ("dataset", "method")}
+            return run_budget_single(
+                run["dataset"], run["method"], *budget, announce=note, verbose=verbose, **run_args
+            )
     except DataFileError as exc:
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else "data file missing"
-        fail(f"{first} ({_DATA_FIX.format(name=dataset)})")
+        fail(f"{first} ({_DATA_FIX.format(name=run['dataset'])})")
     except (ValueError, TypeError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
-    if result.get("constant"):
-        note(
-            f"{method} predicted a constant on the test split (one class for every row, or "
-            "constant scores): its fairness gaps are trivially small; `constant` is true."
-        )
-    if as_json:
-        echo_json(result)
-    elif max_violation is not None:
-        from otfair.cli._budget import print_budget
-
-        print_budget(result)
-    else:
-        _print(result)
 
 
 def _print(result: dict[str, Any]) -> None:

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -18,6 +19,7 @@ import typer
 
 from otfair.cli._checks import check_device
 from otfair.cli._common import check_output_dir, fail
+from otfair.cli._help import option
 from otfair.cli.sweep import (
     CONFIRM_ABOVE_HOURS,
     EXIT_RUNS_FAILED,
@@ -25,92 +27,52 @@ from otfair.cli.sweep import (
     WorkersOption,
     YesOption,
     _interrupted,
-    _print_errors,
-    _print_warnings,
+    _print_summary,
     _runner_options,
-    _summary_line,
 )
 
 if TYPE_CHECKING:
+    from otfair.reproduction._run import Reproduction
     from otfair.reproduction._verify import Difference
 
 
+_Paper = Annotated[str, typer.Argument(help="otf, ftm, adapfair or accuracy_parity.")]
+
+
+@dataclass(frozen=True)
+class _Target:
+    """What ``otfair reproduce`` writes: a paper's profile, its store, report and command."""
+
+    paper: str
+    profile: str
+    out: Path
+    report_dir: Path | None
+    config: Path | None
+    seeds: list[int] | None
+    command: str
+
+
 def reproduce_command(
-    paper: Annotated[str, typer.Argument(help="otf, ftm, adapfair or accuracy_parity.")],
-    profile: str = typer.Option(
-        "quick",
-        "--profile",
-        help="Profile of configs/PAPER.toml: quick (smoke test), one_split, full...",
-    ),
-    out: Annotated[
-        Path | None,
-        typer.Option("--out", help="Sweep store directory (default runs/reproduce/PAPER)."),
-    ] = None,
-    report_dir: Annotated[
-        Path | None, typer.Option("--report-dir", help="Report directory (default OUT/report).")
-    ] = None,
-    config: Annotated[
-        Path | None,
-        typer.Option("--config", help="Config file (default configs/PAPER.toml)."),
-    ] = None,
+    paper: _Paper,
+    profile: Annotated[str, option("reproduce", "--profile")] = "quick",
+    out: Annotated[Path | None, option("reproduce", "--out")] = None,
+    report_dir: Annotated[Path | None, option("reproduce", "--report-dir")] = None,
+    config: Annotated[Path | None, option("reproduce", "--config")] = None,
     workers: WorkersOption = 1,
     yes: YesOption = False,
-    confirm_above: float = typer.Option(
-        CONFIRM_ABOVE_HOURS, "--confirm-above", min=0.0, help="Hours above which to ask."
-    ),
-    run: bool = typer.Option(
-        True, "--run/--no-run", help="--no-run: write the report from the stored runs only."
-    ),
+    confirm_above: Annotated[
+        float, option("reproduce", "--confirm-above", min=0.0)
+    ] = CONFIRM_ABOVE_HOURS,
+    run: Annotated[bool, option("reproduce", "--run/--no-run")] = True,
     progress: ProgressOption = True,
-    runs: Annotated[
-        Path | None,
-        typer.Option(
-            "--runs",
-            help=(
-                "Archive of finished runs (seed-N.jsonl files, e.g. "
-                "docs/reproduction/PAPER/runs): resume from it and write the finished "
-                "runs back to it."
-            ),
-        ),
-    ] = None,
-    device: str | None = typer.Option(
-        None, "--device", help="Override the config's device (cpu, cuda, cuda:N, mps, auto)."
-    ),
-    seeds: str | None = typer.Option(
-        None,
-        "--seeds",
-        help=(
-            "Only these seeds of the profile, comma-separated (e.g. 3 or 3,4): run a long "
-            "protocol in whole seeds with --runs."
-        ),
-    ),
-    verify: int | None = typer.Option(
-        None,
-        "--verify",
-        min=1,
-        help=(
-            "Re-run N runs of the --runs archive with today's code (stratified over "
-            "methods and datasets, oldest first; a stacked run with its group) and print "
-            "each difference against its tolerance (0.001, or the measured spread of a "
-            "run listed in the paper's unstable.csv; a (method, dataset, strength) listed "
-            "there with level=mean re-runs every seed and is judged by its seed mean, "
-            "within 3 standard errors); exit 1 when one is outside it."
-        ),
-    ),
-    verify_method: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--verify-method",
-            help="With --verify: only the archived runs of this method (its label in "
-            "the archive, e.g. cenet); repeatable.",
-        ),
-    ] = None,
+    runs: Annotated[Path | None, option("reproduce", "--runs")] = None,
+    device: Annotated[str | None, option("reproduce", "--device")] = None,
+    seeds: Annotated[str | None, option("reproduce", "--seeds")] = None,
+    verify: Annotated[int | None, option("reproduce", "--verify", min=1)] = None,
+    verify_method: Annotated[list[str] | None, option("reproduce", "--verify-method")] = None,
 ) -> None:
     """Run PAPER's config (a profile) and write the paper-vs-otfair comparison report."""
-    from otfair.experiments import ConfigError, load_spec
-    from otfair.experiments._runner import SweepInterrupted
     from otfair.reproduction import PAPERS
-    from otfair.reproduction._run import find_config, reproduce, write_from_store
 
     if paper not in PAPERS:
         fail(f"unknown paper {paper!r}; choose one of {', '.join(sorted(PAPERS))}.")
@@ -125,56 +87,83 @@ def reproduce_command(
     check_output_dir(out)
     if report_dir is not None:
         check_output_dir(report_dir, option="--report-dir")
-    chosen = None
-    if seeds is not None:
-        try:
-            chosen = [int(x) for x in seeds.split(",") if x.strip()]
-        except ValueError:
-            fail(f"--seeds must be comma-separated integers (e.g. 3,4); got {seeds!r}.")
     command = "otfair " + " ".join(shlex.quote(a) for a in sys.argv[1:])
+    target = _Target(paper, profile, out, report_dir, config, _parse_seeds(seeds), command)
+    options = _runner_options(profile, workers, progress, yes, confirm_above)
+    result = _reproduce(target, run=run, runs=runs, device=device, options=options)
+    summary = result.summary
+    if summary is not None:
+        _print_summary(summary)
+    elif result.pending:
+        typer.echo(f"{result.pending} runs of the profile are not stored ok yet.", err=True)
+    typer.echo(f"report: {result.index}")
+    if summary is not None and summary.stored_failed:
+        raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def _parse_seeds(seeds: str | None) -> list[int] | None:
+    """``--seeds 3,4`` as a list (``None`` without it); fail on what is not an integer."""
+    if seeds is None:
+        return None
     try:
-        result = reproduce(
-            paper,
-            out,
-            report_dir=report_dir,
-            config=config,
+        return [int(x) for x in seeds.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--seeds must be comma-separated integers (e.g. 3,4); got {seeds!r}.")
+
+
+def _reproduce(
+    target: _Target,
+    *,
+    run: bool,
+    runs: Path | None,
+    device: str | None,
+    options: dict[str, Any],
+) -> Reproduction:
+    """Run and report ``target``; fail on a user error; report what an interruption kept."""
+    from otfair.experiments import ConfigError
+    from otfair.experiments._runner import SweepInterrupted
+    from otfair.reproduction._run import reproduce
+
+    try:
+        return reproduce(
+            target.paper,
+            target.out,
+            report_dir=target.report_dir,
+            config=target.config,
             run=run,
-            command=command,
+            command=target.command,
             runs=runs,
             device=device,
-            seeds=chosen,
-            **_runner_options(profile, workers, progress, yes, confirm_above),
+            seeds=target.seeds,
+            **options,
         )
     except (ConfigError, FileNotFoundError, ValueError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:
         if stop.summary.reason:  # a full disk: no report can be written either
             _interrupted(stop.summary)
-        spec = load_spec(find_config(paper, config))
-        if chosen is not None:
-            spec = spec.with_seeds(profile, chosen)
-        index, _ = write_from_store(
-            paper,
-            spec,
-            out,
-            report_dir,
-            profile=profile,
-            command=command,
-            unfinished=f"interrupted by {stop.summary.interrupted}.",
-        )
-        typer.echo(f"report of the finished runs: {index}", err=True)
+        _write_finished(target, f"interrupted by {stop.summary.interrupted}.")
         _interrupted(stop.summary)
-    summary = result.summary
-    if summary is not None:
-        typer.echo(_summary_line(summary))
-        _print_warnings(summary)
-        if summary.stored_failed:
-            _print_errors(summary)
-    elif result.pending:
-        typer.echo(f"{result.pending} runs of the profile are not stored ok yet.", err=True)
-    typer.echo(f"report: {result.index}")
-    if summary is not None and summary.stored_failed:
-        raise typer.Exit(EXIT_RUNS_FAILED)
+
+
+def _write_finished(target: _Target, unfinished: str) -> None:
+    """Write the report of the runs that finished before an interruption."""
+    from otfair.experiments import load_spec
+    from otfair.reproduction._run import find_config, write_from_store
+
+    spec = load_spec(find_config(target.paper, target.config))
+    if target.seeds is not None:
+        spec = spec.with_seeds(target.profile, target.seeds)
+    index, _ = write_from_store(
+        target.paper,
+        spec,
+        target.out,
+        target.report_dir,
+        profile=target.profile,
+        command=target.command,
+        unfinished=unfinished,
+    )
+    typer.echo(f"report of the finished runs: {index}", err=True)
 
 
 def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> None:
@@ -190,64 +179,87 @@ def _verify(paper: str, n: int, runs: Path | None, methods: Sequence[str]) -> No
         )
     if not runs.is_dir():
         fail(f"--runs {str(runs)!r} is not a folder (an archive of seed-N.jsonl files).")
-    import time
+    from otfair.reproduction._verify import verify_archive
 
-    from otfair.experiments._plan import format_duration, load_factor
-    from otfair.reproduction._verify import format_differences, verify_archive
-    from otfair.reproduction._verify_means import format_means, judged_outside
+    log = _VerifyLog(paper)
+    keep = _of_methods(methods) if methods else None
+    try:
+        diffs = verify_archive(
+            runs, n, keep=keep, on_item=log.show, on_plan=log.on_plan, on_start=log.on_start
+        )
+    except (FileNotFoundError, ValueError) as exc:
+        fail(str(exc).strip().splitlines()[0])
+    if not diffs:
+        fail(f"no archived run of {paper} matches --verify-method {', '.join(methods)}.")
+    _verdict(paper, n, diffs)
 
-    started = time.perf_counter()
-    plan: dict[str, float] = {"items": 0, "archived_s": 0.0}
 
-    def on_plan(items: Sequence[Sequence[Mapping[str, Any]]]) -> None:
+class _VerifyLog:
+    """What ``--verify`` prints as it goes: the plan, each item's start, its differences."""
+
+    def __init__(self, paper: str) -> None:
+        import time
+
+        self.paper, self.items, self.started = paper, 0, time.perf_counter()
+
+    def on_plan(self, items: Sequence[Sequence[Mapping[str, Any]]]) -> None:
+        """Print the plan: the runs, the fits and the estimate from archived wall times."""
+        from otfair.experiments._plan import format_duration, load_factor
+
         seconds = sum(float(r.get("wall_time_s") or 0.0) for item in items for r in item)
-        plan.update(items=len(items), archived_s=seconds)
+        self.items = len(items)
         count = sum(len(item) for item in items)
         factor, load = load_factor()
         typer.echo(
-            f"verifying {count} archived runs of {paper} in {len(items)} fits (stacked "
+            f"verifying {count} archived runs of {self.paper} in {len(items)} fits (stacked "
             f"groups whole, mean-level seeds all): estimated "
             f"{format_duration(seconds * factor)} ({format_duration(seconds)} of archived "
             f"wall time{load}; another machine differs).",
             err=True,
         )
 
-    def on_start(index: int, item: Sequence[Mapping[str, Any]]) -> None:
+    def on_start(self, index: int, item: Sequence[Mapping[str, Any]]) -> None:
+        """Print one line as a work item starts."""
+        import time
+
+        from otfair.experiments._plan import format_duration
+
         first = item[0]
-        elapsed = time.perf_counter() - started
+        elapsed = time.perf_counter() - self.started
         group = f", {len(item)} strengths stacked" if len(item) > 1 else ""
         typer.echo(
-            f"[{index + 1}/{plan['items']:.0f}, {format_duration(elapsed)} elapsed] "
+            f"[{index + 1}/{self.items:.0f}, {format_duration(elapsed)} elapsed] "
             f"re-running {first['method']} on {first['dataset']}, seed {first['seed']}{group}",
             err=True,
         )
 
-    def show(diffs: Sequence[Difference]) -> None:
+    def show(self, diffs: Sequence[Difference]) -> None:
+        """Print an item's differences as it ends."""
+        from otfair.reproduction._verify import format_differences
+
         for line in format_differences(diffs):
             typer.echo(line)
 
-    keep = None
-    if methods:
-        wanted = set(methods)
 
-        def keep(row: Mapping[str, Any]) -> bool:
-            return str(row.get("method")) in wanted
+def _of_methods(methods: Sequence[str]) -> Callable[[Mapping[str, Any]], bool]:
+    """Return the filter of the archived rows of ``--verify-method``'s methods."""
+    wanted = set(methods)
 
-    try:
-        diffs = verify_archive(
-            runs, n, keep=keep, on_item=show, on_plan=on_plan, on_start=on_start
-        )
-    except (FileNotFoundError, ValueError) as exc:
-        fail(str(exc).strip().splitlines()[0])
-    if not diffs:
-        fail(f"no archived run of {paper} matches --verify-method {', '.join(methods)}.")
-    from otfair.reproduction._verify_means import compare_means
+    def keep(row: Mapping[str, Any]) -> bool:
+        return str(row.get("method")) in wanted
 
-    for line in format_means(compare_means(diffs)):
+    return keep
+
+
+def _verdict(paper: str, n: int, diffs: Sequence[Difference]) -> None:
+    """Print the seed means and the verdict line; exit 1 when a run or a mean is outside."""
+    from otfair.reproduction._verify_means import compare_means, format_means, judged_outside
+
+    means = compare_means(diffs)
+    for line in format_means(means):
         typer.echo(line)
     outside, means_outside = judged_outside(diffs)
     checked = len({d.key for d in diffs})
-    means = compare_means(diffs)
     of_means = (
         f"; {len(means)} seed means: {len(means) - len(means_outside)} within, "
         f"{len(means_outside)} outside"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 
@@ -21,7 +21,8 @@ from otfair.cli._checks import (
     check_spec,
     check_sweep_epochs_floor,
 )
-from otfair.cli._common import check_output_dir, check_output_file, fail
+from otfair.cli._common import ConfirmAboveOption, check_output_dir, check_output_file, fail
+from otfair.cli._help import option
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -149,52 +150,21 @@ def _summary_line(summary: SweepSummary) -> str:
 def sweep_command(
     config: Annotated[Path, typer.Argument(help="TOML sweep spec (see configs/).")],
     out: Annotated[Path, typer.Option("--out", help="Output directory (holds results.sqlite).")],
-    profile: str = typer.Option("full", "--profile", help="Profile of the spec: quick, full..."),
+    profile: Annotated[str, option("sweep", "--profile")] = "full",
     workers: WorkersOption = 1,
-    backend: str = typer.Option("local", "--backend", help="local (processes) or cluster (Dask)."),
-    scheduler: str | None = typer.Option(
-        None, "--scheduler", help="Address of an existing Dask scheduler (cluster backend)."
-    ),
-    device: str | None = typer.Option(None, "--device", help="Override the spec's device."),
-    retry_failed: bool = typer.Option(
-        False, "--retry-failed", help="Run again the runs stored with an error."
-    ),
-    report: bool = typer.Option(False, "--report", help="Write the report when done."),
+    backend: Annotated[str, option("sweep", "--backend")] = "local",
+    scheduler: Annotated[str | None, option("sweep", "--scheduler")] = None,
+    device: Annotated[str | None, option("sweep", "--device")] = None,
+    retry_failed: Annotated[bool, option("sweep", "--retry-failed")] = False,
+    report: Annotated[bool, option("sweep", "--report")] = False,
     progress: ProgressOption = True,
     yes: YesOption = False,
-    confirm_above: float = typer.Option(
-        CONFIRM_ABOVE_HOURS,
-        "--confirm-above",
-        min=0.0,
-        help="Ask (or, without a terminal, refuse unless --yes) above this many hours.",
-    ),
-    merge: bool = typer.Option(
-        False, "--merge", help="Allow an --out that holds another sweep's results."
-    ),
-    stack: bool = typer.Option(
-        True,
-        "--stack/--no-stack",
-        help="Fit runs that differ only in strength as one stacked training run.",
-    ),
-    data_home: Annotated[
-        Path | None,
-        typer.Option(
-            "--data-home",
-            help="Directory of the dataset files for every run (sets OTFAIR_DATA_DIR for them).",
-        ),
-    ] = None,
-    pilot: bool | None = typer.Option(
-        None,
-        "--pilot/--no-pilot",
-        help="Time a pilot of each method x dataset group for the estimate before the "
-        "workers start (default: when more than one fit is pending).",
-    ),
-    warm_up: bool = typer.Option(
-        False,
-        "--warm-up",
-        help="Fit a throwaway tiny model in each worker first, so that fit times leave "
-        "out one-time costs.",
-    ),
+    confirm_above: ConfirmAboveOption = CONFIRM_ABOVE_HOURS,
+    merge: Annotated[bool, option("sweep", "--merge")] = False,
+    stack: Annotated[bool, option("sweep", "--stack/--no-stack")] = True,
+    data_home: Annotated[Path | None, option("sweep", "--data-home")] = None,
+    pilot: Annotated[bool | None, option("sweep", "--pilot/--no-pilot")] = None,
+    warm_up: Annotated[bool, option("sweep", "--warm-up")] = False,
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 
@@ -207,17 +177,9 @@ def sweep_command(
     only specs you trust as you would a Python script.
     """
     check_output_dir(out)
-    if data_home is not None:  # the runs (and local workers) read $OTFAIR_DATA_DIR
-        if not data_home.expanduser().is_dir():
-            fail(f"--data-home {str(data_home)!r} is not an existing directory.")
-        os.environ["OTFAIR_DATA_DIR"] = str(data_home.expanduser().resolve())
+    _use_data_home(data_home)
     # the spec's names and the scheduler's address are checked before torch is imported
-    if backend not in ("local", "cluster"):
-        fail(f"--backend must be 'local' or 'cluster'; got {backend!r}.")
-    if scheduler is not None and backend != "cluster":
-        fail("--scheduler is only used with --backend cluster.")
-    if device is not None:
-        check_device(device)
+    _check_backend(backend, scheduler, device)
     spec = check_spec(config)
     check_sweep_epochs_floor(
         spec, profile, workers=workers, confirm_above=confirm_above, yes=yes
@@ -247,10 +209,7 @@ def sweep_command(
         fail(_one_line(exc))
     except SweepInterrupted as stop:
         _interrupted(stop.summary)
-    typer.echo(_summary_line(summary))
-    _print_warnings(summary)
-    if summary.stored_failed:
-        _print_errors(summary)
+    _print_summary(summary)
     if report:
         if summary.stored_ok:
             typer.echo(f"report: {make_report(out)}")
@@ -260,7 +219,34 @@ def sweep_command(
         raise typer.Exit(EXIT_RUNS_FAILED)
 
 
-def _interrupted(summary: SweepSummary) -> None:
+def _use_data_home(data_home: Path | None) -> None:
+    """Point the runs (and local workers) at ``--data-home``: they read $OTFAIR_DATA_DIR."""
+    if data_home is None:
+        return
+    if not data_home.expanduser().is_dir():
+        fail(f"--data-home {str(data_home)!r} is not an existing directory.")
+    os.environ["OTFAIR_DATA_DIR"] = str(data_home.expanduser().resolve())
+
+
+def _check_backend(backend: str, scheduler: str | None, device: str | None) -> None:
+    """Fail on an unknown ``--backend``, a ``--scheduler`` without a cluster, a bad device."""
+    if backend not in ("local", "cluster"):
+        fail(f"--backend must be 'local' or 'cluster'; got {backend!r}.")
+    if scheduler is not None and backend != "cluster":
+        fail("--scheduler is only used with --backend cluster.")
+    if device is not None:
+        check_device(device)
+
+
+def _print_summary(summary: SweepSummary) -> None:
+    """Print the summary line, the distinct warnings and, with failed runs, the errors."""
+    typer.echo(_summary_line(summary))
+    _print_warnings(summary)
+    if summary.stored_failed:
+        _print_errors(summary)
+
+
+def _interrupted(summary: SweepSummary) -> NoReturn:
     """Say what an interrupted sweep kept and abandoned, and exit 128 + signal number.
 
     A sweep stopped by a full disk says so in the same one line and exits 2.

@@ -38,19 +38,32 @@ def source_versions() -> dict[str, Any]:
     return {"otfair_version": __version__, "git_revision": git_revision()}
 
 
-def claim_store(store: ResultStore, spec: SweepSpec, *, merge: bool = False) -> None:
-    """Record ``spec`` in ``store``, refusing a store that holds another sweep.
+def claim_store(
+    store: ResultStore, spec: SweepSpec, profile: str, *, merge: bool = False
+) -> dict[str, Any]:
+    """Record ``spec`` and the profile run in ``store``; return the profile's info.
 
     The store keeps the identity of every spec that wrote to it (meta ``configs``: name,
     source file, grid fingerprint, see :meth:`SweepSpec.identity`); a spec with another
     name is refused unless ``merge=True``, so that one report never mixes two sweeps
-    unknowingly.
+    unknowingly. Meta ``spec_keys`` maps each sweep name to the keys of the runs its
+    last sweep selected: the rows a report averages
+    (:func:`otfair.experiments.make_report`); rows of an earlier, edited spec or of
+    another profile are listed apart there. Nothing is written before the check.
 
     Raises
     ------
     StoreConflictError
         If the store holds results of a sweep with another name and ``merge`` is false.
     """
+    meta = {**_sweep_meta(store, spec, merge), **_profile_meta(store, spec, profile)}
+    for key, value in meta.items():
+        store.set_meta(key, value)
+    return spec.profile_info(profile)
+
+
+def _sweep_meta(store: ResultStore, spec: SweepSpec, merge: bool) -> dict[str, Any]:
+    """Return the meta that names ``spec`` in ``store``; refuse another sweep's store."""
     identity = spec.identity()
     configs = [c for c in store.get_meta("configs", []) or [] if isinstance(c, dict)]
     others = sorted(store.sweep_names() - {spec.name})
@@ -63,26 +76,15 @@ def claim_store(store: ResultStore, spec: SweepSpec, *, merge: bool = False) -> 
             "--out, or pass --merge (merge=True) to add its runs to the same store."
         )
     configs = [c for c in configs if c.get("name") != spec.name] + [identity]
-    store.set_meta("configs", configs)
-    store.set_meta("config", identity)
-    store.set_meta(
-        "spec", {"name": spec.name, "description": spec.description, "report": dict(spec.report)}
-    )
+    spec_meta = {"name": spec.name, "description": spec.description, "report": dict(spec.report)}
+    return {"configs": configs, "config": identity, "spec": spec_meta}
 
 
-def record_profile(store: ResultStore, spec: SweepSpec, profile: str) -> dict[str, Any]:
-    """Record the profile run and the run keys of the spec's selection; return its info.
-
-    Meta ``spec_keys`` maps each sweep name to the keys of the runs its last sweep
-    selected: the rows a report averages (:func:`otfair.experiments.make_report`); rows
-    of an earlier, edited spec or of another profile are listed apart there.
-    """
+def _profile_meta(store: ResultStore, spec: SweepSpec, profile: str) -> dict[str, Any]:
+    """Return the meta of the profile run: its run keys, its info, the last profile."""
     info = spec.profile_info(profile)
     spec_keys = dict(store.get_meta("spec_keys", {}) or {})
     spec_keys[spec.name] = sorted({c.key() for c in spec.runs(profile)})
-    store.set_meta("spec_keys", spec_keys)
     profiles = dict(store.get_meta("profiles", {}) or {})
     profiles[profile] = {"smoke": info["smoke"], "description": info["description"]}
-    store.set_meta("profiles", profiles)
-    store.set_meta("last_profile", profile)
-    return info
+    return {"spec_keys": spec_keys, "profiles": profiles, "last_profile": profile}

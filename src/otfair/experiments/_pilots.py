@@ -15,13 +15,7 @@ from typing import Any
 
 from otfair.experiments._backends import StopSignals
 from otfair.experiments._execute import execute_item
-from otfair.experiments._plan import (
-    PILOT_EPOCHS,
-    Pilot,
-    epoch_seconds,
-    record_seconds,
-    run_epochs_of,
-)
+from otfair.experiments._plan import PILOT_EPOCHS, Pilot, run_epochs_of
 from otfair.experiments._spec import RunConfig
 from otfair.experiments._stacking import WorkItem, configs_of
 
@@ -74,21 +68,17 @@ def pilot_item(
     """
     began = time.perf_counter()
     epochs = run_epochs_of(configs_of(item)[0])
-    if isinstance(item, tuple) and epochs not in (None, 1):
+    if epochs == 1:
+        epochs = None  # as without an epoch budget: the pilot is the item itself
+    if isinstance(item, tuple) and epochs is not None:
         item = item[:PILOT_GROUP_RUNS]  # a scaled pilot: K runs estimated as K / 2 of these
-    runs = len(configs_of(item))
-    if epochs is None or epochs == 1:
-        records = run_item(item, plugins, stop)
-        wall, fit = record_seconds(records)
-        return Pilot(runs, wall, fit, spent_s=time.perf_counter() - began), records
-    epoch_s = None
-    if epochs > PILOT_EPOCHS[0]:
-        _, fit2 = record_seconds(run_item(_pilot_of(item, PILOT_EPOCHS[0], 0), plugins, stop))
-    wall, fit = record_seconds(run_item(_pilot_of(item, PILOT_EPOCHS[1], 1), plugins, stop))
-    if epochs > PILOT_EPOCHS[0]:
-        epoch_s = epoch_seconds(fit2, fit)
+    fits = [item]
+    if epochs is not None:  # 2 then 1 epochs (1 only for a 2-epoch run), own splits each
+        fits = [_pilot_of(item, e, shift) for shift, e in enumerate(PILOT_EPOCHS) if e < epochs]
+    records = [run_item(fit, plugins, stop) for fit in fits]
     spent = time.perf_counter() - began
-    return Pilot(runs, wall, fit, epochs, epoch_s, spent_s=spent), None
+    pilot = Pilot.measured(len(configs_of(item)), records, epochs, spent)
+    return pilot, records[0] if epochs is None else None
 
 
 def start_up_configs(configs: Sequence[RunConfig]) -> list[RunConfig]:

@@ -239,6 +239,26 @@ class Pilot:
     epoch_s: float | None = None
     spent_s: float = 0.0
 
+    @classmethod
+    def measured(
+        cls,
+        runs: int,
+        fits: Sequence[Sequence[Mapping[str, Any]]],
+        epochs: int | None,
+        spent_s: float,
+    ) -> Pilot:
+        """Return the pilot that the records of its fits measure (see the module docstring).
+
+        ``fits``: the records of the real item (``epochs`` is ``None``), or of the
+        :data:`PILOT_EPOCHS` fits of a group whose runs train ``epochs`` epochs (the
+        2-epoch fit only for a longer run, the 1-epoch fit last).
+        """
+        wall, fit = record_seconds(fits[-1])
+        if epochs is None:
+            return cls(runs, wall, fit, spent_s=spent_s)
+        epoch_s = epoch_seconds(record_seconds(fits[0])[1], fit) if len(fits) > 1 else None
+        return cls(runs, wall, fit, epochs, epoch_s, spent_s=spent_s)
+
     def estimate(self, runs: int) -> float:
         """Estimated wall seconds of an item of the group with ``runs`` runs."""
         scale = runs / max(1, self.runs)

@@ -345,6 +345,54 @@ def _apart_table(apart: Sequence[Mapping[str, Any]]) -> _Table:
     )
 
 
+def _read_store(
+    db: Path, out: Path
+) -> tuple[pd.DataFrame, list[dict[str, Any]], list[dict[str, Any]], dict[str, Any], Any]:
+    """Read what the report shows (read only) and export ``results.csv`` into ``out``.
+
+    Returns the successful runs of the current spec, the rows listed apart, the failed
+    runs, the spec's meta and the profile. Raises ``ValueError`` before anything is
+    written when there is no successful run (of the current spec).
+    """
+    with ResultStore(db, read_only=True) as store:  # a report never writes the store
+        frame = store.to_frame("ok")
+        if frame.empty:  # checked before anything is written
+            raise ValueError(f"The result store {db} has no successful run to report.")
+        keys, apart = split_current(store)
+        frame = frame[frame["key"].isin(keys)].reset_index(drop=True)
+        if frame.empty:
+            raise ValueError(
+                f"The result store {db} has no successful run of its current spec (its "
+                f"{len(apart)} successful runs are of an earlier, edited spec or another "
+                "profile); rerun `otfair sweep` to complete it."
+            )
+        errors = store.rows("error")
+        meta = store.get_meta("spec", {}) or {}
+        profile = _store_profile(store)
+        (out / "plots").mkdir(parents=True, exist_ok=True)
+        (out / "tables").mkdir(parents=True, exist_ok=True)
+        store.export_csv(out / "results.csv", status=None)
+    return frame, apart, errors, meta, profile
+
+
+def _failed_table(errors: list[dict[str, Any]]) -> _Table:
+    """Return the table of the failed runs (the error's first 200 characters)."""
+    return _Table(
+        "Failed runs",
+        ["dataset", "method", "strength", "seed", "error"],
+        [
+            [
+                str(e["dataset"]),
+                str(e["method"]),
+                str(e["strength"]),
+                str(e["seed"]),
+                str(e["error"])[:200],
+            ]
+            for e in errors
+        ],
+    )
+
+
 def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     """Write trade-off plots (PNG + SVG), Markdown tables and index pages for a sweep.
 
@@ -375,24 +423,7 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     if not db.is_file():
         raise FileNotFoundError(f"No result store at {db} (run `otfair sweep` first).")
     out = Path(out_dir) if out_dir is not None else db.parent / "report"
-    with ResultStore(db, read_only=True) as store:  # a report never writes the store
-        frame = store.to_frame("ok")
-        if frame.empty:  # checked before anything is written
-            raise ValueError(f"The result store {db} has no successful run to report.")
-        keys, apart = split_current(store)
-        frame = frame[frame["key"].isin(keys)].reset_index(drop=True)
-        if frame.empty:
-            raise ValueError(
-                f"The result store {db} has no successful run of its current spec (its "
-                f"{len(apart)} successful runs are of an earlier, edited spec or another "
-                "profile); rerun `otfair sweep` to complete it."
-            )
-        errors = store.rows("error")
-        meta = store.get_meta("spec", {}) or {}
-        profile = _store_profile(store)
-        (out / "plots").mkdir(parents=True, exist_ok=True)
-        (out / "tables").mkdir(parents=True, exist_ok=True)
-        store.export_csv(out / "results.csv", status=None)
+    frame, apart, errors, meta, profile = _read_store(db, out)
     options = meta.get("report", {}) or {}
     title = f"Sweep report: {meta.get('name', db.parent.name)}"
     md: list[str] = [f"# {title}", "", *profile_banner(profile), *_budget_lines(frame)]
@@ -417,21 +448,7 @@ def make_report(results: str | Path, out_dir: str | Path | None = None) -> Path:
     if apart:
         md.append(_apart_table(apart).markdown())
     if errors:
-        table = _Table(
-            "Failed runs",
-            ["dataset", "method", "strength", "seed", "error"],
-            [
-                [
-                    str(e["dataset"]),
-                    str(e["method"]),
-                    str(e["strength"]),
-                    str(e["seed"]),
-                    str(e["error"])[:200],
-                ]
-                for e in errors
-            ],
-        )
-        md.append(table.markdown())
+        md.append(_failed_table(errors).markdown())
     index = out / "index.md"
     text = "\n".join(md)
     index.write_text(text, encoding="utf-8")

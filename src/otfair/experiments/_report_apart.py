@@ -31,7 +31,7 @@ def split_current(store: ResultStore) -> tuple[set[str], list[dict[str, Any]]]:
     """Return the keys of the successful rows a report averages, and the rows left apart.
 
     A report is of one spec: the rows of the runs that the last sweep of each spec
-    selected (meta ``spec_keys``, :func:`otfair.experiments._claim.record_profile`).
+    selected (meta ``spec_keys``, :func:`otfair.experiments._claim.claim_store`).
     Rows of an earlier, edited spec (other epochs, options...) or of another profile,
     and rows whose key is not the key of their ``config`` (an edited archive or row),
     are left apart with the reason: averaged with the others they would pass for seeds.

@@ -1,4 +1,4 @@
-"""One experiment run: load a dataset, split it by seed, fit a registered method, audit it.
+r"""One experiment run: load a dataset, split it by seed, fit a registered method, audit it.
 
 This is the unit of work shared by ``otfair fit`` (which prints the result) and the sweep
 runner (which stores it as one row of the result store). A run is small stages over one
@@ -13,6 +13,21 @@ validated :class:`~otfair.experiments._request.RunRequest`:
 :func:`run_request` chains them and :func:`run_single` is ``run_request`` over
 ``RunRequest.from_args(...)``; a stacked sweep group (``_stacking``) prepares the
 data once, fits one curve estimator and evaluates each strength.
+
+A run (i) loads the dataset and splits it with ``random_state=seed`` (preprocessing is
+fit on the training part only; the sensitive attribute is an input feature only when the
+method's :class:`~otfair.experiments.methods.MethodSpec` says so), (ii) builds the
+estimator from the method registry with ``random_state=seed``, (iii) fits it with
+``sensitive_features`` and (iv) scores the test split with
+:func:`otfair.metrics.fairness_report`. For a classifier the audited score is
+:math:`\hat p(x) = P(\hat Y = 1 \mid x)` from ``predict_proba``; for a regressor it is
+the prediction.
+
+With ``source_domain`` and ``target_domain`` (AdapFair's data-drift scenario, adapfair
+§V), :func:`otfair.datasets.load_domain_shift` provides both domains in one feature
+space, the estimator is fit on the target training part with
+``source_data=(X_src, y_src, s_src)`` (the source training part, on which a frozen
+classifier is pretrained) and evaluated on the target test part.
 """
 
 from __future__ import annotations
@@ -160,96 +175,58 @@ def run_single(
     verbose: bool = False,
     announce: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    r"""Fit one registered method on one seeded split and return its test panel.
+    """Fit one registered method on one seeded split and return its test panel.
 
-    The run (i) loads ``dataset`` and splits it with ``random_state=seed`` (preprocessing is
-    fit on the training part only; the sensitive attribute is an input feature only when
-    the method's :class:`~otfair.experiments.methods.MethodSpec` says so), (ii) builds the
-    estimator from the method registry with ``random_state=seed``, (iii) fits it with
-    ``sensitive_features`` and (iv) scores the test split with
-    :func:`otfair.metrics.fairness_report`. For a classifier the audited score is
-    :math:`\hat p(x) = P(\hat Y = 1 \mid x)` from ``predict_proba``; for a regressor it is
-    the prediction.
-
-    With ``source_domain`` and ``target_domain`` (AdapFair's data-drift scenario, adapfair
-    §V), :func:`otfair.datasets.load_domain_shift` provides both domains in one feature
-    space, the estimator is fit on the target training part with
-    ``source_data=(X_src, y_src, s_src)`` (the source training part, on which a frozen
-    classifier is pretrained) and evaluated on the target test part.
+    The run's stages and the domain-shift scenario are described in the module docstring.
 
     Parameters
     ----------
     dataset : str or FairDataset
-        Dataset name for :func:`otfair.datasets.load_dataset`; ``"module:function"``
-        for a user factory returning a ``FairDataset``; or an already loaded dataset
-        (anything with a ``split`` method returning a ``FairSplit``).
+        Dataset name (:func:`otfair.datasets.load_dataset`), ``"module:function"`` for a
+        user factory, or a loaded dataset (its ``split`` method returns a ``FairSplit``).
     method : str
         Registered method name (see :func:`otfair.experiments.methods.list_methods`).
-    strength : float, optional
-        Trade-off parameter of the method's paper; ``None`` uses the method default.
+    strength, notion, epochs : float, str, int; optional
+        Trade-off parameter of the method's paper, fairness notion (``"dp"``, ``"eo"``,
+        ``"eopp"``) and training budget; ``None`` uses the method's defaults.
     seed : int, default=0
         Seed of the train/test split, of the subsample and of the estimator.
-    notion : str, optional
-        Fairness notion (``"dp"``, ``"eo"``, ``"eopp"``) for methods that support several.
-    epochs : int, optional
-        Training budget; ``None`` uses the method default.
-    device : str, default="cpu"
-        Torch device for torch-based methods.
-    test_size : float, default=0.2
-        Fraction of rows in the test split (the papers use 80/20 or 70/30 splits).
-    dataset_options : mapping, optional
-        Keyword options of the dataset loader (e.g. ``{"sensitive": "race"}``).
-    method_options : mapping, optional
-        Extra keyword options of the method builder.
+    device, test_size : str, float; default "cpu", 0.2
+        Torch device of torch-based methods; fraction of rows in the test split.
+    dataset_options, method_options : mapping, optional
+        Options of the dataset loader (e.g. ``{"sensitive": "race"}``) and of the builder.
     source_domain, target_domain : str, optional
         Domains of a domain-shift pair; both or neither.
-    max_train_rows : int, optional
-        Subsample the training part to at most this many rows (quick profiles). The test
-        part is never subsampled.
-    train_group_share : float, optional
-        Imbalance the training part in the sensitive group (FTM paper §5.4.1, Table 3):
-        keep every ``s = 1`` row and draw (with ``seed``) group-0 rows until they are this
-        share of it (0.05 = the paper's 5:95). Applied after ``max_train_rows``; the test
-        part is untouched. Needs a binary 0/1 sensitive attribute.
-    data_home : str, optional
-        Data directory passed to the dataset loader (``data_home=``; see
-        :func:`otfair.datasets.get_data_home` for the search order without it).
-    verbose : bool, default=False
-        Progress output of the estimator, passed as ``verbose=`` to estimators that take
-        it (their ``get_params`` has it) and ignored by the others.
-    announce : callable, optional
-        Called with one line naming the training budgets the method declares in
-        ``MethodSpec.announce`` (e.g. AdapFair's ``base_epochs``) before fitting.
+    max_train_rows, train_group_share : int, float; optional
+        Subsample the training part to at most this many rows, then imbalance it in the
+        sensitive group (FTM §5.4.1: keep every ``s = 1`` row, draw group-0 rows with
+        ``seed`` up to this share, 0.05 = 5:95; binary 0/1); the test part is untouched.
     audits : sequence of str, optional
-        Extra audits that need the model or the inputs (``"ftm"``: subset fairness on
-        random half-spaces and, for German and Dutch, on the halves split by an input
-        variable, fair matching transport cost and consistency; ``"sfp"``:
-        self-fulfilling prophecy against an unfair reference fitted on the same split,
-        with its 2x2 tables; see ``_audits``).
+        Extra audits that need the model or the inputs (``"ftm"``: subset fairness,
+        transport cost, consistency; ``"sfp"``: self-fulfilling prophecy; ``_audits``).
+    data_home : str, optional
+        Data directory of the dataset loader (:func:`otfair.datasets.get_data_home`).
+    verbose : bool, default=False
+        Progress output, passed as ``verbose=`` to estimators that take it.
+    announce : callable, optional
+        Called with one line naming the method's ``MethodSpec.announce`` budgets.
 
     Returns
     -------
     dict
         Run information (``dataset``, ``method``, ``task``, ``strength`` and ``notion``
-        as used, i.e. the method's defaults when not given, ``seed``, ``n_train``,
-        ``n_test``, domains), the ``fairness_report(...).summary``
-        panel, ``fit_time_s`` and ``predict_time_s`` (wall seconds), and the keys of the
-        method's ``extra_report`` (e.g. AdapFair's ``baseline`` panel).
+        as used, ``seed``, sizes, domains), the ``fairness_report(...).summary`` panel,
+        ``fit_time_s``, ``predict_time_s`` and the method's ``extra_report`` keys.
 
     Raises
     ------
     ValueError
-        For an unknown method, a dataset whose task does not match the method's, only one
-        of the two domains, domains for a method that takes none, a strength for a method
-        without one, a notion the method does not support, an unknown or ill-typed
-        method option, or invalid numeric arguments.
+        For an unknown method or task, bad domains, strength, notion, option or number.
 
     Examples
     --------
     >>> from otfair.experiments import run_single
     >>> result = run_single("synthetic", "unfair", seed=0, epochs=2)  # doctest: +SKIP
-    >>> sorted(result)[:3]  # doctest: +SKIP
-    ['accuracy', 'auc', 'dataset']
     """
     # the parameters, by name (nothing else is bound yet): RunRequest's fields, data_home
     arguments = dict(locals())

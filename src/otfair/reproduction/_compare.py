@@ -206,6 +206,10 @@ def _statistic_row(
     }
 
 
+class _NotRun(Exception):
+    """A published value that cannot be compared here; the message says why."""
+
+
 def _compare_one(
     row: pd.Series,
     frame: pd.DataFrame,
@@ -214,20 +218,41 @@ def _compare_one(
     group_sizes: Mapping[tuple[str, ...], float] | None = None,
 ) -> dict[str, Any]:
     """Compare one published value; see the module docstring for the rules."""
-    dataset, metric, method = row["dataset"], row["metric"], row["method"]
+    try:
+        is_stat = _check_source(row)
+        labels = _config_labels(row, datasets)
+        if is_stat:
+            return _statistic_row(row, labels, statistics)
+        runs = _matching_runs(row, frame, labels)
+        runs, chosen, fixed_note = _at_strength(row, runs, datasets[labels[0]][0])
+        values, note, changes = _values(row, runs, fixed_note, group_sizes)
+        return _summary(str(row["metric"]), values, chosen, note, changes)
+    except _NotRun as why:
+        return _not_run(str(why))
+
+
+def _check_source(row: pd.Series) -> bool:
+    """Refuse a row whose dataset or number is not run here; return whether it is a statistic."""
+    dataset, metric = row["dataset"], row["metric"]
     name = f"{dataset} ({row['sensitive']})" if row["sensitive"] else dataset
     if dataset == "unknown":
-        return _not_run("the paper's text lost which dataset this row is")
+        raise _NotRun("the paper's text lost which dataset this row is")
     other = SUBSTITUTED.get((row["paper"], dataset))
     if other is not None:
-        return _not_run(f"dataset not available here ({other})")
+        raise _NotRun(f"dataset not available here ({other})")
     if dataset in UNAVAILABLE_DATASETS or name in UNAVAILABLE_DATASETS:
         sub = UNAVAILABLE_DATASETS.get(name, UNAVAILABLE_DATASETS.get(dataset))
-        return _not_run(f"dataset not available here (substitute: {sub})")
+        raise _NotRun(f"dataset not available here (substitute: {sub})")
     is_stat = metric in _STATISTICS or metric.startswith("positive_rate")
     if row["metric_source"] == "paper" and not is_stat and metric not in _DERIVED:
         why = _PAPER_ONLY.get(metric, "not produced by a run")
-        return _not_run(f"paper-only number ({metric}): {why}")
+        raise _NotRun(f"paper-only number ({metric}): {why}")
+    return bool(is_stat)
+
+
+def _config_labels(row: pd.Series, datasets: Mapping[str, tuple[str, str | None]]) -> list[str]:
+    """Return the config's dataset labels of the row's dataset and sensitive attribute."""
+    dataset = row["dataset"]
     labels = [
         label
         for label, (ds, sens) in datasets.items()
@@ -236,18 +261,22 @@ def _compare_one(
     if not labels:
         have = sorted({f"{ds}/{s}" for ds, s in datasets.values() if ds == dataset})
         detail = f"; the config has {', '.join(have)}" if have else ""
-        return _not_run(f"{dataset} with sensitive={row['sensitive']!r} not in this run{detail}")
-    if is_stat:
-        return _statistic_row(row, labels, statistics)
+        raise _NotRun(f"{dataset} with sensitive={row['sensitive']!r} not in this run{detail}")
+    return labels
+
+
+def _matching_runs(row: pd.Series, frame: pd.DataFrame, labels: Sequence[str]) -> pd.DataFrame:
+    """Return the runs of the row's dataset labels, training share and method."""
+    dataset, metric, method = row["dataset"], row["metric"], row["method"]
     runs = frame[frame["dataset"].isin(labels)] if not frame.empty else frame
     if runs.empty:
-        return _not_run(f"{', '.join(labels)} not in this profile's runs")
+        raise _NotRun(f"{', '.join(labels)} not in this profile's runs")
     share = imbalance_share(row["setting"])
     runs = _runs_with_share(runs, share)
     if runs.empty:
         if share is None:
-            return _not_run(f"only runs of {dataset} with an imbalanced training part here")
-        return _not_run(
+            raise _NotRun(f"only runs of {dataset} with an imbalanced training part here")
+        raise _NotRun(
             f"no run of {dataset} with a training group-0 share of {share:g} "
             "(`train_group_share` of a dataset entry; FTM Table 3's imbalance protocol)"
         )
@@ -255,19 +284,66 @@ def _compare_one(
         from otfair.experiments.methods import list_methods
 
         if method not in list_methods():
-            return _not_run(f"method `{method}` is not a registered otfair method yet")
+            raise _NotRun(f"method `{method}` is not a registered otfair method yet")
         runs = runs[runs["method_name"] == method]
         if runs.empty:
-            return _not_run(f"method `{method}` not in this profile's runs on {dataset}")
+            raise _NotRun(f"method `{method}` not in this profile's runs on {dataset}")
         if "method" in runs and runs["method"].nunique() > 1 and (runs["method"] == method).any():
             # several entries of one method (e.g. FTM Fig. 6's label-weight variants of
             # ftm-joint): the entry labeled by the method's name has the registry settings
             runs = runs[runs["method"] == method]
     source_metric = "accuracy" if metric == "accuracy_cv" else metric
     if source_metric not in runs or runs[source_metric].isna().all():
-        return _not_run(f"metric `{metric}` not recorded by these runs (not in their audits)")
-    strength = _strength_value(row["strength"])
-    fixed_note = ""
+        raise _NotRun(f"metric `{metric}` not recorded by these runs (not in their audits)")
+    return runs
+
+
+def _at_strength(row: pd.Series, runs: pd.DataFrame, loader: str) -> tuple[pd.DataFrame, str, str]:
+    """Return the runs of the row's strength or matched level, its label and a note."""
+    dataset, metric, method = row["dataset"], row["metric"], row["method"]
+    strength, fixed_note = _paper_strength(row)
+    level, unsupported = _parse_setting(row["setting"], metric, dataset)
+    if unsupported:
+        raise _NotRun(unsupported)
+    if strength is not None:
+        runs = runs[np.isclose(runs["strength"].astype(float), strength, rtol=1e-9, atol=0)]
+        if runs.empty:
+            raise _NotRun(f"strength {strength:g} not in the config's grid")
+        return runs, f"{strength:g}", fixed_note
+    if level is not None:
+        measure, value = level
+        if measure not in runs:
+            raise _NotRun(f"matched measure `{measure}` not recorded")
+        runs, label = _select_level(runs, measure, value, _performance(runs))
+        if label is None:
+            raise _NotRun(f"{measure} <= {value:g} not reached by any strength")
+        return runs, f"{label} ({measure} <= {value:g})", fixed_note
+    if "lowest level reached" in row["setting"]:
+        keys = [runs["notion"].fillna(""), runs["strength"].fillna(-1)]
+        means = runs.groupby(keys)[metric].mean()
+        runs = runs[(keys[0] == means.idxmin()[0]) & (keys[1] == means.idxmin()[1])]
+        return runs, "the strength with the lowest mean", fixed_note
+    if runs["strength"].nunique(dropna=False) > 1:
+        # the paper names no strength ("retain the original paper's parameters"): the
+        # method's registered default for the dataset, said in the row's notes
+        from otfair.experiments.methods import get_method
+
+        default = get_method(str(method)).strength_for(loader) if method else None
+        if default is None:
+            raise _NotRun("no strength or matched level given and the runs have several")
+        runs = runs[np.isclose(runs["strength"].astype(float), float(default), rtol=1e-9)]
+        if runs.empty:
+            raise _NotRun(
+                f"no strength given and the registered default {default:g} is not in the grid"
+            )
+        note = "the paper gives no strength: otfair's registered default"
+        return runs, f"{default:g} (registered default)", note
+    return runs, "default", fixed_note
+
+
+def _paper_strength(row: pd.Series) -> tuple[float | None, str]:
+    """Return the strength the paper prints (``None``: none) and a note on a method option."""
+    method, strength = row["method"], _strength_value(row["strength"])
     option = _METHOD_OPTIONS.get((str(method), str(row["strength"]).split("=")[0].strip()))
     if option is not None and strength is not None and not isinstance(strength, str):
         # a setting of the method (FTM's joint-map label weight alpha), not its strength
@@ -275,48 +351,21 @@ def _compare_one(
 
         own = get_method(method).defaults.get(option)
         if own is None or not math.isclose(float(own), strength):
-            return _not_run(f"the paper's {row['strength']} is not otfair's {option}={own}")
-        strength, fixed_note = None, f"otfair's {option}={own:g} (the paper's {row['strength']})"
+            raise _NotRun(f"the paper's {row['strength']} is not otfair's {option}={own}")
+        return None, f"otfair's {option}={own:g} (the paper's {row['strength']})"
     if isinstance(strength, str):
-        return _not_run(f"strength '{strength}' not recoverable from the paper's text")
-    level, unsupported = _parse_setting(row["setting"], metric, dataset)
-    if unsupported:
-        return _not_run(unsupported)
-    chosen = "default"
-    if strength is not None:
-        runs = runs[np.isclose(runs["strength"].astype(float), strength, rtol=1e-9, atol=0)]
-        chosen = f"{strength:g}"
-        if runs.empty:
-            return _not_run(f"strength {strength:g} not in the config's grid")
-    elif level is not None:
-        measure, value = level
-        if measure not in runs:
-            return _not_run(f"matched measure `{measure}` not recorded")
-        runs, label = _select_level(runs, measure, value, _performance(runs))
-        if label is None:
-            return _not_run(f"{measure} <= {value:g} not reached by any strength")
-        chosen = f"{label} ({measure} <= {value:g})"
-    elif "lowest level reached" in row["setting"]:
-        keys = [runs["notion"].fillna(""), runs["strength"].fillna(-1)]
-        means = runs.groupby(keys)[metric].mean()
-        runs = runs[(keys[0] == means.idxmin()[0]) & (keys[1] == means.idxmin()[1])]
-        chosen = "the strength with the lowest mean"
-    elif runs["strength"].nunique(dropna=False) > 1:
-        # the paper names no strength ("retain the original paper's parameters"): the
-        # method's registered default for the dataset, said in the row's notes
-        from otfair.experiments.methods import get_method
+        raise _NotRun(f"strength '{strength}' not recoverable from the paper's text")
+    return strength, ""
 
-        loader = datasets[labels[0]][0]
-        default = get_method(str(method)).strength_for(loader) if method else None
-        if default is None:
-            return _not_run("no strength or matched level given and the runs have several")
-        runs = runs[np.isclose(runs["strength"].astype(float), float(default), rtol=1e-9)]
-        if runs.empty:
-            return _not_run(
-                f"no strength given and the registered default {default:g} is not in the grid"
-            )
-        chosen = f"{default:g} (registered default)"
-        fixed_note = "the paper gives no strength: otfair's registered default"
+
+def _values(
+    row: pd.Series,
+    runs: pd.DataFrame,
+    fixed_note: str,
+    group_sizes: Mapping[tuple[str, ...], float] | None,
+) -> tuple[pd.Series, str, dict[str, Any]]:
+    """Return the compared values of ``runs``, the row's note and the cell's changes."""
+    metric, dataset = row["metric"], row["dataset"]
     note = fixed_note or subset_note(metric, dataset)
     if row["std"] == 0 and runs["seed"].nunique() > 1:
         if row.get("std_kind") == "se":  # a standard error printed as 0.000: rounded
@@ -324,6 +373,14 @@ def _compare_one(
         else:
             runs = runs[runs["seed"] == runs["seed"].min()]
             note = "paper: one split (std 0): otfair's first seed only"
+    changes: dict[str, Any] = {}
+    if SFP_CELL.match(metric):
+        cell = sfp_cell_values(runs, row, dict(group_sizes or {}))
+        if isinstance(cell, str):
+            raise _NotRun(cell)
+        values, changes = cell
+    else:
+        values = runs["accuracy" if metric == "accuracy_cv" else metric]
     constant = constant_runs(runs)
     if constant.any():
         seeds = sorted(int(x) for x in runs.loc[constant, "seed"])
@@ -332,20 +389,19 @@ def _compare_one(
             "predict one class for everyone (or a constant score) at this strength"
         )
         note = "; ".join(filter(None, [text, note]))
-    changes: dict[str, Any] = {}
-    if SFP_CELL.match(metric):
-        cell = sfp_cell_values(runs, row, dict(group_sizes or {}))
-        if isinstance(cell, str):
-            return _not_run(cell)
-        values, changes = cell
+    if "note" in changes:  # the 2x2 cell's own note comes last
         note = "; ".join(filter(None, [note, changes.pop("note")]))
-    else:
-        values = runs[source_metric]
-    values = values.astype(float).dropna()
+    return values.astype(float).dropna(), note, changes
+
+
+def _summary(
+    metric: str, values: pd.Series, chosen: str, note: str, changes: dict[str, Any]
+) -> dict[str, Any]:
+    """Return otfair's side of the row: the mean (or CV) and std over the seeds."""
     n = len(values)
     if metric == "accuracy_cv":  # FTM Table 3: std / mean of the accuracy over repetitions
         if n < 2:
-            return _not_run(f"the accuracy's CV needs >= 2 repetitions (seeds); {n} here")
+            raise _NotRun(f"the accuracy's CV needs >= 2 repetitions (seeds); {n} here")
         return {
             "ours_mean": float(values.std(ddof=1) / values.mean()),
             "ours_std": 0.0,
@@ -357,11 +413,9 @@ def _compare_one(
                 "(0.35 for 5)"
             ),
         }
-    mean = float(values.mean())
-    std = float(values.std(ddof=1)) if n > 1 else 0.0
     return {
-        "ours_mean": mean,
-        "ours_std": std,
+        "ours_mean": float(values.mean()),
+        "ours_std": float(values.std(ddof=1)) if n > 1 else 0.0,
         "seeds": n,
         "ours_strength": chosen,
         "notes_extra": note,

@@ -177,37 +177,28 @@ def reproduce(
         The sweep store's directory.
     profile : str, default="quick"
         A profile of the config (``quick`` is a smoke test; ``one_split``; ``full``).
-    report_dir : str or Path, optional
-        Where to write the report.
-    config : str or Path, optional
-        Another config file for the paper.
-    workers : int, default=1
-        Worker processes of the sweep.
+    report_dir, config : str or Path, optional
+        Where to write the report; another config file for the paper.
+    workers, progress, on_plan : int, bool, callable; default 1, False, None
+        Worker processes, progress display and plan callback of
+        :func:`~otfair.experiments.run_sweep` (print the plan, refuse a long one).
     run : bool, default=True
         ``False`` writes the report from the stored runs only.
-    progress : bool, default=False
-        Progress display of the sweep.
-    on_plan : callable, optional
-        Passed to :func:`~otfair.experiments.run_sweep` (print the plan, refuse a long one).
     command : str, optional
         The command line to cite in the report.
     runs : str or Path, optional
-        An archive of finished runs (a folder of ``seed-N.jsonl`` files, see
-        ``otfair.experiments._archive``), e.g. the committed
-        ``docs/reproduction/PAPER/runs``: its runs are loaded into the store first (the
-        sweep skips them), and the profile's finished runs are written back to it at the
-        end, so a long protocol can be finished in pieces, on any machine, from what is
-        committed. With ``run=False`` the report is written from the archive (and the
-        store) alone.
+        An archive of finished runs (``seed-N.jsonl`` files, ``otfair.experiments._archive``),
+        e.g. ``docs/reproduction/PAPER/runs``: loaded into the store first (the sweep
+        skips them), and the profile's finished runs are written back to it at the end,
+        so a long protocol can be finished in pieces, on any machine. With ``run=False``
+        the report is written from the archive (and the store) alone.
     device : str, optional
-        Run on this torch device instead of the config's (``"cuda"``, ``"auto"``); the
-        device is not part of a run's key, so runs made on a CPU and on a GPU resume
-        each other.
+        Run on this torch device instead of the config's (not part of a run's key: runs
+        made on a CPU and on a GPU resume each other).
     seeds : sequence of int, optional
-        Run (and report) only these seeds of the profile
-        (:meth:`otfair.experiments.SweepSpec.with_seeds`): a long protocol in whole seeds,
-        e.g. ``profile="full", seeds=[3]`` with ``runs``;
-        ``--no-run --runs`` without ``seeds`` then writes the whole profile's report.
+        Run (and report) only these seeds of the profile (``SweepSpec.with_seeds``): a
+        long protocol in whole seeds, e.g. ``profile="full", seeds=[3]`` with ``runs``
+        (``--no-run --runs`` without ``seeds`` then reports the whole profile).
 
     Returns
     -------
@@ -219,7 +210,59 @@ def reproduce(
         A bad paper, config or profile. ``SweepInterrupted`` propagates (finished runs
         are stored; call again to resume).
     """
-    from otfair.experiments import load_spec, run_sweep
+    spec = _paper_spec(paper, config, profile, device=device, seeds=seeds)
+    if runs is not None:
+        _import_archive(paper, runs, out_dir, run=run)
+    summary = None
+    if run:
+        sweep = {"workers": workers, "progress": progress, "on_plan": on_plan}
+        summary = _run_archived(spec, profile, out_dir, runs, sweep)
+    else:
+        if runs is not None:  # the store's finished runs (e.g. another machine's) join it
+            archive_runs(spec, profile, out_dir, runs)
+        _check_stored(paper, spec, profile, out_dir, runs)
+    wall_time_s = summary.wall_time_s if summary and summary.ok + summary.failed else None
+    index, pending = write_from_store(
+        paper, spec, out_dir, report_dir, profile=profile, command=command, wall_time_s=wall_time_s
+    )
+    return Reproduction(summary=summary, index=index, pending=pending)
+
+
+def _import_archive(paper: str, runs: str | Path, out_dir: str | Path, *, run: bool) -> None:
+    """Load the archive ``runs`` into the store (with ``run=False`` it must exist)."""
+    from otfair.experiments._archive import import_runs
+
+    if not run and not Path(runs).is_dir():
+        raise FileNotFoundError(
+            f"`runs` {str(runs)!r} is not a folder (an archive of seed-N.jsonl files, e.g. "
+            f"docs/reproduction/{paper}/runs); with --no-run there is nothing to report from."
+        )
+    import_runs(runs, out_dir)
+
+
+def _check_stored(
+    paper: str, spec: SweepSpec, profile: str, out_dir: str | Path, runs: str | Path | None
+) -> None:
+    """Refuse a ``--no-run`` report without a stored run of the profile."""
+    if not _stored_ok(spec, profile, out_dir):
+        where = f"{str(out_dir)!r}" + (f" or {str(runs)!r}" if runs is not None else "")
+        raise ValueError(
+            f"no run of {paper}'s profile {profile!r} is stored in {where}: --no-run writes "
+            "a report from stored runs only (run without --no-run, or pass --runs "
+            f"docs/reproduction/{paper}/runs)."
+        )
+
+
+def _paper_spec(
+    paper: str,
+    config: str | Path | None,
+    profile: str,
+    *,
+    device: str | None,
+    seeds: Sequence[int] | None,
+) -> SweepSpec:
+    """Return the paper's sweep spec, on ``device`` and restricted to ``seeds`` if given."""
+    from otfair.experiments import load_spec
 
     spec = load_spec(find_config(paper, config))
     if device is not None:
@@ -231,45 +274,21 @@ def reproduce(
         )
     if seeds is not None:
         spec = spec.with_seeds(profile, seeds)
-    if not run and runs is not None and not Path(runs).is_dir():
-        raise FileNotFoundError(
-            f"`runs` {str(runs)!r} is not a folder (an archive of seed-N.jsonl files, e.g. "
-            f"docs/reproduction/{paper}/runs); with --no-run there is nothing to report from."
-        )
-    if runs is not None:
-        from otfair.experiments._archive import import_runs
+    return spec
 
-        import_runs(runs, out_dir)
-    summary = None
-    if run:
-        try:
-            summary = run_sweep(
-                spec,
-                out_dir,
-                profile=profile,
-                workers=workers,
-                progress=progress,
-                on_plan=on_plan,
-            )
-        finally:  # an interrupted sweep's finished runs reach the archive too
-            if runs is not None:
-                archive_runs(spec, profile, out_dir, runs)
-    elif runs is not None:  # the store's finished runs (e.g. another machine's) join it
-        archive_runs(spec, profile, out_dir, runs)
-    if not run and not _stored_ok(spec, profile, out_dir):
-        where = f"{str(out_dir)!r}" + (f" or {str(runs)!r}" if runs is not None else "")
-        raise ValueError(
-            f"no run of {paper}'s profile {profile!r} is stored in {where}: --no-run writes "
-            "a report from stored runs only (run without --no-run, or pass --runs "
-            f"docs/reproduction/{paper}/runs)."
-        )
-    index, pending = write_from_store(
-        paper,
-        spec,
-        out_dir,
-        report_dir,
-        profile=profile,
-        command=command,
-        wall_time_s=summary.wall_time_s if summary and summary.ok + summary.failed else None,
-    )
-    return Reproduction(summary=summary, index=index, pending=pending)
+
+def _run_archived(
+    spec: SweepSpec,
+    profile: str,
+    out_dir: str | Path,
+    runs: str | Path | None,
+    sweep: dict[str, Any],
+) -> SweepSummary:
+    """Run the sweep; its finished runs reach the archive ``runs`` even when interrupted."""
+    from otfair.experiments import run_sweep
+
+    try:
+        return run_sweep(spec, out_dir, profile=profile, **sweep)
+    finally:
+        if runs is not None:
+            archive_runs(spec, profile, out_dir, runs)

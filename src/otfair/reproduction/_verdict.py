@@ -1,10 +1,26 @@
-"""Paper value vs otfair's value: reproduced / close / differs.
+r"""Paper value vs otfair's value: reproduced / close / differs.
 
 The rule compares the difference with the standard error of the difference (not with raw
 spreads), with small per-kind floors, exact counts, and one-sided claims judged as
 inequalities. ``docs/reproduction/README.md`` ("The verdict rule") states it with a
 table of worked cases that ``tests/reproduction/test_verdict.py`` checks against
 :func:`judge`.
+
+The rule of :func:`judge`: with :math:`d` = ours_mean - paper_value, :math:`SE` from
+:func:`standard_error` and the floor :math:`f = \max(a_k, r_k |\text{paper}|,
+\text{resolution})` (:data:`FLOORS` of the kind :math:`k`; ``resolution`` is half a unit
+of the paper's last printed digit, :func:`print_resolution`), the tolerance is
+:math:`t = \max(z \cdot SE, f)` (:math:`t = f` when there is no SE).
+
+- ``claim="equal"``: **reproduced** if :math:`|d| \le t`, **close** if
+  :math:`|d| \le 2t`, else **differs**.
+- ``claim="at_least"`` (the paper claims the quantity is no lower than its value,
+  e.g. "cannot go below 0.06"): with the shortfall :math:`v = -d`, **reproduced** if
+  :math:`v \le` resolution (the claim holds as printed), **close** if :math:`v \le t`
+  (below the claimed floor, but within the noise), else **differs**.
+  ``"at_most"``: the same with :math:`v = d`.
+- ``kind="count"`` (dataset sizes, input dimensions): exact, **reproduced** if
+  :math:`d = 0`, else **differs**.
 """
 
 from __future__ import annotations
@@ -192,23 +208,10 @@ def judge(
     resolution: float = 0.0,
     z: float = Z,
 ) -> Judgement:
-    r"""Compare a published number with otfair's mean over seeds.
+    """Compare a published number with otfair's mean over seeds.
 
-    With :math:`d` = ours_mean - paper_value, :math:`SE` from ``standard_error``
-    and the floor :math:`f = \max(a_k, r_k |\text{paper}|, \text{resolution})`
-    (``FLOORS`` of the kind :math:`k`; ``resolution`` is half a unit of the paper's
-    last printed digit, ``print_resolution``), the tolerance is
-    :math:`t = \max(z \cdot SE, f)` (:math:`t = f` when there is no SE).
-
-    - ``claim="equal"``: **reproduced** if :math:`|d| \le t`, **close** if
-      :math:`|d| \le 2t`, else **differs**.
-    - ``claim="at_least"`` (the paper claims the quantity is no lower than its value,
-      e.g. "cannot go below 0.06"): with the shortfall :math:`v = -d`, **reproduced** if
-      :math:`v \le` resolution (the claim holds as printed), **close** if :math:`v \le t`
-      (below the claimed floor, but within the noise), else **differs**.
-      ``"at_most"``: the same with :math:`v = d`.
-    - ``kind="count"`` (dataset sizes, input dimensions): exact, **reproduced** if
-      :math:`d = 0`, else **differs**.
+    The rule (the tolerance, one-sided claims, exact counts) is stated in the module
+    docstring (:mod:`otfair.reproduction._verdict`) and ``docs/reproduction/README.md``.
 
     Parameters
     ----------
@@ -252,6 +255,37 @@ def judge(
     >>> judge(0.743, 0.736, 0.01, n_ours=3, n_paper=5).verdict
     'reproduced'
     """
+    res = _check_judge(paper_value, ours_mean, kind, claim, paper_std_kind, resolution, z)
+    paper_value, ours_mean = float(paper_value), float(ours_mean)
+    diff = ours_mean - paper_value
+    se = standard_error(
+        ours_std, n_ours, paper_std, n_paper, paper_std_kind=paper_std_kind, kind=kind
+    )
+    # 1e-12: decimal edges (0.743 - 0.733) must not fail on float rounding
+    eps = 1e-12 * max(1.0, abs(paper_value))
+    if kind == "count" or (kind == "cv" and min(paper_value, ours_mean) <= 0):
+        # a count is exact; a CV without a log ratio is equal or not
+        same = abs(diff) <= (eps if kind == "count" else 1e-12)
+        return Judgement("reproduced" if same else "differs", diff, se, 0.0)
+    if kind == "cv":  # log scale (see ``standard_error``)
+        diff, res = math.log(ours_mean / paper_value), res / paper_value
+    absolute, relative = FLOORS[kind]
+    tol = max(absolute, relative * abs(paper_value), res)
+    if math.isfinite(se):
+        tol = max(tol, float(z) * se)
+    return Judgement(_outcome(diff, tol, res, claim, eps), diff, se, tol)
+
+
+def _check_judge(
+    paper_value: float,
+    ours_mean: float,
+    kind: str,
+    claim: str,
+    paper_std_kind: str,
+    resolution: float,
+    z: float,
+) -> float:
+    """Check :func:`judge`'s arguments (its ``Raises``); return the resolution (0 if None)."""
     for name, value in (("paper_value", paper_value), ("ours_mean", ours_mean)):
         if not math.isfinite(float(value)):
             raise ValueError(f"`{name}` must be a finite number; got {value!r}.")
@@ -264,37 +298,21 @@ def judge(
     res = _finite_nonneg(resolution, "resolution") or 0.0
     if not float(z) >= 0:
         raise ValueError(f"`z` must be >= 0; got {z!r}.")
-    paper_value, ours_mean = float(paper_value), float(ours_mean)
-    diff = ours_mean - paper_value
-    se = standard_error(
-        ours_std, n_ours, paper_std, n_paper, paper_std_kind=paper_std_kind, kind=kind
-    )
-    # 1e-12: decimal edges (0.743 - 0.733) must not fail on float rounding
-    eps = 1e-12 * max(1.0, abs(paper_value))
-    if kind == "count":
-        return Judgement("reproduced" if abs(diff) <= eps else "differs", diff, se, 0.0)
-    if kind == "cv":  # log scale (see ``standard_error``)
-        if paper_value <= 0 or ours_mean <= 0:  # no log ratio: equal or not
-            same = abs(diff) <= 1e-12
-            return Judgement("reproduced" if same else "differs", diff, se, 0.0)
-        diff = math.log(ours_mean / paper_value)
-        res = res / paper_value
-    absolute, relative = FLOORS[kind]
-    tol = max(absolute, relative * abs(paper_value), res)
-    if math.isfinite(se):
-        tol = max(tol, float(z) * se)
+    return res
+
+
+def _outcome(diff: float, tol: float, res: float, claim: Claim, eps: float) -> Verdict:
+    """Return the verdict of a difference (see the module docstring)."""
     if claim == "equal":
         off, reproduced_within = abs(diff), tol
     else:
         off = -diff if claim == "at_least" else diff
         reproduced_within = res
     if off <= reproduced_within + eps:
-        outcome: Verdict = "reproduced"
-    elif off <= (tol if claim != "equal" else CLOSE_FACTOR * tol) + eps:
-        outcome = "close"
-    else:
-        outcome = "differs"
-    return Judgement(outcome, diff, se, tol)
+        return "reproduced"
+    if off <= (tol if claim != "equal" else CLOSE_FACTOR * tol) + eps:
+        return "close"
+    return "differs"
 
 
 def verdict(

@@ -310,8 +310,6 @@ def write_comparison(
     Path
         The ``index.md`` written.
     """
-    from otfair.experiments._report import profile_banner
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     table = compare_values(
@@ -323,11 +321,32 @@ def write_comparison(
     table.to_csv(out / "comparison.csv", index=False, float_format=CSV_FLOAT_FORMAT)
     info = dict(profile_info or {})
     smoke = bool(info.get("smoke"))
+    md = _title(paper, profile, info, seeds, paper_seeds)
+    if config_description:
+        md.append(f"- otfair's config: {config_description}")
+    md += _provenance(frame, command, wall_time_s, unfinished)
+    md += ["", *_body(table)]
+    figures = _figures(paper, frame, out, smoke) if not frame.empty else []
+    if figures:
+        md += ["## Figures without numbers", "", *figures]
+    return write_index(out, "\n".join(md), f"otfair reproduction: {paper}")
+
+
+def _title(
+    paper: str,
+    profile: str,
+    info: dict[str, Any],
+    seeds: Sequence[int],
+    paper_seeds: int | None,
+) -> list[str]:
+    """Return the page's title, the profile's banner and its seeds."""
+    from otfair.experiments._report import profile_banner
+
     # a profile other than the full protocol names itself: one title per page of the site
     title = f"# Reproduction: {PAPERS[paper]}"
     md = [title + (f", profile `{profile}`" if profile != "full" else ""), ""]
     md += profile_banner({"name": profile, **info})
-    if smoke:
+    if info.get("smoke"):
         md += [
             "> The verdicts below are computed to test the plumbing; with a smoke-test "
             "profile they say nothing about the methods.",
@@ -337,8 +356,14 @@ def write_comparison(
         f"- Profile `{profile}`: seeds {list(seeds)} ({len(seeds)} seed(s); the paper: "
         f"{paper_seeds if paper_seeds is not None else '?'})."
     ]
-    if config_description:
-        md.append(f"- otfair's config: {config_description}")
+    return md
+
+
+def _provenance(
+    frame: pd.DataFrame, command: str | None, wall_time_s: float | None, unfinished: str | None
+) -> list[str]:
+    """Return the lines on how the runs were made: command, time, revisions, what is left."""
+    md = []
     if command:
         md.append(f"- Command: `{command}`")
     if wall_time_s is not None:
@@ -354,11 +379,7 @@ def write_comparison(
     md.append(f"- Written {datetime.now().astimezone():%Y-%m-%d %H:%M %Z}.")
     if unfinished:
         md.append(f"- **Not finished**: {unfinished}")
-    md += ["", *_body(table)]
-    figures = _figures(paper, frame, out, smoke) if not frame.empty else []
-    if figures:
-        md += ["## Figures without numbers", "", *figures]
-    return write_index(out, "\n".join(md), f"otfair reproduction: {paper}")
+    return md
 
 
 def as_written(table: pd.DataFrame) -> pd.DataFrame:

@@ -45,7 +45,7 @@ import torch
 
 from otfair.ot._checks import as_tensor
 from otfair.ot._otf_problem import OTFProblem
-from otfair.ot._otf_solver import OTF0Details, OTFResult
+from otfair.ot._otf_backends import OTF0Details, OTFResult
 
 __all__ = ["OTF0Details", "OTFProblem", "OTFResult", "otf0", "otf_dual", "otfr_dual"]
 

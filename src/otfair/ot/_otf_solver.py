@@ -20,17 +20,15 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from otfair.ot._checks import as_tensor, check_eps, check_positive_int, check_vector
-from otfair.ot._otf_backends import BACKEND_ENV_VAR as BACKEND_ENV_VAR
-from otfair.ot._otf_backends import BACKENDS as BACKENDS
-from otfair.ot._otf_backends import SMALL_COLUMNS as SMALL_COLUMNS
-from otfair.ot._otf_backends import HostSemiDualSolver as HostSemiDualSolver
-from otfair.ot._otf_backends import OTF0Details as OTF0Details
-from otfair.ot._otf_backends import OTFResult as OTFResult
-from otfair.ot._otf_backends import SemiDualSolver as SemiDualSolver
-from otfair.ot._otf_backends import _result as _result
-from otfair.ot._otf_backends import _solve_batch as _solve_batch
-from otfair.ot._otf_backends import _warn_unconverged as _warn_unconverged
-from otfair.ot._otf_backends import solver_backend as solver_backend
+from otfair.ot._otf_backends import (
+    OTF0Details,
+    OTFResult,
+    SemiDualSolver,
+    _result,
+    _solve_batch,
+    _warn_unconverged,
+    solver_backend,
+)
 
 if TYPE_CHECKING:
     from otfair.ot._otf_problem import OTFProblem

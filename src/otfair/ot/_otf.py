@@ -44,8 +44,8 @@ from typing import Any
 import torch
 
 from otfair.ot._checks import as_tensor
-from otfair.ot._otf_problem import OTFProblem
 from otfair.ot._otf_backends import OTF0Details, OTFResult
+from otfair.ot._otf_problem import OTFProblem
 
 __all__ = ["OTF0Details", "OTFProblem", "OTFResult", "otf0", "otf_dual", "otfr_dual"]
 

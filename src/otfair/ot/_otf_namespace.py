@@ -33,17 +33,15 @@ class Namespace:
     """Operations on the arrays of one library: :data:`NUMPY` or :data:`TORCH`.
 
     A *chunk* holds the plan's logits (then exponentials) of some rows: shape
-    ``(..., rows, m)`` in torch, ``(..., m, rows)`` in numpy (:attr:`col_axis` is the
-    axis of the columns); a *row matrix* holds ``k`` numbers per row of a chunk (shape
-    ``(..., rows, k)``, ``(..., k, rows)``). Leading axes are batch axes.
+    ``(..., rows, m)`` in torch, ``(..., m, rows)`` in numpy; a *row matrix* holds ``k``
+    numbers per row of a chunk (shape ``(..., rows, k)``, ``(..., k, rows)``). Leading
+    axes are batch axes.
     """
 
     name = ""
-    #: the axis of a chunk that runs over the columns of C
-    col_axis = -1
 
     def logits(self, C: Array, eps: float) -> Array:
-        """The cost in the form :meth:`chunk_logits` reads."""
+        """Return the cost in the form :meth:`chunk_logits` reads."""
         raise NotImplementedError
 
     def logits64(self, L: Array) -> Array:
@@ -51,25 +49,23 @@ class Namespace:
         raise NotImplementedError
 
     def chunk_logits(self, L: Array, rows: slice, w: Array) -> Array:
-        """The chunk ``-C[rows] / eps + w`` for column weights ``w`` (..., m); a new array."""
+        """Return the chunk ``-C[rows] / eps + w`` for column weights ``w`` (..., m), new."""
         raise NotImplementedError
 
     def softmax_stats(self, z: Array) -> tuple[Array, Array, Array]:
-        """``(exp(z - max) clamped at EXP_FLOOR, max, sum)`` over the columns; ``z`` is reused.
+        """``(exp(z - max), max, sum)`` over the columns of a chunk; ``z`` is overwritten.
 
-        The max and the sum have shape (..., rows).
+        Exponent arguments are clamped at ``EXP_FLOOR`` (no denormals); the max and the
+        sum have shape (..., rows).
         """
-        mx = self.amax(z, self.col_axis)
-        z -= mx
-        e = self.exp_(self.clamp_min_(z, EXP_FLOOR))
-        return e, mx.squeeze(self.col_axis), e.sum(self.col_axis)
+        raise NotImplementedError
 
     def vectors(self, V: Array) -> Array:
         """``k`` vectors over the columns, ``V`` (k, m), in the form :meth:`row_matrix` reads."""
         raise NotImplementedError
 
     def row_matrix(self, e: Array, V: Array) -> Array:
-        r"""The row matrix :math:`R_{ik} = \sum_j e_{ij} V_{kj}` of a chunk ``e``."""
+        r"""Return the row matrix :math:`R_{ik} = \sum_j e_{ij} V_{kj}` of a chunk ``e``."""
         raise NotImplementedError
 
     def row_part(self, R: Array, k: int) -> Array:
@@ -84,12 +80,12 @@ class Namespace:
         r""":math:`\sum_i a_i e_{ij}` (..., m) for a chunk and ``a`` (..., rows)."""
         raise NotImplementedError
 
-    def amax(self, x: Array, axis: int) -> Array:
-        """Maximum over ``axis``, kept as a length-1 axis."""
+    def amax(self, x: Array) -> Array:
+        """Maximum over the last axis."""
         raise NotImplementedError
 
-    def exp_(self, x: Array) -> Array:
-        """``exp`` in place."""
+    def spread(self, x: Array) -> Array:
+        """``max - min`` over the last axis."""
         raise NotImplementedError
 
     def clamp_min_(self, x: Array, low: float) -> Array:
@@ -127,7 +123,6 @@ class Namespace:
 
 class _Numpy(Namespace):
     name = "numpy"
-    col_axis = -2
 
     def logits(self, C, eps):
         return np.ascontiguousarray((-C / eps).T)  # (m, n): a column's entries contiguous
@@ -137,6 +132,13 @@ class _Numpy(Namespace):
 
     def chunk_logits(self, L, rows, w):
         return L[:, rows] + w[..., :, None]
+
+    def softmax_stats(self, z):
+        mx = z.max(axis=-2)
+        z -= mx[..., None, :]
+        np.maximum(z, EXP_FLOOR, out=z)
+        e = np.exp(z, out=z)
+        return e, mx, e.sum(axis=-2)
 
     def vectors(self, V):
         return np.ascontiguousarray(V)
@@ -153,11 +155,11 @@ class _Numpy(Namespace):
     def col_sums(self, e, a):
         return (e @ a[..., :, None])[..., 0]
 
-    def amax(self, x, axis):
-        return x.max(axis=axis, keepdims=True)
+    def amax(self, x):
+        return x.max(axis=-1)
 
-    def exp_(self, x):
-        return np.exp(x, out=x)
+    def spread(self, x):
+        return x.max(axis=-1) - x.min(axis=-1)
 
     def clamp_min_(self, x, low):
         return np.maximum(x, low, out=x)
@@ -171,7 +173,8 @@ class _Numpy(Namespace):
     def zeros(self, shape, ref):
         return np.zeros(shape)
 
-    log = staticmethod(np.log)
+    def log(self, x):
+        return np.log(x)
 
     def stack(self, arrays, axis):
         return np.array(arrays) if axis == 0 else np.stack(arrays, axis=axis)
@@ -193,6 +196,11 @@ class _Torch(Namespace):
         C, scale = L
         return torch.add(w[..., None, :], C[rows], alpha=scale)
 
+    def softmax_stats(self, z):
+        mx = z.amax(dim=-1, keepdim=True)
+        e = z.sub_(mx).clamp_(min=EXP_FLOOR).exp_()
+        return e, mx[..., 0], e.sum(dim=-1)
+
     def vectors(self, V):
         return V.T.contiguous()
 
@@ -208,11 +216,11 @@ class _Torch(Namespace):
     def col_sums(self, e, a):
         return (a[..., None, :] @ e)[..., 0, :]
 
-    def amax(self, x, axis):
-        return x.amax(dim=axis, keepdim=True)
+    def amax(self, x):
+        return x.amax(dim=-1)
 
-    def exp_(self, x):
-        return x.exp_()
+    def spread(self, x):
+        return x.amax(dim=-1) - x.amin(dim=-1)
 
     def clamp_min_(self, x, low):
         return x.clamp_(min=low)
@@ -226,7 +234,8 @@ class _Torch(Namespace):
     def zeros(self, shape, ref):
         return torch.zeros(shape, dtype=torch.float64, device=ref.device)
 
-    log = staticmethod(torch.log)
+    def log(self, x):
+        return torch.log(x)
 
     def stack(self, arrays, axis):
         return torch.stack(arrays, dim=axis)

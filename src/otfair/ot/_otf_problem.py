@@ -25,8 +25,8 @@ import torch
 
 from otfair.ot._checks import check_matrix, check_vector
 from otfair.ot._lse import lse_rows_by_class
-from otfair.ot._otf_cost import euclidean_class_cost
 from otfair.ot._otf_backends import OTF0Details, OTFResult
+from otfair.ot._otf_cost import euclidean_class_cost
 from otfair.ot._otf_semidual import SMALL_COLUMNS, row_basis
 from otfair.ot._otf_solver import solve_dual, solve_otf0
 

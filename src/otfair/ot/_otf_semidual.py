@@ -134,7 +134,7 @@ class SemiDual:
         self.chunk_rows = chunk_rows
         self.chunks, self._chunks1 = self._chunks(self.B), self._chunks(1)
         #: max_j G_cj - min_j G_cj (d,): the scale of a row, for the Newton steps
-        self.spread = (xp.amax(self.G64, -1) + xp.amax(-self.G64, -1))[:, 0]
+        self.spread = xp.spread(self.G64)
         # the scale of y = mu / eps: costs are O(mean C), so mu is too (0-d in torch)
         y_scale = xp.float64(C).mean() / self.eps
         self.y_scale = y_scale.clamp(min=1.0) if xp is TORCH else max(1.0, float(y_scale))
@@ -158,10 +158,10 @@ class SemiDual:
 
     def column_masses(self, w):
         r""":math:`P^\top 1` (B, m) in float64."""
-        col = self.xp.zeros(tuple(self.H.shape[:-1]) + (self.m,), self.H)
+        xp, col = self.xp, 0.0
         for rows in self.chunks:
-            e, _, s = self._stats(w, rows)
-            col += self.xp.float64(self.xp.col_sums(e, self.H[..., rows] / s))
+            e, _, s = xp.softmax_stats(xp.chunk_logits(self.L, rows, w))
+            col = col + xp.float64(xp.col_sums(e, self.H[..., rows] / s))
         return col
 
     def constraint_values(self, w):
@@ -171,7 +171,7 @@ class SemiDual:
     def violation(self, D):
         r""":math:`\max_c (|D_c| - \gamma_c)_+ / \lVert h \rVert_1` per problem (B,)."""
         excess = self.xp.clamp_min_(abs(D) - self.gamma, 0.0)
-        return self.xp.amax(excess, -1)[..., 0] / self.h_sum
+        return self.xp.amax(excess) / self.h_sum
 
     def lam(self, w):
         """Optimal row duals (B, n), in ``C``'s dtype."""
@@ -183,7 +183,7 @@ class SemiDual:
         return self.eps * (self.xp.log(self.H) - total)
 
     def value(self, lam, y):
-        r"""The dual value :math:`F` (B,) at the row duals ``lam`` and ``y`` (B, d)."""
+        r"""Return the dual value :math:`F` (B,) at the row duals ``lam`` and ``y`` (B, d)."""
         value = self.xp.dot(self.xp.float64(lam), self.xp.float64(self.H))
         return value - self.eps * self.h_sum - self.eps * self.xp.dot(self.gamma, abs(y))
 
@@ -193,7 +193,7 @@ class SemiDual:
         d0: Any = 0.0
         d1: Any = 0.0
         for rows in self.chunks:
-            e, _, s = self._stats(w, rows)
+            e, _, s = xp.softmax_stats(xp.chunk_logits(self.L, rows, w))
             R = xp.row_matrix(e, self.pairs[c])  # E[g], E[g^2] times s, per row
             mean = xp.row_part(R, 0) / s
             var = xp.clamp_min_(xp.row_part(R, 1) / s - mean * mean, 0.0)
@@ -217,9 +217,10 @@ class SemiDual:
         return -xp.dot(H, mx + xp.log(s)), e, s, xp.col_sums(e, H / s)
 
     def joint_system(self, e, s, col, Bm):
-        r"""``(Dz, M)``: :math:`B P^\top 1` (B, r) and :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(B)`.
+        r"""Return ``(Dz, M)``: :math:`B P^\top 1` (B, r) and the Newton matrix (B, r, r).
 
-        With :math:`\pi_i = e_i / s_i` and :math:`R_i = e_i B^\top`,
+        :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(B)`; with :math:`\pi_i = e_i / s_i`
+        and :math:`R_i = e_i B^\top`,
         :math:`M = B \operatorname{diag}(P^\top 1) B^\top - \sum_i (h_i / s_i^2) R_i R_i^\top`.
         """
         xp = self.xp
@@ -230,7 +231,7 @@ class SemiDual:
 
 # -- the batched driver (torch, on the device) ----------------------------------------------
 def _root_start(sd: SemiDual, c: int, y: torch.Tensor, rtol: float):
-    """The coordinate problem of row ``c``: ``(g, base, target, atol, state)`` at ``y_c = 0``.
+    """Set up the root of row ``c``: ``(g, base, target, atol, state)`` from ``y_c = 0``.
 
     ``state`` holds the residual at 0, the problems already solved there, the bracket,
     the expansion step and the first point (a Newton step from 0 when there is no warm
@@ -358,8 +359,7 @@ def joint_newton(
         slack = 1e-12 * objective.abs().clamp(min=1.0)
         res_new = (new_col @ Bm.T).abs().amax(dim=-1)  # (B, T)
         ok = (new_obj > objective[:, None]) | (
-            (new_obj >= (objective - slack)[:, None])
-            & (res_new < Dz.abs().amax(dim=1)[:, None])
+            (new_obj >= (objective - slack)[:, None]) & (res_new < Dz.abs().amax(dim=1)[:, None])
         )
         first = torch.argmax(ok.to(torch.int8), dim=1)  # largest accepted t
         take = going & ok.any(dim=1)

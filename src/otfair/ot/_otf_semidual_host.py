@@ -118,7 +118,9 @@ def joint_newton(sd: SemiDual, y: np.ndarray, tol: float) -> np.ndarray:
         # steps if rounding makes the Newton direction useless (saturated softmaxes)
         for damping in DAMPING:
             reg = M + damping * scale * np.eye(len(Dz))
-            step = _line_search(sd, Bm, z, objective, Dz, np.linalg.lstsq(reg, -Dz, rcond=1e-14)[0])
+            step = _line_search(
+                sd, Bm, z, objective, Dz, np.linalg.lstsq(reg, -Dz, rcond=1e-14)[0]
+            )
             if step is not None:
                 break
         if step is None:
@@ -128,15 +130,14 @@ def joint_newton(sd: SemiDual, y: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _line_search(sd, Bm, z, objective, Dz, delta):
-    """The first ``t = 1, 1/2, ...`` (30 halvings) at which :meth:`joint_newton` accepts."""
+    """Return the first step ``t delta`` (``t = 1, 1/2, ...``, 30 halvings) that is accepted."""
     t = 1.0
     slack = 1e-12 * max(abs(float(objective)), 1.0)
     for _ in range(30):
         cand = z + t * delta
         new_objective, new_e, new_s, new_col = sd.joint_state(cand, Bm)
         if new_objective > objective or (
-            new_objective >= objective - slack
-            and np.abs(new_col @ Bm.T).max() < np.abs(Dz).max()
+            new_objective >= objective - slack and np.abs(new_col @ Bm.T).max() < np.abs(Dz).max()
         ):
             return cand, new_objective, new_e, new_s, new_col
         t *= 0.5
@@ -198,23 +199,27 @@ def solve_host_batch(
     d, m = G.shape
     device, dtype = C.device, C.dtype
     small = m <= SMALL_COLUMNS
+    arrays: tuple[Any, ...] = (H, C, G, gamma, y0)
     if small:
         parts = [H, C, G, gamma] + ([] if y0 is None else [y0])
         flat = torch.cat([p.detach().reshape(-1).to(torch.float64) for p in parts])
         host = flat.numpy(force=True)  # the one host read
         ends = np.cumsum([B * n, n * m, d * m, B * d])
-        H, C = host[: ends[0]].reshape(B, n), host[ends[0] : ends[1]].reshape(n, m)
-        G, gamma = host[ends[1] : ends[2]].reshape(d, m), host[ends[2] : ends[3]].reshape(B, d)
-        y0 = None if y0 is None else host[ends[3] :].reshape(B, d)
+        arrays = (
+            host[: ends[0]].reshape(B, n), host[ends[0] : ends[1]].reshape(n, m),
+            host[ends[1] : ends[2]].reshape(d, m), host[ends[2] : ends[3]].reshape(B, d),
+            None if y0 is None else host[ends[3] :].reshape(B, d),
+        )  # fmt: skip
+    Hx, Cx, Gx, gx, y0x = arrays
     xp = NUMPY if small else TORCH
-    problems = SemiDual(H, C, G, eps, gamma, xp=xp, chunk_rows=chunk_rows)
+    problems = SemiDual(Hx, Cx, Gx, eps, gx, xp=xp, chunk_rows=chunk_rows)
     out: dict[str, list] = {key: [] for key in ("value", "lam", "mu", "mass", "err")}
     sweeps = 0
     for b in range(B):
         sd = problems.problem(b)
         joint = small and not relaxed[b] and d > 1
         y, w, err, it = solve_host(
-            sd, tol=tol, max_iter=max_iter, y0=None if y0 is None else y0[b], joint=joint
+            sd, tol=tol, max_iter=max_iter, y0=None if y0x is None else y0x[b], joint=joint
         )
         sweeps, lam = max(sweeps, it), sd.lam(w)
         row = (sd.value(lam, y), lam, sd.eps * y, sd.h_sum, err)
@@ -222,7 +227,9 @@ def solve_host_batch(
             out[key].append(part)
     result: dict[str, Any] = {"n_iter": sweeps, "tol": tol}
     for key, values in out.items():
-        stacked = np.array(values) if small or key == "err" else torch.stack(values)
-        result[key] = torch.as_tensor(stacked, dtype=torch.float64, device=device)
+        if small or key == "err":
+            result[key] = torch.from_numpy(np.array(values, dtype=np.float64)).to(device)
+        else:
+            result[key] = torch.stack(values)
     result["lam"] = result["lam"].to(dtype)
     return result

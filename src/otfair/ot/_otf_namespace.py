@@ -96,6 +96,10 @@ class Namespace:
         """``x`` as float64 (no copy when it is)."""
         raise NotImplementedError
 
+    def mean64(self, x: Array) -> Array:
+        """Return the mean of all entries, summed in float64 (no float64 copy of ``x``)."""
+        raise NotImplementedError
+
     def like(self, x: Array, ref: Array) -> Array:
         """``x`` in the dtype of ``ref``."""
         raise NotImplementedError
@@ -165,7 +169,10 @@ class _Numpy(Namespace):
         return np.maximum(x, low, out=x)
 
     def float64(self, x):
-        return np.asarray(x, dtype=np.float64)
+        return x if x.dtype == np.float64 else np.asarray(x, dtype=np.float64)
+
+    def mean64(self, x):
+        return x.mean(dtype=np.float64)
 
     def like(self, x, ref):
         return np.asarray(x, dtype=ref.dtype)
@@ -227,6 +234,9 @@ class _Torch(Namespace):
 
     def float64(self, x):
         return x.detach().to(torch.float64)
+
+    def mean64(self, x):
+        return x.detach().mean(dtype=torch.float64)
 
     def like(self, x, ref):
         return x.detach().to(ref.dtype)

@@ -136,7 +136,7 @@ class SemiDual:
         #: max_j G_cj - min_j G_cj (d,): the scale of a row, for the Newton steps
         self.spread = xp.spread(self.G64)
         # the scale of y = mu / eps: costs are O(mean C), so mu is too (0-d in torch)
-        y_scale = xp.float64(C).mean() / self.eps
+        y_scale = xp.mean64(C) / self.eps
         self.y_scale = y_scale.clamp(min=1.0) if xp is TORCH else max(1.0, float(y_scale))
 
     def _chunks(self, batch: int) -> list[slice]:
@@ -158,10 +158,11 @@ class SemiDual:
 
     def column_masses(self, w):
         r""":math:`P^\top 1` (B, m) in float64."""
-        xp, col = self.xp, 0.0
+        xp, col = self.xp, None
         for rows in self.chunks:
             e, _, s = xp.softmax_stats(xp.chunk_logits(self.L, rows, w))
-            col = col + xp.float64(xp.col_sums(e, self.H[..., rows] / s))
+            part = xp.float64(xp.col_sums(e, self.H[..., rows] / s))
+            col = part if col is None else col + part
         return col
 
     def constraint_values(self, w):
@@ -190,16 +191,16 @@ class SemiDual:
     def moments(self, w, c: int):
         r""":math:`D_c` and :math:`\partial D_c/\partial y_c` (B,) for the row ``c`` of ``G``."""
         xp = self.xp
-        d0: Any = 0.0
-        d1: Any = 0.0
+        d0: Any = None
+        d1: Any = None
         for rows in self.chunks:
             e, _, s = xp.softmax_stats(xp.chunk_logits(self.L, rows, w))
             R = xp.row_matrix(e, self.pairs[c])  # E[g], E[g^2] times s, per row
             mean = xp.row_part(R, 0) / s
             var = xp.clamp_min_(xp.row_part(R, 1) / s - mean * mean, 0.0)
             hr = self.H[..., rows]
-            d0 = d0 + xp.float64(xp.dot(hr, mean))
-            d1 = d1 + xp.float64(xp.dot(hr, var))
+            part0, part1 = xp.float64(xp.dot(hr, mean)), xp.float64(xp.dot(hr, var))
+            d0, d1 = (part0, part1) if d0 is None else (d0 + part0, d1 + part1)
         return d0, d1
 
     # -- the joint Newton system (float64, no chunks: small problems) -------------------

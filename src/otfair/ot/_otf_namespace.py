@@ -2,11 +2,11 @@
 
 :class:`otfair.ot._otf_semidual.SemiDual` is written once over a :class:`Namespace`:
 the operators ``+ - * / @``, indexing and ``.mT`` are common to numpy arrays and torch
-tensors, and the dozen operations that are spelled differently (reductions with a
-``keepdims``, in-place ``exp``, ``where``, the float64 cast, linear algebra) are methods
-here. :data:`NUMPY` serves the host solves of class-reduced problems (a few columns:
-numpy's ~2 us per operation against torch's ~10 us dispatch), :data:`TORCH` the dense
-host solves and the batched device solves.
+tensors, and the operations that are spelled differently (reductions, in-place
+``exp``, casts, the layout of a chunk) are its methods: :class:`Namespace` holds them in
+numpy, ``_Torch`` overrides every one in torch. :data:`NUMPY` serves the host solves of
+class-reduced problems (a few columns: numpy's ~2 us per operation against torch's
+~10 us dispatch), :data:`TORCH` the dense host solves and the batched device solves.
 
 The layout of a chunk of the plan's logits is the namespace's: torch's is ``(..., rows,
 m)`` (``C``'s own, with ``-C / eps`` added chunk by chunk: no second ``n x n`` matrix),
@@ -30,7 +30,7 @@ Array = Any  # a numpy array or a torch tensor, as the namespace
 
 
 class Namespace:
-    """Operations on the arrays of one library: :data:`NUMPY` or :data:`TORCH`.
+    """The array operations of the semi-dual, in numpy: :data:`NUMPY` (``_Torch``: torch's).
 
     A *chunk* holds the plan's logits (then exponentials) of some rows: shape
     ``(..., rows, m)`` in torch, ``(..., m, rows)`` in numpy; a *row matrix* holds ``k``
@@ -38,19 +38,19 @@ class Namespace:
     axes are batch axes.
     """
 
-    name = ""
+    name = "numpy"
 
     def logits(self, C: Array, eps: float) -> Array:
         """Return the cost in the form :meth:`chunk_logits` reads."""
-        raise NotImplementedError
+        return np.ascontiguousarray((-C / eps).T)  # (m, n): a column's entries contiguous
 
     def logits64(self, L: Array) -> Array:
         """:meth:`logits` in float64."""
-        raise NotImplementedError
+        return L  # float64 already (the host solves convert once)
 
     def chunk_logits(self, L: Array, rows: slice, w: Array) -> Array:
         """Return the chunk ``-C[rows] / eps + w`` for column weights ``w`` (..., m), new."""
-        raise NotImplementedError
+        return L[:, rows] + w[..., :, None]
 
     def softmax_stats(self, z: Array) -> tuple[Array, Array, Array]:
         """``(exp(z - max), max, sum)`` over the columns of a chunk; ``z`` is overwritten.
@@ -58,136 +58,75 @@ class Namespace:
         Exponent arguments are clamped at ``EXP_FLOOR`` (no denormals); the max and the
         sum have shape (..., rows).
         """
-        raise NotImplementedError
-
-    def vectors(self, V: Array) -> Array:
-        """``k`` vectors over the columns, ``V`` (k, m), in the form :meth:`row_matrix` reads."""
-        raise NotImplementedError
-
-    def row_matrix(self, e: Array, V: Array) -> Array:
-        r"""Return the row matrix :math:`R_{ik} = \sum_j e_{ij} V_{kj}` of a chunk ``e``."""
-        raise NotImplementedError
-
-    def row_part(self, R: Array, k: int) -> Array:
-        """Column ``k`` of a row matrix: (..., rows)."""
-        raise NotImplementedError
-
-    def gram(self, R: Array, a: Array) -> Array:
-        r""":math:`\sum_i a_i R_i R_i^\top` (..., k, k) for a row matrix and ``a`` (..., rows)."""
-        raise NotImplementedError
-
-    def col_sums(self, e: Array, a: Array) -> Array:
-        r""":math:`\sum_i a_i e_{ij}` (..., m) for a chunk and ``a`` (..., rows)."""
-        raise NotImplementedError
-
-    def amax(self, x: Array) -> Array:
-        """Maximum over the last axis."""
-        raise NotImplementedError
-
-    def spread(self, x: Array) -> Array:
-        """``max - min`` over the last axis."""
-        raise NotImplementedError
-
-    def clamp_min_(self, x: Array, low: float) -> Array:
-        """``max(x, low)`` elementwise, in place."""
-        raise NotImplementedError
-
-    def float64(self, x: Array) -> Array:
-        """``x`` as float64 (no copy when it is)."""
-        raise NotImplementedError
-
-    def mean64(self, x: Array) -> Array:
-        """Return the mean of all entries, summed in float64 (no float64 copy of ``x``)."""
-        raise NotImplementedError
-
-    def like(self, x: Array, ref: Array) -> Array:
-        """``x`` in the dtype of ``ref``."""
-        raise NotImplementedError
-
-    def zeros(self, shape: tuple[int, ...], ref: Array) -> Array:
-        """float64 zeros on the device of ``ref``."""
-        raise NotImplementedError
-
-    def log(self, x: Array) -> Array:
-        """Elementwise natural logarithm."""
-        raise NotImplementedError
-
-    def stack(self, arrays: list[Array], axis: int) -> Array:
-        """Stack along a new ``axis``."""
-        raise NotImplementedError
-
-    def concat(self, arrays: list[Array], axis: int) -> Array:
-        """Concatenate along ``axis``."""
-        raise NotImplementedError
-
-    def dot(self, a: Array, b: Array) -> Array:
-        """Sum over the last axis of ``a * b``."""
-        return a @ b if a.ndim == 1 else (a * b).sum(-1)
-
-
-class _Numpy(Namespace):
-    name = "numpy"
-
-    def logits(self, C, eps):
-        return np.ascontiguousarray((-C / eps).T)  # (m, n): a column's entries contiguous
-
-    def logits64(self, L):
-        return L  # float64 already (the host solves convert once)
-
-    def chunk_logits(self, L, rows, w):
-        return L[:, rows] + w[..., :, None]
-
-    def softmax_stats(self, z):
         mx = z.max(axis=-2)
         z -= mx[..., None, :]
         np.maximum(z, EXP_FLOOR, out=z)
         e = np.exp(z, out=z)
         return e, mx, e.sum(axis=-2)
 
-    def vectors(self, V):
+    def vectors(self, V: Array) -> Array:
+        """``k`` vectors over the columns, ``V`` (k, m), in the form :meth:`row_matrix` reads."""
         return np.ascontiguousarray(V)
 
-    def row_matrix(self, e, V):
+    def row_matrix(self, e: Array, V: Array) -> Array:
+        r"""Return the row matrix :math:`R_{ik} = \sum_j e_{ij} V_{kj}` of a chunk ``e``."""
         return V @ e
 
-    def row_part(self, R, k):
+    def row_part(self, R: Array, k: int) -> Array:
+        """Column ``k`` of a row matrix: (..., rows)."""
         return R[..., k, :]
 
-    def gram(self, R, a):
+    def gram(self, R: Array, a: Array) -> Array:
+        r""":math:`\sum_i a_i R_i R_i^\top` (..., k, k) for a row matrix and ``a`` (..., rows)."""
         return (R * a[..., None, :]) @ R.mT
 
-    def col_sums(self, e, a):
+    def col_sums(self, e: Array, a: Array) -> Array:
+        r""":math:`\sum_i a_i e_{ij}` (..., m) for a chunk and ``a`` (..., rows)."""
         return (e @ a[..., :, None])[..., 0]
 
-    def amax(self, x):
+    def amax(self, x: Array) -> Array:
+        """Maximum over the last axis."""
         return x.max(axis=-1)
 
-    def spread(self, x):
+    def spread(self, x: Array) -> Array:
+        """``max - min`` over the last axis."""
         return x.max(axis=-1) - x.min(axis=-1)
 
-    def clamp_min_(self, x, low):
+    def clamp_min_(self, x: Array, low: float) -> Array:
+        """``max(x, low)`` elementwise, in place."""
         return np.maximum(x, low, out=x)
 
-    def float64(self, x):
+    def float64(self, x: Array) -> Array:
+        """``x`` as float64 (no copy when it is)."""
         return x if x.dtype == np.float64 else np.asarray(x, dtype=np.float64)
 
-    def mean64(self, x):
+    def mean64(self, x: Array) -> Array:
+        """Return the mean of all entries, summed in float64 (no float64 copy of ``x``)."""
         return x.mean(dtype=np.float64)
 
-    def like(self, x, ref):
+    def like(self, x: Array, ref: Array) -> Array:
+        """``x`` in the dtype of ``ref``."""
         return np.asarray(x, dtype=ref.dtype)
 
-    def zeros(self, shape, ref):
+    def zeros(self, shape: tuple[int, ...], ref: Array) -> Array:
+        """float64 zeros on the device of ``ref``."""
         return np.zeros(shape)
 
-    def log(self, x):
+    def log(self, x: Array) -> Array:
+        """Elementwise natural logarithm."""
         return np.log(x)
 
-    def stack(self, arrays, axis):
+    def stack(self, arrays: list[Array], axis: int) -> Array:
+        """Stack along a new ``axis``."""
         return np.array(arrays) if axis == 0 else np.stack(arrays, axis=axis)
 
-    def concat(self, arrays, axis):
+    def concat(self, arrays: list[Array], axis: int) -> Array:
+        """Concatenate along ``axis``."""
         return np.concatenate(arrays, axis=axis)
+
+    def dot(self, a: Array, b: Array) -> Array:
+        """Sum over the last axis of ``a * b``."""
+        return a @ b if a.ndim == 1 else (a * b).sum(-1)
 
 
 class _Torch(Namespace):
@@ -254,5 +193,5 @@ class _Torch(Namespace):
         return torch.cat(arrays, dim=axis)
 
 
-NUMPY: Namespace = _Numpy()
+NUMPY: Namespace = Namespace()
 TORCH: Namespace = _Torch()

@@ -302,7 +302,7 @@ def test_batched_torch_solver_equals_the_numpy_reference(kind, eps, monkeypatch)
     The host solver (the CPU default, the solver of before issue 26) is passed explicitly;
     the batched one is forced for the other side, as it runs on an accelerator.
     """
-    from otfair.ot._otf_solver import HostSemiDualSolver
+    from otfair.ot._otf_backends import HostSemiDualSolver
 
     monkeypatch.setenv("OTFAIR_OTF_SOLVER", "batched")
 

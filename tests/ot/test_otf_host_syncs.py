@@ -80,7 +80,7 @@ def test_a_stacked_otf_curve_makes_at_most_4_host_reads_per_step(host_reads, fix
 
 
 def test_the_backend_is_host_on_cpu_and_batched_elsewhere(monkeypatch):
-    from otfair.ot._otf_solver import solver_backend
+    from otfair.ot._otf_backends import solver_backend
 
     monkeypatch.delenv("OTFAIR_OTF_SOLVER", raising=False)
     assert solver_backend(torch.device("cpu")) == "host"

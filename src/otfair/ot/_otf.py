@@ -44,8 +44,8 @@ from typing import Any
 import torch
 
 from otfair.ot._checks import as_tensor
+from otfair.ot._otf_backends import OTF0Details, OTFResult
 from otfair.ot._otf_problem import OTFProblem
-from otfair.ot._otf_solver import OTF0Details, OTFResult
 
 __all__ = ["OTF0Details", "OTFProblem", "OTFResult", "otf0", "otf_dual", "otfr_dual"]
 
@@ -147,23 +147,12 @@ def otfr_dual(h: object, C: object, G: object, eps: float, **options: Any) -> OT
 
 
 def otf0(
-    h: torch.Tensor,
-    C: object,
-    G: object,
-    eps: float,
-    *,
-    tol: float = 1e-4,
-    max_iter: int = 20,
-    min_score: float = 1e-6,
-    warm_start: OTF0Details | None = None,
-    eps_start: float | None = None,
-    chunk_rows: int | None = None,
-    warn: bool = False,
-    return_details: bool = False,
-    method: str = "semidual",
-    solver: Any = None,
+    h: torch.Tensor, C: object, G: object, eps: float, *, tol: float = 1e-4, max_iter: int = 20,
+    min_score: float = 1e-6, warm_start: OTF0Details | None = None,
+    eps_start: float | None = None, chunk_rows: int | None = None, warn: bool = False,
+    return_details: bool = False, method: str = "semidual", solver: Any = None,
     check: bool = True,
-) -> torch.Tensor | tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:
+) -> torch.Tensor | tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:  # fmt: skip
     r"""Compute the adjusted OTF cost, differentiable in the masses ``h``.
 
     .. math::
@@ -217,10 +206,8 @@ def otf0(
         (``details.otf.converged`` reports it either way).
     return_details : bool, default=False
         Also return the :class:`OTF0Details`.
-    method : {"semidual"}, default="semidual"
-        Solver of both problems (see :func:`otf_dual`).
-    solver : class, optional
-        Solver class of both problems (see :func:`otf_dual`).
+    method, solver : {"semidual"} and class, optional
+        The solver of both problems, as in :func:`otf_dual` (``solver`` overrides).
     check : bool, default=True
         Stop the sweeps once both solves are within ``tol`` (one host read per sweep);
         ``False`` runs all ``max_iter`` sweeps with no host read (a fixed schedule for

@@ -9,22 +9,17 @@ problem at a time) maximize the semi-dual of the OTF / OTFR problems (Buyl & De 
 
 from __future__ import annotations
 
-import math
 import os
 import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import torch
 
-from otfair.ot._otf_semidual import BatchedSemiDual, solve_semidual
-from otfair.ot._otf_semidual_host import SemiDual as HostSemiDual
-from otfair.ot._otf_semidual_host import solve_small_batch
+from otfair.ot._otf_semidual import SMALL_COLUMNS, SemiDual, solve_semidual
+from otfair.ot._otf_semidual_host import solve_host_batch
 from otfair.ot._sinkhorn import ConvergenceWarning
-
-if TYPE_CHECKING:
-    pass
 
 
 @dataclass(frozen=True)
@@ -94,6 +89,8 @@ class SemiDualSolver:
     is that with one problem).
     """
 
+    backend = "batched"
+
     def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
         self.args = (h, C, G, eps, gamma, chunk_rows)
 
@@ -104,16 +101,19 @@ class SemiDualSolver:
         gam = None if gamma is None else torch.as_tensor(gamma)[None]
         out = _solve_batch(
             h[None], C, G, eps, gam, [relaxed], tol=tol, max_iter=max_iter,
-            y0=None if y0 is None else y0[None], chunk_rows=chunk_rows,
+            y0=None if y0 is None else y0[None], chunk_rows=chunk_rows, backend=self.backend,
         )  # fmt: skip
         res = _result(out, 0)
+        if self.backend == "host":  # errors are host floats there
+            error = float(out["err"][0])
+            res = replace(res, constraint_error=error, converged=error <= tol)
         if warn:
             _warn_unconverged([res], tol, eps, name)
         return res
 
 
-class HostSemiDualSolver:
-    """Gauss-Seidel on the semi-dual with numpy root finding (:mod:`._otf_semidual_host`).
+class HostSemiDualSolver(SemiDualSolver):
+    """Gauss-Seidel on the semi-dual with scalar root finding (:mod:`._otf_semidual_host`).
 
     The default for CPU tensors (see :func:`solver_backend`): one problem at a time, each
     constraint dual's Newton iteration stopped as soon as its root is found; the same
@@ -121,62 +121,7 @@ class HostSemiDualSolver:
     ``tests/ot/test_otf.py``).
     """
 
-    def __init__(self, h, C, G, eps, *, gamma=None, chunk_rows=None):
-        self.args = (h, C, G, eps, gamma, chunk_rows)
-
-    def solve(self, *, tol, max_iter, y0=None, warn=False, name="otf") -> OTFResult:
-        """Sweep until the constraint violation is at most ``tol`` (or ``max_iter``)."""
-        h, C, G, eps, gamma, chunk_rows = self.args
-        if C.shape[1] <= SMALL_COLUMNS:  # a reduced problem: numpy, one host read
-            gam = torch.zeros(1, G.shape[0], dtype=torch.float64, device=C.device)
-            if gamma is not None:
-                gam = torch.as_tensor(gamma, dtype=torch.float64, device=C.device)[None]
-            out = solve_small_batch(
-                h[None], C, G, eps, gam, [gamma is not None], tol=tol, max_iter=max_iter,
-                y0=None if y0 is None else y0[None],
-            )  # fmt: skip
-            res = replace(_result(out, 0), constraint_error=float(out["err"][0]))
-            res = replace(res, converged=res.constraint_error <= tol)
-        else:
-            res = self._solve_dense(tol, max_iter, y0)
-        if warn:
-            _warn_unconverged([res], tol, eps, name)
-        return res
-
-    def _solve_dense(self, tol, max_iter, y0) -> OTFResult:
-        """Gauss-Seidel on the dense ``n x n`` problem (torch passes over ``C``)."""
-        h, C, G, eps, gamma, chunk_rows = self.args
-        sd = HostSemiDual(h, C, G, eps, gamma=gamma, chunk_rows=chunk_rows)
-        G64 = sd.G.to(torch.float64)
-        y = torch.zeros(sd.d, dtype=torch.float64, device=sd.C.device)
-        if y0 is not None:
-            y = y0.clone()
-        it, err = 0, math.inf
-        w = (G64.T @ y).to(sd.C.dtype)
-        while it < max_iter:
-            for c in range(sd.d):
-                y[c] = sd.solve_row(c, y, w, rtol=0.1 * tol)
-                w = (G64.T @ y).to(sd.C.dtype)
-            it += 1
-            err = sd.violation(sd.constraint_values(w))
-            if err <= tol:
-                break
-        lam = sd.lam(w)
-        h64 = sd.h.to(torch.float64)
-        value = (lam.to(torch.float64) * h64).sum() - sd.eps * h64.sum()
-        if gamma is not None:
-            gam = torch.as_tensor(gamma, dtype=torch.float64, device=y.device)
-            value = value - sd.eps * (gam * y.abs()).sum()
-        return OTFResult(
-            value=value,
-            lam=lam,
-            mu=sd.eps * y,
-            mass=h64.sum(),
-            n_iter=it,
-            marginal_error=0.0,
-            constraint_error=err,
-            converged=err <= tol,
-        )
+    backend = "host"
 
 
 #: Environment variable that chooses the built-in OTF solver (see :func:`solver_backend`).
@@ -198,10 +143,6 @@ def solver_backend(device: torch.device) -> str:
     if choice == "auto":
         return "host" if torch.device(device).type == "cpu" else "batched"
     return choice
-
-
-#: reduced problems with at most this many columns take joint Newton steps (OTF, d > 1)
-SMALL_COLUMNS = 64
 
 
 def _solve_batch(
@@ -226,9 +167,8 @@ def _solve_batch(
     False; None when no problem is relaxed); ``y0`` (B, d) warm starts ``mu / eps``.
     ``backend="batched"``: everything stays on ``C``'s device, see
     :func:`otfair.ot._otf_semidual.solve_semidual`; ``"host"`` (:func:`solver_backend`):
-    a reduced problem solves in numpy after one host read
-    (:func:`otfair.ot._otf_semidual_host.solve_small_batch`), a dense one problem by
-    problem (:class:`HostSemiDualSolver`).
+    problem by problem, :func:`otfair.ot._otf_semidual_host.solve_host_batch` (a reduced
+    problem in numpy after one host read).
     """
     B = H.shape[0]
     device = C.device
@@ -237,32 +177,18 @@ def _solve_batch(
     if gamma is not None:
         gam = torch.where(rel[:, None], gamma.to(device=device, dtype=torch.float64), gam)
     if backend == "host":
-        kw: dict[str, Any] = {"tol": tol, "max_iter": max_iter}
-        if C.shape[1] <= SMALL_COLUMNS:
-            return solve_small_batch(H, C, G, eps, gam, relaxed, y0=y0, **kw)
-        res = [
-            HostSemiDualSolver(H[b], C, G, eps, gamma=gam[b] if relaxed[b] else None,
-                               chunk_rows=chunk_rows)._solve_dense(
-                y0=None if y0 is None else y0[b], **kw)
-            for b in range(B)
-        ]  # fmt: skip
-        stack = lambda key: torch.stack([getattr(r, key) for r in res])  # noqa: E731
-        return {"value": stack("value"), "lam": stack("lam"), "mu": stack("mu"),
-                "mass": stack("mass"), "n_iter": max(r.n_iter for r in res),
-                "err": torch.tensor([r.constraint_error for r in res], dtype=torch.float64),
-                "tol": tol}  # fmt: skip
-    sd = BatchedSemiDual(H, C, G, eps, gam, chunk_rows=chunk_rows, basis=basis)
+        return solve_host_batch(
+            H, C, G, eps, gam, relaxed, tol=tol, max_iter=max_iter, y0=y0, chunk_rows=chunk_rows
+        )
+    sd = SemiDual(H, C, G, eps, gam, chunk_rows=chunk_rows)
     joint = None
     if sd.m <= SMALL_COLUMNS and sd.d > 1 and not all(relaxed):
         joint = ~rel
     y, w, err, sweeps = solve_semidual(
-        sd, tol=tol, max_iter=max_iter, y0=y0, joint=joint, check=check
+        sd, tol=tol, max_iter=max_iter, y0=y0, joint=joint, check=check, basis=basis
     )
     lam = sd.lam(w)
-    h64 = sd.H.to(torch.float64)
-    value = (lam.to(torch.float64) * h64).sum(dim=1) - sd.eps * h64.sum(dim=1)
-    value = value - sd.eps * (gam * y.abs()).sum(dim=1)
-    return {"value": value, "lam": lam, "mu": sd.eps * y, "mass": h64.sum(dim=1),
+    return {"value": sd.value(lam, y), "lam": lam, "mu": sd.eps * y, "mass": sd.h_sum,
             "n_iter": sweeps, "err": err, "tol": tol}  # fmt: skip
 
 

@@ -25,9 +25,10 @@ import torch
 
 from otfair.ot._checks import check_matrix, check_vector
 from otfair.ot._lse import lse_rows_by_class
+from otfair.ot._otf_backends import OTF0Details, OTFResult
 from otfair.ot._otf_cost import euclidean_class_cost
-from otfair.ot._otf_semidual import row_basis
-from otfair.ot._otf_solver import SMALL_COLUMNS, OTF0Details, OTFResult, solve_dual, solve_otf0
+from otfair.ot._otf_semidual import SMALL_COLUMNS, row_basis
+from otfair.ot._otf_solver import solve_dual, solve_otf0
 
 #: the class reduction is used when the columns of G take at most this fraction of n values
 MAX_CLASS_FRACTION = 0.25

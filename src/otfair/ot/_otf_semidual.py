@@ -1,4 +1,4 @@
-r"""Semi-dual coordinate ascent for OTF / OTFR, batched in torch on the tensors' device.
+r"""The OTF / OTFR semi-dual, written once over numpy and torch, and its batched solve.
 
 For fixed constraint duals :math:`y = \mu / \varepsilon` the optimal row duals of the OTF
 dual (:mod:`otfair.ot._otf`) are
@@ -28,7 +28,15 @@ iteration (the bracketed Newton of :mod:`otfair.ot._newton`, vectorized) finds
 Coupled rows of a small OTF problem get joint Newton steps after each sweep (in the row
 space of ``G``).
 
-**Batched, on the device, no host round-trip in the loop.** :class:`BatchedSemiDual`
+**One semi-dual, two drivers.** :class:`SemiDual` holds the problem and every quantity
+of the semi-dual (the passes over ``C``: column masses, constraint values :math:`D`, the
+moments of one row, the row duals, the value; the joint Newton system), written once over
+an array namespace (:mod:`otfair.ot._otf_namespace`: numpy or torch). Two drivers run the
+Gauss-Seidel on it: the host one (:mod:`otfair.ot._otf_semidual_host`) solves one problem
+at a time and stops each root at once (numpy for class-reduced problems, torch for dense
+ones on a CPU); the batched one here keeps everything on the device.
+
+**Batched, on the device, no host round-trip in the loop.** :func:`solve_semidual`
 solves ``B`` problems that share ``C`` and ``G`` (the OTF and OTFR solves of ``K``
 models on one batch: ``B = 2K``) with every quantity a tensor of shape ``(B, ...)`` on
 ``C``'s device. The iteration count is fixed: each coordinate update is
@@ -48,9 +56,11 @@ two-group DP problem is solved in one sweep.
 
 from __future__ import annotations
 
+from typing import Any
+
 import torch
 
-from otfair.ot._lse import EXP_FLOOR
+from otfair.ot._otf_namespace import TORCH, Namespace
 
 #: Newton steps per coordinate update (bracketed: a step that leaves the bracket bisects);
 #: a cold start (no warm start given) takes COLD_STEPS in its first sweep
@@ -66,6 +76,8 @@ DAMPING = (1e-12, 1e-8, 1e-4, 1e-1)
 CHUNK_ELEMENTS = 1 << 22
 #: relative bracket width at which the midpoint is taken (as ``bracketed_newton``)
 XTOL = 1e-13
+#: reduced problems with at most this many columns take joint Newton steps (OTF, d > 1)
+SMALL_COLUMNS = 64
 
 
 def row_basis(G: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -82,269 +94,306 @@ def row_basis(G: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return vt * keep[:, None], torch.linalg.pinv(G.T, rtol=1e-6)
 
 
-def _softmax(z: torch.Tensor) -> torch.Tensor:
-    """Softmax over the last axis, exponent arguments clamped at ``EXP_FLOOR``.
+class SemiDual:
+    r"""The semi-dual of ``B`` OTF / OTFR problems on one cost, over numpy or torch.
 
-    Written out (max, subtract, exp, normalize): ``torch.softmax`` over a last axis of
-    2-4 classes (the class-reduced problems) is ~10x slower on a CPU.
-    """
-    e = (z - z.amax(dim=-1, keepdim=True)).clamp_(min=EXP_FLOOR).exp_()
-    return e.div_(e.sum(dim=-1, keepdim=True))
-
-
-class BatchedSemiDual:
-    r"""The semi-dual of ``B`` OTF / OTFR problems on one cost, solved on its device.
+    Every method takes column weights ``w = G^T y`` (B, m) in the dtype of ``C`` and
+    returns float64 arrays of the namespace (torch tensors on ``C``'s device, or numpy
+    arrays), with no host read.
 
     Parameters
     ----------
-    H : tensor (B, n)
+    H : array (B, n)
         Positive row masses, one row per problem.
-    C : tensor (n, m)
+    C : array (n, m)
         Cost (``m = n``, or the number of column classes of a reduced problem).
-    G : tensor (d, m)
+    G : array (d, m)
         Constraint matrix.
     eps : float
-    gamma : tensor (B, d)
+    gamma : array (B, d)
         OTFR bounds, 0 for the OTF problems (a zero bound is the equality, as in OTF).
+    xp : Namespace, default=TORCH
+        The arrays' library (:data:`~otfair.ot._otf_namespace.NUMPY` for numpy ones).
     chunk_rows : int, optional
         Rows per chunk of the passes over ``C`` (default: about ``CHUNK_ELEMENTS``
         entries of ``(B, rows, m)`` per chunk).
-    basis : (tensor, tensor), optional
-        :func:`row_basis` of ``G`` when the caller keeps it (an OTF problem reused
-        across steps), else computed on the first joint Newton step.
     """
 
-    def __init__(self, H, C, G, eps, gamma, chunk_rows=None, basis=None):
-        self.eps = float(eps)
+    def __init__(self, H, C, G, eps, gamma, *, xp: Namespace = TORCH, chunk_rows=None):
+        self.xp, self.eps = xp, float(eps)
+        self.L = xp.logits(C, eps)
         self.dtype = C.dtype
-        self.L = C.detach() * (-1.0 / self.eps)  # (n, m) logits of the plan at y = 0
-        self.H = H.detach().to(C.dtype)
-        self.G = G.detach().to(C.dtype)
+        self.H = xp.like(H, C)
+        self.G = xp.like(G, C)
+        self.G64 = xp.float64(self.G)
+        self.pairs = [xp.vectors(xp.stack([g, g * g], 0)) for g in self.G]  # g, g**2 per row
         self.B, self.n = self.H.shape
         self.d, self.m = self.G.shape
-        self.gamma = gamma.detach().to(torch.float64)
-        self.h_sum = self.H.to(torch.float64).sum(dim=1)  # (B,)
-        rows = chunk_rows or max(1, CHUNK_ELEMENTS // max(self.B * self.m, 1))
-        self.chunks = [slice(s, min(s + rows, self.n)) for s in range(0, self.n, rows)]
-        # the scale of y = mu / eps: costs are O(mean C), so mu is too (a 0-d tensor)
-        self.y_scale = (C.detach().to(torch.float64).mean() / self.eps).clamp(min=1.0)
-        self._basis = basis
+        self.gamma = xp.float64(gamma)
+        self.h_sum = xp.float64(self.H).sum(-1)  # (B,)
+        self.chunk_rows = chunk_rows
+        self.chunks, self._chunks1 = self._chunks(self.B), self._chunks(1)
+        #: max_j G_cj - min_j G_cj (d,): the scale of a row, for the Newton steps
+        self.spread = xp.spread(self.G64)
+        # the scale of y = mu / eps: costs are O(mean C), so mu is too (0-d in torch)
+        y_scale = xp.mean64(C) / self.eps
+        self.y_scale = y_scale.clamp(min=1.0) if xp is TORCH else max(1.0, float(y_scale))
+
+    def _chunks(self, batch: int) -> list[slice]:
+        rows = self.chunk_rows or max(1, CHUNK_ELEMENTS // max(batch * self.m, 1))
+        return [slice(s, min(s + rows, self.n)) for s in range(0, self.n, rows)]
+
+    def problem(self, b: int) -> SemiDual:
+        """Problem ``b`` alone: ``H`` (n,), ``gamma`` (d,), and every result unbatched."""
+        view = object.__new__(SemiDual)
+        view.__dict__.update(self.__dict__)
+        view.H, view.gamma, view.h_sum = self.H[b], self.gamma[b], self.h_sum[b]
+        view.chunks = self._chunks1
+        return view
 
     # -- passes over C ------------------------------------------------------------------
-    def _probs(self, w: torch.Tensor, rows: slice) -> torch.Tensor:
-        """Softmax of ``-C/eps + w`` on a chunk of rows: (B, rows, m) for ``w`` (B, m)."""
-        return _softmax(self.L[rows] + w[:, None, :])
+    def _stats(self, w, rows: slice):
+        """``(exp, row max, row sum)`` of the softmax of ``-C/eps + w`` on a chunk of rows."""
+        return self.xp.softmax_stats(self.xp.chunk_logits(self.L, rows, w))
 
-    def column_masses(self, w: torch.Tensor) -> torch.Tensor:
-        r""":math:`P^\top 1` (B, m) in float64 for the column weights ``w`` (B, m)."""
-        col = torch.zeros(self.B, self.m, dtype=torch.float64, device=w.device)
+    def column_masses(self, w):
+        r""":math:`P^\top 1` (B, m) in float64."""
+        xp, col = self.xp, None
         for rows in self.chunks:
-            p = self._probs(w, rows)
-            col += torch.bmm(self.H[:, None, rows], p)[:, 0].to(torch.float64)
+            e, _, s = xp.softmax_stats(xp.chunk_logits(self.L, rows, w))
+            part = xp.float64(xp.col_sums(e, self.H[..., rows] / s))
+            col = part if col is None else col + part
         return col
 
-    def constraint_values(self, w: torch.Tensor) -> torch.Tensor:
+    def constraint_values(self, w):
         r""":math:`D(y) = G P^\top 1` (B, d) in float64."""
-        return self.column_masses(w) @ self.G.to(torch.float64).T
+        return self.column_masses(w) @ self.G64.T
 
-    def violation(self, D: torch.Tensor) -> torch.Tensor:
+    def violation(self, D):
         r""":math:`\max_c (|D_c| - \gamma_c)_+ / \lVert h \rVert_1` per problem (B,)."""
-        return (D.abs() - self.gamma).clamp(min=0.0).amax(dim=1) / self.h_sum
+        excess = self.xp.clamp_min_(abs(D) - self.gamma, 0.0)
+        return self.xp.amax(excess) / self.h_sum
 
-    def lam(self, w: torch.Tensor) -> torch.Tensor:
-        """Optimal row duals (B, n) for the column weights ``w`` (B, m)."""
-        total = torch.empty_like(self.H)
+    def lam(self, w):
+        """Optimal row duals (B, n), in ``C``'s dtype."""
+        parts = []
         for rows in self.chunks:
-            total[:, rows] = torch.logsumexp(self.L[rows] + w[:, None, :], dim=-1)
-        return self.eps * (self.H.log() - total)
+            _, mx, s = self._stats(w, rows)
+            parts.append(mx + self.xp.log(s))
+        total = parts[0] if len(parts) == 1 else self.xp.concat(parts, -1)
+        return self.eps * (self.xp.log(self.H) - total)
 
-    def _moments(self, base: torch.Tensor, t: torch.Tensor, g: torch.Tensor):
-        r""":math:`D_c` and :math:`\partial D_c/\partial y_c` (B,) at ``y_c = t`` (B,)."""
-        w = base + t[:, None].to(self.dtype) * g
-        gg = torch.stack([g, g * g], dim=1)  # (m, 2)
-        d0 = d1 = 0.0
+    def value(self, lam, y):
+        r"""Return the dual value :math:`F` (B,) at the row duals ``lam`` and ``y`` (B, d)."""
+        value = self.xp.dot(self.xp.float64(lam), self.xp.float64(self.H))
+        return value - self.eps * self.h_sum - self.eps * self.xp.dot(self.gamma, abs(y))
+
+    def moments(self, w, c: int):
+        r""":math:`D_c` and :math:`\partial D_c/\partial y_c` (B,) for the row ``c`` of ``G``."""
+        xp = self.xp
+        d0: Any = None
+        d1: Any = None
         for rows in self.chunks:
-            e = self._probs(w, rows) @ gg  # (B, rows, 2): E[g], E[g^2] under each softmax
-            mean = e[..., 0]
-            var = (e[..., 1] - mean * mean).clamp_(min=0.0)
-            hr = self.H[:, rows]
-            d0 = d0 + (hr * mean).sum(dim=1).to(torch.float64)
-            d1 = d1 + (hr * var).sum(dim=1).to(torch.float64)
+            e, _, s = xp.softmax_stats(xp.chunk_logits(self.L, rows, w))
+            R = xp.row_matrix(e, self.pairs[c])  # E[g], E[g^2] times s, per row
+            mean = xp.row_part(R, 0) / s
+            var = xp.clamp_min_(xp.row_part(R, 1) / s - mean * mean, 0.0)
+            hr = self.H[..., rows]
+            part0, part1 = xp.float64(xp.dot(hr, mean)), xp.float64(xp.dot(hr, var))
+            d0, d1 = (part0, part1) if d0 is None else (d0 + part0, d1 + part1)
         return d0, d1
 
-    # -- updates ------------------------------------------------------------------------
-    def solve_row(
-        self, c: int, y: torch.Tensor, rtol: float, steps: int = NEWTON_STEPS
-    ) -> torch.Tensor:
-        """Return ``y`` (B, d) with coordinate ``c`` maximizing ``F`` (all problems).
+    # -- the joint Newton system (float64, no chunks: small problems) -------------------
+    def joint_state(self, z, Bm):
+        """``(F / eps up to a constant, e, s, column masses)`` at row-space coordinates ``z``.
 
-        ``steps`` Newton steps of the bracketed iteration; a problem that has not met its
-        tolerance by then takes its evaluated point of smallest residual (the next sweep
-        goes on from there).
+        ``z`` (B, ..., r) with ``G^T y = Bm^T z``; ``(e, s)`` the softmax statistics of
+        the whole plan (:meth:`Namespace.softmax_stats`), for :meth:`joint_system`.
         """
-        g = self.G[c]
-        g64 = g.to(torch.float64)
-        yc = y[:, c]
-        base = ((y @ self.G.to(torch.float64)) - yc[:, None] * g64).to(self.dtype)
-        zero = torch.zeros_like(yc)
-        d_zero, slope_zero = self._moments(base, zero, g)
-        gam = self.gamma[:, c]
-        relaxed = gam > 0
-        # OTFR: y_c = 0 while |D_c(0)| <= gamma_c, else D_c goes onto the nearest bound
-        target = torch.where(relaxed, torch.copysign(gam, d_zero), zero)
-        r_zero = d_zero - target
-        atol = rtol * self.h_sum
-        done = (relaxed & (d_zero.abs() <= gam)) | (r_zero.abs() <= atol)
-        spread = g64.max() - g64.min()
-        step = torch.where(spread > 0, 0.25 * self.y_scale / spread, 1.0).expand_as(yc)
-        size = torch.where(yc != 0, yc.abs(), step)
-        inf = torch.full_like(yc, float("inf"))
-        above = r_zero > 0  # D is increasing: the root is below 0
-        lo = torch.where(above, -inf, zero)
-        hi = torch.where(above, zero, inf)
-        t = torch.where(above, -size, size)
-        newton0 = -r_zero / slope_zero
-        # a Newton step from 0 when there is no history, unless the slope at 0 is so flat
-        # (saturated softmaxes) that the step lands far beyond the scale of y
-        use0 = (slope_zero > 0) & (lo < newton0) & (newton0 < hi) & (yc == 0)
-        use0 = use0 & (newton0.abs() <= 64.0 * step)
-        t = torch.where(use0, newton0, t)
-        result = zero.clone()
-        best_t, best_r = zero, r_zero.abs()
-        for _ in range(steps):
-            value, slope = self._moments(base, t, g)
-            r = value - target
-            better = r.abs() < best_r  # False for NaN
-            best_t = torch.where(better, t, best_t)
-            best_r = torch.where(better, r.abs(), best_r)
-            bad = torch.isnan(r) | (r == float("inf"))
-            found = ~done & ~bad & (r.abs() <= atol) & (r != -float("inf"))
-            result = torch.where(found, t, result)
-            done = done | found
-            hi = torch.where(bad | (r > 0), t, hi)
-            lo = torch.where(~bad & (r < 0), t, lo)
-            t_new = t - r / slope
-            ok = torch.isfinite(r) & (slope > 0) & (lo < t_new) & (t_new < hi)
-            closed = torch.isfinite(lo) & torch.isfinite(hi)
-            # while the bracket is open, a Newton step longer than the expansion step (a
-            # nearly flat, saturated residual) is replaced by the expansion
-            ok = ok & (closed | ((t_new - t).abs() <= step))
-            expand = torch.where(torch.isfinite(lo), t + step, t - step)
-            t_new = torch.where(ok, t_new, torch.where(closed, 0.5 * (lo + hi), expand))
-            step = torch.where(ok | closed, step, 2.0 * step)
-            narrow = ~done & closed & (hi - lo <= XTOL * t.abs().clamp(min=1.0))
-            result = torch.where(narrow, 0.5 * (lo + hi), result)
-            done = done | narrow
-            t = torch.where(done, t, t_new)
-        result = torch.where(done, result, best_t)
-        out = y.clone()
-        out[:, c] = result
-        return out
+        xp = self.xp
+        L64 = xp.logits64(self.L)
+        e, mx, s = xp.softmax_stats(xp.chunk_logits(L64, slice(None), z @ Bm))
+        H = xp.float64(self.H)
+        H = H.reshape(tuple(H.shape[:-1]) + (1,) * (z.ndim - H.ndim) + (self.n,))
+        return -xp.dot(H, mx + xp.log(s)), e, s, xp.col_sums(e, H / s)
 
-    def _row_basis(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """Orthonormal basis ``Bm`` (r, m) of the row space of ``G`` and ``pinv(G^T)``.
+    def joint_system(self, e, s, col, Bm):
+        r"""Return ``(Dz, M)``: :math:`B P^\top 1` (B, r) and the Newton matrix (B, r, r).
 
-        Rank cut at 1e-6: rows dependent up to float32 rounding count as dependent. One
-        small SVD per problem (a host read on an accelerator, outside the sweeps).
+        :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(B)`; with :math:`\pi_i = e_i / s_i`
+        and :math:`R_i = e_i B^\top`,
+        :math:`M = B \operatorname{diag}(P^\top 1) B^\top - \sum_i (h_i / s_i^2) R_i R_i^\top`.
         """
-        if self._basis is None:
-            self._basis = row_basis(self.G)
-        return self._basis
+        xp = self.xp
+        R = xp.row_matrix(e, xp.vectors(Bm))
+        M = (Bm * col[..., None, :]) @ Bm.T - xp.gram(R, xp.float64(self.H) / (s * s))
+        return col @ Bm.T, M
 
-    def _state(self, z: torch.Tensor, Bm: torch.Tensor):
-        """``(F / eps up to a constant, pi, column masses)`` at row-space coordinates z."""
-        logits = self.L.to(torch.float64) + (z @ Bm)[..., None, :]  # (..., n, m)
-        lse = torch.logsumexp(logits, dim=-1)
-        pi = torch.exp(logits - lse[..., None])
-        H = self.H.to(torch.float64)
-        H = H.view(H.shape[0], *([1] * (z.dim() - 2)), H.shape[1])
-        objective = -(H * lse).sum(dim=-1)
-        col = (H[..., None] * pi).sum(dim=-2)
-        return objective, pi, col
 
-    def joint_newton(
-        self, y: torch.Tensor, active: torch.Tensor, tol: float, check: bool = True
-    ) -> torch.Tensor:
-        r"""``JOINT_STEPS`` Newton steps on all constraint duals at once (small OTF only).
+# -- the batched driver (torch, on the device) ----------------------------------------------
+def _root_start(sd: SemiDual, c: int, y: torch.Tensor, rtol: float):
+    """Set up the root of row ``c``: ``(g, base, target, atol, state)`` from ``y_c = 0``.
 
-        Only :math:`G^\top y` matters, so the iteration runs on coordinates :math:`z` of
-        the row space of ``G`` (:math:`G^\top y = B^\top z`): dependent rows drop out and
-        the Hessian :math:`-\varepsilon M`,
-        :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(B_{\cdot j})`, is regular unless
-        every softmax is saturated. A step takes, for the first damping of ``DAMPING``
-        (Levenberg-Marquardt, towards gradient steps) that has one, the largest
-        :math:`t = 2^{-k}` along its direction at which :math:`F` increases (or, within
-        rounding of :math:`F`, the constraint residual falls), all candidates evaluated
-        in one batched pass; problems that are not ``active``, are within ``tol`` or find
-        no such step stay put. With ``check``, the steps stop early once no problem moves
-        (one host read every 4 steps). Returns the minimum-norm ``y`` of the final
-        :math:`z`.
-        """
-        Bm, pinv = self._row_basis()
-        G64 = self.G.to(torch.float64)
-        z = (y @ G64) @ Bm.T  # (B, r)
-        r = Bm.shape[0]
-        eye = torch.eye(r, dtype=torch.float64, device=z.device)
-        ts = 0.5 ** torch.arange(LINE_STEPS, dtype=torch.float64, device=z.device)
-        damping = torch.tensor(DAMPING, dtype=torch.float64, device=z.device)
-        objective, pi, col = self._state(z, Bm)
-        H = self.H.to(torch.float64)
-        moved = torch.zeros_like(active)
-        for step in range(JOINT_STEPS):
-            D = col @ G64.T
-            going = active & ((D.abs().amax(dim=1) / self.h_sum) > tol)
-            if check and step % 4 == 3 and not bool(going.any()):
-                break
-            Dz = col @ Bm.T  # (B, r)
-            Eb = pi @ Bm.T  # (B, n, r)
-            M = (Bm * col[:, None, :]) @ Bm.T - (Eb * H[..., None]).transpose(1, 2) @ Eb
-            scale = torch.diagonal(M, dim1=1, dim2=2).sum(dim=1).clamp(min=1e-300)
-            # Levenberg-Marquardt: plain Newton first, then towards gradient steps if
-            # rounding makes the Newton direction useless (saturated softmaxes)
-            reg = M[:, None] + (damping[None, :] * scale[:, None])[..., None, None] * eye
-            rhs = (-Dz)[:, None, :, None].expand(-1, len(DAMPING), -1, -1)
-            delta = torch.linalg.solve_ex(reg, rhs)[0][..., 0]  # (B, L, r); no sync
-            delta = torch.nan_to_num(delta, nan=0.0, posinf=0.0, neginf=0.0)
-            steps = ts[None, None, :, None] * delta[:, :, None, :]  # (B, L, T, r)
-            cand = z[:, None, :] + steps.flatten(1, 2)  # (B, L*T, r), damping-major
-            new_obj, new_pi, new_col = self._state(cand, Bm)
-            slack = 1e-12 * objective.abs().clamp(min=1.0)
-            res_new = (new_col @ Bm.T).abs().amax(dim=-1)  # (B, T)
-            ok = (new_obj > objective[:, None]) | (
-                (new_obj >= (objective - slack)[:, None])
-                & (res_new < Dz.abs().amax(dim=1)[:, None])
-            )
-            first = torch.argmax(ok.to(torch.int8), dim=1)  # largest accepted t
-            take = going & ok.any(dim=1)
-            idx = torch.arange(self.B, device=z.device)
-            z = torch.where(take[:, None], cand[idx, first], z)
-            objective = torch.where(take, new_obj[idx, first], objective)
-            pi = torch.where(take[:, None, None], new_pi[idx, first], pi)
-            col = torch.where(take[:, None], new_col[idx, first], col)
-            moved = moved | take
-        y_new = (z @ Bm) @ pinv.T  # minimum-norm y with G^T y = Bm^T z
-        return torch.where(moved[:, None], y_new, y)
+    ``state`` holds the residual at 0, the problems already solved there, the bracket,
+    the expansion step and the first point (a Newton step from 0 when there is no warm
+    start, else the warm start's magnitude on the side of the root).
+    """
+    g = sd.G[c]
+    g64 = g.to(torch.float64)
+    yc = y[:, c]
+    base = ((y @ sd.G64) - yc[:, None] * g64).to(sd.dtype)
+    zero = torch.zeros_like(yc)
+    d_zero, slope_zero = sd.moments(base, c)
+    gam = sd.gamma[:, c]
+    relaxed = gam > 0
+    # OTFR: y_c = 0 while |D_c(0)| <= gamma_c, else D_c goes onto the nearest bound
+    target = torch.where(relaxed, torch.copysign(gam, d_zero), zero)
+    r_zero = d_zero - target
+    atol = rtol * sd.h_sum
+    done = (relaxed & (d_zero.abs() <= gam)) | (r_zero.abs() <= atol)
+    spread = sd.spread[c]
+    step = torch.where(spread > 0, 0.25 * sd.y_scale / spread, 1.0).expand_as(yc)
+    size = torch.where(yc != 0, yc.abs(), step)
+    inf = torch.full_like(yc, float("inf"))
+    above = r_zero > 0  # D is increasing: the root is below 0
+    lo = torch.where(above, -inf, zero)
+    hi = torch.where(above, zero, inf)
+    t = torch.where(above, -size, size)
+    newton0 = -r_zero / slope_zero
+    # a Newton step from 0 when there is no history, unless the slope at 0 is so flat
+    # (saturated softmaxes) that the step lands far beyond the scale of y
+    use0 = (slope_zero > 0) & (lo < newton0) & (newton0 < hi) & (yc == 0)
+    use0 = use0 & (newton0.abs() <= 64.0 * step)
+    t = torch.where(use0, newton0, t)
+    return g, base, target, atol, (r_zero, done, lo, hi, step, t)
+
+
+def solve_row(
+    sd: SemiDual, c: int, y: torch.Tensor, rtol: float, steps: int = NEWTON_STEPS
+) -> torch.Tensor:
+    """Return ``y`` (B, d) with coordinate ``c`` maximizing ``F`` (all problems).
+
+    ``steps`` Newton steps of the bracketed iteration, masked where a problem is done; a
+    problem that has not met its tolerance by then takes its evaluated point of smallest
+    residual (the next sweep goes on from there).
+    """
+    g, base, target, atol, (r_zero, done, lo, hi, step, t) = _root_start(sd, c, y, rtol)
+    zero = torch.zeros_like(r_zero)
+    result = zero.clone()
+    best_t, best_r = zero, r_zero.abs()
+    for _ in range(steps):
+        value, slope = sd.moments(base + t[:, None].to(sd.dtype) * g, c)
+        r = value - target
+        better = r.abs() < best_r  # False for NaN
+        best_t = torch.where(better, t, best_t)
+        best_r = torch.where(better, r.abs(), best_r)
+        bad = torch.isnan(r) | (r == float("inf"))
+        found = ~done & ~bad & (r.abs() <= atol) & (r != -float("inf"))
+        result = torch.where(found, t, result)
+        done = done | found
+        hi = torch.where(bad | (r > 0), t, hi)
+        lo = torch.where(~bad & (r < 0), t, lo)
+        t_new = t - r / slope
+        ok = torch.isfinite(r) & (slope > 0) & (lo < t_new) & (t_new < hi)
+        closed = torch.isfinite(lo) & torch.isfinite(hi)
+        # while the bracket is open, a Newton step longer than the expansion step (a
+        # nearly flat, saturated residual) is replaced by the expansion
+        ok = ok & (closed | ((t_new - t).abs() <= step))
+        expand = torch.where(torch.isfinite(lo), t + step, t - step)
+        t_new = torch.where(ok, t_new, torch.where(closed, 0.5 * (lo + hi), expand))
+        step = torch.where(ok | closed, step, 2.0 * step)
+        narrow = ~done & closed & (hi - lo <= XTOL * t.abs().clamp(min=1.0))
+        result = torch.where(narrow, 0.5 * (lo + hi), result)
+        done = done | narrow
+        t = torch.where(done, t, t_new)
+    out = y.clone()
+    out[:, c] = torch.where(done, result, best_t)
+    return out
+
+
+def joint_newton(
+    sd: SemiDual,
+    basis: tuple[torch.Tensor, torch.Tensor],
+    y: torch.Tensor,
+    active: torch.Tensor,
+    tol: float,
+    check: bool = True,
+) -> torch.Tensor:
+    r"""``JOINT_STEPS`` Newton steps on all constraint duals at once (small OTF only).
+
+    Only :math:`G^\top y` matters, so the iteration runs on coordinates :math:`z` of
+    the row space of ``G`` (``basis``, :func:`row_basis`: :math:`G^\top y = B^\top z`):
+    dependent rows drop out and the Hessian :math:`-\varepsilon M`,
+    :math:`M = \sum_i h_i \operatorname{Cov}_{\pi_i}(B_{\cdot j})`, is regular unless
+    every softmax is saturated. A step takes, for the first damping of ``DAMPING``
+    (Levenberg-Marquardt, towards gradient steps) that has one, the largest
+    :math:`t = 2^{-k}` along its direction at which :math:`F` increases (or, within
+    rounding of :math:`F`, the constraint residual falls), all candidates evaluated
+    in one batched pass; problems that are not ``active``, are within ``tol`` or find
+    no such step stay put. With ``check``, the steps stop early once no problem moves
+    (one host read every 4 steps). Returns the minimum-norm ``y`` of the final
+    :math:`z`.
+    """
+    Bm, pinv = basis
+    z = (y @ sd.G64) @ Bm.T  # (B, r)
+    eye = torch.eye(Bm.shape[0], dtype=torch.float64, device=z.device)
+    ts = 0.5 ** torch.arange(LINE_STEPS, dtype=torch.float64, device=z.device)
+    damping = torch.tensor(DAMPING, dtype=torch.float64, device=z.device)
+    idx = torch.arange(sd.B, device=z.device)
+    objective, e, s, col = sd.joint_state(z, Bm)
+    moved = torch.zeros_like(active)
+    for step in range(JOINT_STEPS):
+        going = active & ((col @ sd.G64.T).abs().amax(dim=1) / sd.h_sum > tol)
+        if check and step % 4 == 3 and not bool(going.any()):
+            break
+        Dz, M = sd.joint_system(e, s, col, Bm)
+        scale = torch.diagonal(M, dim1=1, dim2=2).sum(dim=1).clamp(min=1e-300)
+        # Levenberg-Marquardt: plain Newton first, then towards gradient steps if
+        # rounding makes the Newton direction useless (saturated softmaxes)
+        reg = M[:, None] + (damping[None, :] * scale[:, None])[..., None, None] * eye
+        rhs = (-Dz)[:, None, :, None].expand(-1, len(DAMPING), -1, -1)
+        delta = torch.linalg.solve_ex(reg, rhs)[0][..., 0]  # (B, L, r); no sync
+        delta = torch.nan_to_num(delta, nan=0.0, posinf=0.0, neginf=0.0)
+        steps = ts[None, None, :, None] * delta[:, :, None, :]  # (B, L, T, r)
+        cand = z[:, None, :] + steps.flatten(1, 2)  # (B, L*T, r), damping-major
+        new_obj, new_e, new_s, new_col = sd.joint_state(cand, Bm)
+        slack = 1e-12 * objective.abs().clamp(min=1.0)
+        res_new = (new_col @ Bm.T).abs().amax(dim=-1)  # (B, T)
+        ok = (new_obj > objective[:, None]) | (
+            (new_obj >= (objective - slack)[:, None]) & (res_new < Dz.abs().amax(dim=1)[:, None])
+        )
+        first = torch.argmax(ok.to(torch.int8), dim=1)  # largest accepted t
+        take = going & ok.any(dim=1)
+        z = torch.where(take[:, None], cand[idx, first], z)
+        objective = torch.where(take, new_obj[idx, first], objective)
+        e = torch.where(take[:, None, None], new_e[idx, first], e)
+        s = torch.where(take[:, None], new_s[idx, first], s)
+        col = torch.where(take[:, None], new_col[idx, first], col)
+        moved = moved | take
+    y_new = (z @ Bm) @ pinv.T  # minimum-norm y with G^T y = Bm^T z
+    return torch.where(moved[:, None], y_new, y)
 
 
 def solve_semidual(
-    sd: BatchedSemiDual,
+    sd: SemiDual,
     *,
     tol: float,
     max_iter: int,
     y0: torch.Tensor | None = None,
     joint: torch.Tensor | None = None,
     check: bool = True,
+    basis: tuple[torch.Tensor, torch.Tensor] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, int]:
-    """Gauss-Seidel sweeps on ``sd``; return ``(y, w, err, sweeps)``.
+    """Gauss-Seidel sweeps on ``sd`` (torch); return ``(y, w, err, sweeps)``.
 
     ``y`` (B, d) the constraint duals over ``eps``, ``w = G^T y`` (B, m) in ``C``'s
     dtype, ``err`` (B,) the relative constraint violations (float64 tensors on the
     device). ``joint`` (B,) bool marks the problems that also take joint Newton steps
-    after each sweep (small OTF problems with several rows). With ``check`` the sweeps
-    stop once every problem is within ``tol`` (one host read per sweep); without, all
-    ``max_iter`` sweeps run and nothing is read back.
+    after each sweep (small OTF problems with several rows), on ``basis``
+    (:func:`row_basis` of ``G``, computed here when not given). With ``check`` the
+    sweeps stop once every problem is within ``tol`` (one host read per sweep); without,
+    all ``max_iter`` sweeps run and nothing is read back.
     """
-    G64 = sd.G.to(torch.float64)
     y = torch.zeros(sd.B, sd.d, dtype=torch.float64, device=sd.H.device)
     if y0 is not None:
         y = y0.to(torch.float64).clone()
@@ -354,14 +403,15 @@ def solve_semidual(
     for sweeps in range(1, max_iter + 1):  # noqa: B007
         steps = COLD_STEPS if (sweeps == 1 and y0 is None) else NEWTON_STEPS
         for c in range(sd.d):
-            y = sd.solve_row(c, y, rtol=0.1 * tol, steps=steps)
-        err = sd.violation(sd.constraint_values((y @ G64).to(sd.dtype)))
+            y = solve_row(sd, c, y, rtol=0.1 * tol, steps=steps)
+        err = sd.violation(sd.constraint_values((y @ sd.G64).to(sd.dtype)))
         if check and bool((err <= tol).all()):
             break
         if use_joint:
             assert joint is not None  # use_joint implies it
-            y = sd.joint_newton(y, joint & (err > tol), tol, check=check)
-            err = sd.violation(sd.constraint_values((y @ G64).to(sd.dtype)))
+            basis = basis or row_basis(sd.G)
+            y = joint_newton(sd, basis, y, joint & (err > tol), tol, check=check)
+            err = sd.violation(sd.constraint_values((y @ sd.G64).to(sd.dtype)))
             if check and bool((err <= tol).all()):
                 break
-    return y, (y @ G64).to(sd.dtype), err, sweeps
+    return y, (y @ sd.G64).to(sd.dtype), err, sweeps

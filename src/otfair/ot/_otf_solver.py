@@ -20,17 +20,15 @@ from typing import TYPE_CHECKING, Any
 import torch
 
 from otfair.ot._checks import as_tensor, check_eps, check_positive_int, check_vector
-from otfair.ot._otf_backends import BACKEND_ENV_VAR as BACKEND_ENV_VAR
-from otfair.ot._otf_backends import BACKENDS as BACKENDS
-from otfair.ot._otf_backends import SMALL_COLUMNS as SMALL_COLUMNS
-from otfair.ot._otf_backends import HostSemiDualSolver as HostSemiDualSolver
-from otfair.ot._otf_backends import OTF0Details as OTF0Details
-from otfair.ot._otf_backends import OTFResult as OTFResult
-from otfair.ot._otf_backends import SemiDualSolver as SemiDualSolver
-from otfair.ot._otf_backends import _result as _result
-from otfair.ot._otf_backends import _solve_batch as _solve_batch
-from otfair.ot._otf_backends import _warn_unconverged as _warn_unconverged
-from otfair.ot._otf_backends import solver_backend as solver_backend
+from otfair.ot._otf_backends import (
+    OTF0Details,
+    OTFResult,
+    SemiDualSolver,
+    _result,
+    _solve_batch,
+    _warn_unconverged,
+    solver_backend,
+)
 
 if TYPE_CHECKING:
     from otfair.ot._otf_problem import OTFProblem
@@ -118,27 +116,41 @@ def _abs_constraint(H: torch.Tensor, G: torch.Tensor) -> torch.Tensor:
     return (H[:, None, :] * G[None]).sum(dim=-1).abs()
 
 
+#: the keywords of :func:`solve_dual` and their defaults (the public signatures of
+#: ``otf_dual``, ``otfr_dual`` and the :class:`OTFProblem` methods show the same; a test
+#: keeps them equal)
+DUAL_OPTIONS: dict[str, Any] = {"tol": 1e-4, "max_iter": 100, "mu0": None, "eps_start": None,
+                                "warn": True, "method": "semidual", "solver": None}  # fmt: skip
+#: the keywords of :func:`solve_otf0` and their defaults (as ``otf0``'s)
+OTF0_OPTIONS: dict[str, Any] = {"tol": 1e-4, "max_iter": 20, "min_score": 1e-6,
+                                "warm_start": None, "eps_start": None, "warn": False,
+                                "method": "semidual", "solver": None, "check": True,
+                                "trusted": False}  # fmt: skip
+
+
+def _options(given: dict[str, Any], defaults: dict[str, Any], caller: str) -> dict[str, Any]:
+    """``defaults`` updated by ``given``; a TypeError for a keyword not in ``defaults``."""
+    unknown = sorted(set(given) - set(defaults))
+    if unknown:
+        raise TypeError(f"{caller}() got an unexpected keyword argument {unknown[0]!r}")
+    return {**defaults, **given}
+
+
 def solve_dual(
-    problem: OTFProblem,
-    h: torch.Tensor,
-    eps: float,
-    *,
-    relaxed: bool,
-    tol: float = 1e-4,
-    max_iter: int = 100,
-    mu0: object | None = None,
-    eps_start: float | None = None,
-    warn: bool = True,
-    method: str = "semidual",
-    solver: Any = None,
-    name: str | None = None,
-) -> OTFResult:
+    problem: OTFProblem, h: torch.Tensor, eps: float, *, relaxed: bool, name: str | None = None,
+    **options: Any,
+) -> OTFResult:  # fmt: skip
     """Solve the OTF (``relaxed=False``) or OTFR dual of ``problem`` for masses ``h``.
 
-    ``h`` is checked by the caller; see :func:`otfair.ot.otf_dual` for the keywords.
-    Runs through the halving sequence of ``eps`` from ``eps_start`` when given, each
-    stage warm-started by the previous one's constraint duals (in cost units).
+    ``h`` is checked by the caller; ``options`` are the keywords of
+    :func:`otfair.ot.otf_dual` (:data:`DUAL_OPTIONS`). Runs through the halving sequence
+    of ``eps`` from ``eps_start`` when given, each stage warm-started by the previous
+    one's constraint duals (in cost units).
     """
+    opts = _options(options, DUAL_OPTIONS, "otf_dual")
+    tol, max_iter, eps_start = opts["tol"], opts["max_iter"], opts["eps_start"]
+    warn, method, solver = opts["warn"], opts["method"], opts["solver"]
+    mu0 = opts["mu0"]
     eps = check_eps(eps)
     max_iter = check_positive_int(max_iter, "max_iter")
     solver_cls = _solver_class(method, solver)
@@ -214,22 +226,12 @@ def _check_otf0_masses(problem: OTFProblem, h: object, min_score: float) -> torc
 
 
 def solve_otf0(
-    problem: OTFProblem,
-    h: object,
-    eps: float,
-    *,
-    tol: float = 1e-4,
-    max_iter: int = 20,
-    min_score: float = 1e-6,
-    warm_start: OTF0Details | Sequence[OTF0Details] | None = None,
-    eps_start: float | None = None,
-    warn: bool = False,
-    method: str = "semidual",
-    solver: Any = None,
-    check: bool = True,
-    trusted: bool = False,
+    problem: OTFProblem, h: object, eps: float, **options: Any
 ) -> tuple[torch.Tensor, OTF0Details | tuple[OTF0Details, ...]]:
     r"""OTF0 of ``h`` on ``problem`` and both solves (see :func:`otfair.ot.otf0`).
+
+    ``options``: the keywords of :func:`otfair.ot.otf0` (:data:`OTF0_OPTIONS`) and
+    ``trusted``.
 
     Both solves run on the detached, clipped masses; the value is re-evaluated with ``h``
     attached at the detached duals (``gamma = |G h|`` attached too), so autograd gives the
@@ -241,7 +243,11 @@ def solve_otf0(
     clipped ``h`` themselves, e.g. the OTF penalty) skips the value checks of ``h``
     (a host read), not the shape checks.
     """
-    if trusted:
+    opts = _options(options, OTF0_OPTIONS, "otf0")
+    tol, max_iter, min_score = opts["tol"], opts["max_iter"], opts["min_score"]
+    warm_start, eps_start, warn = opts["warm_start"], opts["eps_start"], opts["warn"]
+    method, solver, check = opts["method"], opts["solver"], opts["check"]
+    if opts["trusted"]:
         ht = torch.as_tensor(h)
         if ht.dim() not in (1, 2) or ht.shape[-1] != problem.n:
             ht = _check_otf0_masses(problem, h, min_score)
@@ -257,7 +263,7 @@ def solve_otf0(
     elif single:
         starts = [warm_start]
     else:
-        starts = list(warm_start)  # type: ignore[arg-type]  # a sequence when K > 1
+        starts = list(warm_start)  # a sequence when K > 1
     if len(starts) != K:
         raise ValueError(f"`warm_start` must hold {K} details (one per row of `h`).")
     H_eff = H.clamp(min=float(min_score))

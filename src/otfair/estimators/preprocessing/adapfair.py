@@ -27,6 +27,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import (
     EpochLogs,
@@ -109,6 +110,7 @@ def train_stratified(
     )
 
 
+@fill_estimator_doc
 @fill_doc(lam=LAM_DOC)
 class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
     r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
@@ -180,10 +182,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     otfair.estimators.as_torch_classifier
         Turns a scikit-learn or otfair classifier into a torch module.
 
-    References
-    ----------
-    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
-       Machine Learning Operations*. 2024.
+    {references_adapfair}
 
     Examples
     --------

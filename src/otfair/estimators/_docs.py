@@ -4,8 +4,8 @@ An estimator's docstring names a shared part on a line of its own, ``{examples_b
 the decorator replaces that line by the part, indented as the line is (as
 :mod:`otfair.metrics._docs` does for the metrics). The complete text is the class's
 ``__doc__``, which help(), Sphinx, numpydoc and the doctests read. The parts: the toy data
-of the examples (binary labels or a regression target, two groups) and the reference
-entries that several estimators cite.
+of the examples (binary labels or a regression target, two groups), the reference
+entries that several estimators cite, and fitted attributes that several declare.
 """
 
 from __future__ import annotations
@@ -28,6 +28,12 @@ DOCS: dict[str, str] = {
     "examples_regression": _TOY_FEATURES
     + """
 >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)""",
+    "device_attribute": """\
+device_ : torch.device
+    Device the modules live on.""",
+    "model_attribute": """\
+model_ : torch.nn.Module
+    Fitted encoder and classification head.""",
     "references_accuracy_disparity": """\
 References
 ----------

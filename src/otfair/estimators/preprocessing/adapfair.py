@@ -28,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from otfair.estimators._docs import fill_estimator_doc
-from otfair.estimators._torch_base import TorchEstimatorMixin
+from otfair.estimators._torch_base import TRAINING_CONSTRAINTS, TorchEstimatorMixin
 from otfair.estimators._training import (
     EpochLogs,
     predict_from_proba,
@@ -45,8 +45,6 @@ from otfair.models.flows import CouplingFlow
 from otfair.notions import Notion, as_notion, stratum_codes
 from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss
 from otfair.utils import (
-    DEVICE,
-    RANDOM_STATE,
     Interval,
     StrOptions,
     Widths,
@@ -207,11 +205,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         "sinkhorn_eps": [positive_real()],
         "n_blocks": [positive_int()],
         "hidden": [Widths()],
-        "epochs": [positive_int()],
-        "batch_size": [positive_int()],
-        "lr": [positive_real()],
-        "random_state": RANDOM_STATE,
-        "device": DEVICE,
+        **TRAINING_CONSTRAINTS,
         "verbose": ["verbose"],
     }
 

@@ -82,8 +82,7 @@ class UnfairRegressor(NeuralFairRegressor):
     history_ : list of dict
         Per-epoch training ``mse``.
     {fitted_attributes}
-    device_ : torch.device
-        Device the modules live on.
+    {device_attribute}
 
     See Also
     --------

@@ -81,8 +81,7 @@ class CENet(NeuralFairRegressor):
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
     {fitted_attributes}
-    device_ : torch.device
-        Device the modules live on.
+    {device_attribute}
 
     See Also
     --------
@@ -173,8 +172,7 @@ class WassersteinNet(NeuralFairRegressor):
         Per-epoch training ``mse`` and ``adversary_loss`` (minus the critic gap, plus
         the weighted gradient penalty if any; joint steps only).
     {fitted_attributes}
-    device_ : torch.device
-        Device the modules live on.
+    {device_attribute}
 
     See Also
     --------

@@ -68,8 +68,7 @@ class CFairClassifier(RepresentationClassifier):
 
     Attributes
     ----------
-    model_ : torch.nn.Module
-        Fitted encoder and classification head.
+    {model_attribute}
     adversary_ : torch.nn.Module
         The conditional-alignment adversaries (one per label).
     {fitted_attributes}

@@ -53,8 +53,7 @@ class SIPMClassifier(RepresentationClassifier):
 
     Attributes
     ----------
-    model_ : torch.nn.Module
-        Fitted encoder and classification head.
+    {model_attribute}
     adversary_ : torch.nn.Module
         The sigmoid-IPM critic.
     {fitted_attributes}

@@ -45,9 +45,10 @@ import torch
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
-from otfair.utils import resolve_device
+from otfair.utils import DEVICE, RANDOM_STATE, positive_int, positive_real, resolve_device
 
 __all__ = [
+    "TRAINING_CONSTRAINTS",
     "FitQualityWarning",
     "TorchEstimatorMixin",
     "encode_binary_labels",
@@ -113,6 +114,17 @@ def predict_in_chunks(
             for acc, tensor in zip(parts, outs, strict=True):
                 acc.append(tensor.cpu().numpy())
     return [np.concatenate(acc) for acc in parts]
+
+
+#: The constraints of the training parameters every torch estimator declares, merged
+#: into its ``_parameter_constraints`` (``{**TRAINING_CONSTRAINTS, ...}``).
+TRAINING_CONSTRAINTS: dict[str, list[Any]] = {
+    "epochs": [positive_int()],
+    "batch_size": [positive_int()],
+    "lr": [positive_real()],
+    "random_state": RANDOM_STATE,
+    "device": DEVICE,
+}
 
 
 class TorchEstimatorMixin:

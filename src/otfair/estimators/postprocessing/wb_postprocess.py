@@ -14,6 +14,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
     check_n_features,
@@ -29,6 +30,7 @@ __all__ = ["WassersteinBarycenterClassifier"]
 _GRID = 4001
 
 
+@fill_estimator_doc
 class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseEstimator):
     r"""Post-process a probabilistic classifier to (relaxed) demographic parity.
 
@@ -98,13 +100,8 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     .. [1] Xian, R., Yin, L. and Zhao, H. *Fair and Optimal Classification via
        Post-Processing*. ICML 2023.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import WassersteinBarycenterClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> from sklearn.linear_model import LogisticRegression
     >>> clf = WassersteinBarycenterClassifier(LogisticRegression(), random_state=0)
     >>> clf.fit(X, y, sensitive_features=s).predict(X, sensitive_features=s).shape

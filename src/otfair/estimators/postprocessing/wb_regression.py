@@ -16,6 +16,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin
 from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
     check_n_features,
@@ -38,6 +39,7 @@ from otfair.utils._validation import _to_numpy
 __all__ = ["WassersteinBarycenterRegressor"]
 
 
+@fill_estimator_doc
 class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEstimator):
     r"""Post-process a regressor to demographic parity via the Wasserstein barycenter.
 
@@ -118,13 +120,8 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     .. [1] Chzhen, E., Denis, C., Hebiri, M., Oneto, L. and Pontil, M. *Fair Regression
        with Wasserstein Barycenters*. NeurIPS 2020.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_regression}
     >>> from otfair.estimators import WassersteinBarycenterRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
     >>> from sklearn.linear_model import LinearRegression
     >>> reg = WassersteinBarycenterRegressor(LinearRegression(), random_state=0)
     >>> reg.fit(X, y, sensitive_features=s).predict(X, sensitive_features=s).shape

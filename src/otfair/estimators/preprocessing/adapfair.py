@@ -27,7 +27,8 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
-from otfair.estimators._torch_base import TorchEstimatorMixin
+from otfair.estimators._docs import fill_estimator_doc
+from otfair.estimators._torch_base import TRAINING_CONSTRAINTS, TorchEstimatorMixin
 from otfair.estimators._training import (
     EpochLogs,
     predict_from_proba,
@@ -44,8 +45,6 @@ from otfair.models.flows import CouplingFlow
 from otfair.notions import Notion, as_notion, stratum_codes
 from otfair.penalties._group_wasserstein import DISTANCES, GroupWassersteinLoss
 from otfair.utils import (
-    DEVICE,
-    RANDOM_STATE,
     Interval,
     StrOptions,
     Widths,
@@ -109,6 +108,7 @@ def train_stratified(
     )
 
 
+@fill_estimator_doc
 @fill_doc(lam=LAM_DOC)
 class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
     r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
@@ -180,10 +180,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     otfair.estimators.as_torch_classifier
         Turns a scikit-learn or otfair classifier into a torch module.
 
-    References
-    ----------
-    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
-       Machine Learning Operations*. 2024.
+    {references_adapfair}
 
     Examples
     --------
@@ -208,11 +205,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         "sinkhorn_eps": [positive_real()],
         "n_blocks": [positive_int()],
         "hidden": [Widths()],
-        "epochs": [positive_int()],
-        "batch_size": [positive_int()],
-        "lr": [positive_real()],
-        "random_state": RANDOM_STATE,
-        "device": DEVICE,
+        **TRAINING_CONSTRAINTS,
         "verbose": ["verbose"],
     }
 

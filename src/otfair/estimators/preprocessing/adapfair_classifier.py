@@ -25,6 +25,7 @@ import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._path import check_strengths
 from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba
@@ -54,6 +55,7 @@ from otfair.utils._torch import fits_in_training_state
 _FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != "classifier")
 
 
+@fill_estimator_doc
 @fill_doc(lam=LAM_DOC)
 class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     r"""Frozen base classifier + AdapFair flows: the paper's full pipeline (§IV).
@@ -107,18 +109,10 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     otfair.estimators.train_base_classifier : Trains the base classifier this estimator freezes.
     otfair.estimators.FairClassifier : Trains a fair classifier from scratch instead.
 
-    References
-    ----------
-    .. [1] Huang, Y., Tang, Z. and Chang, X. *AdapFair: Ensuring Adaptive Fairness for
-       Machine Learning Operations*. 2024.
+    {references_adapfair}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import AdapFairClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> clf = AdapFairClassifier(epochs=2, base_epochs=2, random_state=0)
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
     (200, 2)

@@ -15,6 +15,7 @@ from scipy.linalg import eigh, null_space
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
     check_n_features,
@@ -33,6 +34,7 @@ from otfair.utils import (
 __all__ = ["FairPCA"]
 
 
+@fill_estimator_doc
 class FairPCA(TransformerMixin, BaseEstimator):
     r"""Project onto the top principal directions orthogonal to the group-mean differences.
 
@@ -99,13 +101,8 @@ class FairPCA(TransformerMixin, BaseEstimator):
     .. [1] Kleindessner, M., Donini, M., Russell, C. and Zafar, M. B. *Efficient fair PCA
        for fair representation learning*. AISTATS 2023.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import FairPCA
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> pca = FairPCA(n_components=2).fit(X, sensitive_features=s)
     >>> Z = pca.transform(X)
     >>> Z.shape, bool(abs(Z[s == 0].mean(0) - Z[s == 1].mean(0)).max() < 1e-6)

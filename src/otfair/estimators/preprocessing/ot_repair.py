@@ -17,6 +17,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
     check_fit_groups,
@@ -29,6 +30,7 @@ from otfair.utils import Interval, StrOptions, check_strength, fit_context, set_
 __all__ = ["OTRepair"]
 
 
+@fill_estimator_doc
 class OTRepair(TransformerMixin, BaseEstimator):
     r"""Move every group's feature distribution toward the groups' Wasserstein barycenter.
 
@@ -109,13 +111,8 @@ class OTRepair(TransformerMixin, BaseEstimator):
     .. [2] Feldman, M., Friedler, S. A., Moeller, J., Scheidegger, C. and
        Venkatasubramanian, S. *Certifying and Removing Disparate Impact*. KDD 2015.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import OTRepair
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> repair = OTRepair(strength=1.0).fit(X, sensitive_features=s)
     >>> repair.transform(X, sensitive_features=s).shape
     (200, 3)

@@ -18,12 +18,14 @@ from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_dat
 from torch import nn
 
 from otfair.estimators._path import check_strengths, forget_fit
-from otfair.estimators._torch_base import TorchEstimatorMixin, predict_in_chunks
+from otfair.estimators._torch_base import (
+    TRAINING_CONSTRAINTS,
+    TorchEstimatorMixin,
+    predict_in_chunks,
+)
 from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
-    DEVICE,
-    RANDOM_STATE,
     StrOptions,
     Widths,
     check_consistent_length,
@@ -33,8 +35,6 @@ from otfair.utils import (
     encode_groups,
     fit_context,
     non_negative_real,
-    positive_int,
-    positive_real,
     resolve_device,
     torch_generator,
     use_generator,
@@ -183,12 +183,8 @@ class NeuralFairRegressor(
         "lam": [*STRENGTHS, DEPRECATED],
         "encoder_hidden": [Widths(allow_empty=False)],
         "adversary_hidden": [Widths()],
-        "epochs": [positive_int()],
-        "batch_size": [positive_int()],
-        "lr": [positive_real()],
+        **TRAINING_CONSTRAINTS,
         "scale_y": SCALE_Y,
-        "random_state": RANDOM_STATE,
-        "device": DEVICE,
     }
 
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary | None:

@@ -21,6 +21,7 @@ from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.utils.validation import check_is_fitted
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.regression._base import (
     FITTED_ATTRIBUTES,
     SCALE_Y,
@@ -42,6 +43,7 @@ from otfair.utils._docstrings import fill_doc
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class UnfairRegressor(NeuralFairRegressor):
     r"""The sigmoid regression net of App. B trained on the MSE alone (no debiasing).
@@ -80,26 +82,17 @@ class UnfairRegressor(NeuralFairRegressor):
     history_ : list of dict
         Per-epoch training ``mse``.
     {fitted_attributes}
-    device_ : torch.device
-        Device the modules live on.
+    {device_attribute}
 
     See Also
     --------
     otfair.estimators.CENet : The same net with a cross-entropy discriminator.
     otfair.estimators.WassersteinNet : The same net with a Wasserstein critic.
 
-    References
-    ----------
-    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
-       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
+    {references_accuracy_disparity}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_regression}
     >>> from otfair.estimators import UnfairRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
     >>> reg = UnfairRegressor(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
     >>> reg.predict(X).shape
     (200,)
@@ -125,6 +118,7 @@ class UnfairRegressor(NeuralFairRegressor):
     }
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class BGLRegressor(FairRegressorMixin, BaseEstimator):
     r"""Bounded group loss with fairlearn's exponentiated gradient (Agarwal et al., 2019).
@@ -177,13 +171,8 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
     .. [1] Agarwal, A., Dudík, M. and Wu, Z. S. *Fair Regression: Quantitative Definitions
        and Reduction-based Algorithms*. ICML 2019.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_regression}
     >>> from otfair.estimators import BGLRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
     >>> reg = BGLRegressor(eps=0.1, max_iter=10).fit(X, y, sensitive_features=s)
     >>> reg.predict(X).shape
     (200,)
@@ -245,6 +234,7 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         return self._unscale(np.asarray(pred, dtype=np.float64))
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 class CODRegressor(FairRegressorMixin, BaseEstimator):
     r"""Least squares with a coefficient-of-determination constraint (Komiyama et al., 2018).
@@ -303,18 +293,10 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
     Komiyama et al. also give a kernelized version (random Fourier features); this class
     solves the linear model. Requires ``pip install otfair[cod]`` (cvxpy).
 
-    References
-    ----------
-    .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for
-       Regression with Fairness Constraints*. ICML 2018.
+    {references_cod}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_regression}
     >>> from otfair.estimators import CODRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
     >>> reg = CODRegressor(eps=0.1)
     >>> reg.fit(X, y, sensitive_features=s).predict(X).shape
     (200,)

@@ -18,6 +18,7 @@ from sklearn.kernel_approximation import RBFSampler
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.utils.validation import check_array, check_is_fitted
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import check_n_features, encode_fitted_groups
 from otfair.estimators.regression.baselines import CODRegressor
 from otfair.utils import (
@@ -32,6 +33,7 @@ from otfair.utils import (
 __all__ = ["PAPER_GAMMAS", "CODRFFRegressor"]
 
 
+@fill_estimator_doc
 class CODRFFRegressor(RegressorMixin, BaseEstimator):
     r"""Least squares on random Fourier features with a CoD fairness constraint.
 
@@ -98,18 +100,10 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
     otfair.estimators.CODRegressor : The linear COD baseline.
     otfair.estimators.BGLRegressor : The bounded-group-loss baseline.
 
-    References
-    ----------
-    .. [1] Komiyama, J., Takeda, A., Honda, J. and Shimao, H. *Nonconvex Optimization for
-       Regression with Fairness Constraints*. ICML 2018.
+    {references_cod}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_regression}
     >>> from otfair.estimators import CODRFFRegressor
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = X[:, 0] + 0.5 * s + rng.normal(scale=0.1 + 0.3 * s, size=200)
     >>> reg = CODRFFRegressor(eps=0.1, n_components=20, random_state=0)
     >>> reg.fit(X, y, sensitive_features=s).predict(X).shape
     (200,)

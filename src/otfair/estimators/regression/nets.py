@@ -13,6 +13,7 @@ from typing import Any
 
 import torch
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.regression._base import FITTED_ATTRIBUTES, NeuralFairRegressor
 from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
 from otfair.utils import (
@@ -48,6 +49,7 @@ _PARAMS_DOC = """
     {lam}"""
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 class CENet(NeuralFairRegressor):
     r"""Regression net with a cross-entropy discriminator on ``(Z, Y)`` (CENet, §3.2).
@@ -79,8 +81,7 @@ class CENet(NeuralFairRegressor):
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
     {fitted_attributes}
-    device_ : torch.device
-        Device the modules live on.
+    {device_attribute}
 
     See Also
     --------
@@ -88,10 +89,7 @@ class CENet(NeuralFairRegressor):
     otfair.estimators.UnfairRegressor : The net without an adversary (strength = 0).
     otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
 
-    References
-    ----------
-    .. [1] Chi, Tian, Gordon, Zhao. "Understanding and Mitigating Accuracy Disparity in
-       Regression", ICML 2021.
+    {references_accuracy_disparity}
 
     Examples
     --------
@@ -125,6 +123,7 @@ class CENet(NeuralFairRegressor):
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 class WassersteinNet(NeuralFairRegressor):
     r"""Regression net with a Wasserstein critic on ``(Z, Y)`` (WassersteinNet, §3.2, eq. 3).
@@ -173,8 +172,7 @@ class WassersteinNet(NeuralFairRegressor):
         Per-epoch training ``mse`` and ``adversary_loss`` (minus the critic gap, plus
         the weighted gradient penalty if any; joint steps only).
     {fitted_attributes}
-    device_ : torch.device
-        Device the modules live on.
+    {device_attribute}
 
     See Also
     --------
@@ -182,10 +180,7 @@ class WassersteinNet(NeuralFairRegressor):
     otfair.estimators.UnfairRegressor : The net without an adversary (strength = 0).
     otfair.metrics.accuracy_disparity_audit : Explains a regressor's group error gap.
 
-    References
-    ----------
-    .. [1] Chi, J., Tian, Y., Gordon, G. J. and Zhao, H. *Understanding and Mitigating
-       Accuracy Disparity in Regression*. ICML 2021, arXiv:2102.12013.
+    {references_accuracy_disparity}
 
     Examples
     --------

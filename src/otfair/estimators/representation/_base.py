@@ -35,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._quantile_barycenter import check_fit_groups, encode_fitted_groups
 from otfair.estimators._torch_base import (
+    TRAINING_CONSTRAINTS,
     TorchEstimatorMixin,
     encode_binary_labels,
     predict_in_chunks,
@@ -51,8 +52,6 @@ from otfair.models.representation import EncoderClassifier
 from otfair.notions import stratum_codes
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
-    DEVICE,
-    RANDOM_STATE,
     Widths,
     check_features,
     check_group_sizes,
@@ -198,13 +197,9 @@ class RepresentationEstimator(
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **TRAINING_CONSTRAINTS,
         "strength": [non_negative_real()],
         "head_hidden": [Widths()],
-        "epochs": [positive_int()],
-        "batch_size": [positive_int()],
-        "lr": [positive_real()],
-        "device": DEVICE,
-        "random_state": RANDOM_STATE,
         "verbose": ["verbose"],
     }
 

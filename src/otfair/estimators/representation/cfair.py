@@ -30,6 +30,7 @@ from typing import Any, ClassVar
 
 import torch
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
 from otfair.penalties._representation import ConditionalAlignment
 from otfair.penalties._representation_losses import balanced_cross_entropy
@@ -39,6 +40,7 @@ from otfair.utils._docstrings import fill_doc
 __all__ = ["CFairClassifier"]
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class CFairClassifier(RepresentationClassifier):
@@ -66,8 +68,7 @@ class CFairClassifier(RepresentationClassifier):
 
     Attributes
     ----------
-    model_ : torch.nn.Module
-        Fitted encoder and classification head.
+    {model_attribute}
     adversary_ : torch.nn.Module
         The conditional-alignment adversaries (one per label).
     {fitted_attributes}
@@ -84,13 +85,8 @@ class CFairClassifier(RepresentationClassifier):
     .. [1] Zhao, H., Coston, A., Adel, T. and Gordon, G. J. *Conditional Learning of Fair
        Representations*. ICLR 2020.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import CFairClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> clf = CFairClassifier(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
     >>> clf.predict_proba(X).shape
     (200, 2)

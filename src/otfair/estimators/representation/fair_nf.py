@@ -58,6 +58,7 @@ from sklearn.mixture import GaussianMixture
 from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
     FITTED_ATTRIBUTES,
@@ -140,6 +141,7 @@ def fit_density(
     return _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class FairNormalizingFlowClassifier(RepresentationEstimator):
@@ -201,17 +203,10 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     The encoder is group-specific, so ``predict`` and ``transform`` need
     ``sensitive_features`` (a group unseen at fit time is an error).
 
-    References
-    ----------
-    .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
+    {references_fnf}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import FairNormalizingFlowClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> clf = FairNormalizingFlowClassifier(epochs=2, random_state=0)
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
     (200, 2)

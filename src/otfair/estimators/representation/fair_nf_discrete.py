@@ -56,6 +56,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.utils.validation import check_is_fitted
 from torch.nn import functional as F
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._training import run_epochs
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
@@ -99,6 +100,7 @@ def rank_matching(log_p_source: np.ndarray, log_p_target: np.ndarray) -> np.ndar
     return perm
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class DiscreteFairNFClassifier(RepresentationEstimator):
@@ -162,17 +164,10 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     otfair.estimators.FairNormalizingFlowClassifier : The continuous (coupling-flow) version.
     otfair.estimators.LAFTRClassifier : An adversarial fair representation.
 
-    References
-    ----------
-    .. [1] Balunović, M., Ruoss, A. and Vechev, M. *Fair Normalizing Flows*. ICLR 2022.
+    {references_fnf}
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import DiscreteFairNFClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> clf = DiscreteFairNFClassifier(epochs=2, random_state=0)
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
     (200, 2)

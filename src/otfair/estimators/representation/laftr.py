@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
 from otfair.notions import Notion, as_notion
 from otfair.penalties._representation import LAFTRAdversary
@@ -31,6 +32,7 @@ from otfair.utils._docstrings import fill_doc
 __all__ = ["LAFTRClassifier"]
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class LAFTRClassifier(RepresentationClassifier):
@@ -62,8 +64,7 @@ class LAFTRClassifier(RepresentationClassifier):
 
     Attributes
     ----------
-    model_ : torch.nn.Module
-        Fitted encoder and classification head.
+    {model_attribute}
     adversary_ : torch.nn.Module
         The adversary on the representation.
     {fitted_attributes}

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
 from otfair.penalties._representation import SigmoidIPMCritic
 from otfair.utils._docstrings import fill_doc
@@ -27,6 +28,7 @@ from otfair.utils._docstrings import fill_doc
 __all__ = ["SIPMClassifier"]
 
 
+@fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class SIPMClassifier(RepresentationClassifier):
@@ -51,8 +53,7 @@ class SIPMClassifier(RepresentationClassifier):
 
     Attributes
     ----------
-    model_ : torch.nn.Module
-        Fitted encoder and classification head.
+    {model_attribute}
     adversary_ : torch.nn.Module
         The sigmoid-IPM critic.
     {fitted_attributes}
@@ -67,13 +68,8 @@ class SIPMClassifier(RepresentationClassifier):
     .. [1] Kim, D., Kim, K., Kong, I., Ohn, I. and Kim, Y. *Learning Fair Representation
        with a Parametric Integral Probability Metric*. ICML 2022.
 
-    Examples
-    --------
-    >>> import numpy as np
+    {examples_binary}
     >>> from otfair.estimators import SIPMClassifier
-    >>> rng = np.random.default_rng(0)
-    >>> X = rng.normal(size=(200, 3)); s = rng.integers(0, 2, 200)
-    >>> y = (X[:, 0] + s + rng.normal(size=200) > 0.5).astype(int)
     >>> clf = SIPMClassifier(epochs=2, random_state=0).fit(X, y, sensitive_features=s)
     >>> clf.predict_proba(X).shape
     (200, 2)

@@ -9,7 +9,8 @@ and ``h`` a linear layer followed by a sigmoid, so predictions lie in [0, 1] lik
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, cast
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar, cast
 
 import numpy as np
 import torch
@@ -39,7 +40,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
-from otfair.utils._deprecation import DEPRECATED, renamed_param
+from otfair.utils._deprecation import renamed_param
 from otfair.utils._torch import fits_in_training_state
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
@@ -152,6 +153,7 @@ def _check_target(y: Any) -> np.ndarray:
     return check_finite_1d(arr, "y")
 
 
+@dataclass(eq=False, repr=False)
 class NeuralFairRegressor(
     TorchEstimatorMixin, TransformerMixin, FairRegressorMixin, BaseEstimator
 ):
@@ -172,20 +174,28 @@ class NeuralFairRegressor(
     :math:`\min_{g,h}\max_f \mathrm{MSE} - \lambda L_f`. (The authors' code multiplies
     :math:`L_f` by :math:`\lambda` instead, which also scales the adversary's own steps,
     so a small :math:`\lambda` leaves it untrained; we keep the two roles separate.)
-    Subclasses define ``__init__`` (all hyperparameters, for ``get_params``),
-    ``_make_adversary`` and ``_adversary_loss``.
+    A dataclass, so the constructor (the explicit signature scikit-learn's
+    ``get_params`` reads) is generated from the fields: the parameters every net has are
+    declared once here (keyword-only), and a subclass (decorated the same way) declares
+    only its own. Subclasses define ``_make_adversary`` and ``_adversary_loss``.
     """
 
     #: The row of ``otfair.estimators._strength_grids.GRIDS`` that FairnessCV searches.
     _strength_grid = "regression"
-    _parameter_constraints: dict[str, list[Any]] = {
-        "strength": STRENGTHS,
-        "lam": [*STRENGTHS, DEPRECATED],
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "encoder_hidden": [Widths(allow_empty=False)],
-        "adversary_hidden": [Widths()],
         **TRAINING_CONSTRAINTS,
         "scale_y": SCALE_Y,
     }
+
+    _: KW_ONLY
+    encoder_hidden: Sequence[int] = (60,)
+    epochs: int = 50
+    batch_size: int = 256
+    lr: float = 1.0
+    scale_y: str | bool = "auto"
+    random_state: Any = None
+    device: str | torch.device = "cpu"
 
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary | None:
         """Build the adversary penalty on ``(Z, Y)`` (:mod:`otfair.penalties._critics`)."""

@@ -12,11 +12,10 @@ r"""Baselines of the accuracy-disparity experiments: unfair net, BGL and COD.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-import torch
 from sklearn.base import BaseEstimator, clone
 from sklearn.linear_model import LinearRegression
 from sklearn.utils.validation import check_is_fitted
@@ -45,6 +44,7 @@ __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
+@dataclass(eq=False, repr=False)
 class UnfairRegressor(NeuralFairRegressor):
     r"""The sigmoid regression net of App. B trained on the MSE alone (no debiasing).
 
@@ -97,25 +97,6 @@ class UnfairRegressor(NeuralFairRegressor):
     >>> reg.predict(X).shape
     (200,)
     """
-
-    def __init__(
-        self,
-        *,
-        encoder_hidden: Sequence[int] = (60,),
-        epochs: int = 50,
-        batch_size: int = 256,
-        lr: float = 1.0,
-        scale_y: str | bool = "auto",
-        random_state: Any = None,
-        device: str | torch.device = "cpu",
-    ) -> None:
-        set_params_from_init(self, locals())
-
-    _parameter_constraints: dict[str, list[Any]] = {
-        k: v
-        for k, v in NeuralFairRegressor._parameter_constraints.items()
-        if k not in ("strength", "lam", "adversary_hidden")
-    }
 
 
 @fill_estimator_doc

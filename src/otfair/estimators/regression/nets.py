@@ -9,20 +9,19 @@ the error-gap bound (Thm 3.3).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import torch
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar
 
 from otfair.estimators._docs import fill_estimator_doc
-from otfair.estimators.regression._base import FITTED_ATTRIBUTES, NeuralFairRegressor
+from otfair.estimators.regression._base import FITTED_ATTRIBUTES, STRENGTHS, NeuralFairRegressor
 from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
 from otfair.utils import (
+    Widths,
     non_negative_real,
     positive_int,
     positive_real,
-    set_params_from_init,
 )
-from otfair.utils._deprecation import LAM_DOC
+from otfair.utils._deprecation import DEPRECATED, LAM_DOC
 from otfair.utils._docstrings import fill_doc
 
 __all__ = ["CENet", "WassersteinNet"]
@@ -49,9 +48,30 @@ _PARAMS_DOC = """
     {lam}"""
 
 
+@dataclass(eq=False, repr=False)
+class AdversarialNet(NeuralFairRegressor):
+    """The parameters CENet and WassersteinNet add to the net: the strength, the adversary.
+
+    Not for direct use: a subclass defines the adversary (``_make_adversary``).
+    """
+
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **NeuralFairRegressor._parameter_constraints,
+        "strength": STRENGTHS,
+        "lam": [*STRENGTHS, DEPRECATED],
+        "adversary_hidden": [Widths()],
+    }
+
+    strength: float = 1.0
+    _: KW_ONLY
+    adversary_hidden: Sequence[int] = (60,)
+    lam: float | str = "deprecated"
+
+
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
-class CENet(NeuralFairRegressor):
+@dataclass(eq=False, repr=False)
+class CENet(AdversarialNet):
     r"""Regression net with a cross-entropy discriminator on ``(Z, Y)`` (CENet, §3.2).
 
     .. math::
@@ -103,29 +123,14 @@ class CENet(NeuralFairRegressor):
     """
     )
 
-    def __init__(
-        self,
-        strength: float = 1.0,
-        *,
-        encoder_hidden: Sequence[int] = (60,),
-        adversary_hidden: Sequence[int] = (60,),
-        epochs: int = 50,
-        batch_size: int = 256,
-        lr: float = 1.0,
-        scale_y: str | bool = "auto",
-        random_state: Any = None,
-        device: str | torch.device = "cpu",
-        lam: float | str = "deprecated",
-    ) -> None:
-        set_params_from_init(self, locals())
-
     def _make_adversary(self, latent_dim: int) -> RepresentationAdversary:
         return JointDiscriminatorPenalty(latent_dim, hidden=self.adversary_hidden)
 
 
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
-class WassersteinNet(NeuralFairRegressor):
+@dataclass(eq=False, repr=False)
+class WassersteinNet(AdversarialNet):
     r"""Regression net with a Wasserstein critic on ``(Z, Y)`` (WassersteinNet, §3.2, eq. 3).
 
     .. math::
@@ -195,27 +200,13 @@ class WassersteinNet(NeuralFairRegressor):
     """
     )
 
-    def __init__(
-        self,
-        strength: float = 1.0,
-        *,
-        clip: float | None = 0.05,
-        gradient_penalty: float = 0.0,
-        n_critic: int = 1,
-        encoder_hidden: Sequence[int] = (60,),
-        adversary_hidden: Sequence[int] = (60,),
-        epochs: int = 50,
-        batch_size: int = 256,
-        lr: float = 1.0,
-        scale_y: str | bool = "auto",
-        random_state: Any = None,
-        device: str | torch.device = "cpu",
-        lam: float | str = "deprecated",
-    ) -> None:
-        set_params_from_init(self, locals())
+    _: KW_ONLY
+    clip: float | None = 0.05
+    gradient_penalty: float = 0.0
+    n_critic: int = 1
 
-    _parameter_constraints: dict[str, list[Any]] = {
-        **NeuralFairRegressor._parameter_constraints,
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
+        **AdversarialNet._parameter_constraints,
         "clip": [positive_real(), None],
         "gradient_penalty": [non_negative_real()],
         "n_critic": [positive_int()],

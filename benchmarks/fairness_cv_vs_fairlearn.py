@@ -556,9 +556,14 @@ def main(argv: list[str] | None = None) -> None:
         print(md_path.read_text())
         return
 
+    import scipy.optimize
+    import sklearn.linear_model  # noqa: F401 (its BLAS loaded before the limit below)
     import torch
     from threadpoolctl import threadpool_limits
 
+    # threadpoolctl limits the BLAS libraries loaded when the limit is set: load SciPy's
+    # (L-BFGS-B, LogisticRegression) first, else its solves run multithreaded
+    scipy.optimize.minimize(lambda w: (float(w @ w), 2 * w), np.ones(2), jac=True)
     torch.set_num_threads(1)
     done = {_key(r) for r in rows}
     with threadpool_limits(limits=1):

@@ -434,3 +434,21 @@ def _checked() -> FairnessCV:
 @parametrize_with_checks([_checked()])
 def test_sklearn_checks(estimator, check):
     check(estimator)
+
+
+def test_fold_key_codes_match_a_row_wise_join():
+    """The vectorized codes of the fold key equal factorizing each row's joined text."""
+    import pandas as pd
+
+    from otfair.estimators._budget_rule import _codes
+
+    rng = np.random.default_rng(0)
+    table = np.column_stack(
+        [rng.integers(0, 3, 500), rng.choice(["a", "b"], 500), rng.integers(0, 2, 500)]
+    ).astype(object)
+    table[::7, 0] = "1"  # the text "1" and the number 1 are one value
+    joined = pd.DataFrame(table).astype(str).agg("\x1f".join, axis=1)
+    np.testing.assert_array_equal(_codes(table), pd.factorize(joined)[0])
+    np.testing.assert_array_equal(
+        _codes(table[:, 0]), pd.factorize(pd.Series(table[:, 0]).astype(str))[0]
+    )

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numbers
 import warnings
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -32,6 +33,7 @@ from otfair import metrics as M
 
 __all__ = [
     "CLASSIFICATION_METRICS",
+    "FoldMeasures",
     "REGRESSION_METRICS",
     "cv_results",
     "eligible",
@@ -289,12 +291,61 @@ def cv_results(
     return results
 
 
+@dataclass
+class FoldMeasures:
+    """What FairnessCV measures on the folds: one row a fold, one column a strength.
+
+    ``reference`` holds the best constant predictor's row (``score``, ``violation``,
+    ``loss`` per fold, ``params``, and ``pooled`` with ``pooled_violation``).
+    """
+
+    scores: np.ndarray
+    violations: np.ndarray
+    losses: np.ndarray
+    reference: dict[str, Any]
+    metric_name: str
+    fit_time: float = 0.0
+    pooled: np.ndarray | None = None
+
+    @classmethod
+    def empty(cls, n_folds: int, n_strengths: int, metric_name: str, task: str) -> FoldMeasures:
+        scores = np.empty((n_folds, n_strengths))
+        reference: dict[str, Any] = {
+            key: np.empty(n_folds) for key in ("score", "violation", "loss")
+        }
+        reference["params"] = {"constant": "prior" if task == "classification" else "mean"}
+        return cls(scores, np.empty_like(scores), np.empty_like(scores), reference, metric_name)
+
+    def record(self, fold: int, k: int, score: float, violation: float, loss: float) -> None:
+        """Store fold ``fold``'s row of model ``k`` (``k`` past the strengths: the constant)."""
+        if k < self.scores.shape[1]:
+            self.scores[fold, k], self.violations[fold, k], self.losses[fold, k] = (
+                score,
+                violation,
+                loss,
+            )
+        else:
+            for key, value in zip(
+                ("score", "violation", "loss"), (score, violation, loss), strict=True
+            ):
+                self.reference[key][fold] = value
+
+
 # ---------------------------------------------------------------------------- folds
 def _codes(values: Any) -> np.ndarray:
-    """Integer codes of the distinct rows of ``values`` (1-D or 2-D)."""
-    frame = pd.DataFrame(np.asarray(values, dtype=object).reshape(len(values), -1))
-    keys = frame.astype(str).agg("\x1f".join, axis=1)
-    return pd.factorize(keys)[0]
+    """Integer codes of the distinct rows of ``values`` (1-D or 2-D), by first appearance.
+
+    Each column is read as text (``1`` and ``"1"`` are one value) and factorized; the
+    columns' codes are combined in mixed radix and factorized again: vectorized (a
+    row-wise join of the texts cost ~0.6 s per call on 20,000 rows, several times a
+    whole fairlearn ``GridSearch``).
+    """
+    table = np.asarray(values, dtype=object).reshape(len(values), -1)
+    combined = np.zeros(len(table), dtype=np.int64)
+    for column in table.T:
+        codes = pd.factorize(pd.Series(column).astype(str))[0]
+        combined = pd.factorize(combined * (int(codes.max(initial=0)) + 1) + codes)[0]
+    return np.asarray(combined)
 
 
 def fold_key(y: Any, sensitive_features: Any, task: str, n_splits: int) -> np.ndarray | None:

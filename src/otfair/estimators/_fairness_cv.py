@@ -24,6 +24,7 @@ from sklearn.utils.validation import (
 from otfair.estimators._budget_rule import (
     CLASSIFICATION_METRICS,
     REGRESSION_METRICS,
+    FoldMeasures,
     cv_results,
     make_splits,
     resolve_metric,
@@ -324,12 +325,43 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             names the lowest one reached and its strength), or when every strength within
             it is below the best constant predictor (the message gives both scores).
         """
+        X, y, s, param = self._check_fit_input(X, y, sensitive_features)
+        strengths = self._strength_grid()
+        splits = list(make_splits(self.cv, X, y, s, self._task()))
+        folds = self._measure_folds(X, y, s, strengths, splits)
+        self.cv_results_ = cv_results(
+            strengths,
+            folds.scores,
+            folds.violations,
+            param,
+            self.max_violation,
+            losses=folds.losses,
+            reference=folds.reference,
+            margin=self.margin,
+            pooled=folds.pooled,
+        )
+        self.strength_param_ = param
+        self.metric_ = folds.metric_name
+        self.n_splits_ = len(splits)
+        self.path_fit_time_ = folds.fit_time
+        self.best_index_ = select_strength(
+            self.cv_results_, self.max_violation, below_constant=self.below_constant
+        )
+        self.strength_ = float(strengths[self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
+        if self.refit:
+            best = clone(self.estimator).set_params(**{param: self.strength_})
+            self.best_estimator_ = best.fit(X, y, sensitive_features=s)
+        return self
+
+    def _check_fit_input(self, X: Any, y: Any, sensitive_features: Any) -> tuple[Any, ...]:
+        """Return ``(X, y, s, param)``: the rows indexable, the strength's parameter name."""
         check_X_y(X, y, accept_sparse=False, ensure_min_samples=2)  # checked, kept as given
         if sensitive_features is None:
             raise ValueError("FairnessCV.fit needs `sensitive_features` (one value per row).")
         X, y, s = indexable(X, y, sensitive_features)
         check_consistent_length(X, y, s)
-        task = self._task()
         param = strength_param(self.estimator)
         template = self.estimator.get_params(deep=False)[param]
         if not isinstance(template, Real) or isinstance(template, bool):
@@ -337,22 +369,22 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                 f"The estimator's `{param}` must be a number (FairnessCV sets it); got "
                 f"{template!r}. Pass the strengths to search as FairnessCV(strengths=...)."
             )
-        strengths = self._strength_grid()
+        return X, y, s, param
+
+    def _measure_folds(
+        self, X: Any, y: Any, s: Any, strengths: np.ndarray, splits: list[Any]
+    ) -> FoldMeasures:
+        """Fit the path on each training fold; measure it and the best constant held out.
+
+        The best constant predictor of a training fold is the class prior (its decision
+        is the majority class) or the mean target: perfectly fair, the reference row.
+        The held-out predictions of every fold are also pooled (as ``cross_val_predict``)
+        for :attr:`pooled_violation`.
+        """
+        task = self._task()
         name, metric = resolve_metric(self.metric, task)
         scorer = self._scorer()
-        splits = list(make_splits(self.cv, X, y, s, task))
-
-        scores = np.empty((len(splits), len(strengths)))
-        violations = np.empty_like(scores)
-        losses = np.empty_like(scores)
-        reference: dict[str, Any] = {
-            "score": np.empty(len(splits)),
-            "violation": np.empty(len(splits)),
-            "loss": np.empty(len(splits)),
-            "params": {"constant": "prior" if task == "classification" else "mean"},
-        }
-        fit_time = 0.0
-        # the held-out predictions of every fold, pooled (as cross_val_predict)
+        out = FoldMeasures.empty(len(splits), len(strengths), name, task)
         pooled_y: list[np.ndarray] = []
         pooled_pred: list[list[np.ndarray]] = [[] for _ in range(len(strengths) + 1)]
         for f, (train, test) in enumerate(splits):
@@ -360,9 +392,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             X_te, y_te, s_te = (_safe_indexing(a, test) for a in (X, y, s))
             fold_start = time.perf_counter()
             fitted = _fit_path(self.estimator, X_tr, y_tr, _safe_indexing(s, train), strengths)
-            fit_time += time.perf_counter() - fold_start
-            # the best constant predictor of the training fold: the class prior (its
-            # decision is the majority class) or the mean target; perfectly fair
+            out.fit_time += time.perf_counter() - fold_start
             constant = (
                 DummyClassifier(strategy="prior")
                 if task == "classification"
@@ -377,18 +407,13 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                 pooled_pred[k].append(prediction)
                 if k == 0:
                     pooled_y.append(y_metric)
-                row = (
+                out.record(
+                    f,
+                    k,
                     scorer(est, X_te, y_te),
                     metric(y_metric, prediction, sensitive_features=s_te),
                     self._loss(y_fit, self._scores(est, X_tr, task), task),
                 )
-                if k < len(fitted):
-                    scores[f, k], violations[f, k], losses[f, k] = row
-                else:
-                    for key, value in zip(("score", "violation", "loss"), row, strict=True):
-                        reference[key][f] = value
-
-        pooled = None
         if self.pooled_violation:
             s_all = _safe_indexing(s, np.concatenate([test for _, test in splits]))
             y_all = np.concatenate(pooled_y)
@@ -396,33 +421,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                 metric(y_all, np.concatenate(preds), sensitive_features=s_all)
                 for preds in pooled_pred
             ]
-            pooled = np.asarray(values[:-1], dtype=float)
-            reference["pooled"] = float(values[-1])
-        self.cv_results_ = cv_results(
-            strengths,
-            scores,
-            violations,
-            param,
-            self.max_violation,
-            losses=losses,
-            reference=reference,
-            margin=self.margin,
-            pooled=pooled,
-        )
-        self.strength_param_ = param
-        self.metric_ = name
-        self.n_splits_ = len(splits)
-        self.path_fit_time_ = fit_time
-        self.best_index_ = select_strength(
-            self.cv_results_, self.max_violation, below_constant=self.below_constant
-        )
-        self.strength_ = float(strengths[self.best_index_])
-        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
-        self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
-        if self.refit:
-            best = clone(self.estimator).set_params(**{param: self.strength_})
-            self.best_estimator_ = best.fit(X, y, sensitive_features=s)
-        return self
+            out.pooled = np.asarray(values[:-1], dtype=float)
+            out.reference["pooled"] = float(values[-1])
+        return out
 
     # ------------------------------------------------------------------ predict
     def _best(self) -> Any:

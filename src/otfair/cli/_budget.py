@@ -70,9 +70,7 @@ def run_budget_single(
     (the message names the lowest violation reached), or every strength within it below
     the best constant predictor.
     """
-    from otfair.estimators import FairnessCV
-    from otfair.estimators._budget_rule import resolve_metric
-    from otfair.estimators._strength_grids import strength_param
+    from otfair.estimators import FairnessCV, get_violation_metric, strength_param
     from otfair.experiments._request import RunRequest
     from otfair.experiments._single import build_estimator, evaluate, prepare_data
 
@@ -84,7 +82,7 @@ def run_budget_single(
     name = metric or default_metric(task, request.notion)
     if max_violation > 1 and name in BOUNDED_METRICS:
         raise ValueError(f"--max-violation {max_violation:g} exceeds 1, the largest {name}.")
-    resolve_metric(name, task)
+    get_violation_metric(name, task)
     estimator = build_estimator(request, data, None, announce=announce)
     try:
         strength_param(estimator)
@@ -103,7 +101,7 @@ def run_budget_single(
     fit_time = time.perf_counter() - start
     best = search.best_estimator_
     result = evaluate(request, data, best, strength=search.strength_, fit_time=fit_time)
-    _, measure = resolve_metric(name, task)
+    measure = get_violation_metric(name, task)
     result.update(_cv_fields(search, split, measure, max_violation, name))
     return result
 

@@ -32,12 +32,11 @@ def list_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of a table."),
 ) -> None:
     """List the datasets (real and synthetic), their options and the domain shifts."""
-    from otfair.datasets import list_datasets, list_domain_shifts
-    from otfair.datasets._api import get_entry
+    from otfair.datasets import dataset_entries, list_datasets, list_domain_shifts
 
     rows: list[dict[str, Any]] = []
     for name in list_datasets():
-        entry = get_entry(name)
+        entry = dataset_entries()[name]
         options = {
             key: list(entry.choices.get(key, ())) or default
             for key, default in entry.options().items()
@@ -141,8 +140,7 @@ def where_command(
     as_json: bool = typer.Option(False, "--json", help="Print JSON instead of text."),
 ) -> None:
     """Print the data search order and where each dataset's files were found."""
-    from otfair.datasets import DataFileError, search_dirs
-    from otfair.datasets._status import data_status
+    from otfair.datasets import DataFileError, data_status, search_dirs
 
     try:
         dirs = search_dirs(data_home)
@@ -216,8 +214,7 @@ def fetch_command(
 
     for name in names or []:  # before scikit-learn is imported
         check_fetchable(name)
-    from otfair.datasets import DataFileError
-    from otfair.datasets._status import dataset_files, ensure_file, real_dataset_names
+    from otfair.datasets import DataFileError, dataset_files, ensure_file, real_dataset_names
 
     if all_ == bool(names):
         fail(f"give dataset names or --all (one of the two); names: {real_dataset_names()}.")

@@ -23,7 +23,7 @@ problem raises a :class:`DataFileError` whose one-line message names the fix.
 """
 
 from otfair.datasets._adult import load_adult
-from otfair.datasets._api import list_datasets, load_dataset
+from otfair.datasets._api import DatasetEntry, dataset_entries, list_datasets, load_dataset
 from otfair.datasets._bank import load_bank
 from otfair.datasets._base import FairDataset, FairSplit
 from otfair.datasets._compas import load_compas
@@ -41,6 +41,14 @@ from otfair.datasets._fetch import fetch_file, get_data_home, search_dirs
 from otfair.datasets._german import load_german
 from otfair.datasets._law_school import load_law_school
 from otfair.datasets._preprocessing import Preprocessor
+from otfair.datasets._status import (
+    FileStatus,
+    data_status,
+    dataset_files,
+    ensure_file,
+    file_status,
+    real_dataset_names,
+)
 from otfair.datasets._summary import dataset_summary
 from otfair.datasets._synthetic import (
     SyntheticSCM,
@@ -53,14 +61,21 @@ __all__ = [
     "ChecksumError",
     "DataDirError",
     "DataFileError",
+    "DatasetEntry",
     "DomainShift",
     "FairDataset",
     "FairSplit",
+    "FileStatus",
     "MalformedFileError",
     "Preprocessor",
     "SyntheticSCM",
+    "data_status",
+    "dataset_entries",
+    "dataset_files",
     "dataset_summary",
+    "ensure_file",
     "fetch_file",
+    "file_status",
     "get_data_home",
     "list_datasets",
     "list_domain_shifts",
@@ -77,5 +92,6 @@ __all__ = [
     "make_synthetic",
     "make_synthetic_regression",
     "make_synthetic_scm",
+    "real_dataset_names",
     "search_dirs",
 ]

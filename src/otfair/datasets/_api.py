@@ -191,7 +191,23 @@ _ENTRIES: dict[str, DatasetEntry] | None = None
 
 
 def dataset_entries() -> dict[str, DatasetEntry]:
-    """All registered datasets, by name (built on first use)."""
+    """Return every registered dataset's :class:`DatasetEntry`, by name.
+
+    The registry behind :func:`load_dataset` (built on first use): each entry's loader,
+    one-line summary, options and their fixed choices, and whether it reads files.
+
+    Returns
+    -------
+    dict of str to DatasetEntry
+        Real datasets first, in registry order.
+
+    Examples
+    --------
+    >>> from otfair.datasets import dataset_entries
+    >>> entry = dataset_entries()["adult"]
+    >>> entry.real, entry.choices["sensitive"][0]
+    (True, 'sex')
+    """
     global _ENTRIES
     if _ENTRIES is None:
         _ENTRIES = _entries()

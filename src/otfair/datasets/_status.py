@@ -53,12 +53,35 @@ class FileStatus:
 
 
 def real_dataset_names() -> list[str]:
-    """Datasets read from files, in registry order."""
+    """Return the names of the datasets read from files, in registry order.
+
+    Returns
+    -------
+    list of str
+        The real datasets (synthetic ones need no files).
+    """
     return list(DATASET_FILES)
 
 
 def dataset_files(name: str) -> tuple[tuple[str, ...], ...]:
-    """Files of dataset ``name`` (each a tuple of alternatives); ValueError if unknown."""
+    """Return the data files of dataset ``name``.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`real_dataset_names`.
+
+    Returns
+    -------
+    tuple of tuple of str
+        One group per file; a group lists the alternative relative paths of the file
+        (the first found in the search order is used).
+
+    Raises
+    ------
+    ValueError
+        ``name`` is not a dataset read from files.
+    """
     if name not in DATASET_FILES:
         raise ValueError(
             f"{name!r} is not a dataset read from files; valid names are "
@@ -74,7 +97,24 @@ def file_status(
     *,
     verify: bool | None = None,
 ) -> FileStatus:
-    """Locate one file (a tuple of alternatives) and check it unless ``verify`` is off."""
+    """Locate one data file and check its sha256 unless verification is off.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset the file belongs to.
+    group : tuple of str
+        The file's alternative relative paths (a group of :func:`dataset_files`).
+    data_home : str or path-like, optional
+        A directory searched first (see :func:`search_dirs`).
+    verify : bool, optional
+        Check the sha256 (default: unless ``OTFAIR_VERIFY=0``).
+
+    Returns
+    -------
+    FileStatus
+        ``state`` is ``"ok"``, ``"unchecked"``, ``"differs"`` or ``"missing"``.
+    """
     relpath, found = locate_first(group, data_home)
     if found is None:
         return FileStatus(dataset, relpath, "missing", None)
@@ -88,7 +128,22 @@ def file_status(
 
 
 def data_status(data_home: DataHome = None, *, verify: bool | None = None) -> list[FileStatus]:
-    """:func:`file_status` of every file of every real dataset."""
+    """Return the :func:`file_status` of every file of every real dataset.
+
+    What ``otfair datasets where`` prints.
+
+    Parameters
+    ----------
+    data_home : str or path-like, optional
+        A directory searched first (see :func:`search_dirs`).
+    verify : bool, optional
+        Check the sha256 (default: unless ``OTFAIR_VERIFY=0``).
+
+    Returns
+    -------
+    list of FileStatus
+        One per file, datasets in registry order.
+    """
     return [
         file_status(name, group, data_home, verify=verify)
         for name, groups in DATASET_FILES.items()
@@ -110,6 +165,24 @@ def ensure_file(
     downloaded into the first directory of the order; a differing copy there is only
     replaced with ``force`` (it may be an edited copy), while a differing copy further
     down the order is simply shadowed by the download.
+
+    Parameters
+    ----------
+    dataset : str
+        The dataset the file belongs to.
+    group : tuple of str
+        The file's alternative relative paths (a group of :func:`dataset_files`).
+    data_home : str or path-like, optional
+        A directory searched first, and the download's destination.
+    force : bool, default=False
+        Replace a differing copy in the first directory.
+    progress : callable, optional
+        Called with the downloaded and total byte counts while downloading.
+
+    Returns
+    -------
+    FileStatus
+        The file's state (``"downloaded"`` after a download).
 
     Raises
     ------

@@ -32,7 +32,11 @@ Post-processing
 
 Trade-off curves
     :func:`fairness_path` fits an estimator at several strengths (one stacked training
-    run wherever the estimator supports it) and returns a :class:`FairnessPath`.
+    run wherever the estimator supports it) and returns a :class:`FairnessPath`;
+    :func:`strength_param` names an estimator's strength, :func:`supports_stacking`
+    says whether its path is one run, :func:`default_strengths` is the grid
+    ``FairnessCV`` searches and :func:`get_violation_metric` (names:
+    :func:`get_violation_metric_names`) the measure it budgets.
 
 The estimators live in subpackages by kind (``classification/``, ``regression/``,
 ``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
@@ -43,8 +47,10 @@ The estimators live in subpackages by kind (``classification/``, ``regression/``
 
 from typing import Any
 
+from otfair.estimators._budget_rule import get_violation_metric, get_violation_metric_names
 from otfair.estimators._fairness_cv import FairnessCV
-from otfair.estimators._path import FairnessPath, fairness_path
+from otfair.estimators._path import FairnessPath, fairness_path, strength_param, supports_stacking
+from otfair.estimators._strength_grids import default_strengths
 from otfair.estimators.classification import (
     FairClassifier,
     FitQualityWarning,
@@ -106,7 +112,12 @@ __all__ = [
     "WassersteinBarycenterRegressor",
     "WassersteinNet",
     "as_torch_classifier",
+    "default_strengths",
     "fairness_path",
+    "get_violation_metric",
+    "get_violation_metric_names",
+    "strength_param",
+    "supports_stacking",
     "train_base_classifier",
 ]
 

@@ -38,6 +38,8 @@ __all__ = [
     "cv_results",
     "eligible",
     "fold_key",
+    "get_violation_metric",
+    "get_violation_metric_names",
     "make_splits",
     "resolve_metric",
     "select_strength",
@@ -85,6 +87,68 @@ def resolve_metric(metric: str | MetricFn, task: str) -> tuple[str, MetricFn]:
             f"{sorted(table)} or pass a callable."
         )
     return metric, table[metric]
+
+
+def get_violation_metric(metric: str | MetricFn, task: str) -> MetricFn:
+    """Return the violation measure that :class:`FairnessCV` uses for ``metric``.
+
+    Parameters
+    ----------
+    metric : str or callable
+        A name of :func:`get_violation_metric_names` (``fairness_report``'s names, e.g.
+        ``"dp_gap"``), or a callable ``metric(y_true, y_score, *, sensitive_features)``
+        returning a float (lower is fairer), returned as it is.
+    task : {"classification", "regression"}
+        The estimator's task: the names differ between the two.
+
+    Returns
+    -------
+    callable
+        The function of :mod:`otfair.metrics` measuring the violation.
+
+    Raises
+    ------
+    ValueError
+        ``metric`` is not a violation measure of ``task`` (the message lists them).
+
+    See Also
+    --------
+    get_violation_metric_names : The names accepted for a task.
+    FairnessCV : Chooses the strength whose violation stays within a budget.
+
+    Examples
+    --------
+    >>> from otfair.estimators import get_violation_metric
+    >>> get_violation_metric("dp_gap", "classification").__name__
+    'demographic_parity_gap'
+    """
+    return resolve_metric(metric, task)[1]
+
+
+def get_violation_metric_names(task: str) -> list[str]:
+    """Return the names of the violation measures ``FairnessCV(metric=...)`` accepts.
+
+    Parameters
+    ----------
+    task : {"classification", "regression"}
+
+    Returns
+    -------
+    list of str
+        The sorted names for ``task``.
+
+    See Also
+    --------
+    get_violation_metric : The measure of a name.
+
+    Examples
+    --------
+    >>> from otfair.estimators import get_violation_metric_names
+    >>> get_violation_metric_names("regression")
+    ['error_gap', 'ksdp', 'mean_score_gap', 'pdp_violation', 'wdp']
+    """
+    table = CLASSIFICATION_METRICS if task == "classification" else REGRESSION_METRICS
+    return sorted(table)
 
 
 # ----------------------------------------------------------------------------- rule

@@ -54,7 +54,33 @@ _STRENGTH_NAMES = ("strength", "lam")
 
 
 def strength_param(estimator: Any) -> str:
-    """Return the name of ``estimator``'s strength parameter (``strength`` or ``lam``)."""
+    """Return the name of ``estimator``'s strength parameter (``strength`` or ``lam``).
+
+    Parameters
+    ----------
+    estimator : estimator
+        An otfair estimator (or any estimator with ``get_params``).
+
+    Returns
+    -------
+    str
+        The parameter :func:`fairness_path` sets to each strength.
+
+    Raises
+    ------
+    ValueError
+        The estimator has no strength parameter.
+
+    See Also
+    --------
+    fairness_path : Fits the estimator at several values of this parameter.
+
+    Examples
+    --------
+    >>> from otfair.estimators import CENet, FairClassifier, strength_param
+    >>> strength_param(FairClassifier(penalty="otf")), strength_param(CENet())
+    ('strength', 'lam')
+    """
     params = estimator.get_params(deep=False)
     for name in _STRENGTH_NAMES:
         if name in params:
@@ -66,7 +92,28 @@ def strength_param(estimator: Any) -> str:
 
 
 def supports_stacking(estimator: Any) -> bool:
-    """Whether ``estimator`` fits a whole path in one stacked training run."""
+    """Whether ``estimator`` fits a whole path in one stacked training run.
+
+    Parameters
+    ----------
+    estimator : estimator
+
+    Returns
+    -------
+    bool
+        True when the estimator defines the ``__otfair_fit_path__`` hook, so that
+        :func:`fairness_path` trains all its strengths at once.
+
+    See Also
+    --------
+    fairness_path : One stacked run where this is True, one fit per strength otherwise.
+
+    Examples
+    --------
+    >>> from otfair.estimators import FairClassifier, FairPCA, supports_stacking
+    >>> supports_stacking(FairClassifier(penalty="otf")), supports_stacking(FairPCA())
+    (True, False)
+    """
     return callable(getattr(estimator, "__otfair_fit_path__", None))
 
 

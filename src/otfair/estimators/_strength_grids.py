@@ -65,7 +65,37 @@ def _penalty_grid(estimator: Any) -> tuple[float, ...]:
 
 
 def default_strengths(estimator: Any) -> np.ndarray:
-    """Return the default strength grid of ``estimator`` (a copy of its penalty's grid)."""
+    """Return the default strength grid of ``estimator`` (a copy of its penalty's grid).
+
+    The strengths :class:`FairnessCV` searches when ``strengths`` is not given.
+
+    Parameters
+    ----------
+    estimator : estimator
+        An estimator with a strength parameter (:func:`strength_param`) and, for
+        :class:`FairClassifier`, a fairness penalty.
+
+    Returns
+    -------
+    ndarray of shape (n_strengths,)
+        The unpenalized model's strength 0, then a (mostly) log grid.
+
+    Raises
+    ------
+    ValueError
+        The estimator has no strength parameter or has ``penalty="none"``.
+
+    See Also
+    --------
+    FairnessCV : Searches this grid when ``strengths`` is not given.
+    fairness_path : Fits an estimator at each strength of a grid.
+
+    Examples
+    --------
+    >>> from otfair.estimators import FairClassifier, default_strengths
+    >>> default_strengths(FairClassifier(penalty="gapreg"))[:4]
+    array([0. , 0.1, 0.3, 1. ])
+    """
     row = _declared_row(estimator)
     grid = GRIDS[row] if row is not None else _penalty_grid(estimator)
     return np.asarray(grid, dtype=float)

@@ -122,7 +122,7 @@ class SubsetVariable:
 
     def high_mask(self, raw_test: pd.DataFrame) -> np.ndarray:
         """Boolean mask of the ``high`` half of ``raw_test`` (the test rows' raw features)."""
-        from otfair.metrics._subset import median_split
+        from otfair.metrics import median_split
 
         col = raw_test[self.variable]
         if self.indicator is None:

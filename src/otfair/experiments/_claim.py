@@ -33,7 +33,7 @@ def git_revision() -> str | None:
 
 
 def source_versions() -> dict[str, Any]:
-    from otfair._version import __version__
+    from otfair import __version__
 
     return {"otfair_version": __version__, "git_revision": git_revision()}
 

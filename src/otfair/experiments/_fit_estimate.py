@@ -97,8 +97,7 @@ def budget_fits(run: Mapping[str, Any], cv: int) -> tuple[float, str]:
     import numpy as np
     from sklearn.base import clone
 
-    from otfair.estimators._path import fairness_path
-    from otfair.estimators._strength_grids import default_strengths
+    from otfair.estimators import default_strengths, fairness_path
     from otfair.experiments._request import RunRequest
     from otfair.experiments._single import build_estimator, prepare_data
     from otfair.utils import safe_indexing as _safe_indexing

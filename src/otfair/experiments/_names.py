@@ -88,7 +88,7 @@ BATCH_SIZES: dict[str, int | None] = {
 DATASET_OPTIONS: dict[str, dict[str, object]] = dict(_DATA.get("dataset_options", {}))
 
 #: The violation measures of ``--max-violation``'s ``--metric``, per task
-#: (:data:`otfair.estimators._budget_rule.CLASSIFICATION_METRICS`, ``REGRESSION_METRICS``).
+#: (:func:`otfair.estimators.get_violation_metric_names`).
 METRICS: dict[str, tuple[str, ...]] = {
     task: tuple(names) for task, names in _DATA.get("metrics", {}).items()
 }
@@ -212,7 +212,7 @@ def dataset_options_problem(
     The option names are checked against the dataset's declared options
     (:data:`DATASET_OPTIONS`, plus ``scaling``, ``verify`` and
     ``extra``), and the options with a fixed set of values against it, in the words of
-    :func:`otfair.datasets.load_dataset` and :func:`otfair.datasets._io.check_choice`.
+    :func:`otfair.datasets.load_dataset` and the loaders' choice check.
     A dataset outside the table (a ``module:function`` factory) is left to its loader.
     """
     facts = DATASET_OPTIONS.get(dataset)
@@ -268,7 +268,7 @@ def _described_values(spec: object) -> dict[str, dict[str, object]]:
 
 def _default_fit_facts(spec: object) -> dict[str, object]:
     """``tunable`` and ``batch_size`` of the entry's default estimator (built, not fitted)."""
-    from otfair.estimators._strength_grids import default_strengths
+    from otfair.estimators import default_strengths
 
     estimator = spec.build(  # type: ignore[attr-defined]
         None, notion=None, random_state=0, epochs=None, device="cpu", dataset=None
@@ -285,7 +285,7 @@ def _default_fit_facts(spec: object) -> dict[str, object]:
 
 def _dataset_facts() -> dict[str, dict[str, object]]:
     """Option names, fixed choices, ``real`` and ``rows`` of every registered dataset."""
-    from otfair.datasets._api import dataset_entries
+    from otfair.datasets import dataset_entries
 
     return {
         name: {
@@ -301,7 +301,7 @@ def _dataset_facts() -> dict[str, dict[str, object]]:
 def render() -> dict[str, object]:
     """Return the table from the full registries (imports torch and the estimators)."""
     from otfair.datasets import list_datasets
-    from otfair.estimators._budget_rule import CLASSIFICATION_METRICS, REGRESSION_METRICS
+    from otfair.estimators import get_violation_metric_names
     from otfair.experiments.methods import get_method, list_methods
 
     methods: dict[str, object] = {}
@@ -318,8 +318,8 @@ def render() -> dict[str, object]:
         "methods": methods,
         "dataset_options": _dataset_facts(),
         "metrics": {
-            "classification": sorted(CLASSIFICATION_METRICS),
-            "regression": sorted(REGRESSION_METRICS),
+            "classification": get_violation_metric_names("classification"),
+            "regression": get_violation_metric_names("regression"),
         },
     }
 

@@ -12,7 +12,7 @@ of their cost, and raises :class:`RequestError` with one line at the first probl
 3. the dataset options (the loader's option names and fixed choices, e.g.
    ``sensitive="height"``; a synthetic dataset is generated, which is cheap);
 4. the data files of every dataset of the plan (located, not read or downloaded:
-   :func:`otfair.datasets._status.file_status`), naming the missing ones and the fix;
+   :func:`otfair.datasets.file_status`), naming the missing ones and the fix;
 5. the estimator's checks that no constraint declares, which live in ``fit`` (a strength
    outside the method's range such as OTF's alpha 3 under convex mixing...). Each
    distinct (method, strength, notion, options) is built by the registry and fitted for
@@ -36,6 +36,8 @@ from otfair.experiments._spec import RunConfig
 PROBE_ROWS = 128
 #: Features of the probe data (enough for options such as ``n_components=10``).
 PROBE_FEATURES = 24
+#: The environment variables of :mod:`otfair.datasets` the data-file errors name
+ENV_VAR, VERIFY_ENV_VAR = "OTFAIR_DATA_DIR", "OTFAIR_VERIFY"
 
 
 class RequestError(ValueError):
@@ -120,9 +122,7 @@ def check_dataset_options(configs: Iterable[RunConfig]) -> None:
     synthetic datasets are generated. Domain-shift pairs and user factories
     (``module:function``) are left to the run.
     """
-    from otfair.datasets import load_dataset
-    from otfair.datasets._api import dataset_entries
-    from otfair.datasets._io import check_choice
+    from otfair.datasets import dataset_entries, load_dataset
 
     entries = dataset_entries()
     seen: set[tuple[str, str]] = set()
@@ -149,9 +149,22 @@ def check_dataset_options(configs: Iterable[RunConfig]) -> None:
                 )
             for name, choices in entry.choices.items():
                 if name in options:
-                    check_choice(options[name], name, choices)
+                    _check_choice(options[name], name, choices)
         except (ValueError, TypeError) as exc:
             raise RequestError(f"{where}: {_first_line(exc)}") from None
+
+
+def _check_choice(value: Any, name: str, choices: Sequence[Any]) -> None:
+    """Raise the loaders' ValueError when ``value`` is not one of ``choices``."""
+    if value not in choices:
+        raise ValueError(f"`{name}` must be one of {list(choices)}; got {value!r}.")
+
+
+def _files_of(name: str) -> tuple[tuple[str, ...], ...]:
+    """Return the data files of dataset ``name`` (none for a synthetic or unknown one)."""
+    from otfair.datasets import dataset_files, real_dataset_names
+
+    return dataset_files(name) if name in real_dataset_names() else ()
 
 
 def missing_data_files(datasets: Iterable[str]) -> dict[str, list[str]]:
@@ -159,11 +172,11 @@ def missing_data_files(datasets: Iterable[str]) -> dict[str, list[str]]:
 
     Only locates the files (no download, no checksum): the run verifies what it reads.
     """
-    from otfair.datasets._status import DATASET_FILES, file_status
+    from otfair.datasets import file_status
 
     missing: dict[str, list[str]] = {}
     for name in sorted(set(datasets)):
-        for group in DATASET_FILES.get(name, ()):
+        for group in _files_of(name):
             status = file_status(name, group, None, verify=False)
             if status.state == "missing":
                 missing.setdefault(name, []).append(status.relpath)
@@ -177,14 +190,14 @@ def damaged_data_files(configs: Iterable[RunConfig]) -> dict[str, list[str]]:
     switch it off); the hash of a file is remembered by path, size and mtime, so a file
     is hashed once.
     """
-    from otfair.datasets._status import DATASET_FILES, file_status
+    from otfair.datasets import file_status
 
     verified = {
         c.dataset for c in configs if dict(c.dataset_options).get("verify", True) is not False
     }
     damaged: dict[str, list[str]] = {}
     for name in sorted(verified):
-        for group in DATASET_FILES.get(name, ()):
+        for group in _files_of(name):
             status = file_status(name, group, None, verify=None)
             if status.state == "differs" and status.directory is not None:
                 damaged.setdefault(name, []).append(str(status.directory.path / status.relpath))
@@ -193,8 +206,7 @@ def damaged_data_files(configs: Iterable[RunConfig]) -> dict[str, list[str]]:
 
 def check_data_files(configs: Iterable[RunConfig]) -> None:
     """Raise :class:`RequestError` naming the missing or damaged data files and the fix."""
-    from otfair.datasets._fetch import ENV_VAR, search_dirs
-    from otfair.datasets._verify import VERIFY_ENV_VAR
+    from otfair.datasets import search_dirs
 
     configs = list(configs)
     try:

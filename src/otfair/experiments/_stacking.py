@@ -3,7 +3,7 @@
 ``otfair sweep`` groups the pending runs of a sweep that share dataset, method, seed,
 notion, epochs, options and audits and differ only in strength, when the method builds
 an estimator that fits whole paths in one stacked run
-(:func:`otfair.estimators._path.supports_stacking`:
+(:func:`otfair.estimators.supports_stacking`:
 :class:`~otfair.estimators.FairClassifier`, :class:`~otfair.estimators.CENet`,
 :class:`~otfair.estimators.WassersteinNet`,
 :class:`~otfair.estimators.AdapFairClassifier`). A group is one unit of work for the
@@ -41,7 +41,7 @@ def curve_param(estimator: Any) -> str | None:
     :class:`~otfair.estimators.CENet`, :class:`~otfair.estimators.WassersteinNet` and
     :class:`~otfair.estimators.AdapFairClassifier`.
     """
-    from otfair.estimators._path import strength_param, supports_stacking
+    from otfair.estimators import strength_param, supports_stacking
 
     if estimator is None or not supports_stacking(estimator):
         return None

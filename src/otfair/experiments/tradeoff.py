@@ -41,8 +41,7 @@ def _fit_models(
     estimator: Any, strengths: list[float], param: str, X: Any, y: Any, s: Any
 ) -> tuple[list[Any], float]:
     t0 = time.perf_counter()
-    from otfair.estimators import fairness_path
-    from otfair.estimators._path import strength_param, supports_stacking
+    from otfair.estimators import fairness_path, strength_param, supports_stacking
 
     if supports_stacking(estimator) and param == strength_param(estimator):
         path = fairness_path(estimator, X, y, sensitive_features=s, strengths=strengths)

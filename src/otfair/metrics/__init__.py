@@ -57,7 +57,12 @@ from otfair.metrics._report import (
     fairness_report,
 )
 from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
-from otfair.metrics._subset import SubsetFairness, subset_fairness, subset_fairness_by_variable
+from otfair.metrics._subset import (
+    SubsetFairness,
+    median_split,
+    subset_fairness,
+    subset_fairness_by_variable,
+)
 
 __all__ = [
     "CLASSIFICATION_KEYS",
@@ -84,6 +89,7 @@ __all__ = [
     "ks_demographic_parity",
     "log_loss",
     "matched_demographic_parity",
+    "median_split",
     "max_equalized_odds_gap",
     "mean_score_gap",
     "mean_squared_error",

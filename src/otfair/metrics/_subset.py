@@ -245,8 +245,27 @@ def _subset_gaps(
 def median_split(values: np.ndarray) -> tuple[np.ndarray, float]:
     r"""Split at the median: ``high = values > m`` (or ``>= m`` if that would be empty).
 
-    Returns the boolean mask of the high half and the median :math:`m`. For a binary
-    variable this gives its two levels whatever the median is.
+    The split of :func:`subset_fairness_by_variable`. For a binary variable this gives
+    its two levels whatever the median is.
+
+    Parameters
+    ----------
+    values : ndarray of shape (n,)
+        The variable's values.
+
+    Returns
+    -------
+    high : ndarray of bool, shape (n,)
+        The mask of the high half.
+    median : float
+        The median :math:`m`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from otfair.metrics import median_split
+    >>> median_split(np.array([0.0, 0.0, 1.0, 1.0, 1.0]))
+    (array([False, False,  True,  True,  True]), 1.0)
     """
     med = float(np.median(values))
     high = values > med

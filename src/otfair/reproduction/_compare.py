@@ -61,7 +61,7 @@ def dataset_sensitive(name: str, options: Mapping[str, Any]) -> str | None:
 
     ``None`` when the loader has no such option (the paper's attribute is then assumed).
     """
-    from otfair.datasets._api import dataset_entries
+    from otfair.datasets import dataset_entries
 
     entry = dataset_entries().get(name)
     if entry is None:

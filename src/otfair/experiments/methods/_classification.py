@@ -24,8 +24,16 @@ from otfair.experiments.methods._spec import (
     register_method,
     strength_spec,
 )
-from otfair.penalties import FTM, OTF, Adversary, FairTorchDP, GapReg, Norm, as_penalty_object
-from otfair.penalties._registry import penalty_notions
+from otfair.penalties import (
+    FTM,
+    OTF,
+    Adversary,
+    FairTorchDP,
+    GapReg,
+    Norm,
+    as_penalty_object,
+    penalty_notions,
+)
 
 #: The strengths each penalty's paper sweeps: held by the penalty objects (their
 #: ``paper_strengths``, with the papers' tables), read here.

@@ -11,7 +11,7 @@ training with three choices of the fairness distance, alternated in one process:
 
 ``targets(...)`` measures the issue's quality targets (DP gap of the frozen classifier
 vs. after AdapFair on Crime and Law over seeds; the drift scenario) through
-:func:`otfair.experiments.run_single`. Run ``python benchmarks/adapfair_bench.py --help``
+:func:`otfair_lab.experiments.run_single`. Run ``python benchmarks/adapfair_bench.py --help``
 (or ``otfair bench adapfair`` from a checkout).
 Threads: torch uses one thread and ``OPENBLAS_NUM_THREADS`` should be 1 (set it in the
 environment) so that variants are compared on equal terms.
@@ -145,7 +145,7 @@ def targets(
     :func:`otfair.datasets.load_domain_shift`, or ``None``; both training parts of the
     drift pair are subsampled to ``drift_rows`` rows (the test part is complete).
     """
-    from otfair.experiments import run_single
+    from otfair_lab.experiments import run_single
 
     torch.set_num_threads(1)
     runs: list[tuple[str, str, dict[str, Any]]] = [

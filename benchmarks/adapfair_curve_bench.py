@@ -26,7 +26,7 @@ import torch
 from _common import bench_main, cpu_seconds, fit_at, markdown_table
 
 from otfair.datasets import load_dataset, load_domain_shift
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 LAMS = (0.9, 0.7, 0.5, 0.3, 0.1)
 

@@ -33,8 +33,8 @@ import torch
 from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
 from otfair.metrics import accuracy, demographic_parity_gap, pdp_violation, roc_auc
+from otfair_lab.experiments.methods import get_method
 
 #: method -> (family, violation metric). Baselines are strength 0 of these methods.
 METHODS = {

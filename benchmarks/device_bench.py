@@ -28,7 +28,7 @@ import torch
 from _common import ArgumentParser, fit_at
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 #: method -> dataset
 METHODS = {"otf": "adult", "ftm": "adult", "gapreg": "adult", "cenet": "law_school"}

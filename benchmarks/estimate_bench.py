@@ -2,7 +2,7 @@
 
 Usage: ``python benchmarks/estimate_bench.py [--profiles quick,one_split] [--configs
 otf,ftm,...] [--workers N]``. Each config's profile is run into a fresh temporary
-directory through :func:`otfair.experiments.run_sweep` with an ``on_plan`` callback, as
+directory through :func:`otfair_lab.experiments.run_sweep` with an ``on_plan`` callback, as
 ``otfair sweep`` does: the pilots time each method x dataset group, then the final plan
 gives the estimate of what is left. Printed per sweep: runs, the pilots' seconds, the
 estimate, the wall seconds from the plan to the end of the sweep (what the estimate
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from _common import ArgumentParser
 
-from otfair.experiments import load_spec, run_sweep
+from otfair_lab.experiments import load_spec, run_sweep
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGS = ("otf", "ftm", "adapfair", "accuracy_parity")

@@ -52,7 +52,7 @@ def _worker(methods: list[str], epochs: int, repeats: int, cache_dir: str) -> di
 
     import otfair
     from otfair.datasets import load_dataset
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments.methods import get_method
 
     torch.set_num_threads(1)
     out: dict = {"otfair": str(Path(otfair.__file__).parent), "times": {}}

@@ -25,8 +25,8 @@ import torch
 from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
 from otfair.metrics import fairness_report
+from otfair_lab.experiments.methods import get_method
 
 
 def _cpu(fn) -> float:

@@ -29,7 +29,7 @@ from _common import ArgumentParser
 
 from otfair.datasets import load_dataset
 from otfair.estimators import UnfairRegressor, WassersteinNet
-from otfair.experiments.methods import paper_settings
+from otfair_lab.experiments.methods import paper_settings
 
 VARIANTS: dict[str, dict[str, Any]] = {
     "paper": {},

@@ -15,7 +15,7 @@ import json
 import torch
 from _common import ArgumentParser
 
-from otfair.experiments import run_single
+from otfair_lab.experiments import run_single
 
 
 def main(argv: list[str] | None = None) -> dict:

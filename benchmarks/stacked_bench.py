@@ -35,7 +35,7 @@ import torch
 from _common import bench_main, fit_at
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 #: method -> epochs of the timed fits (quick, full)
 EPOCHS = {"ftm": (1, 2), "gapreg": (1, 2), "otf": (1, 2)}

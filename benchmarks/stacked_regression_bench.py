@@ -34,7 +34,7 @@ import torch
 from _common import bench_main, cpu_seconds, fit_at, markdown_table
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 DATASETS = ("communities_crime", "law_school")
 METHODS = ("cenet", "wassersteinnet")

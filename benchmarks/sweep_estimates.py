@@ -3,7 +3,7 @@
 Usage: ``python benchmarks/sweep_estimates.py [--workers N] [--out DIR] [--only NAME,...]``.
 
 Each sweep below is run into a fresh temporary directory through
-:func:`otfair.experiments.run_sweep` with an ``on_plan`` callback and ``pilot=True``, as
+:func:`otfair_lab.experiments.run_sweep` with an ``on_plan`` callback and ``pilot=True``, as
 ``otfair sweep`` does for a sweep of several fits: pilots time each method x dataset
 group, then the final plan gives the estimate of what is left. The actual time is the
 wall time from that plan to the end of the sweep (what the estimate predicts). The
@@ -12,7 +12,7 @@ wall time from that plan to the end of the sweep (what the estimate predicts). T
 
 Writes ``docs/measurements/sweep_estimates.csv`` and ``.md`` (``--out``): per sweep the
 runs, fits, pilot seconds, estimate, actual, ``ratio = actual / estimate`` and whether
-the actual lies in the stated range (:data:`otfair.experiments._plan.ESTIMATE_RANGE`).
+the actual lies in the stated range (:data:`otfair_lab.experiments._plan.ESTIMATE_RANGE`).
 Wall times: run on an idle machine for numbers to quote. Needs the German data file
 (``OTFAIR_DATA_DIR``) for the German sweeps.
 """
@@ -29,8 +29,8 @@ from typing import Any
 
 from _common import ArgumentParser
 
-from otfair.experiments import parse_spec, run_sweep
-from otfair.experiments._plan import ESTIMATE_RANGE, format_duration
+from otfair_lab.experiments import parse_spec, run_sweep
+from otfair_lab.experiments._plan import ESTIMATE_RANGE, format_duration
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -19,6 +19,7 @@ out = Path(sys.argv[1]).resolve()
 here = Path(otfair.__file__).resolve()
 assert "site-packages" in here.parts, f"otfair imported from {here}, not from the wheel"
 assert "torch" not in sys.modules, "import otfair imported torch"
+assert not any(m.startswith("otfair_lab") for m in sys.modules), "otfair imported otfair_lab"
 
 # lazy subpackages, a fit on the embedded synthetic data, the report
 data = otfair.datasets.make_synthetic(2000, random_state=0)
@@ -34,8 +35,10 @@ print(f"FairClassifier('otf'): AUC {report.summary['auc']:.3f}, DP {report.summa
 
 # package data
 assert "adult" in otfair.datasets.list_datasets()
-assert len(otfair.reproduction.load_paper_values("otf")) > 0
-from otfair.experiments.methods import list_methods  # noqa: E402 - after the checks above
+import otfair_lab  # noqa: E402 - after the checks above
+from otfair_lab.experiments.methods import list_methods  # noqa: E402
+
+assert len(otfair_lab.reproduction.load_paper_values("otf")) > 0
 
 assert "otf" in list_methods()
 

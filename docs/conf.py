@@ -106,6 +106,16 @@ NAMESPACES = [
     "reproduction",
     "notions",
 ]
+#: the namespaces of the research harness, in the package otfair_lab (the others are
+#: otfair's)
+LAB_NAMESPACES = ["experiments", "experiments.methods", "reproduction"]
+
+
+def module_name(ns: str) -> str:
+    """Return the module of namespace ``ns``: ``otfair.<ns>`` or ``otfair_lab.<ns>``."""
+    return f"otfair_lab.{ns}" if ns in LAB_NAMESPACES else f"otfair.{ns}"
+
+
 autosummary_generate = True
 autosummary_imported_members = True
 autodoc_default_options = {"members": True, "member-order": "bysource"}
@@ -120,7 +130,7 @@ sphinx_gallery_conf = {
     "gallery_dirs": "auto_examples",
     "filename_pattern": r"/plot_",
     "backreferences_dir": "api/generated/backreferences",
-    "doc_module": ("otfair",),
+    "doc_module": ("otfair", "otfair_lab"),
     "download_all_examples": False,
     "remove_config_comments": True,
     "plot_gallery": "True",
@@ -179,13 +189,13 @@ def api_page(ns: str) -> str:
 
     Under the title, a "User guide" line links the namespace's guide pages (``GUIDES``).
     """
-    module = importlib.import_module(f"otfair.{ns}")
-    title = f"``otfair.{ns}``"
+    module = importlib.import_module(module_name(ns))
+    title = f"``{module_name(ns)}``"
     lines = [title, "=" * len(title), ""]
     if ns in GUIDES:
         lines += ["User guide: " + ", ".join(f":doc:`/{doc}`" for doc in GUIDES[ns]), ""]
-    lines += [f".. automodule:: otfair.{ns}", "   :no-members:"]
-    lines += ["", f".. currentmodule:: otfair.{ns}", ""]
+    lines += [f".. automodule:: {module_name(ns)}", "   :no-members:"]
+    lines += ["", f".. currentmodule:: {module_name(ns)}", ""]
     lines += [".. autosummary::", "   :toctree: generated", "   :nosignatures:", ""]
     lines += [f"   {name}" for name in sorted(module.__all__, key=str.lower)]
     return "\n".join(lines) + "\n"

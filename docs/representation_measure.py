@@ -30,8 +30,8 @@ import numpy as np
 import torch
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
 from otfair.metrics import demographic_parity_gap, equalized_odds_gap
+from otfair_lab.experiments.methods import get_method
 
 #: method -> (strengths measured, target violation). The first five are the papers'
 #: comparison baselines (LAFTR, sIPM-LFR, Fair PCA, CFair, Fair NF).

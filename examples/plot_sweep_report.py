@@ -2,9 +2,9 @@
 A sweep and its HTML report
 ===========================
 
-``otfair sweep CONFIG.toml`` (and :func:`otfair.experiments.run_sweep` in Python) runs
+``otfair sweep CONFIG.toml`` (and :func:`otfair_lab.experiments.run_sweep` in Python) runs
 every method x strength x seed of a config into a resumable result store, then
-:func:`otfair.experiments.make_report` writes the report: trade-off plots, Markdown
+:func:`otfair_lab.experiments.make_report` writes the report: trade-off plots, Markdown
 tables and an ``index.html``. Here a small sweep built in Python (synthetic data, 1,000
 training rows, 10 epochs, 2 seeds, 12 runs: about 20 seconds on 2 CPU cores); the
 figure is the report's own trade-off plot.
@@ -17,7 +17,7 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import matplotlib.pyplot as plt
 
-from otfair.experiments import make_report, parse_spec, run_sweep
+from otfair_lab.experiments import make_report, parse_spec, run_sweep
 
 spec = parse_spec(
     {

@@ -1,9 +1,12 @@
 """The house's dependency direction, read from every module's imports (issue 25, item 9).
 
 ``docs/architecture.md``: ``utils <- ot <- notions <- penalties <- estimators (+ models,
-metrics, datasets) <- experiments / reproduction <- cli``; ``ot`` knows nothing of fairness
-and nothing imports ``experiments`` or ``cli``. Imports inside functions count too (a lazy
-import is still an arrow), ``if TYPE_CHECKING:`` blocks do not.
+metrics, datasets)`` in the library ``otfair``, then the research harness ``otfair_lab``
+on top: ``experiments / reproduction <- cli``; ``ot`` knows nothing of fairness and
+nothing imports ``experiments`` or ``cli``. Imports inside functions count too (a lazy
+import is still an arrow), ``if TYPE_CHECKING:`` blocks do not. That ``otfair`` imports
+nothing of ``otfair_lab`` and the lab only public names of otfair is
+``tests/test_package_split.py``.
 """
 
 from __future__ import annotations
@@ -13,21 +16,25 @@ from pathlib import Path
 
 SRC = Path(__file__).resolve().parents[1] / "src"
 
-#: Layer of each top-level subpackage: a module may import its own layer or lower ones.
+#: Layer of each top-level subpackage of both packages: a module may import its own
+#: layer or lower ones (a subpackage missing here fails the test: give it a layer).
 LAYERS = {
-    "_version": 0,
-    "utils": 0,
-    "ot": 1,
-    "notions": 2,
-    "metrics": 2,
-    "datasets": 2,
-    "models": 2,
-    "penalties": 3,
-    "estimators": 4,
-    "experiments": 5,
-    "reproduction": 5,
-    "cli": 6,
-    "__main__": 7,  # ``python -m otfair``: the command line, above everything
+    "otfair": 0,  # the root: __version__ only
+    "otfair._version": 0,
+    "otfair.utils": 0,
+    "otfair.ot": 1,
+    "otfair.notions": 2,
+    "otfair.metrics": 2,
+    "otfair.datasets": 2,
+    "otfair.models": 2,
+    "otfair.penalties": 3,
+    "otfair.estimators": 4,
+    # the research harness, a package of its own on top of the library
+    "otfair_lab": 5,  # the root: lazy subpackages only
+    "otfair_lab.experiments": 5,
+    "otfair_lab.reproduction": 5,
+    "otfair_lab.cli": 6,
+    "otfair_lab.__main__": 7,  # ``python -m otfair_lab``: the command line, above everything
 }
 
 #: Import circles between modules still to be broken: none.
@@ -37,7 +44,7 @@ KNOWN_CIRCLES: set[frozenset[str]] = set()
 
 def _modules() -> dict[str, Path]:
     out = {}
-    for path in (SRC / "otfair").rglob("*.py"):
+    for path in [*(SRC / "otfair").rglob("*.py"), *(SRC / "otfair_lab").rglob("*.py")]:
         parts = path.relative_to(SRC).with_suffix("").parts
         if parts[-1] == "__init__":
             parts = parts[:-1]
@@ -76,8 +83,18 @@ def _graph() -> dict[str, set[str]]:
 
 
 def _layer(module: str) -> int:
-    parts = module.split(".")
-    return LAYERS.get(parts[1], 0) if len(parts) > 1 else 0  # the root: __version__ only
+    return LAYERS[".".join(module.split(".")[:2])]
+
+
+def test_every_subpackage_has_a_layer():
+    missing = {".".join(m.split(".")[:2]) for m in _modules()} - set(LAYERS)
+    assert not missing, f"give these a layer in LAYERS: {sorted(missing)}"
+
+
+def test_the_lab_sits_above_the_library():
+    library = [v for k, v in LAYERS.items() if k.split(".")[0] == "otfair"]
+    lab = [v for k, v in LAYERS.items() if k.split(".")[0] == "otfair_lab"]
+    assert max(library) < min(lab)
 
 
 def test_no_module_imports_a_higher_layer():

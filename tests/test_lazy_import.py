@@ -58,3 +58,30 @@ def test_an_unknown_attribute_is_an_attribute_error():
     )
     assert got["error"] == "module 'otfair' has no attribute 'nosuch'"
     assert got["has"] is False
+
+
+def test_the_library_loads_nothing_of_the_lab():
+    got = _run(
+        "import json, sys, otfair\n"
+        "import otfair.estimators, otfair.metrics, otfair.datasets\n"
+        "try:\n    getattr(otfair, 'experiments')\n    r = None\n"
+        "except AttributeError as e:\n    r = str(e)\n"
+        "print(json.dumps({'error': r, 'lab': sorted(m for m in sys.modules"
+        " if m.startswith('otfair_lab'))}))"
+    )
+    assert got["lab"] == []
+    assert "otfair_lab.experiments" in got["error"]
+
+
+def test_the_lab_reaches_its_subpackages_lazily():
+    got = _run(
+        "import json, sys, otfair_lab\n"
+        "light = sorted(m for m in ('torch', 'sklearn') if m in sys.modules)\n"
+        "values = otfair_lab.reproduction.load_paper_values\n"
+        "from otfair_lab.reproduction import load_paper_values\n"
+        "print(json.dumps({'light': light, 'same': values is load_paper_values,"
+        " 'all': sorted(otfair_lab.__all__)}))"
+    )
+    assert got["light"] == []
+    assert got["same"] is True
+    assert got["all"] == ["cli", "experiments", "reproduction"]

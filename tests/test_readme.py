@@ -69,7 +69,7 @@ def test_readme_regression_block_builds_and_fits_both_nets(monkeypatch, capsys):
     Here with one epoch (the slow test above runs it with the paper's 100).
     """
     assert os.environ.get("OTFAIR_DATA_DIR"), "tests/conftest.py sets OTFAIR_DATA_DIR"
-    from otfair.experiments import methods
+    from otfair_lab.experiments import methods
 
     (block,) = [b for b in code_blocks(README.read_text(encoding="utf-8"), "python")
                 if "CENet" in b]  # fmt: skip
@@ -192,7 +192,7 @@ def _parse_only(argv: list[str]) -> None:
     """Parse ``otfair ARGV`` down to its command, without running it."""
     import typer
 
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     cmd = typer.main.get_command(app)
     try:
@@ -264,7 +264,7 @@ def doc_cwd(tmp_path, monkeypatch):
             "age": rng.normal(40, 10, n),
         }
     ).to_csv(tmp_path / "preds.csv", index=False)
-    from otfair.experiments import load_spec, run_sweep
+    from otfair_lab.experiments import load_spec, run_sweep
 
     spec = tmp_path / "tiny.toml"
     spec.write_text(
@@ -281,7 +281,7 @@ def doc_cwd(tmp_path, monkeypatch):
 def test_doc_cli_lines_run(page, line, doc_cwd):
     from typer.testing import CliRunner
 
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     _parse_only(shlex.split(full_form(line))[1:])  # every optional part is a valid option
     argv = with_budget(shlex.split(base_form(line))[1:])

@@ -23,8 +23,8 @@ import pandas as pd
 import torch
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
 from otfair.metrics import fairness_report
+from otfair_lab.experiments.methods import get_method
 
 HERE = Path(__file__).resolve().parent
 EPOCHS = 30

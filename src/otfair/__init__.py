@@ -14,10 +14,6 @@ models
     Small torch modules (logistic regression, MLP, flows, adversaries).
 estimators
     scikit-learn compatible fair estimators and baselines.
-experiments
-    Resumable sweeps, a result store and trade-off reports.
-reproduction
-    The four papers' published values and the verdict on otfair's reruns.
 notions
     Fairness notions as objects (the label cells they compare).
 utils
@@ -26,6 +22,10 @@ utils
 Each subpackage is imported on first attribute access (PEP 562, as SciPy and
 scikit-learn do): ``import otfair`` stays light (it imports neither torch nor
 scikit-learn) and ``otfair.estimators.FairClassifier`` works right after it.
+
+The research harness (sweeps, reproduction of the papers, the ``otfair`` command
+line) is the separate package :mod:`otfair_lab`, installed with otfair; otfair
+imports nothing of it.
 """
 
 from __future__ import annotations
@@ -39,13 +39,11 @@ if TYPE_CHECKING:  # the static view of the lazy attributes, for type checkers
     from otfair import (
         datasets,
         estimators,
-        experiments,
         metrics,
         models,
         notions,
         ot,
         penalties,
-        reproduction,
         utils,
     )
 
@@ -53,24 +51,30 @@ __all__ = [
     "__version__",
     "datasets",
     "estimators",
-    "experiments",
     "metrics",
     "models",
     "notions",
     "ot",
     "penalties",
-    "reproduction",
     "utils",
 ]
 
 #: Subpackages reached lazily as attributes of :mod:`otfair`.
 _SUBMODULES = frozenset(__all__) - {"__version__"}
 
+#: The research harness moved to the package ``otfair_lab``.
+_MOVED_TO_LAB = frozenset({"experiments", "reproduction", "cli"})
+
 
 def __getattr__(name: str) -> Any:
     """Import the subpackage ``otfair.<name>`` on first access (PEP 562)."""
     if name in _SUBMODULES:
         return importlib.import_module(f"otfair.{name}")
+    if name in _MOVED_TO_LAB:
+        raise AttributeError(
+            f"module 'otfair' has no attribute {name!r}: the research harness moved "
+            f"to the package otfair_lab (import otfair_lab.{name})."
+        )
     raise AttributeError(f"module 'otfair' has no attribute {name!r}")
 
 

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
 from otfair.estimators import (
     CODRFFRegressor,
     FairPCA,
@@ -17,7 +16,8 @@ from otfair.estimators import (
     WassersteinBarycenterRegressor,
 )
 from otfair.estimators.preprocessing import RepairedClassifier, SensitiveColumnEstimator
-from otfair.experiments.methods import get_method
+from otfair_lab.cli import app
+from otfair_lab.experiments.methods import get_method
 
 DATASETS = {
     "ot-repair": "german",
@@ -121,8 +121,8 @@ def test_fair_pca_eopp_gets_the_labels_through_the_registry():
     """The registry's fair-pca pipeline passes ``y`` on (notion="eopp" fits Y = 1 rows)."""
     from otfair.datasets import load_dataset
     from otfair.estimators.preprocessing.fair_pca import FairPCA
-    from otfair.experiments import run_single
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments import run_single
+    from otfair_lab.experiments.methods import get_method
 
     split = load_dataset("german").split(random_state=0)
     est = get_method("fair-pca").build(1.0, notion="eopp", random_state=0)

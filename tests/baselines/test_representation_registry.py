@@ -12,7 +12,7 @@ from otfair.estimators.representation import (
     LAFTRClassifier,
     SIPMClassifier,
 )
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 CASES = {
     "laftr": LAFTRClassifier,

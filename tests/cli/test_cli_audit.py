@@ -11,7 +11,7 @@ import sklearn.metrics as skm
 from fairlearn.metrics import demographic_parity_difference, equalized_odds_difference
 from typer.testing import CliRunner
 
-from otfair.cli import app
+from otfair_lab.cli import app
 
 CLASSIFICATION_KEYS = [
     "accuracy", "auc", "dp_gap", "mean_score_gap", "wdp", "ksdp", "tvdp", "tpr_gap",
@@ -294,8 +294,8 @@ def test_header_only_and_empty_csv_are_one_line(tmp_path):
 
 
 def test_cli_default_min_group_size_is_the_library_default():
-    from otfair.cli.audit import MIN_GROUP_SIZE as CLI
     from otfair.metrics._report import MIN_GROUP_SIZE as LIB
+    from otfair_lab.cli.audit import MIN_GROUP_SIZE as CLI
 
     assert CLI == LIB
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
 from otfair.datasets import _fetch, list_datasets
 from otfair.datasets._fetch import RemoteFile
+from otfair_lab.cli import app
 
 runner = CliRunner()
 
@@ -225,7 +225,7 @@ def test_subprocess_missing_data_no_traceback(tmp_path, unreachable_url):
     }
     (tmp_path / "empty").mkdir()
     code = (
-        "import sys; from otfair.datasets import _fetch; from otfair.cli import main;"
+        "import sys; from otfair.datasets import _fetch; from otfair_lab.cli import main;"
         "_fetch.REMOTE_FILES['german/german.data'] = "
         f"_fetch.RemoteFile('{unreachable_url}/g', 'x');"
         "sys.argv = ['otfair', 'datasets', 'describe', 'german']; main()"

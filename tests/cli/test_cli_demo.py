@@ -4,10 +4,10 @@ import pytest
 from typer.testing import CliRunner
 
 import otfair.datasets
-from otfair.cli import app
 from otfair.datasets import DataFileError
-from otfair.experiments import demo_spec, open_store, run_sweep
-from otfair.experiments.methods import paper_settings
+from otfair_lab.cli import app
+from otfair_lab.experiments import demo_spec, open_store, run_sweep
+from otfair_lab.experiments.methods import paper_settings
 
 
 def test_demo_spec_is_small():
@@ -84,8 +84,8 @@ def test_demo_end_to_end(tmp_path):
 def test_interrupted_demo_says_what_was_kept_and_exits_128_plus_signal(
     monkeypatch, tmp_path, signame, code
 ):
-    import otfair.experiments
-    from otfair.experiments import SweepInterrupted, SweepSummary
+    import otfair_lab.experiments
+    from otfair_lab.experiments import SweepInterrupted, SweepSummary
 
     summary = SweepSummary(
         total=16,
@@ -105,8 +105,8 @@ def test_interrupted_demo_says_what_was_kept_and_exits_128_plus_signal(
     def no_report(*args, **kwargs):
         raise AssertionError("no report after an interruption")
 
-    monkeypatch.setattr(otfair.experiments, "run_sweep", stopped)
-    monkeypatch.setattr(otfair.experiments, "make_report", no_report)
+    monkeypatch.setattr(otfair_lab.experiments, "run_sweep", stopped)
+    monkeypatch.setattr(otfair_lab.experiments, "make_report", no_report)
     res = CliRunner().invoke(app, ["demo", "--out", str(tmp_path), "--no-progress"])
     assert res.exit_code == code, res.output
     lines = res.stderr.strip().splitlines()

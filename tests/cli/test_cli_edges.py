@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
+from otfair_lab.cli import app
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,7 +28,7 @@ def _report():
     sys.stderr.write("\\n@@heavy " + json.dumps(heavy) + "\\n")
 atexit.register(_report)
 sys.argv = ["otfair", *sys.argv[1:]]
-from otfair.cli import main
+from otfair_lab.cli import main
 main()
 """
 

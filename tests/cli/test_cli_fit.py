@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
+from otfair_lab.cli import app
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "experiments"))
 
@@ -20,7 +20,7 @@ def _fit(*args):
 
 
 def test_fit_json_equals_run_single(dummy):
-    from otfair.experiments import run_single
+    from otfair_lab.experiments import run_single
 
     res = _fit("--method", "dummy-lr", "--strength", "0.1", "--seed", "2", "--json")
     assert res.exit_code == 0, res.output
@@ -105,7 +105,7 @@ def test_fit_missing_data_file_names_the_fix(tmp_path, monkeypatch):
 
 
 def test_fit_reports_default_strength_and_notion_used():
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments.methods import get_method
 
     res = _fit("--method", "otf", "--epochs", "1", "--max-train-rows", "300", "--json")
     assert res.exit_code == 0, res.output
@@ -163,7 +163,7 @@ class _Verbose:
 
 @pytest.fixture
 def verbose_method():
-    from otfair.experiments.methods import MethodSpec, list_methods, register_method
+    from otfair_lab.experiments.methods import MethodSpec, list_methods, register_method
 
     if "_verbose" not in list_methods():
         register_method(
@@ -196,7 +196,7 @@ def test_declared_budgets_are_announced(verbose_method):
 
 
 def test_adapfair_announces_its_base_epochs():
-    from otfair.experiments.methods import check_options, get_method
+    from otfair_lab.experiments.methods import check_options, get_method
 
     spec = get_method("adapfair")
     assert "base_epochs" in spec.announce and "base_epochs" in spec.option_names()
@@ -206,7 +206,7 @@ def test_adapfair_announces_its_base_epochs():
 
 
 def test_fit_help_lists_the_methods():
-    from otfair.experiments.methods import list_methods
+    from otfair_lab.experiments.methods import list_methods
 
     res = CliRunner().invoke(app, ["fit", "--help"])
     assert res.exit_code == 0

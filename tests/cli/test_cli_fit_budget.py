@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
 from otfair.estimators._budget_rule import select_strength
+from otfair_lab.cli import app
 
 OTFAIR = str(Path(sys.executable).with_name("otfair"))
 ROOT = Path(__file__).resolve().parents[2]
@@ -46,7 +46,7 @@ def test_bad_budget_is_one_line_and_exit_2(extra, needle, tmp_path):
 def test_bad_budget_is_refused_before_torch_is_imported():
     code = (
         "import sys\n"
-        "from otfair.cli import main\n"
+        "from otfair_lab.cli import main\n"
         f"sys.argv = ['otfair', *{FIT!r}, '--max-violation', 'nan']\n"
         "try:\n    main()\n"
         "finally:\n    print('torch' in sys.modules, 'sklearn' in sys.modules)\n"

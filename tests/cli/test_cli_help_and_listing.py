@@ -8,9 +8,9 @@ import re
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.cli.methods import short_paper
-from otfair.experiments.methods import get_method, list_methods
+from otfair_lab.cli import app
+from otfair_lab.cli.methods import short_paper
+from otfair_lab.experiments.methods import get_method, list_methods
 
 COMMANDS = [
     ["audit"], ["fit"], ["sweep"], ["report"], ["demo"], ["reproduce"], ["bench"],

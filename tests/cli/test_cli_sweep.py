@@ -4,8 +4,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.experiments import open_store
+from otfair_lab.cli import app
+from otfair_lab.experiments import open_store
 
 HERE = Path(__file__).resolve().parents[1] / "experiments"
 sys.path.insert(0, str(HERE))
@@ -132,7 +132,7 @@ def test_malformed_config_is_a_clean_error(tmp_path):
 def test_sweep_help_says_a_spec_runs_code_like_a_script():
     from typer.testing import CliRunner
 
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     text = " ".join(CliRunner().invoke(app, ["sweep", "--help"]).output.split())
     assert "A spec runs code like a script" in text and "listed in plugins" in text

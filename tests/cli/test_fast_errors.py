@@ -26,7 +26,7 @@ def _report():
     sys.stderr.write("\\n@@heavy " + json.dumps(heavy) + "\\n")
 atexit.register(_report)
 sys.argv = ["otfair", *sys.argv[1:]]
-from otfair.cli import main
+from otfair_lab.cli import main
 main()
 """
 
@@ -211,22 +211,25 @@ def test_user_error_answers_without_torch(argv, needle, tmp_path):
 
 
 def test_name_table_equals_the_registries():
-    from otfair.experiments import _names
+    from otfair_lab.experiments import _names
 
     # rendered in a fresh interpreter: other tests of this worker register toy methods
-    code = "import json; from otfair.experiments import _names; print(json.dumps(_names.render()))"
+    code = (
+        "import json; from otfair_lab.experiments import _names; "
+        "print(json.dumps(_names.render()))"
+    )
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600
     ).stdout
     assert json.loads(_names._TABLE.read_text()) == json.loads(out), (
-        "rewrite the table: python -m otfair.experiments._names"
+        "rewrite the table: python -m otfair_lab.experiments._names"
     )
 
 
 def test_plugin_method_is_known_to_the_name_checks():
-    from otfair.experiments import _names
-    from otfair.experiments.methods import MethodSpec, get_method, register_method
-    from otfair.experiments.methods._spec import _REGISTRY
+    from otfair_lab.experiments import _names
+    from otfair_lab.experiments.methods import MethodSpec, get_method, register_method
+    from otfair_lab.experiments.methods._spec import _REGISTRY
 
     base = get_method("unfair")
     spec = MethodSpec(name="_plugin_for_names", task="classification", build=base.build)
@@ -242,7 +245,7 @@ def test_plugin_method_is_known_to_the_name_checks():
 
 def test_python_dash_m_otfair_is_the_cli():
     proc = subprocess.run(
-        [sys.executable, "-m", "otfair", "fit", "--dataset", "adult", "--method", "nosuch"],
+        [sys.executable, "-m", "otfair_lab", "fit", "--dataset", "adult", "--method", "nosuch"],
         capture_output=True,
         text=True,
         timeout=120,

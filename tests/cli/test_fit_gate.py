@@ -12,7 +12,7 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
+from otfair_lab.cli import app
 
 
 def _fit(*args):
@@ -20,7 +20,7 @@ def _fit(*args):
 
 
 def test_long_fit_is_refused_with_its_estimate(monkeypatch):
-    import otfair.experiments._single as single
+    import otfair_lab.experiments._single as single
 
     calls = []
     real = single.run_single
@@ -41,7 +41,7 @@ def test_long_fit_is_refused_with_its_estimate(monkeypatch):
     assert calls == []  # no pilot, no fit
     # past the arithmetic bound (here set to nothing), the pilots estimate the fit: 300
     # epochs plus the whole command (checks, pilots) take more than 3.6 ms on any machine
-    import otfair.experiments._value_checks as value_checks
+    import otfair_lab.experiments._value_checks as value_checks
 
     monkeypatch.setattr(value_checks, "STEP_FLOOR_S", {"cpu": 0.0, "other": 0.0})
     monkeypatch.setattr(value_checks, "ROW_FLOOR_S", {"cpu": 0.0, "other": 0.0})
@@ -69,7 +69,7 @@ def test_confirm_above_zero_needs_yes_and_yes_runs(monkeypatch):
 
 
 def test_estimate_is_printed_and_json_stays_pure():
-    from otfair.experiments._fit_estimate import estimate_fit
+    from otfair_lab.experiments._fit_estimate import estimate_fit
 
     run = {"dataset": "synthetic", "method": "unfair", "epochs": 4, "max_train_rows": 300}
     estimate = estimate_fit(run)
@@ -77,7 +77,7 @@ def test_estimate_is_printed_and_json_stays_pure():
     assert estimate.low < estimate.whole_s < estimate.high
     assert estimate.whole_s == estimate.spent_s + estimate.seconds  # pilots included
     from otfair.estimators._strength_grids import GRIDS
-    from otfair.experiments._fit_estimate import budget_fits
+    from otfair_lab.experiments._fit_estimate import budget_fits
 
     otf = {**run, "method": "otf"}
     seconds, words = budget_fits(otf, 3)  # 3 folds x the path piloted on 2/3 of the rows

@@ -7,9 +7,9 @@ import json
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.cli._option_docs import param_descriptions
-from otfair.experiments.methods import list_methods
+from otfair_lab.cli import app
+from otfair_lab.cli._option_docs import param_descriptions
+from otfair_lab.experiments.methods import list_methods
 
 
 def _describe(method, *extra):

@@ -381,7 +381,7 @@ def test_out_below_a_file_is_one_line_before_any_run(argv, tmp_path):
 
 
 def _truncated_store(directory: Path) -> bytes:
-    from otfair.experiments._store import ResultStore
+    from otfair_lab.experiments._store import ResultStore
 
     directory.mkdir()
     path = directory / "results.sqlite"

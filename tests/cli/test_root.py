@@ -1,7 +1,7 @@
 from typer.testing import CliRunner
 
 from otfair import __version__
-from otfair.cli import app
+from otfair_lab.cli import app
 
 
 def test_version_and_help():
@@ -15,7 +15,7 @@ def test_version_and_help():
 def test_methods_list_and_describe():
     import json
 
-    from otfair.experiments.methods import get_method, list_methods
+    from otfair_lab.experiments.methods import get_method, list_methods
 
     runner = CliRunner()
     res = runner.invoke(app, ["methods", "list", "--json"])

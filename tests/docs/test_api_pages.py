@@ -14,7 +14,7 @@ import importlib.util
 from pathlib import Path
 
 import pytest
-from _docs_conf import conf_namespaces
+from _docs_conf import conf_namespaces, module_name
 
 REPO = Path(__file__).resolve().parents[2]
 DOCS = REPO / "docs"
@@ -39,19 +39,19 @@ def test_conf_documents_every_namespace(conf):
 
 @pytest.mark.parametrize("ns", NAMESPACES)
 def test_namespace_declares_all_and_names_resolve(ns):
-    module = importlib.import_module(f"otfair.{ns}")
+    module = importlib.import_module(module_name(ns))
     names = getattr(module, "__all__", None)
-    assert names, f"otfair.{ns} declares no __all__"
-    assert len(set(names)) == len(names), f"otfair.{ns}.__all__ repeats a name"
+    assert names, f"{module_name(ns)} declares no __all__"
+    assert len(set(names)) == len(names), f"{module_name(ns)}.__all__ repeats a name"
     missing = [name for name in names if not hasattr(module, name)]
-    assert not missing, f"otfair.{ns}.__all__ names missing attributes: {missing}"
+    assert not missing, f"{module_name(ns)}.__all__ names missing attributes: {missing}"
 
 
 @pytest.mark.parametrize("ns", NAMESPACES)
 def test_generated_page_lists_every_public_name(conf, ns):
     text = conf.api_page(ns)
     listed = {line.strip() for line in text.split(".. autosummary::")[1].splitlines()[4:] if line}
-    public = set(importlib.import_module(f"otfair.{ns}").__all__)
+    public = set(importlib.import_module(module_name(ns)).__all__)
     assert listed == public
 
 
@@ -59,9 +59,9 @@ def test_generated_page_lists_every_public_name(conf, ns):
 def test_api_page_links_back_to_its_user_guide(conf, ns):
     """Each namespace's page opens with a "User guide" line naming existing guide pages."""
     docs = conf.GUIDES.get(ns)
-    assert docs, f"docs/conf.py's GUIDES names no user-guide page for otfair.{ns}"
+    assert docs, f"docs/conf.py's GUIDES names no user-guide page for {module_name(ns)}"
     missing = [doc for doc in docs if not (DOCS / f"{doc}.md").is_file()]
-    assert not missing, f"otfair.{ns}: GUIDES names missing pages {missing}"
+    assert not missing, f"{module_name(ns)}: GUIDES names missing pages {missing}"
     head = conf.api_page(ns).split(".. automodule::")[0]
     assert "User guide: " + ", ".join(f":doc:`/{doc}`" for doc in docs) in head
 
@@ -98,7 +98,7 @@ def test_every_estimator_docstring_cites_and_shows(conf):
 @pytest.mark.skipif(not (BUILT / "index.html").is_file(), reason="site not built")
 @pytest.mark.parametrize("ns", NAMESPACES)
 def test_built_site_has_a_page_per_public_name(ns):
-    module = importlib.import_module(f"otfair.{ns}")
+    module = importlib.import_module(module_name(ns))
     pages = BUILT / "api" / "generated"
-    missing = [n for n in module.__all__ if not (pages / f"otfair.{ns}.{n}.html").is_file()]
-    assert not missing, f"no page for otfair.{ns}: {missing}"
+    missing = [n for n in module.__all__ if not (pages / f"{module_name(ns)}.{n}.html").is_file()]
+    assert not missing, f"no page for {module_name(ns)}: {missing}"

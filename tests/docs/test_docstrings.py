@@ -12,6 +12,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 SRC = REPO / "src" / "otfair"
+LAB = REPO / "src" / "otfair_lab"
 #: "issue 27", "issues 18 and 27", "Issue #5", "the issue-15 baselines"
 ISSUE = re.compile(r"\bissues?(?:\s+|-)#?\d+", re.IGNORECASE)
 #: a path to a local copy of a paper, or the paper files' names
@@ -31,8 +32,8 @@ def _hits(pattern: re.Pattern, files) -> list[str]:
 
 
 def test_no_internal_issue_numbers_in_src():
-    hits = _hits(ISSUE, sorted(SRC.rglob("*.py")))
-    assert not hits, "internal issue numbers in src/otfair:\n" + "\n".join(hits)
+    hits = _hits(ISSUE, sorted([*SRC.rglob("*.py"), *LAB.rglob("*.py")]))
+    assert not hits, "internal issue numbers in src/:\n" + "\n".join(hits)
 
 
 def _docs_pages():
@@ -55,7 +56,7 @@ def test_no_internal_issue_numbers_in_docs_or_readme():
 def test_no_paper_paths_in_src_docs_or_readme():
     """Papers are cited by authors, title and venue, on the reproduction pages and in
     the scripts beside them too, never by the name or path of a local copy."""
-    files = sorted(SRC.rglob("*.py")) + [REPO / "README.md"]
+    files = sorted([*SRC.rglob("*.py"), *LAB.rglob("*.py")]) + [REPO / "README.md"]
     files += _docs_pages() + _docs_scripts()
     hits = _hits(PAPER_PATH, files)
     assert not hits, "papers cited by a file path:\n" + "\n".join(hits)

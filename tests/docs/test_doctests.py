@@ -12,7 +12,7 @@ import importlib
 import inspect
 
 import pytest
-from _docs_conf import conf_namespaces
+from _docs_conf import conf_namespaces, module_name
 
 NAMESPACES = list(conf_namespaces())  # docs/conf.py's, read without Sphinx
 
@@ -21,14 +21,14 @@ def _docstring_tests():
     finder = doctest.DocTestFinder(recurse=True, exclude_empty=True)
     seen = set()
     for ns in NAMESPACES:
-        module = importlib.import_module(f"otfair.{ns}")
+        module = importlib.import_module(module_name(ns))
         for name in module.__all__:
             obj = getattr(module, name)
             if not (inspect.isclass(obj) or inspect.isfunction(obj)) or id(obj) in seen:
                 continue
             seen.add(id(obj))
             # as pytest --doctest-modules: the names of the namespace are in scope
-            for test in finder.find(obj, f"otfair.{ns}.{name}", globs=dict(vars(module))):
+            for test in finder.find(obj, f"{module_name(ns)}.{name}", globs=dict(vars(module))):
                 if test.examples:
                     yield pytest.param(test, id=test.name)
 

@@ -120,7 +120,7 @@ def repo_path(page: Path, target: str) -> str:
 def _namespace_twins(ns: str) -> set[str]:
     if ns not in conf_namespaces():
         return set()  # not a page the build writes
-    path = ns.replace(".", "/")  # experiments.methods -> src/otfair/experiments/methods
+    path = ns.replace(".", "/")  # experiments.methods -> src/otfair_lab/experiments/methods
     return {f"src/otfair/{path}/__init__.py", f"src/otfair/{path}", f"src/otfair/{path}.py"}
 
 

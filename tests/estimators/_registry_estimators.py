@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from sklearn.utils.metaestimators import available_if
 
-from otfair.experiments.methods import get_method, list_methods
+from otfair_lab.experiments.methods import get_method, list_methods
 
 #: Training budget of each method for the checks (a few epochs on tiny models).
 _FAIR_CLASSIFIER = {"epochs": 10, "batch_size": 32, "lr": 0.05}

@@ -2,7 +2,7 @@
 
 import pytest
 
-from otfair.experiments import run_single
+from otfair_lab.experiments import run_single
 
 pytestmark = pytest.mark.slow
 

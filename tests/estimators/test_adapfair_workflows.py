@@ -10,7 +10,7 @@ from fairlearn.metrics import equalized_odds_difference
 
 from otfair.estimators.preprocessing.adapfair_base import train_base_classifier
 from otfair.estimators.preprocessing.adapfair_classifier import AdapFairClassifier
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 
 def _state_bytes(module):
@@ -105,7 +105,7 @@ def test_registered_methods_build_the_right_estimators():
 
 @pytest.mark.parametrize("method", ["adapfair", "adapfair-blind"])
 def test_run_single_has_baseline_panel(method):
-    from otfair.experiments import run_single
+    from otfair_lab.experiments import run_single
 
     res = run_single(
         "synthetic", method, seed=0, epochs=2, max_train_rows=400,

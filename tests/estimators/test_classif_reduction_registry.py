@@ -5,8 +5,8 @@ from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
 
 from otfair.estimators import FairClassifier, ReductionClassifier
-from otfair.experiments.methods import get_method, list_methods
 from otfair.penalties import FairTorchDP
+from otfair_lab.experiments.methods import get_method, list_methods
 
 METHODS = ["unfair", "unfair-mlp", "otf", "norm", "barycenter", "ftm", "ftm-joint", "gapreg",
            "adv", "fairtorch-reduction", "reduction"]  # fmt: skip

@@ -11,7 +11,7 @@ decayed x0.95 per epoch, and reached 0.722 mean test accuracy over seeds 0-2 aga
 import numpy as np
 import pytest
 
-from otfair.experiments import run_single
+from otfair_lab.experiments import run_single
 
 
 @pytest.mark.slow

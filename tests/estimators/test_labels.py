@@ -13,7 +13,7 @@ import pytest
 from _registry_estimators import method_names, tiny, toy_data
 
 from otfair.estimators._torch_base import encode_binary_labels
-from otfair.experiments.methods import get_method
+from otfair_lab.experiments.methods import get_method
 
 CLASSIFIERS = [m for m in method_names() if get_method(m).task == "classification"]
 

@@ -1,10 +1,10 @@
-"""The method registry (otfair.experiments.methods) and its deprecated old home."""
+"""The method registry (otfair_lab.experiments.methods) and its deprecated old home."""
 
 import inspect
 
 import pytest
 
-from otfair.experiments.methods import (
+from otfair_lab.experiments.methods import (
     PAPER_SETTINGS,
     MethodSpec,
     check_options,
@@ -35,7 +35,7 @@ def test_unknown_method_lists_known():
 def test_every_builtin_spec_is_self_consistent():
     for name in list_methods():
         spec = get_method(name)
-        if not spec.build.__module__.startswith("otfair.experiments.methods"):
+        if not spec.build.__module__.startswith("otfair_lab.experiments.methods"):
             continue  # registered by a test
         assert spec.description and spec.paper, name
         if spec.has_strength:
@@ -64,7 +64,9 @@ def test_moved_names_point_to_their_new_home():
     import otfair.estimators
 
     for name in ("get_method", "list_methods", "MethodSpec", "paper_settings"):
-        with pytest.raises(AttributeError, match=f"import {name} from otfair.experiments.methods"):
+        with pytest.raises(
+            AttributeError, match=f"import {name} from otfair_lab.experiments.methods"
+        ):
             getattr(otfair.estimators, name)
     with pytest.raises(ModuleNotFoundError):
         import otfair.estimators.registry  # noqa: F401

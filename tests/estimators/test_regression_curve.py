@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from otfair.estimators import CENet, WassersteinNet, fairness_path
-from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
-from otfair.experiments._stacking import configs_of, path_template, stack_groups
+from otfair_lab.experiments import RunConfig, load_spec, open_store, run_sweep
+from otfair_lab.experiments._stacking import configs_of, path_template, stack_groups
 
 TOL = 1e-5
 

@@ -7,8 +7,8 @@ import pytest
 from sklearn.base import clone
 
 from otfair.estimators.regression.nets import WassersteinNet
-from otfair.experiments.methods import get_method, list_methods
 from otfair.metrics._accuracy_disparity import accuracy_disparity_audit
+from otfair_lab.experiments.methods import get_method, list_methods
 
 NAMES = ("unfair-reg", "cenet", "wassersteinnet", "bgl", "cod")
 

@@ -24,7 +24,7 @@ from pathlib import Path
 from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.linear_model import LogisticRegression
 
-from otfair.experiments.methods import MethodSpec, get_method, list_methods, register_method
+from otfair_lab.experiments.methods import MethodSpec, get_method, list_methods, register_method
 
 _FITS_IN_PROCESS = [0]
 

@@ -7,10 +7,10 @@ import json
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_archive, load_spec, open_store, run_sweep
-from otfair.experiments._archive import ArchiveError, export_runs, import_runs, read_archive
-from otfair.experiments._labels import method_label
-from otfair.experiments._store import config_key
+from otfair_lab.experiments import load_archive, load_spec, open_store, run_sweep
+from otfair_lab.experiments._archive import ArchiveError, export_runs, import_runs, read_archive
+from otfair_lab.experiments._labels import method_label
+from otfair_lab.experiments._store import config_key
 
 
 def _spec(tmp_path):
@@ -92,7 +92,7 @@ def test_a_damaged_archive_names_the_file_and_line(tmp_path):
 
 
 def test_reproduce_writes_the_same_report_from_the_archive_alone(tmp_path, data_dir):
-    from otfair.reproduction._run import reproduce
+    from otfair_lab.reproduction._run import reproduce
 
     runs = tmp_path / "runs"
     first = reproduce("otf", tmp_path / "a", profile="quick", runs=runs)

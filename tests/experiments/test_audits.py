@@ -17,8 +17,8 @@ from scipy.stats import wasserstein_distance
 from sklearn.linear_model import LogisticRegression
 
 from otfair.datasets import load_dataset
-from otfair.experiments import run_single
-from otfair.experiments._audits import (
+from otfair_lab.experiments import run_single
+from otfair_lab.experiments._audits import (
     AUDIT_KEYS,
     SUBSET_VARIABLES,
     sfp_audit,
@@ -95,7 +95,7 @@ def _raw_german(data_dir):
 
 
 def test_german_run_matches_independent_computation(plugin_path, data_dir):
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments.methods import get_method
 
     seed = 1
     res = run_single("german", "dummy-lr", seed=seed, epochs=2, audits=["ftm", "sfp"])

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from otfair.experiments import load_spec, make_report, open_store, run_sweep
+from otfair_lab.experiments import load_spec, make_report, open_store, run_sweep
 
 CONFIGS = sorted((Path(__file__).resolve().parents[2] / "configs").glob("*.toml"))
 PAPERS = {"accuracy_parity", "otf", "ftm", "adapfair"}
@@ -53,8 +53,8 @@ def _check_reproduce_report(config, out):
     import pandas as pd
     from typer.testing import CliRunner
 
-    from otfair.cli import app
-    from otfair.reproduction import load_paper_values
+    from otfair_lab.cli import app
+    from otfair_lab.reproduction import load_paper_values
 
     report = out / "comparison"
     args = ["reproduce", config.stem, "--profile", "quick", "--config", str(config)]

@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 from sklearn.base import BaseEstimator, ClassifierMixin
 
-from otfair.experiments import ResultStore, make_report, run_single
-from otfair.experiments._spec import RunConfig
-from otfair.experiments.methods import MethodSpec, builder, register_method
-from otfair.experiments.methods._spec import _REGISTRY
 from otfair.metrics import is_constant_prediction
+from otfair_lab.experiments import ResultStore, make_report, run_single
+from otfair_lab.experiments._spec import RunConfig
+from otfair_lab.experiments.methods import MethodSpec, builder, register_method
+from otfair_lab.experiments.methods._spec import _REGISTRY
 
 
 class _Prior(ClassifierMixin, BaseEstimator):

@@ -21,12 +21,12 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
 from otfair.datasets import load_dataset
 from otfair.estimators import CENet, FairClassifier, ReductionClassifier
-from otfair.experiments import run_single
-from otfair.experiments._preflight import RequestError, check_request
-from otfair.experiments._spec import ConfigError, load_spec
+from otfair_lab.cli import app
+from otfair_lab.experiments import run_single
+from otfair_lab.experiments._preflight import RequestError, check_request
+from otfair_lab.experiments._spec import ConfigError, load_spec
 
 
 def _fit_error(estimator: Any, task: str = "classification") -> str:
@@ -129,7 +129,7 @@ def test_the_spec_checks_every_epochs_key_against_the_estimator():
     """``epochs`` of the spec, of a method and of a profile: the estimator's range."""
     expected = _reference("epochs=0")
     base = {"datasets": [{"name": "synthetic"}], "methods": [{"name": "otf"}]}
-    from otfair.experiments._spec import parse_spec
+    from otfair_lab.experiments._spec import parse_spec
 
     for raw in (
         {**base, "epochs": 0},
@@ -157,7 +157,7 @@ def test_help_shows_the_constraint_it_checks():
     """`otfair methods describe` says what an option accepts in its constraint's words."""
     from sklearn.utils._param_validation import make_constraint
 
-    from otfair.experiments.methods import describe_option, get_method
+    from otfair_lab.experiments.methods import describe_option, get_method
 
     constraints = FairClassifier._parameter_constraints["lr"]  # a float, or "auto"
     words = " or ".join(str(make_constraint(c)) for c in constraints)
@@ -167,7 +167,7 @@ def test_help_shows_the_constraint_it_checks():
 
 def test_strength_reaches_the_parameter_it_is_checked_as():
     """The parameter a strength is checked as is the one the built estimator receives."""
-    from otfair.experiments.methods import get_method, list_methods
+    from otfair_lab.experiments.methods import get_method, list_methods
 
     for name in list_methods():
         spec = get_method(name)

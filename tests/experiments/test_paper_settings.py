@@ -6,7 +6,7 @@ import inspect
 
 import pytest
 
-from otfair.experiments.methods import PAPER_SETTINGS, get_method, paper_settings
+from otfair_lab.experiments.methods import PAPER_SETTINGS, get_method, paper_settings
 
 _AD_METHODS = ("cenet", "wassersteinnet", "unfair-reg")
 

@@ -10,17 +10,17 @@ import numpy as np
 import pytest
 
 from otfair.estimators import FairClassifier
-from otfair.experiments import load_spec, run_sweep
-from otfair.experiments._plan import (
+from otfair_lab.experiments import load_spec, run_sweep
+from otfair_lab.experiments._plan import (
     Pilot,
     epoch_seconds,
     estimate_items,
     format_duration,
     pool_start_seconds,
 )
-from otfair.experiments._preflight import RequestError, check_request, missing_data_files
-from otfair.experiments._spec import ConfigError, RunConfig, parse_spec
-from otfair.experiments._store import (
+from otfair_lab.experiments._preflight import RequestError, check_request, missing_data_files
+from otfair_lab.experiments._spec import ConfigError, RunConfig, parse_spec
+from otfair_lab.experiments._store import (
     STORE_FILENAME,
     ResultStore,
     StoreError,
@@ -227,7 +227,7 @@ def test_no_duration_prints_as_zero_seconds():
 def test_workers_share_an_accelerator_without_oversubscribing(monkeypatch):
     import torch
 
-    from otfair.experiments._backends import ACCELERATOR_SHARE, accelerator_fraction
+    from otfair_lab.experiments._backends import ACCELERATOR_SHARE, accelerator_fraction
 
     assert accelerator_fraction(2, ["cpu"]) is None
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
@@ -238,7 +238,7 @@ def test_workers_share_an_accelerator_without_oversubscribing(monkeypatch):
 
 
 def test_longest_first_orders_by_estimate_and_keeps_untimed_items_first():
-    from otfair.experiments._plan import longest_first
+    from otfair_lab.experiments._plan import longest_first
 
     names = ("short", "long", "new")
     short, long_, new = (RunConfig(dataset=d, method="m", seed=0) for d in names)
@@ -319,7 +319,7 @@ def test_pool_start_up_is_added_once_per_round_of_workers_on_the_cores():
 
 
 def test_pilot_fits_draw_splits_no_run_uses_and_give_the_epoch_cost(monkeypatch):
-    from otfair.experiments import _pilots
+    from otfair_lab.experiments import _pilots
 
     seen = []
     fits = {2: 5.0, 1: 3.0}  # fit seconds of the 2- and 1-epoch pilots
@@ -348,7 +348,7 @@ def test_pilot_fits_draw_splits_no_run_uses_and_give_the_epoch_cost(monkeypatch)
 
 
 def test_a_workers_start_up_is_timed_with_each_method_and_each_dataset():
-    from otfair.experiments._pilots import start_up_configs
+    from otfair_lab.experiments._pilots import start_up_configs
 
     runs = [
         RunConfig(dataset=d, method=m, seed=s, epochs=50, max_train_rows=None)

@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from otfair.datasets import load_dataset
-from otfair.experiments import run_single
-from otfair.experiments.methods import get_method, list_methods
 from otfair.notions import NOTIONS
 from otfair.penalties import list_penalties
 from otfair.penalties._registry import penalty_notions
+from otfair_lab.experiments import run_single
+from otfair_lab.experiments.methods import get_method, list_methods
 
 #: Small budgets so that one fit per (method, notion) takes about a second.
 _QUICK: dict[str, dict] = {

@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_spec, make_report, open_store, pareto_front, run_sweep
-from otfair.experiments._report import _dataset_heading, _seed_phrase, profile_banner
+from otfair_lab.experiments import load_spec, make_report, open_store, pareto_front, run_sweep
+from otfair_lab.experiments._report import _dataset_heading, _seed_phrase, profile_banner
 
 
 class _Page(HTMLParser):
@@ -163,7 +163,7 @@ def test_smoke_profile_is_flagged_in_both_pages(plugin_path, tmp_path, recorded)
 
 
 def test_table_cells_escape_pipes_and_newlines():
-    from otfair.experiments._report import _Table
+    from otfair_lab.experiments._report import _Table
 
     md = _Table("t", ["a"], [["x | y\nz"]]).markdown()
     assert "| x \\| y z |" in md
@@ -175,7 +175,7 @@ def test_report_without_store(tmp_path):
 
 
 def test_report_without_successful_run_writes_nothing(tmp_path):
-    from otfair.experiments._grid import RunConfig
+    from otfair_lab.experiments._grid import RunConfig
 
     out = tmp_path / "out"
     with open_store(out) as store:

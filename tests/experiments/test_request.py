@@ -8,9 +8,9 @@ import pytest
 from sklearn.linear_model import LogisticRegression
 
 from otfair.datasets import load_dataset
-from otfair.experiments import run_single
-from otfair.experiments._request import RunRequest
-from otfair.experiments._single import (
+from otfair_lab.experiments import run_single
+from otfair_lab.experiments._request import RunRequest
+from otfair_lab.experiments._single import (
     build_estimator,
     evaluate,
     fit_estimator,

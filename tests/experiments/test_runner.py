@@ -11,8 +11,8 @@ import pandas as pd
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_spec, open_store, run_sweep
-from otfair.experiments._plan import Progress
+from otfair_lab.experiments import load_spec, open_store, run_sweep
+from otfair_lab.experiments._plan import Progress
 
 
 def _ok_rows(out):
@@ -90,7 +90,7 @@ def test_a_dead_worker_fails_no_run(plugin_path, tmp_path):
 
 
 def test_a_run_that_always_kills_its_worker_is_stored_failed(plugin_path, tmp_path):
-    from otfair.experiments._runner import WORKER_RETRIES
+    from otfair_lab.experiments._runner import WORKER_RETRIES
 
     crashes = tmp_path / "crashes"
     crashes.mkdir()
@@ -118,7 +118,7 @@ def _sweep_cmd(config, out, *extra):
     return [
         sys.executable,
         "-c",
-        "from otfair.cli import main; main()",
+        "from otfair_lab.cli import main; main()",
         "sweep",
         str(config),
         "--out",
@@ -359,7 +359,7 @@ def test_a_one_run_sweep_calls_fit_once_and_stores_the_run_alone(tmp_path, monke
         "epochs": 1,
         "max_train_rows": 200,
     }
-    from otfair.experiments import parse_spec
+    from otfair_lab.experiments import parse_spec
 
     plans = []
     summary = run_sweep(

@@ -5,7 +5,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import accuracy_score, roc_auc_score
 
 from otfair.datasets import load_dataset
-from otfair.experiments import run_single
+from otfair_lab.experiments import run_single
 
 
 def test_matches_independent_sklearn_run(plugin_path):
@@ -104,7 +104,7 @@ def test_ftm_audits_use_the_test_scores(plugin_path):
 def test_sfp_audit_against_an_independently_fitted_reference(plugin_path):
     from scipy.stats import spearmanr
 
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments.methods import get_method
 
     res = run_single("synthetic", "dummy-lr", seed=0, epochs=2, audits=["sfp"])
     split = load_dataset("synthetic").split(test_size=0.2, random_state=0)

@@ -1,8 +1,8 @@
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import ConfigError, RunConfig, load_spec, parse_spec
-from otfair.experiments._spec import _thin
+from otfair_lab.experiments import ConfigError, RunConfig, load_spec, parse_spec
+from otfair_lab.experiments._spec import _thin
 
 
 def test_grid_expansion_and_quick_profile(plugin_path, tmp_path):

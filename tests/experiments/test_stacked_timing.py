@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from otfair.experiments import load_spec, make_report, open_store, run_sweep
-from otfair.experiments._execute import share_fit_time
+from otfair_lab.experiments import load_spec, make_report, open_store, run_sweep
+from otfair_lab.experiments._execute import share_fit_time
 
 SPEC = """
 name = "timing"

@@ -3,7 +3,7 @@ import sqlite3
 import pandas as pd
 import pytest
 
-from otfair.experiments import ResultStore, RunConfig, open_store
+from otfair_lab.experiments import ResultStore, RunConfig, open_store
 
 
 def _record(acc, status="ok"):
@@ -89,7 +89,7 @@ def test_profile_column_and_migration_of_an_old_store(tmp_path):
 
 def test_stored_timings_are_grouped_by_device(tmp_path):
     """A GPU sweep is not estimated from CPU timings (issue 26), nor the reverse."""
-    from otfair.experiments._store import timing_group
+    from otfair_lab.experiments._store import timing_group
 
     cpu = RunConfig(dataset="adult", method="otf", seed=0)
     gpu = RunConfig(dataset="adult", method="otf", seed=1, device="cuda")

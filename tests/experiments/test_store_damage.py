@@ -9,12 +9,12 @@ import pytest
 from _exp_helpers import write_spec
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.experiments import load_spec, open_store, run_sweep
-from otfair.experiments._spec import RunConfig
-from otfair.experiments._store import ResultStore, check_out_dir
-from otfair.experiments._store_files import StoreError, StoreFullError, store_error
-from otfair.experiments._sweep_result import DISK_FULL, SweepInterrupted
+from otfair_lab.cli import app
+from otfair_lab.experiments import load_spec, open_store, run_sweep
+from otfair_lab.experiments._spec import RunConfig
+from otfair_lab.experiments._store import ResultStore, check_out_dir
+from otfair_lab.experiments._store_files import StoreError, StoreFullError, store_error
+from otfair_lab.experiments._sweep_result import DISK_FULL, SweepInterrupted
 
 MARK = "q" * 200  # a run's panel text, found in the file to damage it
 
@@ -101,7 +101,7 @@ def test_a_disk_filling_up_mid_sweep_stops_it_like_an_interruption(
         original(store, config, record, **kwargs)
         written.append(config.key())
 
-    from otfair.experiments import _store
+    from otfair_lab.experiments import _store
 
     monkeypatch.setattr(ResultStore, "write", _store._guarded(filling))
     with pytest.raises(SweepInterrupted) as stopped:
@@ -120,8 +120,8 @@ def test_a_disk_filling_up_mid_sweep_stops_it_like_an_interruption(
 def test_the_cli_says_a_full_disk_stop_in_one_line_and_exits_2(capsys):
     import typer
 
-    from otfair.cli.sweep import _interrupted
-    from otfair.experiments._sweep_result import SweepSummary
+    from otfair_lab.cli.sweep import _interrupted
+    from otfair_lab.experiments._sweep_result import SweepSummary
 
     summary = SweepSummary(
         total=8, skipped=0, ok=3, failed=0, store_path=None, wall_time_s=1.0,  # type: ignore[arg-type]

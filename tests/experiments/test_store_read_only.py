@@ -15,9 +15,9 @@ from contextlib import contextmanager
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.experiments import ResultStore, _store_files
-from otfair.experiments._spec import RunConfig
+from otfair_lab.cli import app
+from otfair_lab.experiments import ResultStore, _store_files
+from otfair_lab.experiments._spec import RunConfig
 
 
 def _write_store(directory):

@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 from _exp_helpers import write_spec
 
-from otfair.experiments import load_spec, run_sweep
+from otfair_lab.experiments import load_spec, run_sweep
 
 
 def _sweep_cmd(config, out, *extra):
     return [
         sys.executable,
         "-c",
-        "from otfair.cli import main; main()",
+        "from otfair_lab.cli import main; main()",
         "sweep",
         str(config),
         "--out",
@@ -91,8 +91,8 @@ def test_sigkilled_sweep_leaves_no_process_and_no_open_output(plugin_path, tmp_p
 def test_second_sweep_on_the_same_out_is_refused_while_the_first_runs(
     plugin_path, tmp_path, monkeypatch
 ):
-    from otfair.experiments import _runner
-    from otfair.experiments._out_lock import OutDirBusyError
+    from otfair_lab.experiments import _runner
+    from otfair_lab.experiments._out_lock import OutDirBusyError
 
     proc, config, out = _start_slow_sweep(tmp_path, workers=1)
     try:
@@ -127,7 +127,7 @@ def test_each_distinct_warning_is_said_once_with_its_count(plugin_path, tmp_path
 
     from typer.testing import CliRunner
 
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     config = write_spec(tmp_path / "s.toml", seeds=2, options="warn = true")  # 6 warning runs
     argv = ["sweep", str(config), "--out", str(tmp_path / "out"), "--no-progress", "--yes"]
@@ -143,7 +143,7 @@ def test_a_finished_sweep_resumes_without_checking_or_probing(plugin_path, tmp_p
     # a finished sweep has nothing to run: no request check (torch, throwaway probe fits)
     spec = load_spec(write_spec(tmp_path / "s.toml"))
     run_sweep(spec, tmp_path / "out", profile="quick", progress=False)
-    from otfair.experiments import _runner
+    from otfair_lab.experiments import _runner
 
     checked = []
     monkeypatch.setattr(_runner, "check_request", lambda *a, **k: checked.append(a))
@@ -156,9 +156,9 @@ def test_a_finished_sweep_resumes_without_checking_or_probing(plugin_path, tmp_p
 def test_a_lost_dask_scheduler_stops_the_sweep_like_an_interruption(
     plugin_path, tmp_path, monkeypatch
 ):
-    from otfair.experiments import _dispatch
-    from otfair.experiments._backends import ClusterLostError, InlineBackend
-    from otfair.experiments._sweep_result import LOST_CLUSTER, SweepInterrupted
+    from otfair_lab.experiments import _dispatch
+    from otfair_lab.experiments._backends import ClusterLostError, InlineBackend
+    from otfair_lab.experiments._sweep_result import LOST_CLUSTER, SweepInterrupted
 
     class Losing(InlineBackend):  # the third wait finds the scheduler gone
         waits = 0
@@ -187,7 +187,7 @@ def test_a_lost_dask_scheduler_stops_the_sweep_like_an_interruption(
 
 
 def test_a_dask_cluster_without_workers_is_said_once_after_a_bounded_wait(capsys):
-    from otfair.experiments._backends import NO_WORKERS_WARN_S, ClusterLostError, DaskBackend
+    from otfair_lab.experiments._backends import NO_WORKERS_WARN_S, ClusterLostError, DaskBackend
 
     class Client:  # the parts of distributed.Client that the check reads
         status = "running"

@@ -3,14 +3,14 @@
 import pytest
 
 from otfair.estimators import FairClassifier
-from otfair.experiments import RunConfig, load_spec, open_store, run_sweep
-from otfair.experiments._execute import execute_group
-from otfair.experiments._plan import Pilot, estimate_items
-from otfair.experiments._runner import execute_run
-from otfair.experiments._stacking import configs_of, stack_groups
-from otfair.experiments._store import timing_group
-from otfair.experiments.methods import MethodSpec, list_methods
-from otfair.experiments.methods import _spec as methods_spec
+from otfair_lab.experiments import RunConfig, load_spec, open_store, run_sweep
+from otfair_lab.experiments._execute import execute_group
+from otfair_lab.experiments._plan import Pilot, estimate_items
+from otfair_lab.experiments._runner import execute_run
+from otfair_lab.experiments._stacking import configs_of, stack_groups
+from otfair_lab.experiments._store import timing_group
+from otfair_lab.experiments.methods import MethodSpec, list_methods
+from otfair_lab.experiments.methods import _spec as methods_spec
 
 SPEC = """
 name = "stack"
@@ -93,7 +93,7 @@ def test_plan_says_when_stacking_makes_the_estimate_an_upper_bound(tmp_path):
 
 def _synthetic_spec(name: str, epochs: int, method: dict):
     """A sweep of one method entry on 300 synthetic training rows."""
-    from otfair.experiments._spec import parse_spec
+    from otfair_lab.experiments._spec import parse_spec
 
     return parse_spec(
         {

@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 
 from otfair.estimators import FairClassifier, ReductionClassifier
-from otfair.experiments.tradeoff import fairness_tradeoff, pareto_mask
 from otfair.metrics import accuracy, demographic_parity_gap
+from otfair_lab.experiments.tradeoff import fairness_tradeoff, pareto_mask
 
 
 def _data(n=300, seed=0):

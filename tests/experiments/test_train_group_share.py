@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from otfair.datasets import load_dataset
-from otfair.experiments import run_single
-from otfair.experiments._grid import RunConfig
-from otfair.experiments._run_data import _imbalance_train
-from otfair.experiments._spec import ConfigError, parse_spec
+from otfair_lab.experiments import run_single
+from otfair_lab.experiments._grid import RunConfig
+from otfair_lab.experiments._run_data import _imbalance_train
+from otfair_lab.experiments._spec import ConfigError, parse_spec
 
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,10 @@
 """The CLI's torch-free value checks say what the registry's own checks say.
 
-:func:`otfair.experiments._names.values_problem` checks a run's strength, ``epochs`` and
+:func:`otfair_lab.experiments._names.values_problem` checks a run's strength, ``epochs`` and
 ``-o`` values against the constraints the static name table describes, before torch is
 imported; the registry then checks them against the estimators' ``_parameter_constraints``
-with scikit-learn (:func:`~otfair.experiments.methods.check_run_values`,
-:func:`~otfair.experiments.methods.check_options`). For every described constraint of
+with scikit-learn (:func:`~otfair_lab.experiments.methods.check_run_values`,
+:func:`~otfair_lab.experiments.methods.check_options`). For every described constraint of
 every built-in method, values on both sides of its bounds, of the wrong type and not
 among its options must get the same verdict and the same words from both.
 """
@@ -16,9 +16,9 @@ import re
 
 import pytest
 
-from otfair.experiments import _names
-from otfair.experiments._value_checks import value_problem
-from otfair.experiments.methods import check_options, check_run_values, get_method
+from otfair_lab.experiments import _names
+from otfair_lab.experiments._value_checks import value_problem
+from otfair_lab.experiments.methods import check_options, check_run_values, get_method
 
 
 def _candidates(entry: dict) -> list[object]:
@@ -86,8 +86,8 @@ def test_the_stored_words_are_the_engines():
     """The table's messages come from the constraint engine, options in sorted order."""
     from numbers import Integral
 
-    from otfair.experiments._value_checks import VALUE, message
     from otfair.utils import Interval, InvalidParameterError, StrOptions, check_values
+    from otfair_lab.experiments._value_checks import VALUE, message
 
     constraints = [Interval(Integral, 1, None, closed="left"), StrOptions({"b", "a", "c"}), None]
     words = message("k", "Owner", constraints)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from otfair.experiments._plan import SweepPlan
+from otfair_lab.experiments._plan import SweepPlan
 
 
 def _plan(**kwargs):
@@ -36,7 +36,7 @@ def test_without_a_start_the_estimate_is_what_follows():
 def test_the_load_factor_follows_the_load_average(monkeypatch):
     import os
 
-    import otfair.experiments._plan as plan
+    import otfair_lab.experiments._plan as plan
 
     monkeypatch.setattr(plan, "usable_cores", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (7.0, 0.0, 0.0))

@@ -101,7 +101,7 @@ def run_case(argv: list[str]) -> dict[str, Any]:
     """Run ``otfair <argv>`` in-process and return its metric panel."""
     from typer.testing import CliRunner
 
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     res = CliRunner().invoke(app, argv)
     if res.exit_code != 0:

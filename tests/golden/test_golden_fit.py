@@ -160,7 +160,7 @@ def _assert_close(
 
 
 def test_golden_covers_every_registered_method():
-    from otfair.experiments.methods import get_method, list_methods
+    from otfair_lab.experiments.methods import get_method, list_methods
 
     covered = {argv[argv.index("--method") + 1] for _, argv in cases()}
     # other tests in the same worker may register toy methods; only the package's count

@@ -74,7 +74,7 @@ def test_warnings_are_user_warnings_and_reach_the_cli_as_lines(tmp_path):
     import pandas as pd
     from typer.testing import CliRunner
 
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     y, p, s = _useful()
     path = tmp_path / "p.csv"

@@ -9,8 +9,8 @@ import pytest
 from _benchmarks import BENCHMARKS, load
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.cli.bench import SCRIPTS
+from otfair_lab.cli import app
+from otfair_lab.cli.bench import SCRIPTS
 
 
 def test_ot_bench_rows_are_checked_and_rendered():

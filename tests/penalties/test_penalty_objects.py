@@ -7,8 +7,6 @@ import pytest
 from sklearn.base import clone
 
 from otfair.estimators import FairClassifier
-from otfair.experiments.methods import get_method
-from otfair.experiments.methods._options import check_options
 from otfair.penalties import (
     FTM,
     OTF,
@@ -23,6 +21,8 @@ from otfair.penalties import (
     list_penalties,
     make_penalty,
 )
+from otfair_lab.experiments.methods import get_method
+from otfair_lab.experiments.methods._options import check_options
 
 
 def two_group_data(n: int = 600, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from otfair.reproduction import COLUMNS
+from otfair_lab.reproduction import COLUMNS
 
 
 def paper_row(default_ref: str, default_value: float, **kw) -> dict:

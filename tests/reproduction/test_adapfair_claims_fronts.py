@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments import load_archive
+from otfair_lab.experiments import load_archive
 
 AF_DIR = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "adapfair"
 

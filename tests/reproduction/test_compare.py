@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from _hand_rows import paper_row, run_row
 
-from otfair.reproduction import verdict
-from otfair.reproduction._compare import (
+from otfair_lab.reproduction import verdict
+from otfair_lab.reproduction._compare import (
     compare_values,
     dataset_sensitive,
     judge_table,
@@ -110,7 +110,7 @@ def test_level_not_reached_and_unsupported_settings_say_why():
 
 
 def test_an_untrusted_paper_value_gets_no_verdict_but_our_value(monkeypatch):
-    from otfair.reproduction import _compare as compare_module
+    from otfair_lab.reproduction import _compare as compare_module
 
     monkeypatch.setitem(
         compare_module.UNRELIABLE, ("ftm", "Table 4", "german", "ftm"), "copy error"
@@ -167,7 +167,7 @@ def test_dataset_sensitive_uses_the_loader_default():
 
 def test_dataset_statistics_agree_with_the_loader(data_dir):
     from otfair.datasets import load_dataset
-    from otfair.reproduction._data import dataset_statistics
+    from otfair_lab.reproduction._data import dataset_statistics
 
     y = np.asarray(load_dataset("german").target, dtype=float)
     st = dataset_statistics("german", {}, seed=3, test_size=0.2)
@@ -199,7 +199,7 @@ def test_a_paper_setting_that_is_a_method_option_is_checked_against_the_registry
 
 
 def test_no_strength_given_uses_the_registered_default():
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments.methods import get_method
 
     default = get_method("ftm").strength_for("german")
     other = default * 3
@@ -233,7 +233,7 @@ def test_label_weight_variants_do_not_mix_into_the_registry_entry():
 
 
 def test_ftm_joint_label_weight_is_an_option_with_the_paper_default():
-    from otfair.experiments.methods import get_method
+    from otfair_lab.experiments.methods import get_method
 
     spec = get_method("ftm-joint")
     assert spec.defaults["label_weight"] == 100.0
@@ -244,7 +244,7 @@ def test_ftm_joint_label_weight_is_an_option_with_the_paper_default():
 
 
 def test_constant_runs_follow_the_one_class_and_constant_score_rule():
-    from otfair.reproduction._compare import constant_runs
+    from otfair_lab.reproduction._compare import constant_runs
 
     frame = pd.DataFrame(
         [

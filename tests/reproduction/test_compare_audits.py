@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 from _hand_rows import paper_row, run_row
 
-from otfair.reproduction import verdict
-from otfair.reproduction._compare import compare_values
+from otfair_lab.reproduction import verdict
+from otfair_lab.reproduction._compare import compare_values
 
 DATASETS = {"german": ("german", "sex"), "dutch": ("dutch", "sex")}
 HIGH = "subset=high age (first subset: label lost in the text)"

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from _hand_rows import paper_row, run_row
 
-from otfair.reproduction._compare import compare_values, imbalance_share
+from otfair_lab.reproduction._compare import compare_values, imbalance_share
 
 DATASETS = {"adult": ("adult", "sex"), "adult-imbalance": ("adult", "sex")}
 SETTING = "dp_gap=0.064; train imbalance 5:95"

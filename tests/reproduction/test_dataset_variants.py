@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from otfair.datasets import load_dataset
-from otfair.reproduction import load_paper_values
+from otfair_lab.reproduction import load_paper_values
 
 
 def _ftm(ref, metric, dataset="bank"):

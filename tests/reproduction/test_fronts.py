@@ -1,11 +1,11 @@
-"""otfair.reproduction.compare_fronts: matched levels, paired standard errors, the floor."""
+"""otfair_lab.reproduction.compare_fronts: matched levels, paired standard errors, the floor."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from otfair.reproduction import FRONT_VERDICTS, compare_fronts, paired_difference
+from otfair_lab.reproduction import FRONT_VERDICTS, compare_fronts, paired_difference
 
 
 def _runs(points, offsets):

@@ -84,7 +84,7 @@ def test_ftm_figure_6_is_the_scripts_report_of_the_committed_runs():
 
 def test_ftm_figure_6_grid_runs_are_the_configs_runs():
     # the finer grid's archive holds exactly the runs its committed config plans
-    from otfair.experiments import load_archive, load_spec
+    from otfair_lab.experiments import load_archive, load_spec
 
     spec = load_spec(REPRO / "ftm" / "figure_6_grid.toml")
     planned = {run.key() for run in spec.runs()}

@@ -11,10 +11,10 @@ import pytest
 from otfair.datasets import list_datasets
 from otfair.datasets._api import get_entry
 from otfair.datasets._bank import SENSITIVE as BANK_SENSITIVE
-from otfair.experiments import _audits
-from otfair.experiments.methods import list_methods
 from otfair.metrics import CLASSIFICATION_KEYS, REGRESSION_KEYS
-from otfair.reproduction import COLUMNS, PAPERS, UNAVAILABLE_DATASETS, load_paper_values
+from otfair_lab.experiments import _audits
+from otfair_lab.experiments.methods import list_methods
+from otfair_lab.reproduction import COLUMNS, PAPERS, UNAVAILABLE_DATASETS, load_paper_values
 
 # methods the papers compare with that otfair does not register yet (issue 15 and the
 # ISIC backbone); the row keeps the name the method will take

@@ -16,9 +16,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from otfair.reproduction import load_paper_values
-from otfair.reproduction._compare import VERDICTS, judge_table, verdict_counts
-from otfair.reproduction._rejudge import (
+from otfair_lab.reproduction import load_paper_values
+from otfair_lab.reproduction._compare import VERDICTS, judge_table, verdict_counts
+from otfair_lab.reproduction._rejudge import (
     BEGIN,
     END,
     counts_block,
@@ -27,7 +27,7 @@ from otfair.reproduction._rejudge import (
     read_comparison,
     rejudge_report,
 )
-from otfair.reproduction._write import REPORTS
+from otfair_lab.reproduction._write import REPORTS
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "reproduction"
@@ -182,8 +182,8 @@ def test_rejudge_is_idempotent_and_keeps_the_header_and_figures(tmp_path):
 
 
 def test_figure_points_give_the_standard_error_of_each_mean():
-    from otfair.experiments._report import aggregate
-    from otfair.reproduction._write import figure_points
+    from otfair_lab.experiments._report import aggregate
+    from otfair_lab.reproduction._write import figure_points
 
     runs = pd.DataFrame(
         {
@@ -211,7 +211,7 @@ def test_a_tie_at_the_tolerance_is_judged_as_the_csv_holds_it(tmp_path):
     # 4/62 exactly at 2t (t = 2 SE, SE = s * sqrt(2/5) with the paper's spread taken from
     # ours). Full precision and the CSV's 6 digits may fall on either side of the tie;
     # the report must judge what the CSV holds, so re-judging the CSV changes nothing.
-    from otfair.reproduction._write import CSV_FLOAT_FORMAT, as_written
+    from otfair_lab.reproduction._write import CSV_FLOAT_FORMAT, as_written
 
     template = read_comparison(DOCS / "ftm" / "comparison.csv")
     row = template[template["metric"].str.endswith("_share")].head(1).copy()

@@ -9,8 +9,8 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from otfair.cli import app
-from otfair.reproduction import load_paper_values
+from otfair_lab.cli import app
+from otfair_lab.reproduction import load_paper_values
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
@@ -92,7 +92,7 @@ def test_reproduce_ftm_quick_end_to_end(tmp_path, data_dir):
     assert "[figure_points.csv](figure_points.csv)" in index
     assert set(points["ref"]) == {"Figure 3", "Figure 5", "Figure 8"}
     assert not points.duplicated(["ref", "dataset", "label", "strength"]).any()  # one row each
-    from otfair.experiments import open_store
+    from otfair_lab.experiments import open_store
 
     with open_store(out) as store:
         runs = store.to_frame("ok")

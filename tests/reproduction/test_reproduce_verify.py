@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from otfair.reproduction._verify import (
+from otfair_lab.reproduction._verify import (
     DEFAULT_TOLERANCE,
     Difference,
     compare_run,
@@ -25,7 +25,7 @@ from otfair.reproduction._verify import (
     verify_archive,
     work_items,
 )
-from otfair.reproduction._verify_means import judged_outside
+from otfair_lab.reproduction._verify_means import judged_outside
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "reproduction"
 
@@ -75,7 +75,7 @@ def test_selection_is_stratified_and_oldest_first():
 
 
 def test_a_stacked_run_is_rerun_with_its_whole_group():
-    from otfair.experiments._spec import RunConfig
+    from otfair_lab.experiments._spec import RunConfig
 
     def keyed(strength, seed=0, k=3):
         row = _row("", "cenet", "law_school", strength, strength=strength, k=k, seed=seed)
@@ -92,7 +92,7 @@ def test_a_stacked_run_is_rerun_with_its_whole_group():
 
 
 def test_a_changed_configuration_is_refused():
-    from otfair.reproduction._verify import run_config
+    from otfair_lab.reproduction._verify import run_config
 
     row = _row("not-the-hash", "m", "d", 1.0)
     with pytest.raises(ValueError, match="hashes to"):
@@ -152,7 +152,7 @@ def test_differences_are_judged_against_their_tolerance():
 
 
 def test_cli_verify_needs_an_archive():
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     result = CliRunner().invoke(app, ["reproduce", "otf", "--verify", "1"])
     assert result.exit_code == 2 and "--verify needs --runs" in result.output
@@ -225,7 +225,7 @@ def test_every_cenet_move_of_the_code_change_is_within_its_tolerance():
 
 
 def test_revision_range_orders_revisions_by_their_first_run():
-    from otfair.reproduction._write import revision_range
+    from otfair_lab.reproduction._write import revision_range
 
     frame = pd.DataFrame(
         {
@@ -243,7 +243,7 @@ def test_revision_range_orders_revisions_by_their_first_run():
     "folder", ["otf", "ftm", "ftm/imbalance", "ftm/reduction", "adapfair", "accuracy_parity"]
 )
 def test_each_report_header_states_its_runs_revisions(folder):
-    from otfair.experiments._archive import read_archive
+    from otfair_lab.experiments._archive import read_archive
 
     runs = read_archive(DOCS / folder.split("/")[0] / "runs")
     index = (DOCS / folder / "index.md").read_text(encoding="utf-8")
@@ -258,8 +258,8 @@ def test_each_report_header_states_its_runs_revisions(folder):
 def test_cli_verify_exits_1_when_an_archived_value_was_altered(tmp_path, data_dir):
     import json
 
-    from otfair.cli import app
-    from otfair.experiments._archive import read_archive
+    from otfair_lab.cli import app
+    from otfair_lab.experiments._archive import read_archive
 
     rows = read_archive(DOCS / "otf" / "runs")
     oldest = select_runs(rows, 1)[0]  # the run --verify 1 picks: a cheap unfair model

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from otfair.reproduction import judge, metric_kind, verdict
-from otfair.reproduction._verdict import print_resolution, standard_error
+from otfair_lab.reproduction import judge, metric_kind, verdict
+from otfair_lab.reproduction._verdict import print_resolution, standard_error
 
 README = Path(__file__).resolve().parents[2] / "docs" / "reproduction" / "README.md"
 

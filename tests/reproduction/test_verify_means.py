@@ -18,15 +18,15 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-import otfair.reproduction._verify as verify
-from otfair.reproduction._verify import (
+import otfair_lab.reproduction._verify as verify
+from otfair_lab.reproduction._verify import (
     DEFAULT_TOLERANCE,
     Difference,
     is_mean_level,
     read_unstable,
     verify_archive,
 )
-from otfair.reproduction._verify_means import MEAN_SE_FACTOR, compare_means, judged_outside
+from otfair_lab.reproduction._verify_means import MEAN_SE_FACTOR, compare_means, judged_outside
 
 ARCHIVED = np.array([0.40, 0.37, 0.42, 0.35, 0.39, 0.41, 0.36, 0.38, 0.43, 0.34])
 
@@ -79,7 +79,7 @@ def test_the_committed_cenet_rows_are_verified_by_their_mean():
 
 
 def _archive(tmp_path, seeds=5):
-    from otfair.experiments._spec import RunConfig
+    from otfair_lab.experiments._spec import RunConfig
 
     runs = tmp_path / "runs"
     runs.mkdir()
@@ -145,7 +145,7 @@ def test_verify_re_runs_every_seed_of_a_mean_level_strength(tmp_path, monkeypatc
 
 
 def test_cli_verify_method_needs_verify():
-    from otfair.cli import app
+    from otfair_lab.cli import app
 
     result = CliRunner().invoke(app, ["reproduce", "otf", "--verify-method", "cenet"])
     assert result.exit_code == 2 and "--verify-method applies with --verify only" in result.output

@@ -16,7 +16,7 @@ Adult's split (the UCI train / test files) is the same for every seed, so there 
 changes only the initialisation and the batches: its range over the 10 seeds is a third
 measure of where a trajectory can land. A (dataset, lambda) is **unstable** when the
 code change moved R^2 or the error gap of some seed by more than ``DEFAULT_TOLERANCE``
-of ``otfair.reproduction._verify``; its spread (the tolerance of ``otfair reproduce
+of ``otfair_lab.reproduction._verify``; its spread (the tolerance of ``otfair reproduce
 accuracy_parity --verify`` for it, written to ``unstable.csv``) is the largest such move
 over the seeds and, on Adult, at least the seed range. Its rows are marked ``level =
 mean``: ``--verify`` judges such a (dataset, lambda) by its seed mean (within 3 standard
@@ -37,8 +37,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments._archive import read_archive
-from otfair.reproduction._verify import (
+from otfair_lab.experiments._archive import read_archive
+from otfair_lab.reproduction._verify import (
     DEFAULT_TOLERANCE,
     UNSTABLE_COLUMNS,
     UNSTABLE_FILE,

@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from otfair.experiments import load_archive
+from otfair_lab.experiments import load_archive
 
 HERE = Path(__file__).parent
 PROPOSED = ("cenet", "wassersteinnet")

@@ -30,8 +30,8 @@ import pandas as pd
 
 from otfair.datasets import load_dataset
 from otfair.estimators import fairness_path
-from otfair.experiments.methods import get_method
 from otfair.metrics import accuracy_disparity_audit, r2_score
+from otfair_lab.experiments.methods import get_method
 
 HERE = Path(__file__).parent
 SEEDS = (0, 1, 2)

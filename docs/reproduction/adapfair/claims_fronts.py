@@ -5,7 +5,7 @@ The paper's Figure 2 has no printed numbers; its claim is that AdapFair (aware a
 compromise" and shows "a favorable balance" compared to the baselines. This script reads
 the committed runs (``runs/seed-*.jsonl``, the paper's 5 runs) and compares each AdapFair
 front with each baseline's at matched levels with
-:func:`otfair.reproduction.compare_fronts`: accuracy against the DP gap for the DP-adapted
+:func:`otfair_lab.reproduction.compare_fronts`: accuracy against the DP gap for the DP-adapted
 series, against the EOpp (TPR) gap for the EOpp-adapted ones; the difference in accuracy
 paired by seed (every method is trained on the same split of each seed), "AdapFair higher"
 / "baseline higher" beyond max(2 SE, 0.005), else "similar". The baselines: OT repair,
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments import load_archive
-from otfair.reproduction import compare_fronts
+from otfair_lab.experiments import load_archive
+from otfair_lab.reproduction import compare_fronts
 
 HERE = Path(__file__).parent
 GAP = {"dp": "dp_gap", "eopp": "tpr_gap"}
@@ -74,7 +74,7 @@ def main() -> None:
         "",
         "Written by [claims_fronts.py](claims_fronts.py) from the committed runs "
         f"([runs/](runs/), seeds per comparison: {seeds}); "
-        "the rule is `otfair.reproduction.compare_fronts` (accuracy differences paired by "
+        "the rule is `otfair_lab.reproduction.compare_fronts` (accuracy differences paired by "
         "seed, 'similar' within max(2 SE, 0.005)). All rows: "
         "[claims_fronts.csv](claims_fronts.csv).",
         "",

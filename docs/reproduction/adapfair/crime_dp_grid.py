@@ -8,7 +8,7 @@ This script reruns ``adapfair`` (DP, aware) on the report's 5 splits with the co
 Crime options, at the paper's lowest lambda (0.1, a check against the committed runs) and
 below it, lambda in {0.05, 0.02, 0.01}, and compares the extended front with the committed
 baselines' runs (same splits: paired by seed) with
-:func:`otfair.reproduction.compare_fronts` at the baselines' DP levels below 0.10.
+:func:`otfair_lab.reproduction.compare_fronts` at the baselines' DP levels below 0.10.
 
 If AdapFair then reaches the baselines' low levels at their accuracy, the "does not hold"
 is the grid's; if it does not, the floor is the method's on Crime.
@@ -25,8 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments import load_archive, run_single
-from otfair.reproduction import compare_fronts
+from otfair_lab.experiments import load_archive, run_single
+from otfair_lab.reproduction import compare_fronts
 
 HERE = Path(__file__).parent
 SEEDS = (0, 1, 2, 3, 4)

@@ -38,12 +38,12 @@ import pandas as pd
 
 from otfair.datasets import load_dataset
 from otfair.estimators import fairness_path
-from otfair.experiments.methods import get_method
 from otfair.metrics import (
     demographic_parity_gap,
     mean_score_gap,
     wasserstein_demographic_parity,
 )
+from otfair_lab.experiments.methods import get_method
 
 HERE = Path(__file__).parent
 EPOCHS = 60

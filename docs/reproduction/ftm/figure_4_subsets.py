@@ -7,9 +7,9 @@ committed runs hold each model's subset-DP summary over 200 random subsets (the 
 audit: ``subset_dp_mean``, ``subset_dp_q95``, ``subset_dp_std``). Each method is taken at
 the strength the reports match (the best mean accuracy among those whose mean DP gap is
 at most the level); FTM's subset DP is compared with each baseline's, paired by seed
-(``otfair.reproduction.paired_difference``), *lower* / *higher* beyond 2 SE, else *tied*.
+(``otfair_lab.reproduction.paired_difference``), *lower* / *higher* beyond 2 SE, else *tied*.
 A method whose chosen strength has a seed with a one-class model
-(``otfair.reproduction._compare.constant_runs``: its subset DP is 0 trivially) is
+(``otfair_lab.reproduction._compare.constant_runs``: its subset DP is 0 trivially) is
 marked, and its comparisons are not counted.
 
 Usage (from the repository root): ``python docs/reproduction/ftm/figure_4_subsets.py``
@@ -22,9 +22,9 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments import load_archive
-from otfair.reproduction._compare import _select_level, constant_runs
-from otfair.reproduction._fronts import paired_difference
+from otfair_lab.experiments import load_archive
+from otfair_lab.reproduction._compare import _select_level, constant_runs
+from otfair_lab.reproduction._fronts import paired_difference
 
 HERE = Path(__file__).resolve().parent
 LEVELS = {"adult": 0.06, "german": 0.01, "dutch": 0.07, "bank": 0.04}

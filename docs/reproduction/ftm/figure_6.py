@@ -34,7 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from otfair.experiments import ResultStore, load_archive  # noqa: E402
+from otfair_lab.experiments import ResultStore, load_archive  # noqa: E402
 
 HERE = Path(__file__).parent
 RUNS = HERE / "runs"

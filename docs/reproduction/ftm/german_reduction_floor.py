@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments import run_single
+from otfair_lab.experiments import run_single
 
 HERE = Path(__file__).parent
 SEEDS = (0, 1, 2, 3, 4)

@@ -22,7 +22,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from otfair.experiments import run_single
+from otfair_lab.experiments import run_single
 
 HERE = Path(__file__).parent
 SEEDS = tuple(range(10))

@@ -62,9 +62,9 @@ from scipy.optimize import linear_sum_assignment
 
 from otfair.datasets import load_dataset
 from otfair.estimators import fairness_path
-from otfair.experiments.methods import get_method
 from otfair.metrics import accuracy, demographic_parity_gap, self_fulfilling_prophecy
 from otfair.ot import sqeuclidean_cost
+from otfair_lab.experiments.methods import get_method
 
 HERE = Path(__file__).parent
 EPOCHS = 60

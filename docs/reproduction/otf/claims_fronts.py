@@ -4,7 +4,7 @@ The paper's Figure 1 has no printed numbers, and its claims compare trade-off fr
 similar trade-off between AUC and PDP fairness as the baselines", "OTF clearly outperforms
 Norm ... when trained to minimize PEO, especially in the lower violation range"). This
 script reads the committed runs (``runs/seed-*.jsonl``) and compares the fronts at matched
-violation levels. The rule is :func:`otfair.reproduction.compare_fronts` (its module
+violation levels. The rule is :func:`otfair_lab.reproduction.compare_fronts` (its module
 docstring): a level is a point of one front; the other front's value there is its best mean
 AUC among strengths whose mean violation is at most the level (the reports' matched-level
 rule); the AUC difference is paired by seed (both are trained on the same splits) and called
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from otfair.experiments import load_archive
-from otfair.reproduction import compare_fronts
+from otfair_lab.experiments import load_archive
+from otfair_lab.reproduction import compare_fronts
 
 HERE = Path(__file__).parent
 MEASURE = {"dp": "pdp_violation", "eo": "peo_violation"}
@@ -41,7 +41,7 @@ MEASURE = {"dp": "pdp_violation", "eo": "peo_violation"}
 def compare(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per matched level: dataset, notion, baseline, direction, values, verdict.
 
-    :func:`otfair.reproduction.compare_fronts` per dataset and notion: OTF [dp] against
+    :func:`otfair_lab.reproduction.compare_fronts` per dataset and notion: OTF [dp] against
     Norm [dp] and both Barycenter grids on the PDP violation, OTF [eo] against Norm [eo] on
     the PEO violation.
     """

@@ -7,7 +7,7 @@ otfair's sweep evaluates the test part only, so this script refits, on the sweep
 splits (seeds 0-2 of ``configs/otf.toml``: 80/20, 100 epochs), OTF [eo] at the alphas of
 the committed grid that span Norm's PEO range and Norm [eo] at its grid, and evaluates each
 model on the **training** and the **test** part. The fronts are compared on each part with
-:func:`otfair.reproduction.compare_fronts` (AUC at matched PEO levels, paired by seed,
+:func:`otfair_lab.reproduction.compare_fronts` (AUC at matched PEO levels, paired by seed,
 "similar" within max(2 SE, 0.005)). Its test-part values are the committed runs' (checked
 in the output: the largest AUC difference to ``runs/``), so the train/test contrast is of
 the same models.
@@ -26,10 +26,10 @@ from pathlib import Path
 import pandas as pd
 
 from otfair.datasets import load_dataset
-from otfair.experiments import load_archive
-from otfair.experiments.methods import get_method
 from otfair.metrics import peo_violation, roc_auc
-from otfair.reproduction import compare_fronts
+from otfair_lab.experiments import load_archive
+from otfair_lab.experiments.methods import get_method
+from otfair_lab.reproduction import compare_fronts
 
 HERE = Path(__file__).parent
 SEEDS = (0, 1, 2)

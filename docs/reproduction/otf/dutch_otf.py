@@ -33,8 +33,8 @@ import numpy as np
 import pandas as pd
 
 from otfair.datasets import load_dataset
-from otfair.experiments.methods import get_method
 from otfair.metrics import pdp_violation, roc_auc
+from otfair_lab.experiments.methods import get_method
 
 HERE = Path(__file__).parent
 EPOCHS = 30

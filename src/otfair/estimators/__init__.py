@@ -41,7 +41,7 @@ Trade-off curves
 The estimators live in subpackages by kind (``classification/``, ``regression/``,
 ``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
 ``otfair.estimators._training``. The methods that ``otfair fit`` and
-``otfair sweep`` run are listed by :func:`otfair.experiments.methods.list_methods`
+``otfair sweep`` run are listed by :func:`otfair_lab.experiments.methods.list_methods`
 (``otfair methods``).
 """
 
@@ -121,7 +121,7 @@ __all__ = [
     "train_base_classifier",
 ]
 
-#: Names that moved to :mod:`otfair.experiments.methods` (deprecated first, then
+#: Names that moved to :mod:`otfair_lab.experiments.methods` (deprecated first, then
 #: removed: estimators never import experiments).
 _MOVED_TO_METHODS = ("MethodSpec", "get_method", "list_methods", "paper_settings")
 
@@ -129,6 +129,7 @@ _MOVED_TO_METHODS = ("MethodSpec", "get_method", "list_methods", "paper_settings
 def __getattr__(name: str) -> Any:
     if name in _MOVED_TO_METHODS:
         raise AttributeError(
-            f"otfair.estimators.{name} was removed; import {name} from otfair.experiments.methods."
+            f"otfair.estimators.{name} was removed; import {name} from "
+            "otfair_lab.experiments.methods."
         )
     raise AttributeError(f"module 'otfair.estimators' has no attribute {name!r}")

@@ -54,7 +54,10 @@ _STRENGTH_NAMES = ("strength", "lam")
 
 
 def strength_param(estimator: Any) -> str:
-    """Return the name of ``estimator``'s strength parameter (``strength`` or ``lam``).
+    """Return the name of ``estimator``'s strength parameter.
+
+    Every otfair estimator calls it ``strength``; ``lam`` is still read for a
+    third-party estimator that calls it so.
 
     Parameters
     ----------
@@ -79,7 +82,7 @@ def strength_param(estimator: Any) -> str:
     --------
     >>> from otfair.estimators import CENet, FairClassifier, strength_param
     >>> strength_param(FairClassifier(penalty="otf")), strength_param(CENet())
-    ('strength', 'lam')
+    ('strength', 'strength')
     """
     params = estimator.get_params(deep=False)
     for name in _STRENGTH_NAMES:
@@ -150,7 +153,7 @@ def fairness_path(
     ----------
     estimator : estimator
         The template (not modified): an estimator with a numeric strength parameter
-        (``strength`` or ``lam``).
+        (``strength``; ``lam`` for a third-party estimator that still calls it so).
     X : array-like of shape (n, d)
     y : array-like of shape (n,)
     sensitive_features : array-like of shape (n,) or (n, k)
@@ -212,7 +215,8 @@ class FairnessPath:
         ``estimators_[k]`` is fitted at ``strengths_[k]`` (its strength parameter holds
         it); each is usable alone and in a :class:`~sklearn.pipeline.Pipeline`.
     param_ : str
-        The name of the strength parameter (``"strength"`` or ``"lam"``).
+        The name of the strength parameter (``"strength"``; ``"lam"`` for a third-party
+        estimator that still calls it so).
 
     See Also
     --------

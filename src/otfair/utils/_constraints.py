@@ -9,7 +9,7 @@ no estimator calls ``_validate_params()`` or re-checks a declared constraint its
 public function declares its constraints in :func:`validate_params`, a decorator. The
 method registry, the CLI and the sweep specs validate an option with
 :func:`validate_option` / :func:`check_params`, against the same declarations (the CLI's
-torch-free copy, ``otfair.experiments._names``, is generated from them), so a bad value
+torch-free copy, ``otfair_lab.experiments._names``, is generated from them), so a bad value
 gets the same message everywhere, naming the parameter and what it accepts::
 
     The 'epochs' parameter of CENet must be an int in the range [1, inf). Got 0 instead.

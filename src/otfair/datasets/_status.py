@@ -22,6 +22,21 @@ from otfair.datasets._fetch import (
     search_dirs,
 )
 from otfair.datasets._verify import should_verify
+from otfair.utils._docstrings import fill_doc
+
+#: The two parameters that name one data file, shared by the functions below.
+_DATASET_FILE_DOC = """\
+dataset : str
+    The dataset the file belongs to.
+group : tuple of str
+    The file's alternative relative paths (a group of :func:`dataset_files`)."""
+
+#: Where to look and whether to check, shared by the functions that report a state.
+_SEARCH_DOC = """\
+data_home : str or path-like, optional
+    A directory searched first (see :func:`search_dirs`).
+verify : bool, optional
+    Check the sha256 (default: unless ``OTFAIR_VERIFY=0``)."""
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,7 @@ def dataset_files(name: str) -> tuple[tuple[str, ...], ...]:
     return DATASET_FILES[name]
 
 
+@fill_doc(dataset_file=_DATASET_FILE_DOC, search=_SEARCH_DOC)
 def file_status(
     dataset: str,
     group: tuple[str, ...],
@@ -101,14 +117,8 @@ def file_status(
 
     Parameters
     ----------
-    dataset : str
-        The dataset the file belongs to.
-    group : tuple of str
-        The file's alternative relative paths (a group of :func:`dataset_files`).
-    data_home : str or path-like, optional
-        A directory searched first (see :func:`search_dirs`).
-    verify : bool, optional
-        Check the sha256 (default: unless ``OTFAIR_VERIFY=0``).
+    {dataset_file}
+    {search}
 
     Returns
     -------
@@ -127,6 +137,7 @@ def file_status(
     return FileStatus(dataset, relpath, "ok", found)
 
 
+@fill_doc(search=_SEARCH_DOC)
 def data_status(data_home: DataHome = None, *, verify: bool | None = None) -> list[FileStatus]:
     """Return the :func:`file_status` of every file of every real dataset.
 
@@ -134,10 +145,7 @@ def data_status(data_home: DataHome = None, *, verify: bool | None = None) -> li
 
     Parameters
     ----------
-    data_home : str or path-like, optional
-        A directory searched first (see :func:`search_dirs`).
-    verify : bool, optional
-        Check the sha256 (default: unless ``OTFAIR_VERIFY=0``).
+    {search}
 
     Returns
     -------
@@ -151,6 +159,7 @@ def data_status(data_home: DataHome = None, *, verify: bool | None = None) -> li
     ]
 
 
+@fill_doc(dataset_file=_DATASET_FILE_DOC)
 def ensure_file(
     dataset: str,
     group: tuple[str, ...],
@@ -168,10 +177,7 @@ def ensure_file(
 
     Parameters
     ----------
-    dataset : str
-        The dataset the file belongs to.
-    group : tuple of str
-        The file's alternative relative paths (a group of :func:`dataset_files`).
+    {dataset_file}
     data_home : str or path-like, optional
         A directory searched first, and the download's destination.
     force : bool, default=False

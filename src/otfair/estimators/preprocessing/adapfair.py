@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Callable
-from typing import Any, cast
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar, Literal, cast
 
 import numpy as np
 import torch
@@ -56,7 +57,6 @@ from otfair.utils import (
     positive_int,
     positive_real,
     resolve_device,
-    set_params_from_init,
     torch_generator,
     use_generator,
 )
@@ -108,9 +108,38 @@ def train_stratified(
     )
 
 
+@dataclass(eq=False, repr=False)
+class FlowParams:
+    """The parameters of AdapFair's flows, declared once (keyword-only dataclass fields).
+
+    :class:`AdapFairPreprocessor` and :class:`AdapFairClassifier` (which builds one) both
+    take them; each adds its own. Not for direct use.
+    """
+
+    _: KW_ONLY
+    output: Literal["logits", "probability"] = "logits"
+    mode: str = "aware"
+    notion: str = "dp"
+    strength: float = 0.5
+    distance: str | Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = "w2"
+    sinkhorn_eps: float = 0.01
+    n_blocks: int = 4
+    hidden: tuple[int, ...] = (20, 20)
+    epochs: int = 50
+    batch_size: int = 256
+    lr: float = 1e-3
+    random_state: int | None = None
+    device: str | torch.device | None = None
+    verbose: bool = False
+    lam: float | str = "deprecated"
+
+
 @fill_estimator_doc
 @fill_doc(lam=LAM_DOC)
-class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator):
+@dataclass(eq=False, repr=False)
+class AdapFairPreprocessor(
+    TorchEstimatorMixin, TransformerMixin, ClassifierMixin, BaseEstimator, FlowParams
+):
     r"""Fair invertible preprocessors in front of a frozen classifier (AdapFair).
 
     Parameters
@@ -194,7 +223,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
     (200, 2)
     """
 
-    _parameter_constraints: dict[str, Any] = {
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
         "classifier": "no_validation",  # any classifier: as_torch_classifier checks it
         "output": [StrOptions({"logits", "probability"})],
         "mode": [StrOptions(set(_MODES))],
@@ -209,27 +238,7 @@ class AdapFairPreprocessor(TorchEstimatorMixin, TransformerMixin, ClassifierMixi
         "verbose": ["verbose"],
     }
 
-    def __init__(
-        self,
-        classifier: Any,
-        *,
-        output: str = "logits",
-        mode: str = "aware",
-        notion: str = "dp",
-        strength: float = 0.5,
-        distance: str | Callable[[torch.Tensor, torch.Tensor], torch.Tensor] = "w2",
-        sinkhorn_eps: float = 0.01,
-        n_blocks: int = 4,
-        hidden: tuple[int, ...] = (20, 20),
-        epochs: int = 50,
-        batch_size: int = 256,
-        lr: float = 1e-3,
-        random_state: int | None = None,
-        device: str | torch.device | None = None,
-        verbose: bool = False,
-        lam: float | str = "deprecated",
-    ) -> None:
-        set_params_from_init(self, locals())
+    classifier: Any = None
 
     # ------------------------------------------------------------------ validation
     def _check_scores(self, scorer: TorchScorer, X: torch.Tensor) -> None:

@@ -18,10 +18,10 @@ An already trained classifier can be passed as ``base_classifier`` instead.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar
 
 import numpy as np
-import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -29,7 +29,7 @@ from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._path import check_strengths
 from otfair.estimators._torch_base import TorchEstimatorMixin
 from otfair.estimators._training import predict_from_proba
-from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor
+from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, FlowParams
 from otfair.estimators.preprocessing.adapfair_base import (
     BASE_PENALTIES,
     RENAMED_PENALTIES,
@@ -45,7 +45,6 @@ from otfair.utils import (
     fit_context,
     non_negative_real,
     positive_int,
-    set_params_from_init,
 )
 from otfair.utils._deprecation import LAM_DOC, renamed_param, renamed_value
 from otfair.utils._docstrings import fill_doc
@@ -57,7 +56,8 @@ _FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != 
 
 @fill_estimator_doc
 @fill_doc(lam=LAM_DOC)
-class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
+@dataclass(eq=False, repr=False)
+class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, FlowParams):
     r"""Frozen base classifier + AdapFair flows: the paper's full pipeline (§IV).
 
     Parameters
@@ -121,7 +121,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     #: The row of ``otfair.estimators._strength_grids.GRIDS`` that FairnessCV searches (as
     #: when the strength was ``lam``, which that table read as the regression nets').
     _strength_grid = "regression"
-    _parameter_constraints: dict[str, Any] = {
+    _parameter_constraints: ClassVar[dict[str, Any]] = {
         **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
         "base_classifier": "no_validation",  # any classifier, or None
         "distance": [StrOptions(set(DISTANCES))],
@@ -135,33 +135,14 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         "sensitive_column": SENSITIVE_COLUMN,
     }
 
-    def __init__(
-        self,
-        base_classifier: Any = None,
-        *,
-        output: str = "logits",
-        mode: str = "aware",
-        notion: str = "dp",
-        strength: float = 0.5,
-        distance: str = "w2",
-        sinkhorn_eps: float = 0.01,
-        n_blocks: int = 4,
-        hidden: tuple[int, ...] = (20, 20),
-        epochs: int = 50,
-        batch_size: int = 256,
-        lr: float = 1e-3,
-        base_epochs: int = 50,
-        base_batch_size: int = 256,
-        base_penalty: str = "none",
-        base_notion: str = "eo",
-        base_strength: float = 1.0,
-        sensitive_column: int | None = None,
-        random_state: int | None = None,
-        device: str | torch.device | None = None,
-        verbose: bool = False,
-        lam: float | str = "deprecated",
-    ) -> None:
-        set_params_from_init(self, locals())
+    base_classifier: Any = None
+    _: KW_ONLY
+    base_epochs: int = 50
+    base_batch_size: int = 256
+    base_penalty: str = "none"
+    base_notion: str = "eo"
+    base_strength: float = 1.0
+    sensitive_column: int | None = None
 
     def _split_sensitive(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, Any]:
         X_np = check_features(X, "X")

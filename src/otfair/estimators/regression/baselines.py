@@ -12,8 +12,8 @@ r"""Baselines of the accuracy-disparity experiments: unfair net, BGL and COD.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, clone
@@ -215,9 +215,26 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         return self._unscale(np.asarray(pred, dtype=np.float64))
 
 
+@dataclass(eq=False, repr=False)
+class CODParams:
+    """The parameters of the COD problem, declared once (dataclass fields).
+
+    :class:`CODRegressor` and :class:`~otfair.estimators.CODRFFRegressor` (which solves
+    it on random features) both take them. Not for direct use.
+    """
+
+    eps: float = 0.1
+    _: KW_ONLY
+    ridge: float = 1e-6
+    solver: str | None = None
+    scale_y: str | bool = "auto"
+    random_state: Any = None
+
+
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
-class CODRegressor(FairRegressorMixin, BaseEstimator):
+@dataclass(eq=False, repr=False)
+class CODRegressor(FairRegressorMixin, BaseEstimator, CODParams):
     r"""Least squares with a coefficient-of-determination constraint (Komiyama et al., 2018).
 
     For the linear model :math:`\hat y = x^\top \beta + b` (the sensitive attribute is not
@@ -283,18 +300,7 @@ class CODRegressor(FairRegressorMixin, BaseEstimator):
     (200,)
     """
 
-    def __init__(
-        self,
-        eps: float = 0.1,
-        *,
-        ridge: float = 1e-6,
-        solver: str | None = None,
-        scale_y: str | bool = "auto",
-        random_state: Any = None,
-    ) -> None:
-        set_params_from_init(self, locals())
-
-    _parameter_constraints: dict[str, list[Any]] = {
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         "eps": [non_negative_real()],
         "ridge": [non_negative_real()],
         "solver": [None, str],

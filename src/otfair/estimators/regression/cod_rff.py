@@ -10,7 +10,8 @@ See ``docs/baselines.md``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import KW_ONLY, dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
@@ -20,21 +21,21 @@ from sklearn.utils.validation import check_array, check_is_fitted
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import check_n_features, encode_fitted_groups
-from otfair.estimators.regression.baselines import CODRegressor
+from otfair.estimators.regression.baselines import CODParams, CODRegressor
 from otfair.utils import (
     StrOptions,
     draw_seed,
     fit_context,
     positive_int,
     positive_real,
-    set_params_from_init,
 )
 
 __all__ = ["PAPER_GAMMAS", "CODRFFRegressor"]
 
 
 @fill_estimator_doc
-class CODRFFRegressor(RegressorMixin, BaseEstimator):
+@dataclass(eq=False, repr=False)
+class CODRFFRegressor(RegressorMixin, BaseEstimator, CODParams):
     r"""Least squares on random Fourier features with a CoD fairness constraint.
 
     The features are mapped to :math:`z(x) = \sqrt{2/D}\,\cos(W^\top x + b)`,
@@ -109,21 +110,12 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator):
     (200,)
     """
 
-    def __init__(
-        self,
-        eps: float = 0.1,
-        *,
-        gamma: float | str | Sequence[float] = "scale",
-        rescale: str = "none",
-        n_components: int = 50,
-        ridge: float = 1e-6,
-        solver: str | None = None,
-        scale_y: str | bool = "auto",
-        random_state: Any = None,
-    ) -> None:
-        set_params_from_init(self, locals())
+    _: KW_ONLY
+    gamma: float | str | Sequence[float] = "scale"
+    rescale: str = "none"
+    n_components: int = 50
 
-    _parameter_constraints: dict[str, list[Any]] = {
+    _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         # eps, ridge, solver, scale_y and random_state: those of the linear model it fits
         **CODRegressor._parameter_constraints,
         "gamma": [positive_real(), StrOptions({"scale"}), "array-like"],

@@ -111,12 +111,7 @@ class CENet(AdversarialNet):
 
     {references_accuracy_disparity}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
-    >>> y = 1 / (1 + np.exp(-X[:, 0]))
+    {examples_regression}
     >>> CENet(strength=1.0, encoder_hidden=(8,), adversary_hidden=(8,), epochs=2,
     ...       random_state=0).fit(X, y, sensitive_features=s).predict(X).shape
     (200,)
@@ -187,12 +182,7 @@ class WassersteinNet(AdversarialNet):
 
     {references_accuracy_disparity}
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> rng = np.random.default_rng(0)
-    >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
-    >>> y = 1 / (1 + np.exp(-X[:, 0]))
+    {examples_regression}
     >>> est = WassersteinNet(strength=1.0, encoder_hidden=(8,), adversary_hidden=(8,),
     ...                      epochs=2, random_state=0).fit(X, y, sensitive_features=s)
     >>> bool(max(p.abs().max() for p in est.adversary_.parameters()) <= 0.05)

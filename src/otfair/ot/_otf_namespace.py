@@ -1,9 +1,10 @@
 """The array operations of the OTF semi-dual, for numpy and for torch (POT's ``ot.backend`` style).
 
 :class:`otfair.ot._otf_semidual.SemiDual` is written once over a :class:`Namespace`:
-the operators ``+ - * / @``, indexing and ``.mT`` are common to numpy arrays and torch
-tensors, and the operations that are spelled differently (reductions, in-place
-``exp``, casts, the layout of a chunk) are its methods: :class:`Namespace` holds them in
+the operators ``+ - * / @`` and indexing are common to numpy arrays and torch
+tensors (a transpose is not: numpy < 2 has no ``.mT``), and the operations that are
+spelled differently (reductions, in-place ``exp``, casts, the layout of a chunk, a
+transpose) are its methods: :class:`Namespace` holds them in
 numpy, ``_Torch`` overrides every one in torch. :data:`NUMPY` serves the host solves of
 class-reduced problems (a few columns: numpy's ~2 us per operation against torch's
 ~10 us dispatch), :data:`TORCH` the dense host solves and the batched device solves.
@@ -78,7 +79,7 @@ class Namespace:
 
     def gram(self, R: Array, a: Array) -> Array:
         r""":math:`\sum_i a_i R_i R_i^\top` (..., k, k) for a row matrix and ``a`` (..., rows)."""
-        return (R * a[..., None, :]) @ R.mT
+        return (R * a[..., None, :]) @ np.swapaxes(R, -1, -2)  # numpy < 2 has no .mT
 
     def col_sums(self, e: Array, a: Array) -> Array:
         r""":math:`\sum_i a_i e_{ij}` (..., m) for a chunk and ``a`` (..., rows)."""

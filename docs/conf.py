@@ -85,6 +85,13 @@ nitpick_ignore = [
     ("py:class", "otfair.estimators.representation._base.RepresentationClassifier"),
     ("py:class", "otfair.estimators.representation._base.RepresentationEstimator"),
     ("py:class", "otfair.penalties._critics._JointAdversaryPenalty"),
+    # parameter declarations shared by dataclass estimator families, and the penalty
+    # protocol's private parts (the old evaluation methods, the grids' mixin)
+    ("py:class", "otfair.estimators.preprocessing.adapfair.FlowParams"),
+    ("py:class", "otfair.estimators.regression.nets.AdversarialNet"),
+    ("py:class", "otfair.estimators.regression.baselines.CODParams"),
+    ("py:class", "otfair.penalties._legacy.LegacyEvaluation"),
+    ("py:class", "otfair.penalties._plan.StrengthGrids"),
 ]
 # the long guides skip heading levels (## then ####) on purpose: not a broken page
 suppress_warnings = ["myst.header"]

@@ -2,8 +2,8 @@
 
 :class:`FTM` holds the settings of the matched batches and builds
 :class:`MatchedDemographicParity`, the matched score gap (§3); its training plan trains
-it on :class:`MatchedBatches` (FTM's batching lives here only), whose pairings and OT
-matchings (§4) come from :class:`FTMMatchingCache`.
+it on ``MatchedBatches`` (FTM's batching lives here only), whose pairings and OT
+matchings (§4) come from :class:`~otfair.estimators.FTMMatchingCache`.
 
 How pairings are drawn
 ----------------------
@@ -20,11 +20,11 @@ How they are reused
 -------------------
 The matching depends only on the data, never on the model, so the pool is a pure
 function of (training rows, groups, labels for the joint map, m, map, a, seed,
-n_rounds). :class:`FTMMatchingCache` keys it by a SHA-256 hash of exactly these inputs
-and keeps it in memory (and, with ``cache_dir``, on disk as ``.npz``), so every strength
-and model seed of a sweep on the same split reuses it and an FTM training step costs
-about a plain step. :class:`MatchedSchedule` walks through the pool in an order drawn
-from the estimator's ``random_state``.
+n_rounds). :class:`~otfair.estimators.FTMMatchingCache` keys it by a SHA-256 hash of
+exactly these inputs and keeps it in memory (and, with ``cache_dir``, on disk as
+``.npz``), so every strength and model seed of a sweep on the same split reuses it
+and an FTM training step costs about a plain step. :class:`MatchedSchedule` walks
+through the pool in an order drawn from the estimator's ``random_state``.
 """
 
 from __future__ import annotations
@@ -164,13 +164,14 @@ class MatchedDemographicParity(FairnessPenalty):
     of group 1 (Kim et al., TMLR 2024, §3.2, Eq. (7); the marginal or joint OT
     map of §4). By Theorem 3.7 of the paper, ``MDP <= delta`` implies ``DP <= delta``
     for any transport map. The matching itself never depends on ``f``, so it is part of
-    the batch (its plan draws :class:`MatchedBatches`, :class:`FTMMatchingCache`); the
-    notion is DP (the joint map of §4 targets EO through the matching, not the penalty).
+    the batch (its plan draws ``MatchedBatches``,
+    :class:`~otfair.estimators.FTMMatchingCache`); the notion is DP (the joint map of §4
+    targets EO through the matching, not the penalty).
 
     Shapes: ``scores`` (2m,) the scores of the group-0 batch followed by those of their
     partners in group 1, in matched order; ``sensitive`` (2m,) the group codes
     (``m`` zeros then ``m`` ones); the unchecked
-    :meth:`~otfair.penalties.FairnessPenalty.value` also takes a (K, 2m)
+    ``FairnessPenalty.value`` also takes a (K, 2m)
     block of K models (``batchable``). The old call ``mdp(scores, matched_scores)`` with two
     (m,) float tensors still works (deprecated).
 
@@ -184,7 +185,7 @@ class MatchedDemographicParity(FairnessPenalty):
 
     batchable = True
     #: trained on matched batches (FTM's default settings; an FTM object's own: its
-    #: :meth:`FTM.training_plan`), set below :class:`MatchedBatches`
+    #: :meth:`FTM.training_plan`), set below ``MatchedBatches``
     plan: ClassVar[TrainingPlan]
 
     def __init__(self, notion: str | Notion = "dp") -> None:

@@ -149,7 +149,7 @@ class GroupWassersteinLoss(FairnessPenalty):
         self.eps = float(eps)
 
     def check(self, batch: PenaltyBatch) -> PenaltyBatch:
-        """Check that a label notion's batch has labels (:func:`fairness_loss` checks the rest)."""
+        """Check that a label notion's batch has labels (``fairness_loss`` checks the rest)."""
         if self.requires_labels and batch.labels is None:
             raise ValueError(f"`labels` are required for notion={self.notion.name!r}.")
         return batch

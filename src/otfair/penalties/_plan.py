@@ -46,7 +46,7 @@ class TrainBatch(NamedTuple):
 
 
 class BatchSchedule(Protocol):
-    """A penalty's own batches for one fit (:attr:`TrainingPlan.batches` draws it)."""
+    """A penalty's own batches for one fit (drawn by ``TrainingPlan.batches``)."""
 
     #: the scheme's name, shown by the progress bar
     name: str

@@ -211,7 +211,7 @@ def judge(
     """Compare a published number with otfair's mean over seeds.
 
     The rule (the tolerance, one-sided claims, exact counts) is stated in the module
-    docstring (:mod:`otfair_lab.reproduction._verdict`) and ``docs/reproduction/README.md``.
+    docstring (``otfair_lab.reproduction._verdict``) and ``docs/reproduction/README.md``.
 
     Parameters
     ----------

@@ -37,7 +37,9 @@ def _split(name: str):
 
 def _shipped(task: str | None = None) -> list[str]:
     """The package's methods (other tests in the same worker may register toy ones)."""
-    return [m for m in list_methods(task) if get_method(m).build.__module__.startswith("otfair_lab.")]
+    return [
+        m for m in list_methods(task) if get_method(m).build.__module__.startswith("otfair_lab.")
+    ]
 
 
 def test_fair_classifier_methods_take_their_notions_from_the_penalty():

@@ -164,7 +164,9 @@ def test_golden_covers_every_registered_method():
 
     covered = {argv[argv.index("--method") + 1] for _, argv in cases()}
     # other tests in the same worker may register toy methods; only the package's count
-    shipped = {m for m in list_methods() if get_method(m).build.__module__.startswith("otfair_lab.")}
+    shipped = {
+        m for m in list_methods() if get_method(m).build.__module__.startswith("otfair_lab.")
+    }
     assert covered == shipped
     assert {cid for cid, _ in cases()} == set(GOLDEN)
 

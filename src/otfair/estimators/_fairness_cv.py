@@ -3,15 +3,13 @@ r"""FairnessCV: the most accurate strength within a fairness-violation budget, b
 from __future__ import annotations
 
 import copy
-import time
 from collections.abc import Callable, Sequence
 from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
-from sklearn.dummy import DummyClassifier, DummyRegressor
-from sklearn.metrics import check_scoring, get_scorer_names, log_loss, mean_squared_error
+from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import (
@@ -24,28 +22,21 @@ from sklearn.utils.validation import (
 from otfair.estimators._budget_rule import (
     CLASSIFICATION_METRICS,
     REGRESSION_METRICS,
-    FoldMeasures,
     cv_results,
     make_splits,
     resolve_metric,
     select_strength,
 )
-from otfair.estimators._path import fairness_path
+from otfair.estimators._fairness_cv_search import (
+    FoldRecorder,
+    ascending_search,
+    grid_search,
+    is_settled,
+)
 from otfair.estimators._strength_grids import default_strengths, strength_param
 from otfair.utils import HasMethods, Interval, StrOptions, check_strengths, fit_context
-from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
 __all__ = ["FairnessCV"]
-
-
-def _fit_path(
-    estimator: Any, X: Any, y: Any, sensitive_features: Any, strengths: np.ndarray
-) -> list[Any]:
-    """One fitted estimator per strength, in the order of ``strengths`` (one stacked run)."""
-    path = fairness_path(
-        estimator, X, y, sensitive_features=sensitive_features, strengths=strengths.tolist()
-    )
-    return list(path.estimators_)
 
 
 def _estimator_has(attr: str) -> Callable[[Any], bool]:
@@ -63,8 +54,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     A practitioner asks for "the most accurate model whose demographic-parity gap stays
     under 0.02", not for a strength. ``FairnessCV`` turns the budget into a strength in
     scikit-learn's ``*CV`` style (as ``LassoCV`` chooses ``alpha``): on each of the
-    ``cv`` folds it fits the whole trade-off path over ``strengths`` in one stacked
-    training run (:func:`~otfair.estimators.fairness_path`), scores
+    ``cv`` folds it fits the trade-off path over ``strengths`` (in one stacked training
+    run, :func:`~otfair.estimators.fairness_path`, or strength by strength from the
+    previous fit until the choice is settled: ``search``), scores
     every model on the held-out fold (``scoring``) and measures its violation
     (``metric``), then picks
 
@@ -164,6 +156,23 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         Measure a strength's violation on the pooled held-out predictions of all folds
         (``cv_results_["pooled_test_violation"]``); ``False``: the mean of the per-fold
         violations (``mean_test_violation``, the rule before this option).
+    search : {"auto", "grid", "ascending"}, default="auto"
+        How the strengths are fitted (``otfair/estimators/_fairness_cv_search.py``).
+        ``"grid"``: every strength on every fold, each fold's path in one stacked run.
+        ``"ascending"`` (an estimator with ``warm_start``, such as
+        :class:`~otfair.estimators.FairClassifier`): the strengths in increasing
+        order; at each one the estimator is fitted on all the rows from its previous
+        strength's fit, then on each training fold from that fit (a few L-BFGS
+        iterations each), and the search stops at the first strength past the best
+        eligible one whose mean held-out score is lower: the strengths after it are
+        neither fitted nor in ``cv_results_``. Only where a warm start reaches a cold
+        start's solution: the fit at the first strength used L-BFGS and converged
+        (else the grid runs). The choice is the grid's whenever the
+        score of the eligible strengths falls once it starts to fall (it falls with
+        the strength past the budget); the fit on all the rows at the chosen strength
+        is ``best_estimator_`` (a warm-started fit: a cold one's to the solver's
+        tolerance). ``"auto"``: ``"ascending"`` when the estimator has ``warm_start``,
+        else ``"grid"``.
 
     Attributes
     ----------
@@ -244,6 +253,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "margin": [Interval(Real, 0, None, closed="left")],
         "below_constant": [StrOptions({"raise", "warn"})],
         "pooled_violation": ["boolean"],
+        "search": [StrOptions({"auto", "grid", "ascending"})],
     }
     # `fit` consumes sensitive_features: requested by default (metadata routing)
     __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
@@ -261,6 +271,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         margin: float = 0.0,
         below_constant: str = "raise",
         pooled_violation: bool = True,
+        search: str = "auto",
     ) -> None:
         self.estimator = estimator
         self.strengths = strengths
@@ -272,6 +283,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.margin = margin
         self.below_constant = below_constant
         self.pooled_violation = pooled_violation
+        self.search = search
 
     # ------------------------------------------------------------------ helpers
     def _task(self) -> str:
@@ -285,20 +297,6 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     def _scorer(self) -> Callable[..., float]:
         default = "accuracy" if self._task() == "classification" else "r2"
         return check_scoring(self.estimator, scoring=self.scoring or default)
-
-    @staticmethod
-    def _loss(y: np.ndarray, scores: np.ndarray, task: str) -> float:
-        """Loss on the training fold: log-loss of ``P(Y = 1 | x)`` (0/1 labels), or MSE."""
-        if task == "classification":
-            return float(log_loss(y, np.clip(scores, 1e-15, 1 - 1e-15), labels=[0, 1]))
-        return float(mean_squared_error(y, scores))
-
-    @staticmethod
-    def _scores(est: Any, X: Any, task: str) -> np.ndarray:
-        """Return the scores a violation is measured on: P(Y = 1 | x), or the predictions."""
-        if task == "classification":
-            return np.asarray(est.predict_proba(X))[:, -1]
-        return np.asarray(est.predict(X), dtype=float).ravel()
 
     # ---------------------------------------------------------------------- fit
     @fit_context(validate_nested=True)
@@ -328,9 +326,60 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         X, y, s, param = self._check_fit_input(X, y, sensitive_features)
         strengths = self._strength_grid()
         splits = list(make_splits(self.cv, X, y, s, self._task()))
-        folds = self._measure_folds(X, y, s, strengths, splits)
-        self.cv_results_ = cv_results(
-            strengths,
+        recorder = self._recorder(X, y, s, strengths, splits)
+        fitted: dict[int, Any] | None = None
+        if self._search() == "ascending":
+            fitted = ascending_search(
+                self.estimator,
+                strengths,
+                recorder,
+                param,
+                lambda: is_settled(self._table(recorder, strengths, param)[1], self.max_violation),
+            )
+        if fitted is None:  # the grid, or warm starts that would not be exact
+            fitted = {}
+            grid_search(self.estimator, strengths, recorder)
+        done, self.cv_results_ = self._table(recorder, strengths, param)
+        self.strength_param_ = param
+        self.metric_ = recorder.all.metric_name
+        self.n_splits_ = len(splits)
+        self.path_fit_time_ = recorder.all.fit_time
+        self.best_index_ = select_strength(
+            self.cv_results_, self.max_violation, below_constant=self.below_constant
+        )
+        self.strength_ = float(self.cv_results_["strength"][self.best_index_])
+        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
+        self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
+        if self.refit:
+            best = fitted.get(int(done[self.best_index_]))
+            if best is None:
+                best = clone(self.estimator).set_params(**{param: self.strength_})
+                best.fit(X, y, sensitive_features=s)
+            self.best_estimator_ = best
+        return self
+
+    def _search(self) -> str:
+        """Resolve ``search`` (``"auto"``: ascending for an estimator with ``warm_start``)."""
+        if self.search != "auto":
+            return str(self.search)
+        has_warm_start = "warm_start" in self.estimator.get_params(deep=False)
+        return "ascending" if has_warm_start else "grid"
+
+    def _recorder(
+        self, X: Any, y: Any, s: Any, strengths: np.ndarray, splits: list[Any]
+    ) -> FoldRecorder:
+        """Return the fold measurements' recorder (the constants measured already)."""
+        task = self._task()
+        name, metric = resolve_metric(self.metric, task)
+        return FoldRecorder(X, y, s, splits, len(strengths), task, self._scorer(), metric, name)
+
+    def _table(
+        self, recorder: FoldRecorder, strengths: np.ndarray, param: str
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Return the measured strength indices and their ``cv_results_`` table."""
+        done, folds = recorder.measures(self.pooled_violation)
+        table = cv_results(
+            strengths[done],
             folds.scores,
             folds.violations,
             param,
@@ -340,20 +389,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             margin=self.margin,
             pooled=folds.pooled,
         )
-        self.strength_param_ = param
-        self.metric_ = folds.metric_name
-        self.n_splits_ = len(splits)
-        self.path_fit_time_ = folds.fit_time
-        self.best_index_ = select_strength(
-            self.cv_results_, self.max_violation, below_constant=self.below_constant
-        )
-        self.strength_ = float(strengths[self.best_index_])
-        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
-        self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
-        if self.refit:
-            best = clone(self.estimator).set_params(**{param: self.strength_})
-            self.best_estimator_ = best.fit(X, y, sensitive_features=s)
-        return self
+        return done, table
 
     def _check_fit_input(self, X: Any, y: Any, sensitive_features: Any) -> tuple[Any, ...]:
         """Return ``(X, y, s, param)``: the rows indexable, the strength's parameter name."""
@@ -370,60 +406,6 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                 f"{template!r}. Pass the strengths to search as FairnessCV(strengths=...)."
             )
         return X, y, s, param
-
-    def _measure_folds(
-        self, X: Any, y: Any, s: Any, strengths: np.ndarray, splits: list[Any]
-    ) -> FoldMeasures:
-        """Fit the path on each training fold; measure it and the best constant held out.
-
-        The best constant predictor of a training fold is the class prior (its decision
-        is the majority class) or the mean target: perfectly fair, the reference row.
-        The held-out predictions of every fold are also pooled (as ``cross_val_predict``)
-        for :attr:`pooled_violation`.
-        """
-        task = self._task()
-        name, metric = resolve_metric(self.metric, task)
-        scorer = self._scorer()
-        out = FoldMeasures.empty(len(splits), len(strengths), name, task)
-        pooled_y: list[np.ndarray] = []
-        pooled_pred: list[list[np.ndarray]] = [[] for _ in range(len(strengths) + 1)]
-        for f, (train, test) in enumerate(splits):
-            X_tr, y_tr = _safe_indexing(X, train), _safe_indexing(y, train)
-            X_te, y_te, s_te = (_safe_indexing(a, test) for a in (X, y, s))
-            fold_start = time.perf_counter()
-            fitted = _fit_path(self.estimator, X_tr, y_tr, _safe_indexing(s, train), strengths)
-            out.fit_time += time.perf_counter() - fold_start
-            constant = (
-                DummyClassifier(strategy="prior")
-                if task == "classification"
-                else DummyRegressor(strategy="mean")
-            ).fit(X_tr, y_tr)
-            for k, est in enumerate([*fitted, constant]):
-                y_metric, y_fit = np.asarray(y_te), np.asarray(y_tr)
-                if task == "classification":  # the measures take 0/1 labels
-                    y_metric = (y_metric == est.classes_[-1]).astype(int)
-                    y_fit = (y_fit == est.classes_[-1]).astype(int)
-                prediction = self._scores(est, X_te, task)
-                pooled_pred[k].append(prediction)
-                if k == 0:
-                    pooled_y.append(y_metric)
-                out.record(
-                    f,
-                    k,
-                    scorer(est, X_te, y_te),
-                    metric(y_metric, prediction, sensitive_features=s_te),
-                    self._loss(y_fit, self._scores(est, X_tr, task), task),
-                )
-        if self.pooled_violation:
-            s_all = _safe_indexing(s, np.concatenate([test for _, test in splits]))
-            y_all = np.concatenate(pooled_y)
-            values = [
-                metric(y_all, np.concatenate(preds), sensitive_features=s_all)
-                for preds in pooled_pred
-            ]
-            out.pooled = np.asarray(values[:-1], dtype=float)
-            out.reference["pooled"] = float(values[-1])
-        return out
 
     # ------------------------------------------------------------------ predict
     def _best(self) -> Any:

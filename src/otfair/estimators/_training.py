@@ -1,8 +1,9 @@
 """The one training engine of otfair: mini-batch epochs and full-batch L-BFGS.
 
-:func:`run_epochs` is the only loop over epochs in ``src/otfair``, and with
-:func:`train_lbfgs` (full-batch quasi-Newton minimization by SciPy's L-BFGS-B, the
-default solver of FairClassifier's logistic model) it makes every optimizer step: each
+:func:`run_epochs` is the only loop over epochs in ``src/otfair``, and with the
+full-batch quasi-Newton minimization of :mod:`otfair.estimators._lbfgs` (SciPy's
+L-BFGS-B, the default solver of FairClassifier's logistic model) it makes every
+optimizer step: each
 torch estimator (:class:`FairClassifier`, the regression nets, the representation
 classifiers and their density models, AdapFair's flows and its base
 classifier) describes an epoch by its *batches*, the *loss* of one step on a batch and,
@@ -33,9 +34,7 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 import numpy as np
-import scipy.optimize
 import torch
-from torch import nn
 
 from otfair.utils._progress import EpochProgress
 
@@ -387,100 +386,3 @@ class TrainLoop:
 def epoch_losses(history: list[EpochLogs], key: str = "loss") -> list[float | list[float]]:
     """Return the ``key`` log of each epoch of a :meth:`TrainLoop.run` history."""
     return [h[key] for h in history]
-
-
-#: relative decrease of the objective below which L-BFGS stops: a few float32 ulps of
-#: the loss (its evaluation is float32, so smaller changes are rounding noise)
-LBFGS_FTOL = 1e-7
-
-
-@dataclass(frozen=True)
-class LbfgsResult:
-    """What a full-batch L-BFGS fit ended with.
-
-    Attributes
-    ----------
-    history : list of float
-        The objective after each iteration (the first entry: at the start).
-    n_iter : int
-        Quasi-Newton iterations made.
-    converged : bool
-        Whether a tolerance stopped it (else ``max_iter`` did).
-    message : str
-        SciPy's reason for stopping.
-    """
-
-    history: list[float]
-    n_iter: int
-    converged: bool
-    message: str
-
-
-def train_lbfgs(
-    model: nn.Module,
-    objective: Callable[[], torch.Tensor],
-    *,
-    max_iter: int,
-    tol: float | None,
-) -> LbfgsResult:
-    """Minimize ``objective()`` over ``model``'s parameters with L-BFGS; return the result.
-
-    Parameters
-    ----------
-    model : torch.nn.Module
-        Its parameters are the variables; they hold the minimizer on return.
-    objective : callable
-        ``objective()`` -> the 0-dim training objective on the full training set,
-        computed from the model's current parameters.
-    max_iter : int
-        Cap on the quasi-Newton iterations.
-    tol : float or None
-        Stop when the largest absolute gradient entry is below ``tol`` (SciPy's
-        ``gtol``); ``None`` runs ``max_iter`` iterations unless the objective stops
-        decreasing.
-    """
-    params = [p for p in model.parameters() if p.requires_grad]
-    start = nn.utils.parameters_to_vector(params).detach()
-    dtype = start.dtype
-
-    def value_and_grad(w: np.ndarray) -> tuple[float, np.ndarray]:
-        nn.utils.vector_to_parameters(torch.as_tensor(w, dtype=dtype, device=start.device), params)
-        for p in params:
-            p.grad = None
-        loss = objective()
-        loss.backward()
-        grad = torch.cat(
-            [(torch.zeros_like(p) if p.grad is None else p.grad).reshape(-1) for p in params]
-        )
-        value = float(loss.detach())
-        if not np.isfinite(value):  # let the line search step back from an overflow
-            return np.inf, np.zeros(len(w))
-        return value, grad.detach().cpu().double().numpy()
-
-    w0 = start.cpu().double().numpy()
-    history = [value_and_grad(w0)[0]]
-
-    def callback(intermediate_result: scipy.optimize.OptimizeResult) -> None:
-        history.append(float(intermediate_result.fun))
-
-    result = scipy.optimize.minimize(
-        value_and_grad,
-        w0,
-        jac=True,
-        method="L-BFGS-B",
-        callback=callback,
-        options={
-            "maxiter": int(max_iter),
-            "gtol": 0.0 if tol is None else float(tol),
-            "ftol": LBFGS_FTOL,
-            "maxls": 50,
-        },
-    )
-    with torch.no_grad():
-        nn.utils.vector_to_parameters(
-            torch.as_tensor(result.x, dtype=dtype, device=start.device), params
-        )
-    for p in params:
-        p.grad = None
-    converged = bool(result.status == 0) or int(result.nit) < int(max_iter)
-    return LbfgsResult(history, int(result.nit), converged, str(result.message))

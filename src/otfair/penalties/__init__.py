@@ -85,7 +85,13 @@ from otfair.penalties._group_wasserstein import GroupWassersteinLoss
 from otfair.penalties._legacy import penalty_values
 from otfair.penalties._norm import Norm, NormPenalty
 from otfair.penalties._otf import OTF, OTFPenalty
-from otfair.penalties._plan import BatchSchedule, BatchScheme, FitRows, TrainBatch
+from otfair.penalties._plan import (
+    BatchSchedule,
+    BatchScheme,
+    FitRows,
+    FixedBatchPenalty,
+    TrainBatch,
+)
 from otfair.penalties._registry import (
     Penalty,
     list_penalties,
@@ -113,6 +119,7 @@ __all__ = [
     "BatchScheme",
     "FairnessPenalty",
     "FitRows",
+    "FixedBatchPenalty",
     "GapPenalty",
     "GroupWassersteinLoss",
     "JointCriticPenalty",

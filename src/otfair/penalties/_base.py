@@ -30,7 +30,7 @@ from torch import nn
 from otfair.notions import LinearConstraints, Notion, as_notion
 from otfair.penalties._checks import check_labels, check_scores
 from otfair.penalties._legacy import LegacyEvaluation, bind
-from otfair.penalties._plan import BatchScheme, StrengthGrids
+from otfair.penalties._plan import BatchScheme, FixedBatchPenalty, StrengthGrids
 from otfair.utils import check_values
 
 
@@ -185,6 +185,20 @@ class FairnessPenalty(LegacyEvaluation, nn.Module, abc.ABC):
         own optimizer on it after each model step.
         """
         raise NotImplementedError(f"{type(self).__name__} has no adversary.")
+
+    def fixed_batch_objective(
+        self, features: torch.Tensor, G: torch.Tensor, batches: Sequence[Any]
+    ) -> FixedBatchPenalty | None:
+        r"""Return the penalty averaged over fixed batches as one function, or None.
+
+        :math:`\frac1B \sum_b R(h_b)` over the training rows' ``batches`` (row indices;
+        a batch missing a group adds nothing), with its gradient in the scores, for a
+        full-batch quasi-Newton solver when the penalty's plan is not ``full_batch``
+        (its work is per batch). ``features`` (n, d) and ``G`` (d_F, n) are the
+        training set's inputs and constraint matrix. ``None`` (the default): not
+        offered for this data; the estimator trains with Adam on the batches.
+        """
+        return None
 
 
 class PenaltyStack:

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from otfair.ot import OTF0Details, OTFProblem
+    from otfair.penalties._plan import FixedBatchPenalty
 
 #: OTF's settings and their defaults: the one source of :class:`OTF`'s and
 #: :class:`OTFPenalty`'s signatures (eps: the paper's entropic smoothing, OTF paper §3.2)
@@ -165,6 +166,21 @@ class OTFPenalty(LinearPenalty):
         super().fit(sensitive, labels)
         self._details = None
         return self
+
+    def fixed_batch_objective(
+        self, features: Tensor, G: Tensor, batches: Sequence[Any]
+    ) -> FixedBatchPenalty | None:
+        """Return the mean OTF0 of the fixed batches for two groups under DP, else None.
+
+        There each batch's constraints have one direction over two classes and every
+        batch's OTF0 is one scalar dual per problem, solved for all batches at once with
+        an analytic gradient (:class:`otfair.ot._otf_two_groups.TwoGroupOTF0`, float64
+        NumPy: the value and gradient of :meth:`from_matrix` to its tolerance). Each
+        batch's class-reduced cost is computed once, here.
+        """
+        from otfair.ot._otf_two_groups import TwoGroupOTF0
+
+        return TwoGroupOTF0.from_batches(features, G, batches, self.eps)
 
     def from_matrix(
         self, scores: Tensor, G: Tensor, features: Tensor | None = None, cache: dict | None = None

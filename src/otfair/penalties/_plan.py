@@ -57,6 +57,17 @@ class BatchSchedule(Protocol):
         """Return the batches of one epoch."""
 
 
+class FixedBatchPenalty(Protocol):
+    """A penalty averaged over fixed batches as one NumPy function of all the scores.
+
+    What a full-batch quasi-Newton solver needs of a penalty whose work is per batch
+    (OTF: :meth:`otfair.penalties.FairnessPenalty.fixed_batch_objective`).
+    """
+
+    def value_and_grad(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return the mean penalty over the batches and its gradient in ``scores`` (n,)."""
+
+
 class FitRows(NamedTuple):
     """The training set a batch scheme draws from: host arrays and device tensors."""
 

@@ -227,12 +227,34 @@ def _linear_columns(
             linear_cols.append(arr)
             linear_names.append(col)
             continue
-        inv, levels = pd.factorize(values.astype(str), sort=True)
+        inv, levels = _factorize_as_text(values)
         kept = [len(levels) - 1] if len(levels) == 2 else range(len(levels))
         for j in kept:
             linear_cols.append((inv == j).astype(np.float64))
             linear_names.append(f"{col}={levels[j]}")
     return linear_cols, linear_names
+
+
+def _factorize_as_text(values: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    """``pd.factorize(values.astype(str), sort=True)``, the text made of the distinct values only.
+
+    Numeric columns are factorized on their values and only the distinct values are
+    turned into text (converting every row cost ~5 ms on 20,000 rows, per fit); the
+    levels and codes are the same whenever distinct values have distinct texts and no
+    zero is negative (else the rows' texts are factorized, as before).
+    """
+    if pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values):
+        raw = values.to_numpy()
+        codes, uniques = pd.factorize(raw)
+        texts = pd.Series(uniques, dtype=values.dtype).astype(str).to_numpy()
+        negative_zero = np.any((uniques == 0) & np.signbit(uniques))
+        if len(set(texts)) == len(texts) and not negative_zero:
+            order = np.argsort(texts, kind="stable")
+            rank = np.empty(len(order), dtype=np.intp)
+            rank[order] = np.arange(len(order))
+            return rank[codes], texts[order]
+    inv, levels = pd.factorize(values.astype(str), sort=True)
+    return inv, np.asarray(levels)
 
 
 def _intersectional_groups(frame: pd.DataFrame, name: str) -> tuple[np.ndarray, np.ndarray]:

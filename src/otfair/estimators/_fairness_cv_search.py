@@ -1,0 +1,245 @@
+r"""How :class:`~otfair.estimators.FairnessCV` fits and measures the strengths on its folds.
+
+Two searches fill the same per-fold measurements (:class:`FoldRecorder`):
+
+* ``"grid"``: every strength on every fold, each fold's path in one stacked run
+  (:func:`~otfair.estimators.fairness_path`);
+* ``"ascending"`` (an estimator with ``warm_start``): the strengths in increasing order.
+  At each strength the estimator is fitted on all the rows, warm-started from its fit at
+  the previous strength, and then on each training fold, warm-started from that fit on
+  all the rows (the fold's solution is close to it: a few L-BFGS iterations). The search
+  stops once the choice is settled (:func:`is_settled`): after a strength is eligible
+  (its violation bound within the budget, not below the constant), at the first later
+  strength whose mean held-out score is below the best eligible one. The accuracy falls
+  with the strength past the budget, so the strengths left out would not be chosen: the
+  choice is the full grid's whenever the mean score of the eligible strengths does not
+  rise again after it first falls (``tests/estimators/test_fairness_cv_search.py``
+  compares both). The fit on all the rows at the chosen strength is the refit.
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+from sklearn.base import clone
+from sklearn.dummy import DummyClassifier, DummyRegressor
+from sklearn.metrics import log_loss, mean_squared_error
+
+from otfair.estimators._budget_rule import FoldMeasures, eligible
+from otfair.estimators._path import fairness_path
+from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
+
+__all__ = ["FoldRecorder", "ascending_search", "grid_search", "is_settled", "warm_start_exact"]
+
+
+def training_loss(y: np.ndarray, scores: np.ndarray, task: str) -> float:
+    """Loss on the training fold: log-loss of ``P(Y = 1 | x)`` (0/1 labels), or MSE."""
+    if task == "classification":
+        return float(log_loss(y, np.clip(scores, 1e-15, 1 - 1e-15), labels=[0, 1]))
+    return float(mean_squared_error(y, scores))
+
+
+def violation_scores(est: Any, X: Any, task: str) -> np.ndarray:
+    """Return the scores a violation is measured on: P(Y = 1 | x), or the predictions."""
+    if task == "classification":
+        return np.asarray(est.predict_proba(X))[:, -1]
+    return np.asarray(est.predict(X), dtype=float).ravel()
+
+
+class FoldRecorder:
+    """The held-out score and violation and the training loss of each fitted model.
+
+    Parameters
+    ----------
+    X, y, s : indexable
+        The data and the sensitive features.
+    splits : list of (train, test) index arrays
+    n_strengths : int
+        The strengths of the grid (a search may measure only some of them).
+    task : {"classification", "regression"}
+    scorer : callable
+        ``scorer(estimator, X, y)``, higher is better.
+    metric : callable
+        ``metric(y_true, y_score, *, sensitive_features)``, lower is fairer.
+    metric_name : str
+    """
+
+    def __init__(
+        self,
+        X: Any,
+        y: Any,
+        s: Any,
+        splits: Sequence[Any],
+        n_strengths: int,
+        task: str,
+        scorer: Callable[..., float],
+        metric: Callable[..., float],
+        metric_name: str,
+    ) -> None:
+        self.X, self.y, self.s, self.splits = X, y, s, list(splits)
+        self.task, self.scorer, self.metric = task, scorer, metric
+        self.all = FoldMeasures.empty(len(self.splits), n_strengths, metric_name, task)
+        self.predictions: dict[int, list[np.ndarray]] = {}  # k -> held-out, by fold
+        self.pooled_y: list[np.ndarray] = []
+        self.done: set[int] = set()
+
+    def _measure_constants(self) -> None:
+        """Measure the best constant of each training fold (after a model checked the data)."""
+        n_strengths = self.all.scores.shape[1]
+        for f in range(len(self.splits)):
+            X_tr, y_tr, _ = self.fold(f)
+            constant = (
+                DummyClassifier(strategy="prior")
+                if self.task == "classification"
+                else DummyRegressor(strategy="mean")
+            ).fit(X_tr, y_tr)
+            self.pooled_y.append(self.add(f, n_strengths, constant))
+
+    def fold(self, f: int) -> tuple[Any, Any, Any]:
+        """Return the training rows ``(X, y, s)`` of fold ``f``."""
+        train = self.splits[f][0]
+        return tuple(_safe_indexing(a, train) for a in (self.X, self.y, self.s))
+
+    def add(self, f: int, k: int, est: Any) -> np.ndarray:
+        """Measure ``est``, fitted on fold ``f`` at strength index ``k`` (past them: the constant).
+
+        Returns the held-out labels as the measures read them.
+        """
+        if not self.pooled_y and k < self.all.scores.shape[1]:
+            self._measure_constants()  # a model's fit has validated the data
+        train, test = self.splits[f]
+        X_te, y_te, s_te = (_safe_indexing(a, test) for a in (self.X, self.y, self.s))
+        y_tr = _safe_indexing(self.y, train)
+        y_metric, y_fit = np.asarray(y_te), np.asarray(y_tr)
+        if self.task == "classification":  # the measures take 0/1 labels
+            y_metric = (y_metric == est.classes_[-1]).astype(int)
+            y_fit = (y_fit == est.classes_[-1]).astype(int)
+        prediction = violation_scores(est, X_te, self.task)
+        X_tr = _safe_indexing(self.X, train)
+        self.all.record(
+            f,
+            k,
+            self.scorer(est, X_te, y_te),
+            self.metric(y_metric, prediction, sensitive_features=s_te),
+            training_loss(y_fit, violation_scores(est, X_tr, self.task), self.task),
+        )
+        self.predictions.setdefault(k, [np.empty(0)] * len(self.splits))[f] = prediction
+        if k < self.all.scores.shape[1] and all(p.size for p in self.predictions[k]):
+            self.done.add(k)
+        return y_metric
+
+    def measures(self, pooled: bool) -> tuple[np.ndarray, FoldMeasures]:
+        """Return the measured strength indices (ascending) and their measurements."""
+        done = np.asarray(sorted(self.done), dtype=int)
+        out = FoldMeasures(
+            self.all.scores[:, done],
+            self.all.violations[:, done],
+            self.all.losses[:, done],
+            dict(self.all.reference),
+            self.all.metric_name,
+            self.all.fit_time,
+        )
+        if pooled:
+            s_all = _safe_indexing(self.s, np.concatenate([test for _, test in self.splits]))
+            y_all = np.concatenate(self.pooled_y)
+            n = self.all.scores.shape[1]
+            values = [
+                self.metric(y_all, np.concatenate(self.predictions[k]), sensitive_features=s_all)
+                for k in [*done.tolist(), n]
+            ]
+            out.pooled = np.asarray(values[:-1], dtype=float)
+            out.reference["pooled"] = float(values[-1])
+        return done, out
+
+
+def grid_search(estimator: Any, strengths: np.ndarray, recorder: FoldRecorder) -> None:
+    """Fit every strength on every fold, one stacked path per fold, and measure them."""
+    for f in range(len(recorder.splits)):
+        X_tr, y_tr, s_tr = recorder.fold(f)
+        start = time.perf_counter()
+        path = fairness_path(
+            estimator, X_tr, y_tr, sensitive_features=s_tr, strengths=strengths.tolist()
+        )
+        recorder.all.fit_time += time.perf_counter() - start
+        for k, est in enumerate(path.estimators_):
+            recorder.add(f, k, est)
+
+
+def _start_from(target: Any, source: Any) -> None:
+    """Let ``target`` (``warm_start=True``) start its next fit at ``source``'s parameters."""
+    model = getattr(source, "model_", None)
+    if model is not None:
+        target.model_ = copy.deepcopy(model)
+
+
+def warm_start_exact(est: Any) -> bool:
+    """Whether the fitted ``est``'s warm starts reach a cold start's solution.
+
+    An estimator says so by a method ``_warm_start_exact()`` (FairClassifier: its last
+    fit used L-BFGS and converged); others are not warm-started by the search.
+    """
+    check = getattr(est, "_warm_start_exact", None)
+    return bool(check()) if callable(check) else False
+
+
+def ascending_search(
+    estimator: Any,
+    strengths: np.ndarray,
+    recorder: FoldRecorder,
+    param: str,
+    settled: Callable[[], bool],
+) -> dict[int, Any] | None:
+    """Fit the strengths in increasing order until ``settled()`` (module docstring).
+
+    Returns the fits on all the rows by strength index (``warm_start`` reset to the
+    estimator's own value, their kept data work dropped), or None, having measured
+    nothing, when the fit at the first strength says its warm starts are not exact
+    (:func:`warm_start_exact`: Adam, or a fit that stopped at its iteration cap): the
+    caller then runs the grid.
+    """
+    full = clone(estimator).set_params(warm_start=True)
+    folds = [clone(estimator).set_params(warm_start=True) for _ in recorder.splits]
+    fitted: dict[int, Any] = {}
+    for k, value in enumerate(strengths):
+        full.set_params(**{param: float(value)})
+        full.fit(recorder.X, recorder.y, sensitive_features=recorder.s)
+        if k == 0 and not warm_start_exact(full):
+            return None
+        fitted[k] = _detached(full, estimator)
+        for f, est in enumerate(folds):
+            X_tr, y_tr, s_tr = recorder.fold(f)
+            _start_from(est, full)
+            start = time.perf_counter()
+            est.set_params(**{param: float(value)}).fit(X_tr, y_tr, sensitive_features=s_tr)
+            recorder.all.fit_time += time.perf_counter() - start
+            recorder.add(f, k, est)
+        if settled():
+            break
+    return fitted
+
+
+def _detached(est: Any, template: Any) -> Any:
+    """Return a copy of the fitted ``est`` with ``template``'s ``warm_start``, no kept work."""
+    kept = vars(est).pop("_kept_fixed_batches", None)  # FairClassifier's OTF costs
+    try:
+        out = copy.deepcopy(est)
+    finally:
+        if kept is not None:
+            est._kept_fixed_batches = kept
+    return out.set_params(warm_start=template.get_params(deep=False)["warm_start"])
+
+
+def is_settled(table: dict[str, Any], budget: float) -> bool:
+    """Whether an ascending search may stop: a strength past the best eligible scores less."""
+    ok = eligible(table, budget)
+    scores = np.asarray(table["mean_test_score"], dtype=float)
+    strengths = np.asarray(table["strength"], dtype=float)
+    if not ok.any():
+        return False
+    best = int(np.flatnonzero(ok)[np.nanargmax(scores[ok])])
+    last = int(np.nanargmax(np.where(np.isnan(strengths), -np.inf, strengths)))
+    return bool(last > best and scores[last] < scores[best])

@@ -1,0 +1,128 @@
+"""OTF under L-BFGS: the fixed-batch objective, its solver choice, warm starts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.optimize
+import torch
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from tests.estimators._classif_data import two_group_data
+
+from otfair.estimators import FairClassifier
+from otfair.estimators._lbfgs import minimize_lbfgs
+from otfair.estimators._training import stratified_batches
+from otfair.estimators.classification._logistic_lbfgs import LogisticObjective
+from otfair.metrics import demographic_parity_gap
+from otfair.notions import as_notion
+from otfair.penalties import OTF
+
+
+def _penalized_objective(n: int = 400, strength: float = 0.3, seed: int = 0):
+    X, y, s = two_group_data(n=n, seed=seed, d=4)
+    penalty = OTF().make(as_notion("dp")).fit(s[:, None].astype(float), y)
+    G = penalty.constraints.matrix(s[:, None].astype(float), y)
+    parts = stratified_batches(s * 2 + y, 100, np.random.default_rng(0), n=n)
+    batched = penalty.fixed_batch_objective(torch.from_numpy(X.astype(np.float32)), G, parts)
+    assert batched is not None  # two groups under DP
+    objective = LogisticObjective(
+        X.astype(np.float32), y, batched, strength=strength, convex=True, l2=1.0
+    )
+    return objective, X
+
+
+def test_objective_gradient_matches_finite_differences():
+    objective, X = _penalized_objective()
+    theta = np.random.default_rng(1).normal(scale=0.5, size=X.shape[1] + 1)
+    _, grad = objective(theta)
+    for j in range(len(theta)):
+        step = np.zeros_like(theta)
+        step[j] = 1e-5
+        numeric = (objective(theta + step)[0] - objective(theta - step)[0]) / 2e-5
+        assert numeric == pytest.approx(grad[j], rel=2e-3, abs=2e-5)
+
+
+def test_preconditioned_lbfgs_finds_the_same_minimum():
+    objective, X = _penalized_objective(strength=0.05)
+    theta0 = np.zeros(X.shape[1] + 1)
+    plain = scipy.optimize.minimize(
+        objective, theta0, jac=True, method="L-BFGS-B", options={"gtol": 1e-9, "ftol": 1e-15}
+    )
+    x, result = minimize_lbfgs(
+        objective, theta0, max_iter=500, tol=1e-4, factor=objective.factor(theta0)
+    )
+    assert result.converged and result.message == "gradient below tol"
+    assert np.abs(objective(x)[1]).max() <= 1e-4  # tol is checked on the gradient in x
+    assert objective(x)[0] == pytest.approx(plain.fun, rel=1e-6)
+
+
+def test_the_unpenalized_fit_is_logistic_regression():
+    X, y, s = two_group_data(n=800, seed=2, d=4)
+    ours = FairClassifier("otf", 0.0, random_state=0).fit(X, y, sensitive_features=s)
+    assert ours.solver_ == "lbfgs"  # the OTF family's solver, at strength 0 too
+    ref = LogisticRegression().fit(X, y)  # C = 1 is l2 = 1
+    np.testing.assert_allclose(ours.predict_proba(X)[:, 1], ref.predict_proba(X)[:, 1], atol=2e-3)
+
+
+@pytest.mark.parametrize(
+    ("params", "solver"),
+    [
+        ({}, "lbfgs"),  # two groups, DP: the batches are solved at once
+        ({"notion": "eo"}, "adam"),  # EO has two constraint directions
+        ({"model": "mlp", "epochs": 2}, "adam"),
+        ({"fixed_batches": False, "epochs": 2}, "adam"),  # new batches every epoch
+        ({"solver": "adam", "epochs": 2}, "adam"),
+    ],
+)
+def test_solver_choice(params, solver):
+    X, y, s = two_group_data(n=300, seed=0)
+    est = FairClassifier("otf", 0.1, random_state=0, **params)
+    with np.errstate(all="ignore"):
+        assert est.fit(X, y, sensitive_features=s).solver_ == solver
+
+
+def test_lbfgs_and_adam_train_the_same_penalty_alike(data_dir):
+    """On Adult, L-BFGS on the fixed batches and Adam on them reach the same trade-off."""
+    from sklearn.preprocessing import StandardScaler
+
+    from otfair.datasets import load_dataset
+
+    split = load_dataset("adult").split(test_size=0.3, random_state=0)
+    rows = np.random.default_rng(0).choice(len(split.y_train), 6000, replace=False)
+    scaler = StandardScaler().fit(split.X_train[rows])
+    X, Xt = scaler.transform(split.X_train[rows]), scaler.transform(split.X_test)
+    y, s = np.asarray(split.y_train)[rows], np.asarray(split.s_train)[rows]
+    yt, st = np.asarray(split.y_test), np.asarray(split.s_test)
+    out = {}
+    for solver in ("auto", "adam"):
+        est = FairClassifier("otf", 0.03, solver=solver, random_state=0)
+        est.fit(X, y, sensitive_features=s)
+        p = est.predict_proba(Xt)[:, 1]
+        out[est.solver_] = (
+            roc_auc_score(yt, p),
+            demographic_parity_gap(yt, p, sensitive_features=st),
+        )
+    (auc_l, dp_l), (auc_a, dp_a) = out["lbfgs"], out["adam"]
+    assert abs(auc_l - auc_a) < 0.01
+    assert abs(dp_l - dp_a) < 0.02  # both far below the unpenalized model's ~0.18
+    assert dp_l < 0.06
+
+
+def test_warm_start_starts_at_the_previous_fit_and_keeps_the_costs():
+    X, y, s = two_group_data(n=600, seed=3, d=4)
+    est = FairClassifier("otf", 0.05, warm_start=True, random_state=0)
+    est.fit(X, y, sensitive_features=s)
+    kept = est._kept_fixed_batches
+    first = est.predict_proba(X)
+    est.fit(X, y, sensitive_features=s)  # from its own solution: at once
+    assert est.n_iter_ <= 2
+    assert est._kept_fixed_batches is kept  # the batches' costs were not recomputed
+    np.testing.assert_allclose(est.predict_proba(X), first, atol=5e-3)  # a few more steps
+    est.fit(X[:500], y[:500], sensitive_features=s[:500])  # other data: other costs
+    assert est._kept_fixed_batches is not kept
+    cold = FairClassifier("otf", 0.05, random_state=0).fit(
+        X[:500], y[:500], sensitive_features=s[:500]
+    )
+    # the same objective from another start: the same model to the solver's tolerance
+    np.testing.assert_allclose(est.predict_proba(X), cold.predict_proba(X), atol=0.02)

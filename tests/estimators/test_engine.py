@@ -143,13 +143,13 @@ def test_only_the_engine_makes_optimizer_steps_and_epoch_loops():
     import otfair
 
     root = Path(otfair.__file__).parent
-    engine = root / "estimators" / "_training.py"
+    engine = {root / "estimators" / "_training.py", root / "estimators" / "_lbfgs.py"}
     pattern = re.compile(
         r"\.zero_grad\(|\.backward\(|(optimizer|opt)\.step\(|for \w+ in range\(.*epochs"
     )
     offenders = []
     for path in [*root.rglob("*.py"), *root.with_name("otfair_lab").rglob("*.py")]:
-        if path == engine:
+        if path in engine:
             continue
         for number, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0]

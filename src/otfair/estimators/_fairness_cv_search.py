@@ -86,6 +86,15 @@ class FoldRecorder:
         self.predictions: dict[int, list[np.ndarray]] = {}  # k -> held-out, by fold
         self.pooled_y: list[np.ndarray] = []
         self.done: set[int] = set()
+        self._rows: dict[tuple[int, int], tuple[Any, Any, Any]] = {}  # (fold, part) -> rows
+
+    def _part(self, f: int, part: int) -> tuple[Any, Any, Any]:
+        """Return ``(X, y, s)`` of fold ``f``'s training (0) or held-out (1) rows (kept)."""
+        key = (f, part)
+        if key not in self._rows:
+            index = self.splits[f][part]
+            self._rows[key] = tuple(_safe_indexing(a, index) for a in (self.X, self.y, self.s))
+        return self._rows[key]
 
     def _measure_constants(self) -> None:
         """Measure the best constant of each training fold (after a model checked the data)."""
@@ -101,8 +110,7 @@ class FoldRecorder:
 
     def fold(self, f: int) -> tuple[Any, Any, Any]:
         """Return the training rows ``(X, y, s)`` of fold ``f``."""
-        train = self.splits[f][0]
-        return tuple(_safe_indexing(a, train) for a in (self.X, self.y, self.s))
+        return self._part(f, 0)
 
     def add(self, f: int, k: int, est: Any) -> np.ndarray:
         """Measure ``est``, fitted on fold ``f`` at strength index ``k`` (past them: the constant).
@@ -111,15 +119,13 @@ class FoldRecorder:
         """
         if not self.pooled_y and k < self.all.scores.shape[1]:
             self._measure_constants()  # a model's fit has validated the data
-        train, test = self.splits[f]
-        X_te, y_te, s_te = (_safe_indexing(a, test) for a in (self.X, self.y, self.s))
-        y_tr = _safe_indexing(self.y, train)
+        X_tr, y_tr, _ = self._part(f, 0)
+        X_te, y_te, s_te = self._part(f, 1)
         y_metric, y_fit = np.asarray(y_te), np.asarray(y_tr)
         if self.task == "classification":  # the measures take 0/1 labels
             y_metric = (y_metric == est.classes_[-1]).astype(int)
             y_fit = (y_fit == est.classes_[-1]).astype(int)
         prediction = violation_scores(est, X_te, self.task)
-        X_tr = _safe_indexing(self.X, train)
         self.all.record(
             f,
             k,

@@ -145,6 +145,7 @@ class TwoGroupOTF0:
         self.diff = np.where(self.mask, self.costs[..., 1] - self.costs[..., 0], 0.0)
         self.rows = self.index[self.mask]  # each training row lies in one batch at most
         self._sig0 = 0.5 - 0.5 * np.tanh(0.5 * self.diff / self.eps)  # the plan's at s = 0
+        self._softplus0 = self._softplus_at(np.zeros(len(self.diff)))
         # the rows by increasing step (padding last, its step at infinity: no mass)
         self.order = np.argsort(np.where(self.mask, self.diff, np.inf), axis=1)
         self.sorted_diff = np.take_along_axis(
@@ -245,18 +246,23 @@ class TwoGroupOTF0:
         target: np.ndarray,
     ) -> np.ndarray:
         r"""Bracketed Newton on :math:`\sum_i h_i \sigma((x - d_i)/\varepsilon)` = target (B,)."""
-        eps = self.eps
+        # sigma(u) = (1 + tanh(u/2)) / 2: F = sum(h)/2 + sum(h t)/2 - target and
+        # F' = (sum(h) - sum(h t^2)) / (4 eps), with t = tanh((x - d) / (2 eps))
+        scale = 0.5 / self.eps
         x, lo, hi = (np.array(a, dtype=np.float64) for a in (x, lo, hi))
-        atol = RTOL * np.maximum(hs.sum(axis=1) + target, 1.0)
+        mass = hs.sum(axis=1)
+        atol = RTOL * np.maximum(mass + target, 1.0)
+        offset = 0.5 * mass - target
         active = np.arange(len(x))  # the batches not solved yet
         for _ in range(MAX_STEPS):
             xa = x[active]
-            sig = 0.5 + 0.5 * np.tanh((xa[:, None] - ds) * (0.5 / eps))  # overflow-free
-            F = (hs * sig).sum(axis=1) - target[active]
+            t = np.tanh((xa[:, None] - ds) * scale)  # overflow-free
+            ht = hs * t
+            F = offset[active] + 0.5 * ht.sum(axis=1)
             open_ = np.abs(F) > atol[active]
             if not open_.any():
                 break
-            dF = (hs * sig * (1.0 - sig)).sum(axis=1) / eps
+            dF = (mass[active] - (ht * t).sum(axis=1)) * (0.5 * scale)
             la = np.where(F < 0, xa, lo[active])
             ha = np.where(F > 0, xa, hi[active])
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -267,6 +273,11 @@ class TwoGroupOTF0:
             if not open_.all():  # go on with the open batches only
                 active, hs, ds = active[open_], hs[open_], ds[open_]
         return x
+
+    def _softplus_at(self, x: np.ndarray) -> np.ndarray:
+        r""":math:`\log(1 + e^{(x_b - \Delta_i)/\varepsilon})` (B, m) at each batch's root."""
+        u = (x[:, None] - self.diff) / self.eps
+        return np.maximum(u, 0.0) + np.log1p(np.exp(-np.abs(u)))
 
     def _root_all_rows(
         self, sorted_h: np.ndarray, target: np.ndarray, which: np.ndarray
@@ -280,12 +291,6 @@ class TwoGroupOTF0:
         lo = finite.min(axis=1) - 2 * TAIL * self.eps
         hi = finite.max(axis=1) + 2 * TAIL * self.eps
         return self._newton(x, lo, hi, finite, sorted_h, target)
-
-    def _lse(self, s: np.ndarray) -> np.ndarray:
-        r""":math:`L_i(s)` (B, m) of each row at its batch's dual ``s`` (B,)."""
-        a = (s[:, None] * self.g[0] - self.costs[..., 0]) / self.eps
-        b = (s[:, None] * self.g[1] - self.costs[..., 1]) / self.eps
-        return np.maximum(a, b) + np.log1p(np.exp(-np.abs(a - b)))
 
     def batch_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return OTF0 of each complete batch (B,) and its gradient in the masses (B, m)."""
@@ -307,11 +312,15 @@ class TwoGroupOTF0:
         if outside.any():
             target = (np.sign(u0) * gamma - g0 * total) / dg
             x_r = np.where(outside, self._root(sorted_h, cum, target), 0.0)
-        s_star, s_r = x_star / dg, x_r / dg
-        l_star, l_r = self._lse(s_star), self._lse(s_r)
-        values = self.eps * (h * (l_r - l_star)).sum(axis=1) + gamma * np.abs(s_r)
+        s_r = x_r / dg
+        # eps (L_i(s_R) - L_i(s*)): L_i(s) = a_i + softplus((x - Delta_i) / eps)
+        softplus_r = np.where(outside[:, None], self._softplus_at(x_r), self._softplus0)
+        change = (g0 * (s_r - x_star / dg))[:, None] + self.eps * (
+            softplus_r - self._softplus_at(x_star)
+        )
+        values = (h * change).sum(axis=1) + gamma * np.abs(s_r)
         g_row = np.where(self.second, g1, g0)
-        grad = self.eps * (l_r - l_star) + (np.abs(s_r) * np.sign(signed))[:, None] * g_row
+        grad = change + (np.abs(s_r) * np.sign(signed))[:, None] * g_row
         grad = np.where(self.mask & (raw > MIN_MASS), grad, 0.0)
         positive = values > 0
         return np.where(positive, values, 0.0), np.where(positive[:, None], grad, 0.0)

@@ -33,15 +33,13 @@ from otfair.estimators._training import (
     predict_from_proba,
     stratified_batches,
 )
-from otfair.estimators.classification._logistic_lbfgs import (
-    LogisticObjective,
-    fit_logistic,
-    fixed_batch_key,
-)
 from otfair.estimators.classification._train import (
     FullBatchObjective,
+    LogisticObjective,
     StratifiedBatches,
     TrainingProblem,
+    fit_logistic,
+    fixed_batch_key,
     train,
 )
 from otfair.models import MLP
@@ -141,7 +139,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         on its mean over the fixed batches of a fixed-batch Adam epoch (``batch_size``
         rows each, the same seed; the cross-entropy on all rows), each batch's
         transport cost computed once and every batch solved at once
-        (``classification/_logistic_lbfgs.py``); elsewhere Adam.
+        (``classification/_train.py``); elsewhere Adam.
     epochs : int, default=300
         The cap on the training: Adam epochs (passes over the data) or L-BFGS
         iterations. A fit that reaches it before ``tol`` is met warns
@@ -660,7 +658,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The objective is the mixed loss of the batch schemes (class docstring) on the
         full training set: :math:`(1 - a)\,\mathrm{CE} + a R` or
         :math:`\mathrm{CE} + a R`; with ``batched``, the penalty averaged over fixed
-        batches (:mod:`._logistic_lbfgs`).
+        batches (:class:`._train.LogisticObjective`).
         """
         for single in singles:
             pen = single.penalty_

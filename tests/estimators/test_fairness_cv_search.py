@@ -9,7 +9,6 @@ from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import FairClassifier, FairnessCV
 from otfair.estimators._fairness_cv_search import is_settled
-from otfair.metrics import demographic_parity_gap
 
 
 def _data(n: int = 600, seed: int = 0):
@@ -66,18 +65,12 @@ def test_the_ascent_chooses_the_grids_strength_from_fewer_fits(searches):
     assert ascent.cv_results_["mean_test_score"][-1] == grid.cv_results_["mean_test_score"][-1]
 
 
-def test_the_ascents_model_is_a_cold_fit_at_its_strength(searches):
+def test_the_ascents_model_is_a_fit_from_scratch_at_its_strength(searches):
     out, (X, y, s) = searches
     best = out["ascending"].best_estimator_
     assert best.get_params()["warm_start"] is False  # the user's setting, not the search's
     cold = clone(best).fit(X, y, sensitive_features=s)
-    # the same objective from another start: the same accuracy and gap to its tolerance
-    assert np.mean(best.predict(X) != cold.predict(X)) < 0.01
-    gap = [
-        demographic_parity_gap(y, m.predict_proba(X)[:, 1], sensitive_features=s)
-        for m in (best, cold)
-    ]
-    assert gap[0] == pytest.approx(gap[1], abs=0.01)
+    np.testing.assert_array_equal(best.predict_proba(X), cold.predict_proba(X))
     assert not hasattr(best, "_kept_fixed_batches")  # no data work kept on the model
 
 

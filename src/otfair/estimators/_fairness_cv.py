@@ -161,17 +161,15 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``"grid"``: every strength on every fold, each fold's path in one stacked run.
         ``"ascending"`` (an estimator with ``warm_start``, such as
         :class:`~otfair.estimators.FairClassifier`): the strengths in increasing
-        order; at each one the estimator is fitted on all the rows from its previous
-        strength's fit, then on each training fold from that fit (a few L-BFGS
-        iterations each), and the search stops at the first strength past the best
-        eligible one whose mean held-out score is lower: the strengths after it are
-        neither fitted nor in ``cv_results_``. Only where a warm start reaches a cold
-        start's solution: the fit at the first strength used L-BFGS and converged
-        (else the grid runs). The choice is the grid's whenever the
+        order, each fold's fit starting from its fit at the previous strength (a few
+        L-BFGS iterations each), and the search stops at the first strength past the
+        best eligible one whose mean held-out score is lower: the strengths after it
+        are neither fitted nor in ``cv_results_``. Only where a warm start reaches a
+        cold start's solution: the first fit used L-BFGS and converged (else the grid
+        runs). The choice is the grid's whenever the
         score of the eligible strengths falls once it starts to fall (it falls with
-        the strength past the budget); the fit on all the rows at the chosen strength
-        is ``best_estimator_`` (a warm-started fit: a cold one's to the solver's
-        tolerance). ``"auto"``: ``"ascending"`` when the estimator has ``warm_start``,
+        the strength past the budget); ``best_estimator_`` is fitted from scratch
+        either way. ``"auto"``: ``"ascending"`` when the estimator has ``warm_start``,
         else ``"grid"``.
 
     Attributes
@@ -327,19 +325,16 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         strengths = self._strength_grid()
         splits = list(make_splits(self.cv, X, y, s, self._task()))
         recorder = self._recorder(X, y, s, strengths, splits)
-        fitted: dict[int, Any] | None = None
-        if self._search() == "ascending":
-            fitted = ascending_search(
-                self.estimator,
-                strengths,
-                recorder,
-                param,
-                lambda: is_settled(self._table(recorder, strengths, param)[1], self.max_violation),
-            )
-        if fitted is None:  # the grid, or warm starts that would not be exact
-            fitted = {}
+        ascended = self._search() == "ascending" and ascending_search(
+            self.estimator,
+            strengths,
+            recorder,
+            param,
+            lambda: is_settled(self._table(recorder, strengths, param)[1], self.max_violation),
+        )
+        if not ascended:  # the grid, or warm starts that would not be exact
             grid_search(self.estimator, strengths, recorder)
-        done, self.cv_results_ = self._table(recorder, strengths, param)
+        _, self.cv_results_ = self._table(recorder, strengths, param)
         self.strength_param_ = param
         self.metric_ = recorder.all.metric_name
         self.n_splits_ = len(splits)
@@ -351,11 +346,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
         if self.refit:
-            best = fitted.get(int(done[self.best_index_]))
-            if best is None:
-                best = clone(self.estimator).set_params(**{param: self.strength_})
-                best.fit(X, y, sensitive_features=s)
-            self.best_estimator_ = best
+            best = clone(self.estimator).set_params(**{param: self.strength_})
+            self.best_estimator_ = best.fit(X, y, sensitive_features=s)
         return self
 
     def _search(self) -> str:

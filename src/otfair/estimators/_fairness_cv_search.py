@@ -4,22 +4,21 @@ Two searches fill the same per-fold measurements (:class:`FoldRecorder`):
 
 * ``"grid"``: every strength on every fold, each fold's path in one stacked run
   (:func:`~otfair.estimators.fairness_path`);
-* ``"ascending"`` (an estimator with ``warm_start``): the strengths in increasing order.
-  At each strength the estimator is fitted on all the rows, warm-started from its fit at
-  the previous strength, and then on each training fold, warm-started from that fit on
-  all the rows (the fold's solution is close to it: a few L-BFGS iterations). The search
-  stops once the choice is settled (:func:`is_settled`): after a strength is eligible
-  (its violation bound within the budget, not below the constant), at the first later
+* ``"ascending"`` (an estimator with ``warm_start`` whose fits say their warm starts are
+  exact, :func:`warm_start_exact`): the strengths in increasing order, each fold's
+  estimator fitted at the next strength from its solution at the previous one (a few
+  L-BFGS iterations per strength instead of a fit from scratch). The search stops once
+  the choice is settled (:func:`is_settled`): after a strength is eligible (its
+  violation bound within the budget, not below the constant), at the first later
   strength whose mean held-out score is below the best eligible one. The accuracy falls
   with the strength past the budget, so the strengths left out would not be chosen: the
   choice is the full grid's whenever the mean score of the eligible strengths does not
   rise again after it first falls (``tests/estimators/test_fairness_cv_search.py``
-  compares both). The fit on all the rows at the chosen strength is the refit.
+  compares both on Adult). The refit is a fit from scratch, as the grid's.
 """
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -175,13 +174,6 @@ def grid_search(estimator: Any, strengths: np.ndarray, recorder: FoldRecorder) -
             recorder.add(f, k, est)
 
 
-def _start_from(target: Any, source: Any) -> None:
-    """Let ``target`` (``warm_start=True``) start its next fit at ``source``'s parameters."""
-    model = getattr(source, "model_", None)
-    if model is not None:
-        target.model_ = copy.deepcopy(model)
-
-
 def warm_start_exact(est: Any) -> bool:
     """Whether the fitted ``est``'s warm starts reach a cold start's solution.
 
@@ -198,45 +190,26 @@ def ascending_search(
     recorder: FoldRecorder,
     param: str,
     settled: Callable[[], bool],
-) -> dict[int, Any] | None:
+) -> bool:
     """Fit the strengths in increasing order until ``settled()`` (module docstring).
 
-    Returns the fits on all the rows by strength index (``warm_start`` reset to the
-    estimator's own value, their kept data work dropped), or None, having measured
-    nothing, when the fit at the first strength says its warm starts are not exact
-    (:func:`warm_start_exact`: Adam, or a fit that stopped at its iteration cap): the
-    caller then runs the grid.
+    Returns False, having measured nothing, when the first fit says its warm starts are
+    not exact (:func:`warm_start_exact`: Adam, or a fit that stopped at its iteration
+    cap): the caller then runs the grid.
     """
-    full = clone(estimator).set_params(warm_start=True)
     folds = [clone(estimator).set_params(warm_start=True) for _ in recorder.splits]
-    fitted: dict[int, Any] = {}
     for k, value in enumerate(strengths):
-        full.set_params(**{param: float(value)})
-        full.fit(recorder.X, recorder.y, sensitive_features=recorder.s)
-        if k == 0 and not warm_start_exact(full):
-            return None
-        fitted[k] = _detached(full, estimator)
         for f, est in enumerate(folds):
             X_tr, y_tr, s_tr = recorder.fold(f)
-            _start_from(est, full)
             start = time.perf_counter()
             est.set_params(**{param: float(value)}).fit(X_tr, y_tr, sensitive_features=s_tr)
             recorder.all.fit_time += time.perf_counter() - start
+            if k == 0 and f == 0 and not warm_start_exact(est):
+                return False
             recorder.add(f, k, est)
         if settled():
             break
-    return fitted
-
-
-def _detached(est: Any, template: Any) -> Any:
-    """Return a copy of the fitted ``est`` with ``template``'s ``warm_start``, no kept work."""
-    kept = vars(est).pop("_kept_fixed_batches", None)  # FairClassifier's OTF costs
-    try:
-        out = copy.deepcopy(est)
-    finally:
-        if kept is not None:
-            est._kept_fixed_batches = kept
-    return out.set_params(warm_start=template.get_params(deep=False)["warm_start"])
+    return True
 
 
 def is_settled(table: dict[str, Any], budget: float) -> bool:

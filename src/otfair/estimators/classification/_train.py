@@ -458,7 +458,8 @@ class LogisticObjective:
         weight = (ce_weight / len(self.y)) * h * (1.0 - h)
         d = self.X.shape[1]
         H = np.empty((d + 1, d + 1))
-        H[:d, :d] = self.X.T @ (self.X * weight[:, None])
+        X32 = self.X.astype(np.float32)  # a preconditioner: float32 products suffice
+        H[:d, :d] = X32.T @ (X32 * weight.astype(np.float32)[:, None])
         H[:d, d] = H[d, :d] = self.X.T @ weight
         H[d, d] = weight.sum()
         H[np.arange(d), np.arange(d)] += 2.0 * self.l2

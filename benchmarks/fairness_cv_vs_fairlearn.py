@@ -466,9 +466,13 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
     )
     lines += [
         "",
-        "A fold's path fits every strength of the grid in one stacked run on 4/5 of the "
-        "rows; the refit is one fit at the chosen strength on all of them. FairnessCV's CPU "
-        "is about `folds x path + refit`: the number of folds multiplies the dominant part.",
+        "`folds x strengths`: the strengths fitted on each fold. FairnessCV's default "
+        "`search='auto'` fits them in increasing order, each fold's fit warm-started from "
+        "its previous strength, and stops once the choice is settled (an estimator whose "
+        "first fit is L-BFGS and converged: the logistic model with OTF under DP, two "
+        "groups); otherwise (Adam: EO, the MLP) each fold's path fits every strength of "
+        "the grid in one stacked run. The refit is one fit from scratch at the chosen "
+        "strength on all the rows. FairnessCV's CPU is about `folds x path + refit`.",
         "",
     ]
     return "\n".join(lines)

@@ -184,7 +184,7 @@ def test_fold_scores_equal_an_independent_fit(fitted):
     """split0's accuracy and DP gap of one strength, recomputed with sklearn's own folds."""
     search, (X, y, s) = fitted
     key = fold_key(y, s, "classification", 3)
-    train, test = next(StratifiedKFold(3).split(X, key))
+    train, test = next(StratifiedKFold(3, shuffle=True, random_state=0).split(X, key))
     est = clone(_base()).set_params(strength=STRENGTHS[1])
     est.fit(X[train], y[train], sensitive_features=s[train])
     acc = accuracy_score(y[test], est.predict(X[test]))
@@ -204,7 +204,7 @@ def test_pooled_violation_equals_the_gap_of_independent_fold_fits(fitted):
     search, (X, y, s) = fitted
     key = fold_key(y, s, "classification", 3)
     rows, scores = [], []
-    for train, test in StratifiedKFold(3).split(X, key):
+    for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, key):
         est = clone(_base()).set_params(strength=STRENGTHS[1])
         est.fit(X[train], y[train], sensitive_features=s[train])
         rows.append(test)
@@ -244,7 +244,7 @@ def test_reference_row_is_the_majority_class_measured_by_hand(fitted):
     res = search.cv_results_
     key = fold_key(y, s, "classification", 3)
     shares = []
-    for train, test in StratifiedKFold(3).split(X, key):
+    for train, test in StratifiedKFold(3, shuffle=True, random_state=0).split(X, key):
         majority = int(np.mean(y[train]) > 0.5)
         shares.append(np.mean(y[test] == majority))
     assert res["reference"][-1] and res["rank_test_score"][-1] != 1
@@ -365,7 +365,7 @@ def test_sensitive_features_are_required():
 def test_pipeline_with_metadata_routing_matches_a_direct_fit():
     X, y, s = two_group_data(n=400, seed=3)
     X = X * 10 + 3
-    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.3, cv=3)
+    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.4, cv=3)
     with sklearn.config_context(enable_metadata_routing=True):
         pipe = make_pipeline(StandardScaler(), clone(search))
         pipe.fit(X, y, sensitive_features=s)

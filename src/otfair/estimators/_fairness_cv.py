@@ -138,7 +138,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     cv : int, cross-validation generator or iterable, default=5
         An integer is the number of folds of a ``StratifiedKFold`` on the combined key
         label x sensitive group (a regression target cut at its quartiles; a coarser key
-        when a combination has fewer rows than folds). A splitter or an iterable of
+        when a combination has fewer rows than folds), the rows shuffled first with a
+        fixed seed (0): rows stored in time order, as the loaders keep Bank's, would
+        otherwise give folds of different periods. A splitter or an iterable of
         ``(train, test)`` indices is used as given.
     refit : bool, default=True
         Fit ``best_estimator_`` at the chosen strength on the whole data.

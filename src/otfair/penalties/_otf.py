@@ -174,7 +174,7 @@ class OTFPenalty(LinearPenalty):
 
         There each batch's constraints have one direction over two classes and every
         batch's OTF0 is one scalar dual per problem, solved for all batches at once with
-        an analytic gradient (:class:`otfair.ot._otf_two_groups.TwoGroupOTF0`, float64
+        an analytic gradient (``otfair.ot._otf_two_groups.TwoGroupOTF0``, float64
         NumPy: the value and gradient of :meth:`from_matrix` to its tolerance). Each
         batch's class-reduced cost is computed once, here.
         """

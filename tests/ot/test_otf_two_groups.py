@@ -97,3 +97,24 @@ def test_rank_one_direction_refuses_other_constraints():
     assert rank_one_direction(np.array([[-1.0, 0.5], [2.0, -0.5]])) is None  # two directions
     assert rank_one_direction(np.array([[-1.0, 0.5, 0.2, 0.0]])) is None  # four classes
     assert rank_one_direction(np.array([[1.0, 0.5]])) is None  # no sign change
+
+
+@pytest.mark.parametrize("eps", [1e-3, 3e-2])
+def test_the_windowed_root_is_the_root_on_all_rows(eps):
+    """Newton on the rows around the step (the others' steps saturated) is exact."""
+    _, G, X, scores, parts = _problem(6, n=3000, sizes=(1000, 1000, 1000))
+    solver = TwoGroupOTF0.from_batches(X, G, parts, eps)
+    assert solver is not None
+    h = np.where(solver.mask, scores[solver.index], 0.0)
+    sorted_h = np.take_along_axis(h, solver.order, axis=1)
+    cum = np.cumsum(sorted_h, axis=1)
+    for share in (0.2, 0.5, 0.8):
+        target = share * h.sum(axis=1)
+        windowed = solver._root(sorted_h, cum, target)
+        full = solver._root_all_rows(sorted_h, target, solver.sorted_diff)
+        # the equation on ALL rows holds at the windowed root, to the solver's tolerance
+        from scipy.special import expit
+
+        residual = (h * expit((windowed[:, None] - solver.diff) / eps)).sum(axis=1) - target
+        assert np.abs(residual).max() <= 1e-7 * h.sum(axis=1).max()
+        np.testing.assert_allclose(windowed, full, rtol=0, atol=1e-5 * eps)

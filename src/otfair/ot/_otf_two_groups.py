@@ -197,7 +197,13 @@ class TwoGroupOTF0:
         second = (codes[index] == 1) & mask
         return cls(cost, mask, second, index, g, eps, len(batches), features.shape[0])
 
-    def _root(self, sorted_h: np.ndarray, cum: np.ndarray, target: np.ndarray) -> np.ndarray:
+    def _root(
+        self,
+        sorted_h: np.ndarray,
+        cum: np.ndarray,
+        target: np.ndarray,
+        batch: np.ndarray | None = None,
+    ) -> np.ndarray:
         r"""Solve :math:`\sum_i h_i \sigma((x - \Delta_i)/\varepsilon)` = target for ``x`` (B,).
 
         ``sorted_h`` and ``cum`` are the masses in the order of :math:`\Delta` and their
@@ -207,33 +213,34 @@ class TwoGroupOTF0:
         form; a bracketed Newton iteration over the ``2 WINDOW`` rows around ``k`` (the
         steps farther than ``TAIL`` eps are 0 or 1 to float64) then adds the
         neighbours' steps, in one or two steps. A batch whose neighbours crowd the
-        window is solved on all its rows (:meth:`_root_all_rows`).
+        window is solved on all its rows (:meth:`_root_all_rows`). ``batch``: the batch of
+        each problem (row of ``sorted_h``) when the problems are not the batches in order
+        (both roots of every batch in one iteration).
         """
         eps = self.eps
         B, m = sorted_h.shape
+        diff = self.sorted_diff if batch is None else self.sorted_diff[batch]
         width = min(2 * WINDOW, m)
         k = np.minimum((cum < target[:, None]).sum(axis=1), m - 1)
         first = np.clip(k - WINDOW, 0, m - width)
         cols = first[:, None] + np.arange(width)
-        ds = np.take_along_axis(self.sorted_diff, cols, axis=1)
+        ds = np.take_along_axis(diff, cols, axis=1)
         hs = np.take_along_axis(sorted_h, cols, axis=1)
         rows = np.arange(B)
         below = np.where(first > 0, cum[rows, np.maximum(first - 1, 0)], 0.0)
         before_k = np.where(k > 0, cum[rows, np.maximum(k - 1, 0)], 0.0)
         h_k = np.maximum(sorted_h[rows, k], 1e-300)
         p = np.clip((target - before_k) / h_k, 1e-15, 1 - 1e-15)
-        d_k = self.sorted_diff[rows, k]
+        d_k = diff[rows, k]
         x = d_k + eps * np.log(p / (1 - p))
         lo, hi = d_k - TAIL * eps, d_k + TAIL * eps
         x = self._newton(x, lo, hi, ds, hs, target - below)
         # the window held every step within TAIL eps of the root, else solve on all rows
-        left = np.where(first > 0, self.sorted_diff[rows, np.maximum(first - 1, 0)], -np.inf)
-        right = np.where(
-            first + width < m, self.sorted_diff[rows, np.minimum(first + width, m - 1)], np.inf
-        )
+        left = np.where(first > 0, diff[rows, np.maximum(first - 1, 0)], -np.inf)
+        right = np.where(first + width < m, diff[rows, np.minimum(first + width, m - 1)], np.inf)
         crowded = (left > x - TAIL * eps) | (right < x + TAIL * eps)
         if crowded.any():
-            x[crowded] = self._root_all_rows(sorted_h[crowded], target[crowded], crowded)
+            x[crowded] = self._root_all_rows(sorted_h[crowded], target[crowded], diff[crowded])
         return x
 
     def _newton(
@@ -280,10 +287,9 @@ class TwoGroupOTF0:
         return np.maximum(u, 0.0) + np.log1p(np.exp(-np.abs(u)))
 
     def _root_all_rows(
-        self, sorted_h: np.ndarray, target: np.ndarray, which: np.ndarray
+        self, sorted_h: np.ndarray, target: np.ndarray, ds: np.ndarray
     ) -> np.ndarray:
-        """Return the root of the batches ``which`` on all their rows (from the quantile)."""
-        ds = self.sorted_diff[which]
+        """Return the roots on all the rows (``ds``: sorted differences), from the quantile."""
         cum = np.cumsum(sorted_h, axis=1)
         k = np.minimum((cum < target[:, None]).sum(axis=1), ds.shape[1] - 1)
         x = ds[np.arange(len(k)), k]
@@ -303,15 +309,20 @@ class TwoGroupOTF0:
         # g^T M at s = 0; where it is 0, s = 0 solves OTF (and OTFR): Phi is flat there
         u0 = g0 * total + dg * (h * self._sig0).sum(axis=1)
         at_zero = np.abs(u0) <= RTOL * np.maximum(total, 1.0) * abs(dg)
-        x_star = np.where(at_zero, 0.0, self._root(sorted_h, cum, -g0 * total / dg))
         # OTFR: s = 0 when the plan at s = 0 keeps |g^T M| <= gamma, else the nearer bound
         signed = g0 * total + dg * (h * self.second).sum(axis=1)
         gamma = np.abs(signed)
         outside = np.abs(u0) > gamma
+        # both roots (OTF's of every batch, OTFR's of those outside) in one iteration
+        relaxed = np.flatnonzero(outside)
+        batch = np.concatenate([np.arange(len(total)), relaxed])
+        targets = np.concatenate(
+            [-g0 * total / dg, (np.sign(u0[relaxed]) * gamma[relaxed] - g0 * total[relaxed]) / dg]
+        )
+        roots = self._root(sorted_h[batch], cum[batch], targets, batch)
+        x_star = np.where(at_zero, 0.0, roots[: len(total)])
         x_r = np.zeros_like(total)
-        if outside.any():
-            target = (np.sign(u0) * gamma - g0 * total) / dg
-            x_r = np.where(outside, self._root(sorted_h, cum, target), 0.0)
+        x_r[relaxed] = roots[len(total) :]
         s_r = x_r / dg
         # eps (L_i(s_R) - L_i(s*)): L_i(s) = a_i + softplus((x - Delta_i) / eps)
         softplus_r = np.where(outside[:, None], self._softplus_at(x_r), self._softplus0)

@@ -41,7 +41,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "adv": {"penalty": "adv", "strength": 1.0},
     "otf": {"penalty": "otf", "strength": 0.5},
     "logistic erm": {"penalty": "none", "model": "logistic"},
-    "logistic otf": {"penalty": "otf", "strength": 0.5, "model": "logistic"},
+    # Adam steps (OTF's default for the logistic model, two groups, DP, is L-BFGS)
+    "logistic otf": {"penalty": "otf", "strength": 0.5, "model": "logistic", "solver": "adam"},
 }
 
 

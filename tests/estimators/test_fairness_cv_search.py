@@ -114,3 +114,20 @@ def _table(strength, score, violation, above=None):
 def test_is_settled(score, violation, settled):
     table = _table(np.arange(len(score)) / 10, score, violation)
     assert is_settled(table, 0.02) is settled
+
+
+def test_the_light_measures_are_scikit_learns():
+    """training_loss and accuracy skip scikit-learn's checks, not its arithmetic."""
+    from sklearn.metrics import get_scorer, log_loss
+
+    from otfair.estimators._fairness_cv_search import accuracy, training_loss
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 500)
+    p = rng.random(500)
+    p[:3] = [0.0, 1.0, 1e-20]  # clipped at 1e-15
+    expected = log_loss(y, np.clip(p, 1e-15, 1 - 1e-15), labels=[0, 1])
+    np.testing.assert_allclose(training_loss(y, p, "classification"), expected, rtol=1e-12)
+    X, y2, s = two_group_data(n=300, seed=1, d=3)
+    est = FairClassifier(random_state=0).fit(X, y2)
+    assert accuracy(est, X, y2) == get_scorer("accuracy")(est, X, y2)

@@ -126,3 +126,39 @@ def test_warm_start_starts_at_the_previous_fit_and_keeps_the_costs():
     )
     # the same objective from another start: the same model to the solver's tolerance
     np.testing.assert_allclose(est.predict_proba(X), cold.predict_proba(X), atol=0.02)
+
+
+def test_a_warm_start_keeps_the_seed_of_random_state_none():
+    """With random_state=None a warm start continues the previous objective (its seed and
+    its batches' costs); cold fits draw new seeds."""
+    X, y, s = two_group_data(n=600, seed=4, d=4)
+    est = FairClassifier("otf", 0.03, warm_start=True).fit(X, y, sensitive_features=s)
+    seed, kept = est._fit_seed, est._kept_fixed_batches
+    est.set_params(strength=0.1).fit(X, y, sensitive_features=s)
+    assert est._fit_seed == seed and est._kept_fixed_batches is kept
+    seeds = {FairClassifier("otf", 0.1).fit(X, y, sensitive_features=s)._fit_seed for _ in "ab"}
+    assert len(seeds) == 2  # a cold fit's draw (equal with probability 2**-31)
+
+
+def test_the_logistic_lbfgs_runs_on_one_blas_thread_and_restores_it():
+    from threadpoolctl import threadpool_info
+
+    from otfair.estimators._lbfgs import one_blas_thread
+
+    def blas_threads() -> list[int]:
+        return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+    before = blas_threads()
+    seen: list[list[int]] = []
+    objective, X = _penalized_objective()
+
+    def spy(theta):
+        seen.append(blas_threads())
+        return objective(theta)
+
+    with one_blas_thread():
+        minimize_lbfgs(spy, np.zeros(X.shape[1] + 1), max_iter=3, tol=None)
+    with one_blas_thread(False):
+        assert blas_threads() == before
+    assert seen and all(threads == [1] * len(before) for threads in seen)
+    assert blas_threads() == before

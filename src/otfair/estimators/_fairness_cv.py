@@ -29,6 +29,7 @@ from otfair.estimators._budget_rule import (
 )
 from otfair.estimators._fairness_cv_search import (
     FoldRecorder,
+    accuracy,
     ascending_search,
     grid_search,
     is_settled,
@@ -295,6 +296,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         return np.sort(check_strengths(self.strengths, minimum=0.0))
 
     def _scorer(self) -> Callable[..., float]:
+        if self.scoring is None and self._task() == "classification":
+            return accuracy  # scikit-learn's "accuracy" scorer without its checks
         default = "accuracy" if self._task() == "classification" else "r2"
         return check_scoring(self.estimator, scoring=self.scoring or default)
 

@@ -26,20 +26,39 @@ from typing import Any
 import numpy as np
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier, DummyRegressor
-from sklearn.metrics import log_loss, mean_squared_error
+from sklearn.metrics import mean_squared_error
 
 from otfair.estimators._budget_rule import FoldMeasures, eligible
 from otfair.estimators._path import fairness_path
 from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
-__all__ = ["FoldRecorder", "ascending_search", "grid_search", "is_settled", "warm_start_exact"]
+__all__ = [
+    "FoldRecorder",
+    "accuracy",
+    "ascending_search",
+    "grid_search",
+    "is_settled",
+    "warm_start_exact",
+]
 
 
 def training_loss(y: np.ndarray, scores: np.ndarray, task: str) -> float:
-    """Loss on the training fold: log-loss of ``P(Y = 1 | x)`` (0/1 labels), or MSE."""
+    """Loss on the training fold: log-loss of ``P(Y = 1 | x)`` (0/1 labels), or MSE.
+
+    The log-loss of scores clipped to ``[1e-15, 1 - 1e-15]`` (scikit-learn's
+    ``log_loss`` of the clipped scores, without its input checks: 5 ms a call on 16,000
+    rows, once per fitted model).
+    """
     if task == "classification":
-        return float(log_loss(y, np.clip(scores, 1e-15, 1 - 1e-15), labels=[0, 1]))
+        p = np.clip(np.asarray(scores, dtype=np.float64), 1e-15, 1 - 1e-15)
+        positive = np.asarray(y) == 1
+        return float(-np.mean(np.where(positive, np.log(p), np.log1p(-p))))
     return float(mean_squared_error(y, scores))
+
+
+def accuracy(est: Any, X: Any, y: Any) -> float:
+    """Return the share of ``est.predict(X)`` equal to ``y`` (the ``"accuracy"`` scorer)."""
+    return float(np.mean(np.asarray(est.predict(X)) == np.asarray(y)))
 
 
 def violation_scores(est: Any, X: Any, task: str) -> np.ndarray:

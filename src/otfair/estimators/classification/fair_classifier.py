@@ -194,9 +194,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         series of strengths fitted in increasing order with L-BFGS then costs a few
         iterations per strength (FairnessCV's search). Under L-BFGS with OTF the fixed
         batches' transport costs are kept too, and reused by the next fit of the same
-        data, seed, batch size and penalty. The solution is a cold start's to the
-        solver's tolerance wherever the objective has one minimum (the objective is the
-        same; only its starting point moves).
+        data, seed, batch size and penalty. A warm-started fit keeps the previous fit's
+        seed (its batches and draws) whatever ``random_state`` is, so that with
+        ``random_state=None`` the next strength's objective is the same function. The
+        solution is a cold start's to the solver's tolerance wherever the objective has
+        one minimum (the objective is the same; only its starting point moves).
     random_state : int, RandomState or None, default=None
         Seeds model initialization and batch order (runs are reproducible).
     device : str, default="cpu"
@@ -453,13 +455,15 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         """
         previous = getattr(self, "model_", None) if self.warm_start else None
         self._warm_state = None if previous is None else dict(previous.state_dict())
+        # a warm start continues the previous fit: its seed (batches, draws) too
+        self._warm_seed = None if previous is None else getattr(self, "_fit_seed", None)
         forget_fit(self)
         with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
             penalty = self._check_params()  # the one build of the penalty in this fit
         try:
             self._fit_models([self], [penalty], X, y, sensitive_features)
         finally:
-            self._warm_state = None
+            self._warm_state = self._warm_seed = None
         return self
 
     @fit_context
@@ -502,7 +506,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         warn_feature_scale(X, type(self).__name__)
         solver = self._solver(plan)
-        seed = draw_seed(self.random_state)
+        warm_seed = getattr(self, "_warm_seed", None)
+        seed = draw_seed(self.random_state) if warm_seed is None else int(warm_seed)
+        for single in singles:
+            single._fit_seed = seed
         device = resolve_device(self.device)
         validation = None  # early stopping: the held-out rows (none on tiny data)
         early = self._early_stopping(solver, plan.batches is not None, len(singles))

@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/fairness_cv_vs_fairlearn.py [--datasets adult compas bank german]
         [--models logistic mlp] [--penalties otf] [--notions dp eo] [--cv 5] [--quick]
-        [--out PREFIX] [--fresh] [--report-only]
+        [--threads one|default] [--out PREFIX] [--fresh] [--report-only]
 
 ``--out`` (default ``docs/measurements/fairness_cv_vs_fairlearn``) names ``PREFIX.csv``
 (one row per dataset x budget x method x model x penalty) and ``PREFIX.md`` (the report,
@@ -39,10 +39,11 @@ Protocol (one fixed split per dataset, the same for every method):
 * fairlearn's ``ExponentiatedGradient(LogisticRegression(max_iter=1000), <constraint>,
   eps=budget)``, its randomized test predictions drawn with ``random_state=0``.
 * CPU seconds: ``time.process_time`` of the whole fit (cross-validation included), one
-  torch thread and one BLAS thread (``threadpoolctl``), measured one after the other in
-  the same process; ``cpu_ratio`` is FairnessCV's CPU over GridSearch's measured in the
-  same invocation (on a resumed run, GridSearch is measured again before any new
-  FairnessCV row).
+  torch thread and one BLAS thread (``threadpoolctl``; ``--threads default``: the
+  libraries' own thread counts, what a user's session has, to ``PREFIX_default_threads``
+  unless ``--out`` is given), measured one after the other in the same process;
+  ``cpu_ratio`` is FairnessCV's CPU over GridSearch's measured in the same invocation
+  (on a resumed run, GridSearch is measured again before any new FairnessCV row).
 * The test violation's noise: the standard deviation of the violation over 200
   bootstrap resamples of the test rows (the predictions fixed), ``test_violation_sd``.
 
@@ -336,6 +337,17 @@ def _f(value: Any, digits: int = 3) -> str:
     return f"{value:.{digits}f}"
 
 
+def _threads_text(rows: list[dict]) -> str:
+    """Say which thread counts the rows were measured with (their ``threads`` column)."""
+    kinds = {str(r.get("threads", "one")) for r in rows}
+    if kinds == {"default"}:
+        return (
+            "the libraries' default thread counts (this machine's 2 cores; idle BLAS and "
+            "OpenMP threads spin, and their spinning counts as CPU)"
+        )
+    return "one torch thread and one BLAS thread" if kinds == {"one"} else "mixed threads"
+
+
 def report(rows: list[dict], csv_name: str, command: str) -> str:
     """Return the markdown report of ``rows`` (the CSV's rows, nothing else)."""
     subset = " (quick subset)" if "quick" in csv_name else ""
@@ -355,8 +367,8 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "own choice; `gridsearch_budget`: the most accurate of its 10 models within the "
         "budget on the training rows; `expgrad`: `ExponentiatedGradient(LogisticRegression,"
         " eps=budget)`, randomized predictions. CPU: `time.process_time` of the whole fit "
-        "(cross-validation and refit included), one thread; `CPU / GS` is FairnessCV's over "
-        "GridSearch's measured in the same invocation.",
+        f"(cross-validation and refit included), {_threads_text(rows)}; `CPU / GS` is "
+        "FairnessCV's over GridSearch's measured in the same invocation.",
         "",
     ]
     header = [
@@ -532,6 +544,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--quick", action="store_true", help="Adult 5,000 rows + COMPAS, DP")
     parser.add_argument("--out", type=Path, default=None, help="PREFIX of .csv and .md")
     parser.add_argument("--fresh", action="store_true", help="measure rows already measured")
+    parser.add_argument(
+        "--threads",
+        choices=("one", "default"),
+        default="one",
+        help="one torch and one BLAS thread (default), or the libraries' defaults",
+    )
     parser.add_argument("--report-only", action="store_true", help="regenerate the .md")
     args = parser.parse_args(argv)
     if args.cv < 2 or args.max_train_rows < 100:
@@ -541,9 +559,10 @@ def main(argv: list[str] | None = None) -> None:
     models = args.models or (("logistic",) if quick else MODELS)
     notions = args.notions or (("dp",) if quick else tuple(BUDGETS))
     max_rows = min(args.max_train_rows, 5000) if quick else args.max_train_rows
-    out = args.out or (
-        DEFAULT_OUT.with_name(DEFAULT_OUT.name + "_quick") if quick else DEFAULT_OUT
+    suffix = ("_quick" if quick else "") + (
+        "_default_threads" if args.threads == "default" else ""
     )
+    out = args.out or DEFAULT_OUT.with_name(DEFAULT_OUT.name + suffix)
     csv_path, md_path = out.with_suffix(".csv"), out.with_suffix(".md")
     command = "python benchmarks/fairness_cv_vs_fairlearn.py " + " ".join(
         argv if argv is not None else sys.argv[1:]
@@ -568,15 +587,18 @@ def main(argv: list[str] | None = None) -> None:
     # threadpoolctl limits the BLAS libraries loaded when the limit is set: load SciPy's
     # (L-BFGS-B, LogisticRegression) first, else its solves run multithreaded
     scipy.optimize.minimize(lambda w: (float(w @ w), 2 * w), np.ones(2), jac=True)
-    torch.set_num_threads(1)
+    one = args.threads == "one"
+    if one:
+        torch.set_num_threads(1)
     done = {_key(r) for r in rows}
-    with threadpool_limits(limits=1):
+    with threadpool_limits(limits=1) if one else contextlib.nullcontext():
         for dataset in datasets:
             train, test = load(dataset, max_rows)
             n_train, n_test = len(train[1]), len(test[1])
             for notion in notions:
                 metric, budget, _ = BUDGETS[notion]
                 base = {
+                    "threads": args.threads,
                     "dataset": dataset,
                     "notion": notion,
                     "metric": metric,

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from otfair.notions import as_notion
-from otfair.ot._otf_two_groups import TwoGroupOTF0, rank_one_direction
+from otfair.ot._otf_two_groups import TwoGroupOTF0, _two_classes, rank_one_direction
 from otfair.penalties import OTF
 
 
@@ -118,3 +118,19 @@ def test_the_windowed_root_is_the_root_on_all_rows(eps):
         residual = (h * expit((windowed[:, None] - solver.diff) / eps)).sum(axis=1) - target
         assert np.abs(residual).max() <= 1e-7 * h.sum(axis=1).max()
         np.testing.assert_allclose(windowed, full, rtol=0, atol=1e-5 * eps)
+
+
+def test_two_classes_is_numpys_unique_of_the_columns():
+    """The two-pass class finder agrees with np.unique(axis=0): classes, order and codes."""
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        d, n, k = rng.integers(1, 4), rng.integers(2, 40), rng.integers(1, 4)
+        values = rng.integers(-2, 3, (d, k)).astype(np.float32)
+        G = values[:, rng.integers(0, k, n)]
+        cols, codes = _two_classes(torch.from_numpy(G))
+        expected, inverse = np.unique(G.T, axis=0, return_inverse=True)
+        if len(expected) != 2:
+            assert cols is None
+            continue
+        np.testing.assert_array_equal(cols, expected.T)
+        np.testing.assert_array_equal(codes, inverse.reshape(-1))

@@ -87,9 +87,21 @@ def _two_classes(G: torch.Tensor) -> tuple[np.ndarray | None, np.ndarray]:
 
     ``(None, codes)`` unless the columns take exactly two values. Class 1 is the column
     that comes second in lexicographic order (the order of the batch problems' classes,
-    :func:`otfair.ot._otf_problem.column_classes`).
+    :func:`otfair.ot._otf_problem.column_classes`). Two classes are found by comparing
+    every column with the first and with the first that differs (a pass over ``G``;
+    ``np.unique(axis=0)`` sorts the columns: 11 ms on 16,000).
     """
-    cols, codes = np.unique(G.cpu().numpy().T, axis=0, return_inverse=True)
+    M = G.cpu().numpy()
+    first = M[:, :1]
+    other = ~(M == first).all(axis=0)
+    if other.any():
+        second = M[:, [int(np.argmax(other))]]
+        if (other == ~(M == second).all(axis=0)).all():  # every column is one of the two
+            pair = np.hstack([first, second])
+            flip = tuple(first.ravel().tolist()) > tuple(second.ravel().tolist())
+            codes = (other != flip).astype(np.int64)
+            return (pair[:, ::-1] if flip else pair), codes
+    cols, codes = np.unique(M.T, axis=0, return_inverse=True)
     codes = codes.reshape(-1)
     if len(cols) != 2:
         return None, codes

@@ -93,10 +93,10 @@ def _two_classes(G: torch.Tensor) -> tuple[np.ndarray | None, np.ndarray]:
     """
     M = G.cpu().numpy()
     first = M[:, :1]
-    other = ~(M == first).all(axis=0)
+    other = ~(first == M).all(axis=0)
     if other.any():
         second = M[:, [int(np.argmax(other))]]
-        if (other == ~(M == second).all(axis=0)).all():  # every column is one of the two
+        if (other == ~(second == M).all(axis=0)).all():  # every column is one of the two
             pair = np.hstack([first, second])
             flip = tuple(first.ravel().tolist()) > tuple(second.ravel().tolist())
             codes = (other != flip).astype(np.int64)

@@ -203,3 +203,26 @@ def test_a_diverged_fit_is_an_error_not_nan_predictions():
             assert "diverged" in str(exc)
         else:
             assert np.all(np.isfinite(clf.predict_proba(X * 1e20)))
+
+
+def test_fairness_cv_silences_its_fold_fits_warnings_and_records_them():
+    """Every fold at a strength past the useful range warns alone; FairnessCV does not
+    pass those on: its table says the strength is below the constant."""
+    from otfair.estimators import FairnessCV
+
+    X, y, s = two_group_data(400)
+    with pytest.warns(FitQualityWarning, match="strength=1e\\+12"):  # alone, it warns
+        FairClassifier("gapreg", 1e12, random_state=0).fit(X, y, sensitive_features=s)
+    search = FairnessCV(
+        FairClassifier("gapreg", random_state=0), strengths=[0.0, 1e12], max_violation=1.0, cv=3
+    )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y, sensitive_features=s)
+    assert not [w for w in caught if issubclass(w.category, FitQualityWarning)]
+    res = search.cv_results_
+    rows = ~np.asarray(res["reference"], dtype=bool)
+    loss = np.asarray(res["mean_train_loss"])
+    constant_loss = loss[~rows][0]
+    assert loss[rows][1] > constant_loss  # the collapsed strength, recorded as such
+    assert search.strength_ == 0.0  # and not chosen; the refit at 0 does not warn

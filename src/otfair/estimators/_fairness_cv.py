@@ -33,6 +33,7 @@ from otfair.estimators._fairness_cv_search import (
     ascending_search,
     grid_search,
     is_settled,
+    quiet_fold_fit_quality,
 )
 from otfair.estimators._strength_grids import default_strengths, strength_param
 from otfair.utils import HasMethods, Interval, StrOptions, check_strengths, fit_context
@@ -325,20 +326,29 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             When no strength's violation bound is within ``max_violation`` (the message
             names the lowest one reached and its strength), or when every strength within
             it is below the best constant predictor (the message gives both scores).
+
+        Warns
+        -----
+        FitQualityWarning
+            From the refit only. The fold fits' are silenced: a strength past the useful
+            range ends below the best constant predictor on every fold, which the table
+            records (the ``reference`` row, ``above_reference``, ``mean_train_loss``) and
+            the choice excludes.
         """
         X, y, s, param = self._check_fit_input(X, y, sensitive_features)
         strengths = self._strength_grid()
         splits = list(make_splits(self.cv, X, y, s, self._task()))
         recorder = self._recorder(X, y, s, strengths, splits)
-        ascended = self._search() == "ascending" and ascending_search(
-            self.estimator,
-            strengths,
-            recorder,
-            param,
-            lambda: is_settled(self._table(recorder, strengths, param)[1], self.max_violation),
-        )
-        if not ascended:  # the grid, or warm starts that would not be exact
-            grid_search(self.estimator, strengths, recorder)
+        with quiet_fold_fit_quality():
+            ascended = self._search() == "ascending" and ascending_search(
+                self.estimator,
+                strengths,
+                recorder,
+                param,
+                lambda: is_settled(self._table(recorder, strengths, param)[1], self.max_violation),
+            )
+            if not ascended:  # the grid, or warm starts that would not be exact
+                grid_search(self.estimator, strengths, recorder)
         _, self.cv_results_ = self._table(recorder, strengths, param)
         self.strength_param_ = param
         self.metric_ = recorder.all.metric_name

@@ -19,8 +19,10 @@ Two searches fill the same per-fold measurements (:class:`FoldRecorder`):
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -30,6 +32,7 @@ from sklearn.metrics import mean_squared_error
 
 from otfair.estimators._budget_rule import FoldMeasures, eligible
 from otfair.estimators._path import fairness_path
+from otfair.estimators._torch_base import FitQualityWarning
 from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
 __all__ = [
@@ -38,6 +41,7 @@ __all__ = [
     "ascending_search",
     "grid_search",
     "is_settled",
+    "quiet_fold_fit_quality",
     "warm_start_exact",
 ]
 
@@ -191,6 +195,20 @@ def grid_search(estimator: Any, strengths: np.ndarray, recorder: FoldRecorder) -
         recorder.all.fit_time += time.perf_counter() - start
         for k, est in enumerate(path.estimators_):
             recorder.add(f, k, est)
+
+
+@contextlib.contextmanager
+def quiet_fold_fit_quality() -> Iterator[None]:
+    """Silence the fold fits' :class:`FitQualityWarning` (the table records what it says).
+
+    A strength past the useful range ends below the best constant predictor on every
+    fold; the search handles that (the ``reference`` row, ``above_reference``,
+    ``mean_train_loss``), so one warning per fold and strength would only bury the
+    user's screen. Other warnings pass; the refit's own warnings are shown.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FitQualityWarning)
+        yield
 
 
 def warm_start_exact(est: Any) -> bool:

@@ -351,6 +351,8 @@ def _threads_text(rows: list[dict]) -> str:
 def report(rows: list[dict], csv_name: str, command: str) -> str:
     """Return the markdown report of ``rows`` (the CSV's rows, nothing else)."""
     subset = " (quick subset)" if "quick" in csv_name else ""
+    if {str(r.get("threads", "one")) for r in rows} == {"default"}:
+        subset += " (the libraries' default threads)"
     lines = [
         f"# FairnessCV against fairlearn's GridSearch and ExponentiatedGradient{subset}",
         "",

@@ -58,7 +58,7 @@ class CategoricalMADE(nn.Module):
     >>> made = CategoricalMADE([2, 3])
     >>> cells = torch.eye(6)[[0, 0, 0, 1, 1, 1]][:, :2]  # first variable's one-hot
     >>> x = torch.cat([cells, torch.eye(3).repeat(2, 1)], dim=1)
-    >>> round(float(made.log_prob(x).exp().sum()), 5)  # normalized over the 6 cells
+    >>> round(made.log_prob(x).exp().sum().item(), 5)  # normalized over the 6 cells
     1.0
     """
 

@@ -14,13 +14,16 @@ Protocol
 * Data: ``otfair.datasets.load_dataset(name).split(random_state=seed)`` (80/20, train
   statistics), the sensitive attribute *not* an input (every method sees the same ``X``;
   the post-processors and ThresholdOptimizer use the group at predict time, as they must).
-* In-training methods share the model and the optimisation of
-  :class:`otfair.estimators.FairClassifier`'s defaults: logistic regression or the MLP
-  (two ReLU layers of width d), Adam lr 1e-3, 100 epochs, batches of 1000 stratified by
-  group, torch's default initialisation seeded as FairClassifier seeds it. fairret's
+* otfair's in-training methods run at :class:`otfair.estimators.FairClassifier`'s
+  defaults (its ``solver="auto"``: L-BFGS for the logistic model with Norm, GapReg, OTF
+  under DP or no penalty; Adam for the MLP and FTM, up to 300 epochs, stopping on
+  ``tol``), the logistic model or the MLP (two ReLU layers of width d). fairret's
   ``NormLoss`` and ``KLProjectionLoss`` (statistic ``PositiveRate``) are added to the
-  cross-entropy in a plain torch loop with that model, optimizer and batch order:
-  ``CE + lambda * fairret``. FTM trains on its own matched group batches (its method).
+  cross-entropy in a plain torch loop: ``CE + lambda * fairret``, Adam lr 1e-3, 100
+  epochs of batches of 1000 stratified by group, FairClassifier's initialization (with
+  no loss it reproduces ``FairClassifier("none", solver="adam", tol=None, lr=1e-3,
+  init_intercept=False, l2=0)``). FTM trains on its own matched group batches (its
+  method).
 * fairlearn's ``ExponentiatedGradient`` is the fit inside otfair's
   ``ReductionClassifier`` (sklearn logistic regression); both are reported from the same
   fit: fairlearn's randomized ``predict`` and otfair's deterministic threshold of the

@@ -25,6 +25,7 @@ FIELDS = (
     "auc",
     "dp_gap",
     "fit_cpu_s",
+    "solver",
     "epochs",
 )
 LEVELS = (0.05, 0.02)
@@ -67,7 +68,15 @@ _ALL = ("unfair", "norm", "gapreg", "fairret-norm", "reduction", "threshold-opt"
         "error-parity", "ftm", "otf", "fairret-kl")  # fmt: skip
 PLANS = {
     "compas-logistic": Plan(
-        "compas", "logistic", (0, 1, 2), _ALL, {"otf": (0.002, 0.005, 0.02, 0.1, 0.3, 0.9)}
+        "compas",
+        "logistic",
+        (0, 1, 2),
+        _ALL,
+        {
+            "otf": (0.002, 0.005, 0.02, 0.1, 0.3, 0.9, 0.97, 0.99, 0.997),
+            "norm": (0.03, 0.1, 0.3, 0.4, 0.5, 0.6, 0.9, 0.97),
+            "gapreg": (1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0, 3000.0, 10000.0),
+        },
     ),
     "adult-logistic": Plan(
         "adult",
@@ -75,12 +84,13 @@ PLANS = {
         (0,),
         _ALL[:-1],
         {
-            "norm": (0.03, 0.1, 0.3, 0.45, 0.6, 0.9),
+            "norm": (0.03, 0.1, 0.2, 0.3, 0.35, 0.4, 0.45, 0.6, 0.75, 0.9),
             "gapreg": (3.0, 5.0, 10.0, 30.0, 100.0, 300.0, 1000.0),
             "fairret-norm": (0.3, 0.5, 1.0, 3.0, 10.0),
             "ftm": (1.0, 1.5, 2.0),
             "reduction": (0.03, 0.01, 0.005),
-            "otf": (0.005, 0.02),
+            # L-BFGS fits (the default for the logistic model): a second each
+            "otf": (0.003, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1),
         },
     ),
     "adult-mlp": Plan(

@@ -46,7 +46,7 @@ class BarycenterPenalty(FairnessPenalty):
     Cost: one sort per group, O(n log n); differentiable through sort/gather.
     """
 
-    plan = TrainingPlan(mixing="convex")
+    plan = TrainingPlan(mixing="convex", kink_at_constant=True)  # |q - bary| at the constant
 
     def check(self, batch: PenaltyBatch) -> PenaltyBatch:
         """Check the batch: one binary attribute, both groups present."""

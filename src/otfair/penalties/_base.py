@@ -82,6 +82,12 @@ class TrainingPlan:
         L-BFGS).
     adversary_lr : float or None
         The adversary's learning rate (``None``: the classifier's).
+    kink_at_constant : bool
+        The penalty is not differentiable where every group's mean score is equal
+        (an absolute value of a gap: Norm's ``|G h|``, Barycenter's ``|q - bary|``),
+        which is the logistic model's L-BFGS start (the constant): such a fit first
+        minimizes the unpenalized objective and starts the penalized one there (from
+        the constant, L-BFGS stopped after one iteration).
     """
 
     mixing: str = "additive"
@@ -91,6 +97,7 @@ class TrainingPlan:
     batches: BatchScheme | None = None
     adversary: bool = False
     adversary_lr: float | None = None
+    kink_at_constant: bool = False
 
     def needs_batches(self) -> str | None:
         """Why the penalty cannot train on the full batch (``None``: it can)."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 from torch import Tensor
 
 from otfair.notions import LinearConstraints, Notion
-from otfair.penalties._base import LinearPenalty, PenaltyObject
+from otfair.penalties._base import LinearPenalty, PenaltyObject, TrainingPlan
 from otfair.penalties._plan import OTF_ALPHAS
 
 
@@ -48,6 +48,8 @@ class NormPenalty(LinearPenalty):
     """
 
     batchable = True
+    #: |G h| has its kink at the constant start of L-BFGS (TrainingPlan.kink_at_constant)
+    plan = TrainingPlan(mixing="convex", constraints=True, kink_at_constant=True)
 
     def from_matrix(
         self, scores: Tensor, G: Tensor, features: Tensor | None = None, cache: dict | None = None

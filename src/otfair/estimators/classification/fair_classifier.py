@@ -237,7 +237,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         Mean training objective per Adam epoch, or the objective after each L-BFGS
         iteration.
     n_iter_ : int
-        Adam epochs or L-BFGS iterations run (at most ``epochs``).
+        Adam epochs or L-BFGS iterations run (at most ``epochs``; a penalized L-BFGS fit
+        of the logistic model from scratch with Norm or Barycenter first minimizes the
+        unpenalized objective, since the constant start sits on the kink of their
+        absolute values: then up to ``2 * epochs``, both phases counted).
     validation_loss_ : list of float
         With ``early_stopping``: the held-out cross-entropy after each epoch.
     solver_ : str
@@ -608,6 +611,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             if solver == "lbfgs" and self.model == "logistic":
                 last.weight.zero_()
 
+    def _starts_constant(self) -> bool:
+        """Whether this fit's L-BFGS starts at the constant (the logistic model's cold start)."""
+        warm = getattr(self, "_warm_state", None) is not None
+        return self.model == "logistic" and bool(self.init_intercept) and not warm
+
     def _fixed_batch_penalty(
         self,
         penalty: FairnessPenalty | None,
@@ -690,7 +698,18 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 l2=self.l2 / (2 * data.X.shape[0]),
                 constraints=plan.constraints,
             )
+            plain = None
+            kinked = plan.kink_at_constant and single._starts_constant()
+            if pen is not None and single.strength > 0 and kinked:
+                # every group's mean score is equal at the constant start: the kink of
+                # the penalty (TrainingPlan.kink_at_constant), where L-BFGS stalls at
+                # once (Adult, Norm at alpha >= 0.6: the constant after one iteration);
+                # start from the unpenalized minimum
+                start = dataclasses.replace(objective, penalty=None, strength=0.0)
+                plain = train_lbfgs(single.model_, start, max_iter=self.epochs, tol=self.tol)
             result = train_lbfgs(single.model_, objective, max_iter=self.epochs, tol=self.tol)
+            if plain is not None:  # n_iter_ counts both phases; history_ is the second's
+                result = dataclasses.replace(result, n_iter=plain.n_iter + result.n_iter)
             self._record_lbfgs(single, result)
 
     def _record_lbfgs(self, single: FairClassifier, result: LbfgsResult) -> None:

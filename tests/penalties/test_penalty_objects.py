@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from sklearn.base import clone
 
 from otfair.estimators import FairClassifier
@@ -213,3 +214,25 @@ def test_register_penalty_takes_a_penalty_object_class(monkeypatch):
     # a factory registered under the name replaces the object: the name means Penalty(name)
     register_penalty("eopp-gap", lambda notion, **kw: GapPenalty(notion), replace=True)
     assert as_penalty_object("eopp-gap") == Penalty("eopp-gap")
+
+
+def test_norms_full_batch_variant_is_the_smoothed_absolute_value():
+    """sqrt(v^2 + mu^2) - mu per constraint, within mu of |v|; the penalty itself unchanged."""
+    from otfair.notions import as_notion
+    from otfair.penalties import Norm
+    from otfair.penalties._norm import SMOOTHING
+
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 2, 200).astype(float)[:, None]
+    y = rng.integers(0, 2, 200)
+    penalty = Norm().make(as_notion("dp")).fit(s, y)
+    G = penalty.constraints.matrix(s, y).double()
+    h = torch.from_numpy(rng.random(200))
+    smooth = penalty.full_batch_variant()
+    v = (G @ h / 200).numpy()
+    expected = np.sum(np.sqrt(v**2 + SMOOTHING**2) - SMOOTHING)
+    np.testing.assert_allclose(float(smooth.from_matrix(h, G)), expected, rtol=1e-10)
+    exact = float(penalty.from_matrix(h, G))
+    np.testing.assert_allclose(exact, np.abs(v).sum(), rtol=1e-10)
+    assert exact - len(v) * SMOOTHING <= float(smooth.from_matrix(h, G)) <= exact
+    assert penalty.smoothing == 0.0 and smooth is not penalty

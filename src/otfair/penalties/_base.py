@@ -83,11 +83,8 @@ class TrainingPlan:
     adversary_lr : float or None
         The adversary's learning rate (``None``: the classifier's).
     kink_at_constant : bool
-        The penalty is not differentiable where every group's mean score is equal
-        (an absolute value of a gap: Norm's ``|G h|``, Barycenter's ``|q - bary|``),
-        which is the logistic model's L-BFGS start (the constant): such a fit first
-        minimizes the unpenalized objective and starts the penalized one there (from
-        the constant, L-BFGS stopped after one iteration).
+        Not differentiable where every group's mean score is equal (Norm, Barycenter),
+        the logistic L-BFGS start: that fit starts at the unpenalized minimum instead.
     """
 
     mixing: str = "additive"
@@ -192,6 +189,10 @@ class FairnessPenalty(LegacyEvaluation, nn.Module, abc.ABC):
         own optimizer on it after each model step.
         """
         raise NotImplementedError(f"{type(self).__name__} has no adversary.")
+
+    def full_batch_variant(self) -> FairnessPenalty:
+        """Return the penalty L-BFGS minimizes: ``self``, or a smoothed copy (Norm)."""
+        return self
 
     def fixed_batch_objective(
         self, features: torch.Tensor, G: torch.Tensor, batches: Sequence[Any]

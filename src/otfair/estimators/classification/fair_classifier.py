@@ -692,7 +692,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             objective = FullBatchObjective(
                 single.model_,
                 data,
-                None if pen is None else PenaltyStack(pen),
+                None if pen is None else PenaltyStack(pen.full_batch_variant()),
                 strength=float(single.strength),
                 convex=self._mixing(plan) == "convex",
                 l2=self.l2 / (2 * data.X.shape[0]),

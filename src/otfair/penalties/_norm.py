@@ -54,7 +54,7 @@ class NormPenalty(LinearPenalty):
 
     Under a full-batch quasi-Newton solver (the logistic model's L-BFGS,
     :meth:`full_batch_variant`) each :math:`|v|` is smoothed to
-    :math:`\sqrt{v^2 + \mu^2} - \mu` with :math:`\mu` = :data:`SMOOTHING` (a gap of
+    :math:`\sqrt{v^2 + \mu^2} - \mu` with :math:`\mu` = ``SMOOTHING`` = 1e-3 (a gap of
     mean scores of 1e-3; the two differ by at most :math:`\mu`): L-BFGS on the kink
     ended far from the minimum (Adult, alpha 0.9: a training cross-entropy above the
     constant predictor's), smoothed it reaches the exact penalty's plateau
@@ -63,13 +63,13 @@ class NormPenalty(LinearPenalty):
     """
 
     batchable = True
-    #: |G h| has its kink at the constant start of L-BFGS (TrainingPlan.kink_at_constant)
+    #: the absolute value has its kink at the L-BFGS start (``kink_at_constant``)
     plan = TrainingPlan(mixing="convex", constraints=True, kink_at_constant=True)
     #: the absolute values' smoothing: 0 (batch schemes) or SMOOTHING (full batch)
     smoothing: float = 0.0
 
     def full_batch_variant(self) -> NormPenalty:
-        """Return a copy whose absolute values are smoothed by :data:`SMOOTHING`."""
+        """Return a copy whose absolute values are smoothed by ``SMOOTHING``."""
         smooth = copy.copy(self)
         smooth.smoothing = SMOOTHING
         return smooth

@@ -26,8 +26,8 @@ Protocol
   method).
 * fairlearn's ``ExponentiatedGradient`` is the fit inside otfair's
   ``ReductionClassifier`` (sklearn logistic regression); both are reported from the same
-  fit: fairlearn's randomized ``predict`` and otfair's deterministic threshold of the
-  expected probability.
+  fit: fairlearn's randomized ``predict`` and otfair's ``predict`` (randomized the same
+  way by default, so the two agree).
 * ``ThresholdOptimizer`` (``tol`` swept) and error-parity's
   ``RelaxedThresholdOptimizer`` (``tolerance`` swept) post-process the unfair model of
   the same family (``FairClassifier("none")``); their fit time includes that model's.

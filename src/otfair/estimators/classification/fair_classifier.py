@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import copy
 import dataclasses
 import math
 from collections.abc import Sequence
@@ -675,6 +676,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         :math:`\mathrm{CE} + a R`; with ``batched``, the penalty averaged over fixed
         batches (:class:`._train.LogisticObjective`).
         """
+        unpenalized: tuple[dict[str, torch.Tensor], int] | None = None  # shared start
         for single in singles:
             pen = single.penalty_
             if batched is not None:  # its strength-0 member too: the same solver
@@ -705,11 +707,17 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 # the penalty (TrainingPlan.kink_at_constant), where L-BFGS stalls at
                 # once (Adult, Norm at alpha >= 0.6: the constant after one iteration);
                 # start from the unpenalized minimum
-                start = dataclasses.replace(objective, penalty=None, strength=0.0)
-                plain = train_lbfgs(single.model_, start, max_iter=self.epochs, tol=self.tol)
+                # (the same for every model of a path: every one starts at the constant)
+                if unpenalized is None:
+                    start = dataclasses.replace(objective, penalty=None, strength=0.0)
+                    first = train_lbfgs(single.model_, start, max_iter=self.epochs, tol=self.tol)
+                    unpenalized = (copy.deepcopy(single.model_.state_dict()), first.n_iter)
+                else:
+                    single.model_.load_state_dict(unpenalized[0])
+                plain = unpenalized[1]
             result = train_lbfgs(single.model_, objective, max_iter=self.epochs, tol=self.tol)
             if plain is not None:  # n_iter_ counts both phases; history_ is the second's
-                result = dataclasses.replace(result, n_iter=plain.n_iter + result.n_iter)
+                result = dataclasses.replace(result, n_iter=plain + result.n_iter)
             self._record_lbfgs(single, result)
 
     def _record_lbfgs(self, single: FairClassifier, result: LbfgsResult) -> None:

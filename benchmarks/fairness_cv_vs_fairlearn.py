@@ -240,7 +240,11 @@ def run_fairness_cv(
 def margin_choice(
     search: Any, margin: float, est: Any, train: tuple, test: tuple, metric: str, budget: float
 ) -> dict:
-    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted."""
+    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted.
+
+    Chosen from the default margin's table: the grid's strengths and that search's
+    refinement midpoints (``refine``), not a refinement of its own.
+    """
     from sklearn.base import clone
 
     from otfair.estimators._budget_rule import cv_results, select_strength
@@ -525,7 +529,9 @@ def margin_table(rows: list[dict]) -> list[str]:
         "",
         "Each cell: chosen strength: test accuracy / test violation, refitted on the "
         "training rows; the same folds as the row above (margin "
-        f"{sel[0].get('margin', 0.0):g}, the default).",
+        f"{sel[0].get('margin', 0.0):g}, the default) and the same table: the grid's "
+        "strengths and the default margin's refinement midpoints (a search at another "
+        "margin would bisect the step where its own bound crosses the budget).",
         "",
         *markdown_table(
             ["dataset", "metric", "model", "penalty"] + [f"margin {m:g}" for m in margins],

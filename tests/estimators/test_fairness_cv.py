@@ -151,7 +151,9 @@ def test_default_grids_span_the_trade_off_and_never_drop_the_labels():
 @pytest.fixture(scope="module")
 def fitted():
     X, y, s = two_group_data(n=500, seed=0)
-    search = FairnessCV(_base(), strengths=STRENGTHS, max_violation=0.15, cv=3, margin=1.0)
+    search = FairnessCV(
+        _base(), strengths=STRENGTHS, max_violation=0.15, cv=3, margin=1.0, refine=0
+    )
     return search.fit(X, y, sensitive_features=s), (X, y, s)
 
 
@@ -265,7 +267,9 @@ def collapsed():
     """
     X, y, s = two_group_data(n=500, seed=0)
     base = _base(solver="adam", tol=None, init_intercept=False)
-    search = FairnessCV(base, strengths=[0.0, 1.0, 1e4], max_violation=1.0, cv=3, refit=False)
+    search = FairnessCV(
+        base, strengths=[0.0, 1.0, 1e4], max_violation=1.0, cv=3, refit=False, refine=0
+    )
     return search.fit(X, y, sensitive_features=s), (X, y, s)
 
 

@@ -8,6 +8,7 @@ from sklearn.base import clone
 from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import FairClassifier, FairnessCV
+from otfair.estimators._fairness_cv_refine import next_midpoint, refinement_grid
 from otfair.estimators._fairness_cv_search import is_settled
 
 
@@ -30,15 +31,27 @@ def adult(data_dir):
 
 
 @pytest.fixture(scope="module")
-def searches(adult):
-    """The same OTF search (two groups, DP: L-BFGS) by the grid and by the ascent."""
+def all_searches(adult):
+    """The same OTF search (two groups, DP: L-BFGS) by the grid and by the ascent.
+
+    Keyed by ``(search, refine)``: without refinement (the grid's strengths only) and
+    with the default two rounds.
+    """
     X, y, s = adult
     base = FairClassifier("otf", random_state=0)
     out = {}
     for search in ("grid", "ascending"):
-        cv = FairnessCV(base, max_violation=0.03, cv=3, search=search)
-        out[search] = cv.fit(X, y, sensitive_features=s)
+        for refine in (0, 2):
+            cv = FairnessCV(base, max_violation=0.03, cv=3, search=search, refine=refine)
+            out[search, refine] = cv.fit(X, y, sensitive_features=s)
     return out, adult
+
+
+@pytest.fixture(scope="module")
+def searches(all_searches):
+    """The grid and the ascent without refinement (the grid's strengths only)."""
+    out, adult = all_searches
+    return {search: out[search, 0] for search in ("grid", "ascending")}, adult
 
 
 def test_the_ascent_chooses_the_grids_strength_from_fewer_fits(searches):
@@ -131,3 +144,78 @@ def test_the_light_measures_are_scikit_learns():
     X, y2, s = two_group_data(n=300, seed=1, d=3)
     est = FairClassifier(random_state=0).fit(X, y2)
     assert accuracy(est, X, y2) == get_scorer("accuracy")(est, X, y2)
+
+
+# ------------------------------------------------------------------- refinement
+def test_refinement_grid_splits_each_step_evenly():
+    grid = np.array([0.0, 0.001, 0.01, 0.5, 1.0, 10.0])
+    full, index = refinement_grid(grid, 2)
+    np.testing.assert_array_equal(full[index], grid)  # the grid's strengths, in place
+    assert len(full) == len(grid) + 3 * 4  # 3 midpoints in each of the 4 positive steps
+    assert (np.diff(full) > 0).all()
+    steps_of = ((0.001, 0.01, False), (0.01, 0.5, False), (0.5, 1.0, True), (1.0, 10.0, True))
+    for a, b, log in steps_of:
+        points = full[(full >= a) & (full <= b)]
+        assert len(points) == 5
+        steps = np.diff(np.log(points) if log else np.log(points / (1 - points)))
+        np.testing.assert_allclose(steps, steps[0], rtol=1e-9)  # even in log(odds) / log
+    assert full[1] == 0.001  # nothing between 0 and the first positive strength
+    plain, same = refinement_grid(grid, 0)
+    np.testing.assert_array_equal(plain, grid)
+    np.testing.assert_array_equal(same, np.arange(len(grid)))
+
+
+def _refine_table(violation, score, budget=0.02):
+    n = len(violation)
+    table = _table(range(n), score, violation)
+    table["feasible"] = np.asarray([*(np.asarray(violation) <= budget), True])
+    table["reference"] = np.asarray([False] * n + [True])
+    table["test_violation"] = table["upper_test_violation"]
+    return table
+
+
+@pytest.mark.parametrize(
+    ("measured", "violation", "score", "expected"),
+    [
+        ([0, 4, 8], [0.2, 0.05, 0.01], [0.9, 0.85, 0.8], 6),  # bisect (4, 8)
+        ([0, 4, 6, 8], [0.2, 0.05, 0.015, 0.01], [0.9, 0.85, 0.83, 0.8], 5),  # then (4, 6)
+        ([0, 4, 5, 6], [0.2, 0.05, 0.03, 0.015], [0.9, 0.85, 0.84, 0.83], None),  # adjacent
+        ([0, 4, 8], [0.01, 0.005, 0.004], [0.85, 0.9, 0.8], None),  # the one below: in budget
+        ([0, 4, 8], [0.2, 0.1, 0.05], [0.9, 0.85, 0.8], None),  # no choice to refine
+        ([0, 4], [0.01, 0.005], [0.9, 0.85], None),  # the choice is the first strength
+        ([0, 4, 8], [0.2, 0.01, 0.005], [0.9, 0.85, 0.8], 2),  # bisect (0, 4): 0 in the grid
+    ],
+)
+def test_next_midpoint_bisects_where_the_budget_is_crossed(measured, violation, score, expected):
+    table = _refine_table(violation, score)
+    assert next_midpoint(np.asarray(measured), table, 0.02, "raise") == expected
+
+
+def test_refinement_chooses_between_the_grids_choice_and_the_strength_below(all_searches):
+    out, (X, y, s) = all_searches
+    for search in ("grid", "ascending"):
+        plain, refined = out[search, 0], out[search, 2]
+        res0, res = plain.cv_results_, refined.cv_results_
+        grid_rows = res0["strength"][:-1]
+        rows = res["strength"][:-1]
+        assert set(grid_rows) <= set(rows) and 0 < len(rows) - len(grid_rows) <= 2
+        # the grid's choice, and the largest smaller strength, over the budget
+        k = plain.best_index_
+        assert k > 0 and not res0["feasible"][k - 1]
+        assert res0["strength"][k - 1] < refined.strength_ <= plain.strength_
+        assert refined.best_score_ >= plain.best_score_  # a choice among more strengths
+        assert res["upper_test_violation"][refined.best_index_] <= 0.03
+        # the rows the grid measured are measured alike
+        same = np.isin(rows, grid_rows)
+        for key in ("mean_test_score", "test_violation"):
+            np.testing.assert_array_equal(res[key][:-1][same], res0[key][:-1])
+    # the ascent's warm-started midpoints end where the grid's cold fits do (to tol)
+    grid, ascent = out["grid", 2], out["ascending", 2]
+    assert ascent.strength_ == grid.strength_
+    for key, atol in (("mean_test_score", 5e-3), ("test_violation", 1e-2)):
+        np.testing.assert_allclose(
+            ascent.cv_results_[key][ascent.best_index_],
+            grid.cv_results_[key][grid.best_index_],
+            rtol=0,
+            atol=atol,
+        )

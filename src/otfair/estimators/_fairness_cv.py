@@ -27,10 +27,12 @@ from otfair.estimators._budget_rule import (
     resolve_metric,
     select_strength,
 )
+from otfair.estimators._fairness_cv_refine import refine, refinement_grid
 from otfair.estimators._fairness_cv_search import (
     FoldRecorder,
     accuracy,
     ascending_search,
+    fit_strength,
     grid_search,
     is_settled,
     quiet_fold_fit_quality,
@@ -175,6 +177,16 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         the strength past the budget); ``best_estimator_`` is fitted from scratch
         either way. ``"auto"``: ``"ascending"`` when the estimator has ``warm_start``,
         else ``"grid"``.
+    refine : int, default=2
+        Bisection rounds after the grid's choice
+        (``otfair/estimators/_fairness_cv_refine.py``): while the largest smaller
+        strength measured is over the budget, the midpoint between it and the chosen
+        strength (in :math:`\log\frac{s}{1-s}` below 1, in :math:`\log s` above) is
+        fitted on every fold and the choice is made again on the extended table; its
+        rows join ``cv_results_``. A 3x grid step is narrowed to ~1.32x by two rounds
+        (``cv`` fits each), so the choice sits closer to the budget, more accurate and
+        with its violation nearer ``max_violation`` (``margin`` keeps a distance).
+        0: the grid's choice.
 
     Attributes
     ----------
@@ -256,6 +268,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "below_constant": [StrOptions({"raise", "warn"})],
         "pooled_violation": ["boolean"],
         "search": [StrOptions({"auto", "grid", "ascending"})],
+        "refine": [Interval(Integral, 0, None, closed="left")],
     }
     # `fit` consumes sensitive_features: requested by default (metadata routing)
     __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
@@ -274,6 +287,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         below_constant: str = "raise",
         pooled_violation: bool = True,
         search: str = "auto",
+        refine: int = 2,
     ) -> None:
         self.estimator = estimator
         self.strengths = strengths
@@ -286,6 +300,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.below_constant = below_constant
         self.pooled_violation = pooled_violation
         self.search = search
+        self.refine = refine
 
     # ------------------------------------------------------------------ helpers
     def _task(self) -> str:
@@ -336,19 +351,31 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             the choice excludes.
         """
         X, y, s, param = self._check_fit_input(X, y, sensitive_features)
-        strengths = self._strength_grid()
+        strengths, grid = refinement_grid(self._strength_grid(), self.refine)
         splits = list(make_splits(self.cv, X, y, s, self._task()))
         recorder = self._recorder(X, y, s, strengths, splits)
         with quiet_fold_fit_quality():
-            ascended = self._search() == "ascending" and ascending_search(
-                self.estimator,
-                strengths,
-                recorder,
-                param,
-                lambda: is_settled(self._table(recorder, strengths, param)[1], self.max_violation),
+            folds = None
+            if self._search() == "ascending":
+                folds = ascending_search(
+                    self.estimator,
+                    strengths,
+                    recorder,
+                    param,
+                    lambda: is_settled(
+                        self._table(recorder, strengths, param)[1], self.max_violation
+                    ),
+                    grid.tolist(),
+                )
+            if folds is None:  # the grid, or warm starts that would not be exact
+                grid_search(self.estimator, strengths, recorder, grid.tolist())
+            refine(
+                self.refine,
+                lambda: self._table(recorder, strengths, param),
+                lambda k: fit_strength(self.estimator, strengths, recorder, param, folds, k),
+                self.max_violation,
+                self.below_constant,
             )
-            if not ascended:  # the grid, or warm starts that would not be exact
-                grid_search(self.estimator, strengths, recorder)
         _, self.cv_results_ = self._table(recorder, strengths, param)
         self.strength_param_ = param
         self.metric_ = recorder.all.metric_name

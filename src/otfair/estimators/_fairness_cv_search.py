@@ -39,6 +39,7 @@ __all__ = [
     "FoldRecorder",
     "accuracy",
     "ascending_search",
+    "fit_strength",
     "grid_search",
     "is_settled",
     "quiet_fold_fit_quality",
@@ -184,17 +185,18 @@ class FoldRecorder:
         return done, out
 
 
-def grid_search(estimator: Any, strengths: np.ndarray, recorder: FoldRecorder) -> None:
-    """Fit every strength on every fold, one stacked path per fold, and measure them."""
+def grid_search(
+    estimator: Any, strengths: np.ndarray, recorder: FoldRecorder, indices: Sequence[int]
+) -> None:
+    """Fit ``strengths[indices]`` on every fold, one stacked path per fold, and measure them."""
+    values = [float(strengths[k]) for k in indices]
     for f in range(len(recorder.splits)):
         X_tr, y_tr, s_tr = recorder.fold(f)
         start = time.perf_counter()
-        path = fairness_path(
-            estimator, X_tr, y_tr, sensitive_features=s_tr, strengths=strengths.tolist()
-        )
+        path = fairness_path(estimator, X_tr, y_tr, sensitive_features=s_tr, strengths=values)
         recorder.all.fit_time += time.perf_counter() - start
-        for k, est in enumerate(path.estimators_):
-            recorder.add(f, k, est)
+        for k, est in zip(indices, path.estimators_, strict=True):
+            recorder.add(f, int(k), est)
 
 
 @contextlib.contextmanager
@@ -227,26 +229,54 @@ def ascending_search(
     recorder: FoldRecorder,
     param: str,
     settled: Callable[[], bool],
-) -> bool:
-    """Fit the strengths in increasing order until ``settled()`` (module docstring).
+    indices: Sequence[int],
+) -> list[Any] | None:
+    """Fit ``strengths[indices]`` in increasing order until ``settled()`` (module docstring).
 
-    Returns False, having measured nothing, when the first fit says its warm starts are
-    not exact (:func:`warm_start_exact`: Adam, or a fit that stopped at its iteration
-    cap): the caller then runs the grid.
+    Returns the folds' warm-started estimators (each fitted last at the last strength
+    measured), or None, having measured nothing, when the first fit says its warm starts
+    are not exact (:func:`warm_start_exact`: Adam, or a fit that stopped at its
+    iteration cap): the caller then runs the grid.
     """
     folds = [clone(estimator).set_params(warm_start=True) for _ in recorder.splits]
-    for k, value in enumerate(strengths):
+    for k in indices:
         for f, est in enumerate(folds):
-            X_tr, y_tr, s_tr = recorder.fold(f)
-            start = time.perf_counter()
-            est.set_params(**{param: float(value)}).fit(X_tr, y_tr, sensitive_features=s_tr)
-            recorder.all.fit_time += time.perf_counter() - start
-            if k == 0 and f == 0 and not warm_start_exact(est):
-                return False
-            recorder.add(f, k, est)
+            fit_fold(est, recorder, f, param, float(strengths[k]))
+            if k == indices[0] and f == 0 and not warm_start_exact(est):
+                return None
+            recorder.add(f, int(k), est)
         if settled():
             break
-    return True
+    return folds
+
+
+def fit_fold(est: Any, recorder: FoldRecorder, f: int, param: str, value: float) -> Any:
+    """Fit ``est`` at strength ``value`` on fold ``f``'s training rows (timed); return it."""
+    X_tr, y_tr, s_tr = recorder.fold(f)
+    start = time.perf_counter()
+    est.set_params(**{param: value}).fit(X_tr, y_tr, sensitive_features=s_tr)
+    recorder.all.fit_time += time.perf_counter() - start
+    return est
+
+
+def fit_strength(
+    estimator: Any,
+    strengths: np.ndarray,
+    recorder: FoldRecorder,
+    param: str,
+    folds: list[Any] | None,
+    k: int,
+) -> None:
+    """Fit and measure strength ``strengths[k]`` on every fold (a refinement's midpoint).
+
+    ``folds``: the ascending search's warm-started estimators (each starts from its last
+    fit); None: the grid's, a fit from scratch per fold (a path of one strength).
+    """
+    if folds is None:
+        grid_search(estimator, strengths, recorder, [k])
+        return
+    for f, est in enumerate(folds):
+        recorder.add(f, int(k), fit_fold(est, recorder, f, param, float(strengths[k])))
 
 
 def is_settled(table: dict[str, Any], budget: float) -> bool:

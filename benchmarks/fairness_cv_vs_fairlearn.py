@@ -499,16 +499,16 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
 def _margin_cell(r: dict, margin: float) -> str:
     """``strength: accuracy / violation`` of the choice at ``margin`` (or why none)."""
     if margin == r.get("margin", 0.0):
-        return f"{r['strength']:g}: {r['test_accuracy']:.4f} / {r['test_violation']:.4f}"
+        return f"{r['strength']:.4g}: {r['test_accuracy']:.4f} / {r['test_violation']:.4f}"
     tag = f"m{margin:g}".replace(".", "_")
     if f"{tag}_error" in r:
         return str(r[f"{tag}_error"])
     if f"{tag}_strength" not in r:
         return "-"
     if r.get(f"{tag}_same"):
-        return f"{r[f'{tag}_strength']:g}: (same)"
+        return f"{r[f'{tag}_strength']:.4g}: (same)"
     return (
-        f"{r[f'{tag}_strength']:g}: {r[f'{tag}_test_accuracy']:.4f} / "
+        f"{r[f'{tag}_strength']:.4g}: {r[f'{tag}_test_accuracy']:.4f} / "
         f"{r[f'{tag}_test_violation']:.4f}"
     )
 

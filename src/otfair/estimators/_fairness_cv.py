@@ -203,7 +203,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     best_estimator_ : estimator
         ``refit=True`` only: the estimator fitted at ``strength_`` on all the data.
     cv_results_ : dict of numpy arrays
-        One entry per strength, ascending, then one for the best constant predictor
+        One entry per strength measured (the grid's, and the ``refine`` midpoints),
+        ascending, then one for the best constant predictor
         (``GridSearchCV``'s layout): ``strength`` (NaN for the constant), ``params``
         (``{"constant": "prior"}`` or ``{"constant": "mean"}`` for the constant),
         ``split{f}_test_score``, ``split{f}_test_violation``, ``mean_test_score``,

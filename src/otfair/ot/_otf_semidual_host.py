@@ -130,14 +130,23 @@ def joint_newton(sd: SemiDual, y: np.ndarray, tol: float) -> np.ndarray:
 
 
 def _line_search(sd, Bm, z, objective, Dz, delta):
-    """Return the first step ``t delta`` (``t = 1, 1/2, ...``, 30 halvings) that is accepted."""
+    """Return the first step ``t delta`` (``t = 1, 1/2, ...``, 30 halvings) that is accepted.
+
+    A step whose objective overflows (a near-singular system's long Newton step, where a
+    model's scores have nearly collapsed) is not finite, hence rejected and halved.
+    """
     t = 1.0
     slack = 1e-12 * max(abs(float(objective)), 1.0)
     for _ in range(30):
         cand = z + t * delta
-        new_objective, new_e, new_s, new_col = sd.joint_state(cand, Bm)
-        if new_objective > objective or (
-            new_objective >= objective - slack and np.abs(new_col @ Bm.T).max() < np.abs(Dz).max()
+        with np.errstate(over="ignore", invalid="ignore"):
+            new_objective, new_e, new_s, new_col = sd.joint_state(cand, Bm)
+        if np.isfinite(new_objective) and (
+            new_objective > objective
+            or (
+                new_objective >= objective - slack
+                and np.abs(new_col @ Bm.T).max() < np.abs(Dz).max()
+            )
         ):
             return cand, new_objective, new_e, new_s, new_col
         t *= 0.5

@@ -30,6 +30,7 @@ import pandas as pd
 from sklearn.model_selection import KFold, StratifiedKFold, check_cv
 
 from otfair import metrics as M
+from otfair.utils._warnings import user_stacklevel
 
 __all__ = [
     "CLASSIFICATION_METRICS",
@@ -248,7 +249,9 @@ def select_strength(
         )
         if below_constant == "raise":
             raise ValueError(message)
-        warnings.warn(message + " Chosen anyway (below_constant='warn').", stacklevel=3)
+        warnings.warn(
+            message + " Chosen anyway (below_constant='warn').", stacklevel=user_stacklevel()
+        )
         candidates = np.flatnonzero(feasible & ~np.isnan(score))
     best_score = score[candidates].max()
     ties = candidates[score[candidates] == best_score]

@@ -46,6 +46,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
 from otfair.utils import DEVICE, RANDOM_STATE, positive_int, positive_real, resolve_device
+from otfair.utils._warnings import user_stacklevel
 
 __all__ = [
     "TRAINING_CONSTRAINTS",
@@ -237,7 +238,7 @@ def warn_feature_scale(X: np.ndarray, owner: str) -> None:
             f"sklearn.preprocessing.StandardScaler before {owner} in a Pipeline "
             "(make_pipeline(StandardScaler(), ...)).",
             FitQualityWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 
@@ -255,7 +256,7 @@ def warn_not_converged(owner: str, solver: str, epochs: int, tol: float) -> None
         f"{owner} (solver={solver!r}) reached epochs={epochs} {unit} before {rule}; raise "
         "`epochs`, or scale the features (a StandardScaler in a Pipeline).",
         ConvergenceWarning,
-        stacklevel=4,
+        stacklevel=user_stacklevel(),
     )
 
 
@@ -323,14 +324,14 @@ def check_against_constant(
             f"{const_ce:.4f}); the constant is perfectly fair, so the fit did not "
             f"optimize: {cause}.",
             FitQualityWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
     elif len(np.unique(predicted)) == 1:
         warnings.warn(
             f"{owner} predicts class {classes[int(predicted[0])]} for every training row "
             f"(accuracy {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
             FitQualityWarning,
-            stacklevel=4,
+            stacklevel=user_stacklevel(),
         )
 
 

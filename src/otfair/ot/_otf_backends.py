@@ -20,6 +20,7 @@ import torch
 from otfair.ot._otf_semidual import SMALL_COLUMNS, SemiDual, solve_semidual
 from otfair.ot._otf_semidual_host import solve_host_batch
 from otfair.ot._sinkhorn import ConvergenceWarning
+from otfair.utils._warnings import user_stacklevel
 
 
 @dataclass(frozen=True)
@@ -214,6 +215,6 @@ def _warn_unconverged(results: Sequence[OTFResult], tol: float, eps: float, name
                 f"{name} did not converge: constraint error {float(res.constraint_error):.3g}"
                 f" > tol={tol:g} after {res.n_iter} sweeps (eps={eps:g}).",
                 ConvergenceWarning,
-                stacklevel=5,
+                stacklevel=user_stacklevel(),
             )
             return

@@ -57,6 +57,7 @@ from otfair.utils._constraints import (
     non_negative_real,
     positive_int,
 )
+from otfair.utils._warnings import user_stacklevel
 
 
 class FTM(PenaltyObject):
@@ -202,7 +203,7 @@ class MatchedDemographicParity(FairnessPenalty):
                 "MatchedDemographicParity()(scores, matched_scores) is deprecated; pass "
                 "the 2m scores [group 0; matched partners] and their group codes.",
                 DeprecationWarning,
-                stacklevel=4,
+                stacklevel=user_stacklevel(),
             )
             matched = check_scores(sensitive, "matched_scores")
             if matched.shape != scores.shape:

@@ -122,3 +122,34 @@ def test_a_refit_replaces_the_earlier_fit_whole():
     clf.stale_ = "from an earlier fit"
     clf.set_params(strength=0.5).fit(X, y, sensitive_features=s)
     assert not hasattr(clf, "stale_") and clf.predict_proba(X).shape == (len(X), 2)
+
+
+@pytest.mark.parametrize(
+    "penalty,strengths,kw",
+    [
+        ("gapreg", [0.0, 1.0, 5.0], {"solver": "adam"}),
+        ("otf", [0.0, 0.3, 0.8], {"model": "mlp", "hidden": (8,)}),
+    ],
+    ids=["gapreg-adam", "otf-mlp"],
+)
+def test_a_curves_models_stop_where_their_separate_fits_do(penalty, strengths, kw):
+    """Each model of a stacked curve ends at its own convergence, as its separate fit.
+
+    The curve trains until its last model converges; a model that converged before is
+    kept as it was at its own epoch (its ``n_iter_`` and ``history_``), not trained on.
+    """
+    X, y, s = _data()
+    params = dict(epochs=300, batch_size=100, tol=1e-3, n_iter_no_change=3, random_state=0, **kw)
+    path = fairness_path(
+        FairClassifier(penalty, **params), X, y, sensitive_features=s, strengths=strengths
+    )
+    n_iters = [est.n_iter_ for est in path.estimators_]
+    assert len(set(n_iters)) > 1 and max(n_iters) < 300  # they converge at different epochs
+    for k, a in enumerate(strengths):
+        sep = FairClassifier(penalty, a, **params).fit(X, y, sensitive_features=s)
+        cur = path.estimators_[k]
+        assert cur.n_iter_ == sep.n_iter_ == len(cur.history_)
+        np.testing.assert_allclose(cur.history_, sep.history_, rtol=1e-4)
+        np.testing.assert_allclose(
+            cur.predict_proba(X)[:, 1], sep.predict_proba(X)[:, 1], rtol=0, atol=1e-4
+        )

@@ -2,17 +2,14 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import numpy as np
 import pytest
 from sklearn.base import clone
 from tests.estimators._classif_data import two_group_data
 
-from otfair.estimators import FairClassifier, FairnessCV, fairness_path
-from otfair.estimators._budget_rule import make_splits
+from otfair.estimators import FairClassifier, FairnessCV
 from otfair.estimators._fairness_cv_refine import next_midpoint, refinement_grid
-from otfair.estimators._fairness_cv_search import is_settled, path_epochs
+from otfair.estimators._fairness_cv_search import is_settled
 
 
 def _data(n: int = 600, seed: int = 0):
@@ -222,38 +219,3 @@ def test_refinement_chooses_between_the_grids_choice_and_the_strength_below(all_
             rtol=0,
             atol=atol,
         )
-
-
-class _RecordingClassifier(FairClassifier):
-    """FairClassifier that records the settings of each direct ``fit``."""
-
-    fits: ClassVar[list[tuple[float, int, float | None]]] = []
-
-    def fit(self, X, y, *, sensitive_features=None):
-        type(self).fits.append((float(self.strength), int(self.epochs), self.tol))
-        return super().fit(X, y, sensitive_features=sensitive_features)
-
-
-@pytest.mark.slow  # ~20 s: three stacked Adam paths to their plateau, twice
-@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
-def test_the_grids_midpoints_train_as_long_as_their_folds_path():
-    """A stacked Adam path trains every model as long as the slowest: so does a midpoint."""
-    X, y, s = _data(600)
-    base = _RecordingClassifier("otf", solver="adam", epochs=300, random_state=0)
-    strengths = [0.0, 0.1, 0.2]
-    _RecordingClassifier.fits.clear()
-    search = FairnessCV(
-        base, strengths=strengths, max_violation=0.45, cv=3, refine=1, refit=False
-    ).fit(X, y, sensitive_features=s)
-    assert search.strength_ in strengths or 0.1 < search.strength_ < 0.2
-    midpoint = [v for v in search.cv_results_["strength"][:-1] if v not in strengths]
-    assert len(midpoint) == 1 and 0.1 < midpoint[0] < 0.2  # the step (0.1, 0.2) bisected
-    fits = [fit for fit in _RecordingClassifier.fits if fit[0] == midpoint[0]]
-    assert len(fits) == 3  # one per fold
-    # each fold's path, fitted alone: its epochs are the midpoint's on that fold
-    splits = make_splits(3, X, y, s, "classification")
-    for (train, _), (_, epochs, tol) in zip(splits, fits, strict=True):
-        path = fairness_path(
-            base, X[train], y[train], sensitive_features=s[train], strengths=strengths
-        )
-        assert tol is None and epochs == path_epochs(path.estimators_) < 300  # not the cap

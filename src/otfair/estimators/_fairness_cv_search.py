@@ -42,7 +42,6 @@ __all__ = [
     "fit_strength",
     "grid_search",
     "is_settled",
-    "path_epochs",
     "quiet_fold_fit_quality",
     "warm_start_exact",
 ]
@@ -111,7 +110,6 @@ class FoldRecorder:
         self.pooled_y: list[np.ndarray] = []
         self.done: set[int] = set()
         self._rows: dict[tuple[int, int], tuple[Any, Any, Any]] = {}  # (fold, part) -> rows
-        self.path_epochs: dict[int, int | None] = {}  # fold -> its Adam path's epochs
 
     def _part(self, f: int, part: int) -> tuple[Any, Any, Any]:
         """Return ``(X, y, s)`` of fold ``f``'s training (0) or held-out (1) rows (kept)."""
@@ -190,35 +188,15 @@ class FoldRecorder:
 def grid_search(
     estimator: Any, strengths: np.ndarray, recorder: FoldRecorder, indices: Sequence[int]
 ) -> None:
-    """Fit ``strengths[indices]`` on every fold, one stacked path per fold, and measure them.
-
-    Records each fold's epochs when its path trained by epochs (:func:`path_epochs`).
-    """
+    """Fit ``strengths[indices]`` on every fold, one stacked path per fold, and measure them."""
     values = [float(strengths[k]) for k in indices]
     for f in range(len(recorder.splits)):
         X_tr, y_tr, s_tr = recorder.fold(f)
         start = time.perf_counter()
         path = fairness_path(estimator, X_tr, y_tr, sensitive_features=s_tr, strengths=values)
         recorder.all.fit_time += time.perf_counter() - start
-        recorder.path_epochs[f] = path_epochs(path.estimators_)
         for k, est in zip(indices, path.estimators_, strict=True):
             recorder.add(f, int(k), est)
-
-
-def path_epochs(estimators: Sequence[Any]) -> int | None:
-    """Return the epochs a stacked Adam path trained (its models share them), or None.
-
-    A stacked path trains its K models until their summed objective stops improving, so
-    each model trains as long as the slowest; a single fit stops on its own objective
-    (sooner). A strength added to the grid later (a refinement midpoint) is trained for
-    the fold path's epochs, as if it had been in the path.
-    """
-    n_iter = {getattr(est, "n_iter_", None) for est in estimators}
-    solvers = {getattr(est, "solver_", None) for est in estimators}
-    if len(n_iter) != 1 or solvers != {"adam"}:
-        return None
-    (value,) = n_iter
-    return None if value is None else int(value)
 
 
 @contextlib.contextmanager
@@ -292,20 +270,13 @@ def fit_strength(
     """Fit and measure strength ``strengths[k]`` on every fold (a refinement's midpoint).
 
     ``folds``: the ascending search's warm-started estimators (each starts from its last
-    fit); None: the grid's, a fit from scratch per fold, trained for the fold's path's
-    epochs when the path trained by epochs (:func:`path_epochs`; ``tol=None``).
+    fit); None: the grid's, a fit from scratch per fold (a stacked path's model is its
+    separate fit: the same model as if the strength had been in the fold's path).
     """
     value = float(strengths[k])
     for f in range(len(recorder.splits)):
-        if folds is not None:
-            est = fit_fold(folds[f], recorder, f, param, value)
-        else:
-            est = clone(estimator)
-            epochs = recorder.path_epochs.get(f)
-            if epochs is not None:
-                est.set_params(epochs=epochs, tol=None)  # as long as its fold's path
-            est = fit_fold(est, recorder, f, param, value)
-        recorder.add(f, int(k), est)
+        est = folds[f] if folds is not None else clone(estimator)
+        recorder.add(f, int(k), fit_fold(est, recorder, f, param, value))
 
 
 def is_settled(table: dict[str, Any], budget: float) -> bool:

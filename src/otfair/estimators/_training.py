@@ -321,18 +321,36 @@ class StopOnPlateau:
     count. Training stops when every model (one, or the K of a stacked curve: the
     ``"losses"`` log) has counted ``n_iter_no_change`` such epochs in a row.
 
+    A model of a stacked curve that converges before the others is done: ``converged_at``
+    records its epoch (1-based; None while it trains) and ``on_converged(k, epoch)``, when
+    set, is called then, so that the curve can keep the model as it is at that epoch,
+    where a separate fit of it stops, while the others train on.
+
     Examples
     --------
     >>> stop = StopOnPlateau(tol=0.1, n_iter_no_change=2)
     >>> [stop({"loss": v}) for v in (1.0, 0.5, 0.45, 0.44)]
     [False, False, False, True]
+    >>> curve = StopOnPlateau(tol=0.1, n_iter_no_change=1)
+    >>> [curve({"losses": v}) for v in ([1.0, 1.0], [0.95, 0.5], [0.9, 0.45])]
+    [False, False, True]
+    >>> curve.converged_at
+    [2, 3]
     """
 
-    def __init__(self, tol: float, n_iter_no_change: int) -> None:
+    def __init__(
+        self,
+        tol: float,
+        n_iter_no_change: int,
+        on_converged: Callable[[int, int], object] | None = None,
+    ) -> None:
         self.tol = float(tol)
         self.n_iter_no_change = int(n_iter_no_change)
+        self.on_converged = on_converged
         self.best: list[float] = []
         self.count: list[int] = []
+        self.converged_at: list[int | None] = []
+        self.epoch = 0
 
     def __call__(self, logs: EpochLogs) -> bool:
         """Record an epoch's logs; return whether the training has converged."""
@@ -341,10 +359,18 @@ class StopOnPlateau:
         if not self.best:
             self.best = [math.inf] * len(values)
             self.count = [0] * len(values)
+            self.converged_at = [None] * len(values)
+        self.epoch += 1
         for k, value in enumerate(values):
+            if self.converged_at[k] is not None:
+                continue  # done: its later epochs are not its fit's
             self.count[k] = self.count[k] + 1 if value > self.best[k] - self.tol else 0
             self.best[k] = min(self.best[k], value)
-        return all(c >= self.n_iter_no_change for c in self.count)
+            if self.count[k] >= self.n_iter_no_change:
+                self.converged_at[k] = self.epoch
+                if self.on_converged is not None:
+                    self.on_converged(k, self.epoch)
+        return all(epoch is not None for epoch in self.converged_at)
 
 
 @dataclass(frozen=True)

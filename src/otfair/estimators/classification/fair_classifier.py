@@ -770,15 +770,23 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 self._adversary_optimizer(penalties) if plan.adversary and penalties else None
             ),
         )
+        plateau = loop.stop if isinstance(loop.stop, StopOnPlateau) else None
+        if plateau is not None and len(singles) > 1:
+            # a model that converges before the others ends there, as its separate fit
+            plateau.on_converged = lambda k, epoch: model.export(k, singles[k].model_)
         histories = train(problem)
         if stop is not None:
             stop.restore()  # the best epoch's parameters, as MLPClassifier's early stop
             singles[0].validation_loss_ = stop.scores  # one model (a single fit)
         n_iter = len(histories[0])
+        early = plateau.converged_at if plateau is not None and len(singles) > 1 else []
         for k, single in enumerate(singles):
-            model.export(k, single.model_).eval()
-            single.history_ = histories[k]
-            single.n_iter_ = n_iter
+            done = early[k] if k < len(early) else None
+            if done is None:  # trained to the last epoch
+                model.export(k, single.model_)
+            single.model_.eval()
+            single.history_ = histories[k][: done or n_iter]
+            single.n_iter_ = done or n_iter
         if self.tol is not None and n_iter >= self.epochs:
             warn_not_converged(type(self).__name__, "adam", self.epochs, self.tol)
 

@@ -20,6 +20,7 @@ strength can be told apart from any other's by its index alone).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 
 import numpy as np
@@ -87,7 +88,9 @@ def next_midpoint(
     between them (the interval is refined to the last round, or runs down to 0).
     """
     try:
-        best = select_strength(table, max_violation, below_constant=below_constant)
+        with warnings.catch_warnings():  # the final choice says it, once
+            warnings.simplefilter("ignore", UserWarning)
+            best = select_strength(table, max_violation, below_constant=below_constant)
     except ValueError:
         return None  # no choice to refine: fit raises (or warns) on the final table
     if best == 0 or bool(table["feasible"][best - 1]):

@@ -15,6 +15,10 @@ Two searches fill the same per-fold measurements (:class:`FoldRecorder`):
   choice is the full grid's whenever the mean score of the eligible strengths does not
   rise again after it first falls (``tests/estimators/test_fairness_cv_search.py``
   compares both on Adult). The refit is a fit from scratch, as the grid's.
+
+After either, FairnessCV's refinement (:mod:`otfair.estimators._fairness_cv_refine`)
+fits its midpoints on every fold with :func:`fit_strength`: from each fold's last fit
+after the ascent, from scratch after the grid.
 """
 
 from __future__ import annotations

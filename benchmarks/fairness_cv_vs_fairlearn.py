@@ -489,7 +489,9 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "its previous strength, and stops once the choice is settled (an estimator whose "
         "first fit is L-BFGS and converged: the logistic model with OTF under DP, two "
         "groups); otherwise (Adam: EO, the MLP) each fold's path fits every strength of "
-        "the grid in one stacked run. The refit is one fit from scratch at the chosen "
+        "the grid in one stacked run. Then up to two refinement midpoints (`refine=2`: "
+        "the step where the budget is crossed, bisected; warm-started after the ascent, "
+        "from scratch after the grid). The refit is one fit from scratch at the chosen "
         "strength on all the rows. FairnessCV's CPU is about `folds x path + refit`.",
         "",
     ]

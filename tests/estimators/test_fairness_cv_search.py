@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import torch
 from sklearn.base import clone
 from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import FairClassifier, FairnessCV
 from otfair.estimators._fairness_cv_refine import next_midpoint, refinement_grid
-from otfair.estimators._fairness_cv_search import is_settled
+from otfair.estimators._fairness_cv_search import WarmFolds, is_settled
 
 
 def _data(n: int = 600, seed: int = 0):
@@ -219,3 +220,25 @@ def test_refinement_chooses_between_the_grids_choice_and_the_strength_below(all_
             rtol=0,
             atol=atol,
         )
+
+
+def test_a_warm_midpoint_starts_from_the_nearest_measured_strength_above():
+    X, y, s = _data(300)
+    folds = WarmFolds([FairClassifier("otf", random_state=0, warm_start=True) for _ in range(2)])
+    params = {}
+    for k, strength in ((2, 0.01), (6, 0.3)):
+        for est in folds.estimators:
+            est.set_params(strength=strength).fit(X, y, sensitive_features=s)
+        folds.keep(k)
+        params[k] = folds.estimators[0].model_.state_dict()["net.0.weight"].clone()
+    assert not torch.equal(params[2], params[6])
+
+    def weight():
+        return folds.estimators[0].model_.state_dict()["net.0.weight"]
+
+    folds.start_at(4)  # between the two: from the one above (strength 0.3)
+    assert torch.equal(weight(), params[6])
+    folds.start_at(1)  # below both: from strength 0.01
+    assert torch.equal(weight(), params[2])
+    folds.start_at(7)  # above every kept strength: as it is
+    assert torch.equal(weight(), params[2])

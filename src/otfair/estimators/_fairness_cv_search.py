@@ -27,6 +27,7 @@ import contextlib
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -41,6 +42,7 @@ from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
 __all__ = [
     "FoldRecorder",
+    "WarmFolds",
     "accuracy",
     "ascending_search",
     "fit_strength",
@@ -227,6 +229,35 @@ def warm_start_exact(est: Any) -> bool:
     return bool(check()) if callable(check) else False
 
 
+@dataclass
+class WarmFolds:
+    """The ascending search's warm-started fold estimators and their fits' parameters.
+
+    ``estimators[f]`` is fold ``f``'s estimator (``warm_start=True``), fitted last at the
+    last strength measured; ``states[k][f]`` the model parameters of its fit at strength
+    index ``k`` (a refinement midpoint starts from the nearest measured strength above it,
+    not from the last one).
+    """
+
+    estimators: list[Any]
+    states: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+
+    def keep(self, k: int) -> None:
+        """Record the folds' current parameters as those of strength index ``k``."""
+        self.states[k] = [
+            {name: v.detach().clone() for name, v in est.model_.state_dict().items()}
+            for est in self.estimators
+        ]
+
+    def start_at(self, k: int) -> None:
+        """Put the parameters of the nearest kept strength above index ``k`` in each fold."""
+        above = [i for i in self.states if i > k]
+        if not above:
+            return  # from the last fit
+        for est, state in zip(self.estimators, self.states[min(above)], strict=True):
+            est.model_.load_state_dict(state)
+
+
 def ascending_search(
     estimator: Any,
     strengths: np.ndarray,
@@ -234,21 +265,22 @@ def ascending_search(
     param: str,
     settled: Callable[[], bool],
     indices: Sequence[int],
-) -> list[Any] | None:
+) -> WarmFolds | None:
     """Fit ``strengths[indices]`` in increasing order until ``settled()`` (module docstring).
 
-    Returns the folds' warm-started estimators (each fitted last at the last strength
-    measured), or None, having measured nothing, when the first fit says its warm starts
-    are not exact (:func:`warm_start_exact`: Adam, or a fit that stopped at its
-    iteration cap): the caller then runs the grid.
+    Returns the folds' warm-started estimators and their fits' parameters, or None,
+    having measured nothing, when the first fit says its warm starts are not exact
+    (:func:`warm_start_exact`: Adam, or a fit that stopped at its iteration cap): the
+    caller then runs the grid.
     """
-    folds = [clone(estimator).set_params(warm_start=True) for _ in recorder.splits]
+    folds = WarmFolds([clone(estimator).set_params(warm_start=True) for _ in recorder.splits])
     for k in indices:
-        for f, est in enumerate(folds):
+        for f, est in enumerate(folds.estimators):
             fit_fold(est, recorder, f, param, float(strengths[k]))
             if k == indices[0] and f == 0 and not warm_start_exact(est):
                 return None
             recorder.add(f, int(k), est)
+        folds.keep(int(k))
         if settled():
             break
     return folds
@@ -268,19 +300,24 @@ def fit_strength(
     strengths: np.ndarray,
     recorder: FoldRecorder,
     param: str,
-    folds: list[Any] | None,
+    folds: WarmFolds | None,
     k: int,
 ) -> None:
     """Fit and measure strength ``strengths[k]`` on every fold (a refinement's midpoint).
 
-    ``folds``: the ascending search's warm-started estimators (each starts from its last
-    fit); None: the grid's, a fit from scratch per fold (a stacked path's model is its
-    separate fit: the same model as if the strength had been in the fold's path).
+    ``folds``: the ascending search's (each fold starts from its fit at the nearest
+    measured strength above ``k``, :meth:`WarmFolds.start_at`); None: the grid's, a fit
+    from scratch per fold (a stacked path's model is its separate fit: the same model as
+    if the strength had been in the fold's path).
     """
     value = float(strengths[k])
+    if folds is not None:
+        folds.start_at(k)
     for f in range(len(recorder.splits)):
-        est = folds[f] if folds is not None else clone(estimator)
+        est = folds.estimators[f] if folds is not None else clone(estimator)
         recorder.add(f, int(k), fit_fold(est, recorder, f, param, value))
+    if folds is not None:
+        folds.keep(k)
 
 
 def is_settled(table: dict[str, Any], budget: float) -> bool:

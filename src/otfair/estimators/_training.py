@@ -354,7 +354,7 @@ class StopOnPlateau:
 
     def __call__(self, logs: EpochLogs) -> bool:
         """Record an epoch's logs; return whether the training has converged."""
-        losses = logs.get("losses", logs["loss"])
+        losses = logs["losses"] if "losses" in logs else logs["loss"]
         values = [float(v) for v in (losses if isinstance(losses, list) else [losses])]
         if not self.best:
             self.best = [math.inf] * len(values)

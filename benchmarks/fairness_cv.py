@@ -8,9 +8,9 @@ For each dataset and each of ``--splits`` seeded 80/20 splits:
 * the cross-validated path (``FairnessCV(..., cv=5, refit=False)``: per fold one stacked
   fit of the strength grid, scored on the held-out fold) is computed once, and
   FairnessCV's rule (:func:`otfair.estimators._budget_rule.select_strength`) is applied
-  to each budget; this is what ``FairnessCV(max_violation=b, refine=0)`` computes for
-  every ``b`` (the folds are deterministic; the default ``refine=2`` then bisects the
-  grid step where ``b`` is crossed, fitting up to two more strengths). The chosen strength is refitted on the training split
+  to each budget; this is what ``FairnessCV(max_violation=b)`` computes for every ``b``
+  (the folds are deterministic; ``refine=0``, the default). The chosen strength is
+  refitted on the training split
   and measured on the test split: its score and its test violation, and whether the test
   violation exceeds the budget (the budget holds in expectation over folds only);
 * classification: fairlearn's ``ExponentiatedGradient(LogisticRegression(),

@@ -240,11 +240,7 @@ def run_fairness_cv(
 def margin_choice(
     search: Any, margin: float, est: Any, train: tuple, test: tuple, metric: str, budget: float
 ) -> dict:
-    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted.
-
-    Chosen from the default margin's table: the grid's strengths and that search's
-    refinement midpoints (``refine``), not a refinement of its own.
-    """
+    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted."""
     from sklearn.base import clone
 
     from otfair.estimators._budget_rule import cv_results, select_strength
@@ -489,10 +485,9 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "its previous strength, and stops once the choice is settled (an estimator whose "
         "first fit is L-BFGS and converged: the logistic model with OTF under DP, two "
         "groups); otherwise (Adam: EO, the MLP) each fold's path fits every strength of "
-        "the grid in one stacked run. Then up to two refinement midpoints (`refine=2`: "
-        "the step where the budget is crossed, bisected; warm-started after the ascent, "
-        "from scratch after the grid). The refit is one fit from scratch at the chosen "
-        "strength on all the rows. FairnessCV's CPU is about `folds x path + refit`.",
+        "the grid in one stacked run (its models each stopping at their own convergence). "
+        "The refit is one fit from scratch at the chosen strength on all the rows. "
+        "FairnessCV's CPU is about `folds x path + refit`.",
         "",
     ]
     return "\n".join(lines)
@@ -531,9 +526,7 @@ def margin_table(rows: list[dict]) -> list[str]:
         "",
         "Each cell: chosen strength: test accuracy / test violation, refitted on the "
         "training rows; the same folds as the row above (margin "
-        f"{sel[0].get('margin', 0.0):g}, the default) and the same table: the grid's "
-        "strengths and the default margin's refinement midpoints (a search at another "
-        "margin would bisect the step where its own bound crosses the budget).",
+        f"{sel[0].get('margin', 0.0):g}, the default) and the same table.",
         "",
         *markdown_table(
             ["dataset", "metric", "model", "penalty"] + [f"margin {m:g}" for m in margins],

@@ -15,11 +15,9 @@ below the best constant predictor (the last row of ``cv_results_``):
     k^\\star = \\operatorname*{arg\\,max}_{k:\\ v_k \\le b,\\ k \\succeq
     \\mathrm{const}}\\ \\bar a_k .
 
-Two refinement rounds (``refine=2``) then bisect the grid step where the budget is
-crossed, so the choice is not held to the grid's coarse steps: their strengths join the
-table. The budget holds in expectation, not as a guarantee on new data (``margin`` asks
-for an upper bound instead). Synthetic data (2,000 rows), 3 folds, 15 epochs: about 15
-seconds on 2 CPU cores.
+The budget holds in expectation, not as a guarantee on new data (``margin`` asks for
+an upper bound instead; ``refine`` bisects the grid step where the budget is crossed).
+Synthetic data (2,000 rows), 3 folds, 15 epochs: about 15 seconds on 2 CPU cores.
 """
 
 # %%

@@ -121,6 +121,21 @@ def unreachable_url():
     return f"http://127.0.0.1:{port}"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _torch_single_thread_session():
+    """One torch thread from the start, so module fixtures' fits run as the tests' do.
+
+    A function-scoped autouse fixture is set up after a test's module fixtures: a module
+    fixture built by a worker's first test would otherwise fit on torch's default threads
+    and the test body on one (an OTF fit's float32 batch costs round differently: its
+    models differed by 0.02 in probability).
+    """
+    import torch
+
+    torch.set_num_threads(1)
+    yield
+
+
 @pytest.fixture(autouse=True)
 def _torch_single_thread():
     import torch

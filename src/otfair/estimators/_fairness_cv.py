@@ -177,16 +177,17 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         the strength past the budget); ``best_estimator_`` is fitted from scratch
         either way. ``"auto"``: ``"ascending"`` when the estimator has ``warm_start``,
         else ``"grid"``.
-    refine : int, default=2
+    refine : int, default=0
         Bisection rounds after the grid's choice
         (``otfair/estimators/_fairness_cv_refine.py``): while the largest smaller
         strength measured is over the budget, the midpoint between it and the chosen
         strength (in :math:`\log\frac{s}{1-s}` below 1, in :math:`\log s` above) is
         fitted on every fold and the choice is made again on the extended table; its
         rows join ``cv_results_``. A 3x grid step is narrowed to ~1.32x by two rounds
-        (``cv`` fits each), so the choice sits closer to the budget, more accurate and
-        with its violation nearer ``max_violation`` (``margin`` keeps a distance).
-        0: the grid's choice.
+        (``cv`` fits each), so the choice sits closer to the budget: more accurate, with
+        its violation on new data nearer ``max_violation`` and over it about as often as
+        under (pair it with a ``margin``). 0: the grid's choice, which lies anywhere
+        inside the step where the budget is crossed.
 
     Attributes
     ----------
@@ -203,7 +204,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     best_estimator_ : estimator
         ``refit=True`` only: the estimator fitted at ``strength_`` on all the data.
     cv_results_ : dict of numpy arrays
-        One entry per strength measured (the grid's, and the ``refine`` midpoints),
+        One entry per strength measured (the grid's, and any ``refine`` midpoints),
         ascending, then one for the best constant predictor
         (``GridSearchCV``'s layout): ``strength`` (NaN for the constant), ``params``
         (``{"constant": "prior"}`` or ``{"constant": "mean"}`` for the constant),
@@ -288,7 +289,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         below_constant: str = "raise",
         pooled_violation: bool = True,
         search: str = "auto",
-        refine: int = 2,
+        refine: int = 0,
     ) -> None:
         self.estimator = estimator
         self.strengths = strengths

@@ -91,9 +91,9 @@ def budget_fits(run: Mapping[str, Any], cv: int) -> tuple[float, str]:
     default grid, one stacked training run where the estimator supports it) on each of
     ``cv`` folds' ``(cv - 1) / cv`` of the training rows. The path itself is piloted on
     that many rows, for 2 and 1 epochs (:data:`PILOT_EPOCHS`): its cost is
-    ``cv * (fixed + epochs * per_epoch)``, and each of FairnessCV's ``refine`` rounds
-    (default 2) fits one more strength on every fold: ``refine / K`` of a path, an
-    upper bound (a round may not be needed). The refit at the chosen strength is the
+    ``cv * (fixed + epochs * per_epoch)``, and each of FairnessCV's default ``refine``
+    rounds (none at this writing) fits one more strength on every fold: ``refine / K``
+    of a path, an upper bound (a round may not be needed). The refit at the chosen strength is the
     single run's estimate.
     """
     import numpy as np
@@ -134,8 +134,9 @@ def budget_fits(run: Mapping[str, Any], cv: int) -> tuple[float, str]:
     rounds = int(FairnessCV(estimator, max_violation=0.0).refine)  # the default rounds
     return cv * path * (1 + rounds / len(strengths)), (
         f"FairnessCV: {cv} folds x a path of {len(strengths)} strengths on {cv - 1}/{cv} "
-        f"of the rows ({format_seconds(path)} each, from 2- and 1-epoch path pilots), up "
-        f"to {rounds} refinement strengths per fold and the refit"
+        f"of the rows ({format_seconds(path)} each, from 2- and 1-epoch path pilots)"
+        + (f", up to {rounds} refinement strengths per fold" if rounds else "")
+        + " and the refit"
     )
 
 

@@ -134,3 +134,38 @@ def test_two_classes_is_numpys_unique_of_the_columns():
             continue
         np.testing.assert_array_equal(cols, expected.T)
         np.testing.assert_array_equal(codes, inverse.reshape(-1))
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_value_is_continuous_where_the_relaxed_bound_binds_at_zero(seed):
+    # Rows of both groups with the same features and, from a model blind to the group,
+    # the same score (categorical data: Adult) are each other's free transport: at the
+    # penalty's eps (1e-3) the plan at s = 0 moves no net mass, and OTFR's bound holds
+    # with equality at s = 0 up to rounding. The relaxed root was solved there on a flat
+    # residual, on either side of 0, and the value jumped by ~1e-2 under 1e-8 changes
+    # of the scores (fails on that code).
+    penalty, G, X, _, parts = _problem(seed)
+    s = G[0].numpy() > 0
+    X = X.clone()
+    first, second = np.flatnonzero(s)[:60], np.flatnonzero(~s)[:60]
+    X[torch.as_tensor(second)] = X[torch.as_tensor(first)]  # twins across the groups
+    X = torch.round(X * 2) / 2  # coarse values: more twins
+    scores = 1 / (1 + np.exp(-(X.numpy().astype(np.float64) @ [1.0, -0.5, 0.3, 0.2])))
+    solver = TwoGroupOTF0.from_batches(X, G, parts, penalty.eps)
+    assert solver is not None
+    value, grad = solver.value_and_grad(scores)
+    values, _ = solver.batch_values(scores)
+    for b, idx in enumerate(parts):  # the general solver treats the bound as binding
+        h = torch.tensor(scores[idx], dtype=torch.float32)
+        ref = penalty.from_matrix(h, G[:, torch.as_tensor(idx)], X[torch.as_tensor(idx)])
+        assert values[b] == pytest.approx(float(ref), rel=1e-3, abs=1e-6)
+    rng = np.random.default_rng(seed)
+    for _ in range(6):
+        direction = rng.normal(size=scores.shape)
+        direction /= np.linalg.norm(direction)
+        for step in (1e-8, 1e-6):
+            up = solver.value_and_grad(scores + step * direction)[0]
+            down = solver.value_and_grad(scores - step * direction)[0]
+            assert abs(up - value) < 1e-6 * max(value, 1e-3)  # no jump
+            slope = (up - down) / (2 * step)
+            assert slope == pytest.approx(grad @ direction, rel=1e-3, abs=1e-6)

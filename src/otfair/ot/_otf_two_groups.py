@@ -320,11 +320,18 @@ class TwoGroupOTF0:
         cum = np.cumsum(sorted_h, axis=1)
         # g^T M at s = 0; where it is 0, s = 0 solves OTF (and OTFR): Phi is flat there
         u0 = g0 * total + dg * (h * self._sig0).sum(axis=1)
-        at_zero = np.abs(u0) <= RTOL * np.maximum(total, 1.0) * abs(dg)
-        # OTFR: s = 0 when the plan at s = 0 keeps |g^T M| <= gamma, else the nearer bound
+        atol = RTOL * np.maximum(total, 1.0) * abs(dg)  # the roots' residual, in g^T M
+        at_zero = np.abs(u0) <= atol
+        # OTFR: s = 0 when the plan at s = 0 keeps |g^T M| <= gamma, else the nearer bound.
+        # At a small eps the plan at s = 0 keeps each row in its own class (its cost to
+        # itself is 0), so |g^T M(0)| = gamma up to rounding: an excess below the roots'
+        # tolerance is s = 0 too. Solved instead, the root lies where the class masses are
+        # flat in s, anywhere between the steps around 0 and on either side of 0, and the
+        # value jumped by ~0.03 under 1e-8 changes of the scores (a line search on that
+        # stopped far from the minimum, where the rounding of the costs led it).
         signed = g0 * total + dg * (h * self.second).sum(axis=1)
         gamma = np.abs(signed)
-        outside = np.abs(u0) > gamma
+        outside = np.abs(u0) > gamma + atol
         # both roots (OTF's of every batch, OTFR's of those outside) in one iteration
         relaxed = np.flatnonzero(outside)
         batch = np.concatenate([np.arange(len(total)), relaxed])

@@ -109,6 +109,36 @@ def test_lbfgs_and_adam_train_the_same_penalty_alike(data_dir):
     assert dp_l < 0.06
 
 
+@pytest.mark.parametrize("strength", [0.01, 0.1])
+def test_the_fit_does_not_depend_on_the_thread_count(data_dir, strength):
+    """Adult (blind, one-hot): 1 and 2 torch threads round the costs differently.
+
+    The penalty's value jumped under such rounding where OTFR's bound binds at s = 0
+    (twin rows across the groups), so L-BFGS stopped wherever the rounding led it: the
+    probabilities differed by 0.12-0.18 and the objectives by 5e-4 (fails on that code).
+    """
+    from sklearn.preprocessing import StandardScaler
+
+    from otfair.datasets import load_dataset
+
+    split = load_dataset("adult").split(test_size=0.3, random_state=0)
+    rows = np.random.default_rng(0).choice(len(split.y_train), 3000, replace=False)
+    X = StandardScaler().fit_transform(split.X_train[rows])
+    y, s = np.asarray(split.y_train)[rows], np.asarray(split.s_train)[rows]
+    fits = []
+    before = torch.get_num_threads()
+    try:
+        for threads in (1, 2):
+            torch.set_num_threads(threads)
+            est = FairClassifier("otf", strength, random_state=0).fit(X, y, sensitive_features=s)
+            fits.append((est.predict_proba(X)[:, 1], est.history_[-1]))
+    finally:
+        torch.set_num_threads(before)
+    (p1, loss1), (p2, loss2) = fits
+    assert np.abs(p1 - p2).max() < 2e-3
+    assert loss1 == pytest.approx(loss2, rel=1e-6)
+
+
 def test_warm_start_starts_at_the_previous_fit_and_keeps_the_costs():
     X, y, s = two_group_data(n=600, seed=3, d=4)
     est = FairClassifier("otf", 0.05, warm_start=True, random_state=0)

@@ -355,8 +355,7 @@ def read_rows(path: Path) -> list[dict]:
 def write_rows(path: Path, rows: list[dict]) -> None:
     """Write ``rows`` (sorted by their key) to ``path``, all columns."""
     names = list(dict.fromkeys(k for r in rows for k in r))
-    order = {name: i for i, name in enumerate(DATASETS)}
-    rows = sorted(rows, key=lambda r: (order.get(r["dataset"], 99), *_key(r)))
+    rows = in_order(rows)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(".csv.tmp")
     with tmp.open("w", newline="") as fh:
@@ -368,6 +367,12 @@ def write_rows(path: Path, rows: list[dict]) -> None:
 
 def _key(row: dict) -> tuple:
     return tuple(str(row.get(k, "")) for k in KEY)
+
+
+def in_order(rows: list[dict]) -> list[dict]:
+    """Return ``rows`` by dataset (``DATASETS``' order), then by key: the CSV's order."""
+    order = {name: i for i, name in enumerate(DATASETS)}
+    return sorted(rows, key=lambda r: (order.get(r["dataset"], 99), *_key(r)))
 
 
 # --------------------------------------------------------------------------- report
@@ -392,6 +397,7 @@ def _threads_text(rows: list[dict]) -> str:
 
 def report(rows: list[dict], csv_name: str, command: str) -> str:
     """Return the markdown report of ``rows`` (the CSV's rows, nothing else)."""
+    rows = in_order(rows)  # a resumed run's new rows come last
     subset = " (quick subset)" if "quick" in csv_name else ""
     if {str(r.get("threads", "one")) for r in rows} == {"default"}:
         subset += " (the libraries' default threads)"

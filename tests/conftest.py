@@ -127,8 +127,10 @@ def _torch_single_thread_session():
 
     A function-scoped autouse fixture is set up after a test's module fixtures: a module
     fixture built by a worker's first test would otherwise fit on torch's default threads
-    and the test body on one (an OTF fit's float32 batch costs round differently: its
-    models differed by 0.02 in probability).
+    and the test body on one. Fits are meant not to depend on it (an OTF logistic fit
+    did, by 0.02 in probability, until the two-group OTF0's value stopped jumping under
+    rounding: ``tests/estimators/test_otf_lbfgs.py``); one thread keeps the comparisons
+    of two fits exact all the same.
     """
     import torch
 

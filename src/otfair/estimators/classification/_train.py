@@ -62,7 +62,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from otfair.estimators._lbfgs import LbfgsResult, minimize_lbfgs, one_blas_thread
+from otfair.estimators._lbfgs import FLOAT64_FTOL, LbfgsResult, minimize_lbfgs, one_blas_thread
 from otfair.estimators._training import (
     AdversaryStep,
     StepResult,
@@ -489,8 +489,9 @@ def fit_logistic(
         [weight.detach().cpu().double().numpy().ravel(), bias.detach().cpu().double().numpy()]
     )
     with one_blas_thread(objective.X.size <= ONE_BLAS_THREAD_MAX_ENTRIES):
+        factor = objective.factor(theta0)  # a float64 objective: FLOAT64_FTOL
         theta, result = minimize_lbfgs(
-            objective, theta0, max_iter=max_iter, tol=tol, factor=objective.factor(theta0)
+            objective, theta0, max_iter=max_iter, tol=tol, factor=factor, ftol=FLOAT64_FTOL
         )
     with torch.no_grad():
         weight.copy_(torch.as_tensor(theta[:-1].reshape(weight.shape), dtype=weight.dtype))

@@ -17,7 +17,9 @@ of the plan, and each dual has one variable :math:`s` (Buyl & De Bie, NeurIPS 20
 
 up to terms common to OTF and OTFR, which cancel. :math:`\Phi'(s) = g^\top M(s)` is
 increasing: :math:`s^\star` solves :math:`g^\top M(s) = 0`; :math:`s_R = 0` when
-:math:`|g^\top M(0)| \le \gamma` and else solves :math:`g^\top M(s) = \pm\gamma`. In
+:math:`|g^\top M(0)| \le \gamma` (to the roots' tolerance: at a small
+:math:`\varepsilon` the plan at 0 keeps each row in its class and meets the bound with
+equality) and else solves :math:`g^\top M(s) = \pm\gamma`. In
 :math:`x = s (g_1 - g_0)` each root is the monotone scalar equation
 :math:`\sum_i h_i \sigma((x - \Delta_i)/\varepsilon) = R`, :math:`\Delta_i = \tilde
 C_{i1} - \tilde C_{i0}`, solved for all ``B`` batches at once on a padded ``(B, m)``

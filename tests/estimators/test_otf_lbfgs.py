@@ -117,8 +117,9 @@ def test_the_fit_does_not_depend_on_the_thread_count(data_dir, strength):
     (twin rows across the groups), so L-BFGS stopped wherever the rounding led it: the
     objectives differed by 5e-4 (relative 1e-3) and the probabilities by 0.006-0.008 on
     average (fails on that code). Now both runs reach the minimum to the tolerance: the
-    same objective, the probabilities apart by the solver's tolerance (a few rare
-    one-hot columns are weakly determined on 3,000 rows: up to ~0.02 on a row).
+    objectives agree to ~1e-6 and the probabilities by ~2e-4 on average (measured; the
+    runs' paths part, and rare one-hot columns are weakly determined on 3,000 rows, so
+    a single row may differ by ~0.02 within the gradient tolerance).
     """
     from sklearn.preprocessing import StandardScaler
 
@@ -138,9 +139,8 @@ def test_the_fit_does_not_depend_on_the_thread_count(data_dir, strength):
     finally:
         torch.set_num_threads(before)
     (p1, loss1), (p2, loss2) = fits
-    assert loss1 == pytest.approx(loss2, rel=1e-5)
-    assert np.abs(p1 - p2).mean() < 1e-3
-    assert np.abs(p1 - p2).max() < 0.05
+    assert loss1 == pytest.approx(loss2, rel=5e-5)
+    assert np.abs(p1 - p2).mean() < 2e-3
 
 
 def test_a_strong_penalty_is_trained_to_its_minimum(data_dir, monkeypatch):
@@ -149,7 +149,8 @@ def test_a_strong_penalty_is_trained_to_its_minimum(data_dir, monkeypatch):
     L-BFGS stopped on a relative decrease below 1e-7 (SciPy divides by ``max(|f|, 1)``:
     an absolute 1e-7 on this objective of ~0.05): after one iteration, 0.0128 above
     the minimum (fails on that code). SciPy's own L-BFGS-B, unpreconditioned, run to a
-    gradient of 1e-8 from the fit's parameters, finds nothing lower.
+    gradient of 1e-8 from the fit's parameters, finds nothing lower by more than the
+    tolerance leaves.
     """
     from sklearn.preprocessing import StandardScaler
 
@@ -184,7 +185,10 @@ def test_a_strong_penalty_is_trained_to_its_minimum(data_dir, monkeypatch):
         method="L-BFGS-B",
         options={"maxiter": 5000, "gtol": 1e-8, "ftol": 0.0, "maxls": 50},
     )
-    assert polished.fun > value - 1e-6
+    # measured: 9e-9 lower; 5e-4 on the old stopping rule. The bound leaves room for
+    # another CPU's path ending elsewhere in the tolerance (a gradient of 1e-4 along a
+    # rare one-hot column, curvature ~1e-3: ~5e-6 left to gain)
+    assert polished.fun > value - 2e-5
 
 
 def test_warm_start_starts_at_the_previous_fit_and_keeps_the_costs():

@@ -31,9 +31,9 @@ LBFGS_FTOL = 1e-7
 #: the same for an objective evaluated in float64 (scikit-learn's ``LogisticRegression``
 #: uses ``64 * eps`` too): its L-BFGS stops on ``tol`` or ``max_iter``, not because one
 #: iteration gained little. With 1e-7 (SciPy divides by ``max(|f|, 1)``: an absolute
-#: 1e-7 on these objectives, below 1), OTF fits at strength 0.9 stopped 5e-4 above the
-#: minimum, after one iteration on 3,000 Adult rows and after 104 (gradient 1.5e-2) on
-#: 20,000, where the minimum takes 349 (``tests/estimators/test_otf_lbfgs.py``).
+#: 1e-7 on these objectives, below 1), OTF fits on Adult at strength 0.9 stopped well
+#: above their minimum with a gradient far above ``tol``, reported as converged (the
+#: rule on a quadratic below 1: ``tests/estimators/test_otf_lbfgs.py``).
 FLOAT64_FTOL = 64 * float(np.finfo(np.float64).eps)
 
 

@@ -329,8 +329,8 @@ class TwoGroupOTF0:
         # itself is 0), so |g^T M(0)| = gamma up to rounding: an excess below the roots'
         # tolerance is s = 0 too. Solved instead, the root lies where the class masses are
         # flat in s, anywhere between the steps around 0 and on either side of 0, and the
-        # value jumped by ~0.03 under 1e-8 changes of the scores (a line search on that
-        # stopped far from the minimum, where the rounding of the costs led it).
+        # value jumped under 1e-8 changes of the scores (a line search on that stopped
+        # above the minimum, where the rounding of the costs led it).
         signed = g0 * total + dg * (h * self.second).sum(axis=1)
         gamma = np.abs(signed)
         outside = np.abs(u0) > gamma + atol

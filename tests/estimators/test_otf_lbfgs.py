@@ -227,3 +227,51 @@ def test_the_logistic_lbfgs_runs_on_one_blas_thread_and_restores_it():
         assert blas_threads() == before
     assert seen and all(threads == [1] * len(before) for threads in seen)
     assert blas_threads() == before
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
+
+
+def test_small_inputs_take_one_blas_thread_and_large_or_shapeless_ones_keep_theirs():
+    from otfair.estimators._lbfgs import ONE_BLAS_THREAD_MAX_ENTRIES, one_blas_thread_if_small
+
+    before = _blas_threads()
+    one = [1] * len(before)
+    with one_blas_thread_if_small(np.zeros((100, 10))):
+        assert _blas_threads() == one
+    with one_blas_thread_if_small(ONE_BLAS_THREAD_MAX_ENTRIES):
+        assert _blas_threads() == one
+    with one_blas_thread_if_small(ONE_BLAS_THREAD_MAX_ENTRIES + 1):
+        assert _blas_threads() == before
+    with one_blas_thread_if_small([[0.0, 1.0]]):  # no shape: no limit
+        assert _blas_threads() == before
+    assert _blas_threads() == before
+
+
+def test_a_search_on_small_data_measures_its_folds_on_one_blas_thread():
+    """FairnessCV holds the limit over its whole search (the held-out measures too), not
+    only over each fit's L-BFGS loop: a BLAS thread woken between two limited stretches
+    spins through the next one."""
+    from otfair.estimators import FairnessCV
+
+    before = _blas_threads()
+    seen: list[list[int]] = []
+
+    def spy_accuracy(est, X, y):
+        seen.append(_blas_threads())
+        return float(np.mean(est.predict(X) == y))
+
+    X, y, s = two_group_data(n=400, seed=5, d=4)
+    search = FairnessCV(
+        FairClassifier("otf", random_state=0),
+        strengths=[0.0, 0.1],
+        max_violation=1.0,
+        scoring=spy_accuracy,
+        cv=2,
+    ).fit(X, y, sensitive_features=s)
+    assert search.strength_ in (0.0, 0.1)
+    assert len(seen) >= 4 and all(threads == [1] * len(before) for threads in seen)
+    assert _blas_threads() == before

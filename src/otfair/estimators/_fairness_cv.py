@@ -37,6 +37,7 @@ from otfair.estimators._fairness_cv_search import (
     is_settled,
     quiet_fold_fit_quality,
 )
+from otfair.estimators._lbfgs import one_blas_thread_if_small
 from otfair.estimators._strength_grids import default_strengths, strength_param
 from otfair.utils import HasMethods, Interval, StrOptions, check_strengths, fit_context
 
@@ -353,6 +354,12 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             the choice excludes.
         """
         X, y, s, param = self._check_fit_input(X, y, sensitive_features)
+        with one_blas_thread_if_small(X):  # small data: spinning BLAS threads cost, never pay
+            self._search_and_refit(X, y, s, param)
+        return self
+
+    def _search_and_refit(self, X: Any, y: Any, s: Any, param: str) -> None:
+        """Search the strengths on the folds, choose one, refit it (``fit``'s work)."""
         strengths, grid = refinement_grid(self._strength_grid(), self.refine)
         splits = list(make_splits(self.cv, X, y, s, self._task()))
         recorder = self._recorder(X, y, s, strengths, splits)
@@ -392,7 +399,6 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         if self.refit:
             best = clone(self.estimator).set_params(**{param: self.strength_})
             self.best_estimator_ = best.fit(X, y, sensitive_features=s)
-        return self
 
     def _search(self) -> str:
         """Resolve ``search`` (``"auto"``: ascending for an estimator with ``warm_start``)."""

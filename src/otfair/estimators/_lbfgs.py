@@ -14,6 +14,7 @@ import contextlib
 import functools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -22,7 +23,15 @@ import torch
 from threadpoolctl import ThreadpoolController
 from torch import nn
 
-__all__ = ["FLOAT64_FTOL", "LBFGS_FTOL", "LbfgsResult", "minimize_lbfgs", "train_lbfgs"]
+__all__ = [
+    "FLOAT64_FTOL",
+    "LBFGS_FTOL",
+    "ONE_BLAS_THREAD_MAX_ENTRIES",
+    "LbfgsResult",
+    "minimize_lbfgs",
+    "one_blas_thread_if_small",
+    "train_lbfgs",
+]
 
 
 #: relative decrease of the objective below which L-BFGS stops: a few float32 ulps of
@@ -79,6 +88,35 @@ def one_blas_thread(enabled: bool = True) -> Iterator[None]:
         return
     with _blas_controller().limit(limits=1, user_api="blas"):
         yield
+
+
+#: inputs up to this many entries train on one BLAS thread (:func:`one_blas_thread_if_small`;
+#: on 2 cores a second thread halves a 16,000 x 80 product but its spinning doubles the
+#: CPU of a fit, and it pays off only from ~20M entries: 28 ms -> 19 ms on 200,000 x 100)
+ONE_BLAS_THREAD_MAX_ENTRIES = 1 << 22
+
+
+def one_blas_thread_if_small(X: Any) -> contextlib.AbstractContextManager[None]:
+    """Return :func:`one_blas_thread` for inputs of at most ``ONE_BLAS_THREAD_MAX_ENTRIES``.
+
+    ``X``: the inputs (anything with a ``shape``: an array, a DataFrame, a tensor) or
+    their number of entries; without a shape, no limit. A fit, a path and a FairnessCV
+    search hold it over all their work, not only over the L-BFGS loop: an idle OpenBLAS
+    thread spins for a while after each product, so one multi-threaded product between
+    two limited stretches (a digest, a prediction, a fold's measurement) bills the
+    process for its spinning through the next stretch. On 2 cores that nearly doubled
+    the CPU of a FairnessCV search at the libraries' default thread counts
+    (``docs/measurements/fairness_cv_vs_fairlearn_default_threads.md`` measures the
+    search with this limit).
+    """
+    if isinstance(X, int):
+        n_entries = X
+    else:
+        shape = getattr(X, "shape", None)
+        if shape is None:
+            return contextlib.nullcontext()
+        n_entries = int(np.prod([int(k) for k in shape]))
+    return one_blas_thread(n_entries <= ONE_BLAS_THREAD_MAX_ENTRIES)
 
 
 def minimize_lbfgs(

@@ -62,7 +62,12 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from otfair.estimators._lbfgs import FLOAT64_FTOL, LbfgsResult, minimize_lbfgs, one_blas_thread
+from otfair.estimators._lbfgs import (
+    FLOAT64_FTOL,
+    LbfgsResult,
+    minimize_lbfgs,
+    one_blas_thread_if_small,
+)
 from otfair.estimators._training import (
     AdversaryStep,
     StepResult,
@@ -384,12 +389,6 @@ def fixed_batch_key(data: TrainData, seed: int, batch_size: int, *settings: Any)
     )
 
 
-#: inputs up to this many entries train on one BLAS thread (:func:`one_blas_thread`; on
-#: 2 cores a second thread halves a 16,000 x 80 product but its spinning doubles the CPU
-#: of a fit, and it pays off only from ~20M entries: 28 ms -> 19 ms on 200,000 x 100)
-ONE_BLAS_THREAD_MAX_ENTRIES = 1 << 22
-
-
 class LogisticObjective:
     r"""The mixed objective of the logistic model (module docstring) as ``value_and_grad``.
 
@@ -488,7 +487,7 @@ def fit_logistic(
     theta0 = np.concatenate(
         [weight.detach().cpu().double().numpy().ravel(), bias.detach().cpu().double().numpy()]
     )
-    with one_blas_thread(objective.X.size <= ONE_BLAS_THREAD_MAX_ENTRIES):
+    with one_blas_thread_if_small(objective.X.size):
         factor = objective.factor(theta0)  # a float64 objective: FLOAT64_FTOL
         theta, result = minimize_lbfgs(
             objective, theta0, max_iter=max_iter, tol=tol, factor=factor, ftol=FLOAT64_FTOL

@@ -80,8 +80,8 @@ def one_blas_thread(enabled: bool = True) -> Iterator[None]:
 
     An L-BFGS evaluation of a small model makes a few BLAS products between stretches
     of Python; OpenBLAS's idle threads spin through those stretches, which on 2 cores
-    doubled the process CPU of a FairnessCV search (14.7 s against 4.1 s on one thread)
-    and slowed its wall time (7.5 s against 4.1 s).
+    about doubled the process CPU of a FairnessCV search and slowed its wall time
+    (:func:`one_blas_thread_if_small` says where otfair holds it).
     """
     if not enabled:
         yield

@@ -127,15 +127,17 @@ def test_otf_warm_starts_stay_per_row():
 
 
 def test_otf_cache_keeps_the_compact_problem():
+    """The general solver's cache (EO: two-group DP takes the two-group solver, below)."""
     X, s, y, H = _batch()
-    pen = _instances("otf", "dp", s, y, 1)[0]
+    pen = _instances("otf", "eo", s, y, 1)[0]
     G = pen.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     fresh = values(pen, H, s, y, X, G=G)
     pen.fit(s.numpy(), y.numpy())  # forgets the warm starts
     assert pen._details is None
     cache: dict = {}
     first = values(pen, H, s, y, X, G=G, cache=cache)
-    (order, problem) = next(iter(cache.values()))
+    (order, problem) = cache[("otf-problem", pen.eps)]
+    assert cache[("two-group", pen.eps)] is None  # EO: not the two-group solver's
     assert problem.C is None  # only the class-reduced cost is kept
     again = values(pen, H, s, y, X, G=G, cache=cache)
     torch.testing.assert_close(first, fresh)
@@ -183,3 +185,46 @@ def test_penalty_values_and_value_are_deprecated_aliases():
         row = GapPenalty().value(H[0], s)
     torch.testing.assert_close(old, values(GapPenalty(), H, s))
     torch.testing.assert_close(row, old[0])
+
+
+def test_otf_on_a_fixed_two_group_batch_takes_the_two_group_solver():
+    """A fixed batch (a cache) under two-group DP on the CPU: the block's values and
+    gradients come from ``TwoGroupOTF0`` (kept in the cache, per block size) and equal
+    the general solver's to its tolerance; without a cache, or with the batched backend
+    forced, the general solver runs."""
+    from otfair.ot._otf_two_groups import TwoGroupOTF0
+
+    X, s, y, H = _batch(n=200, K=3)
+    X[:, 0] += s  # the groups differ: a positive penalty
+    pen = _instances("otf", "dp", s, y, 1)[0]
+    G = pen.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
+    cache: dict = {}
+    block = H.clone().requires_grad_(True)
+    out = pen.from_matrix(block, G, X, cache)
+    out.sum().backward()
+    assert isinstance(cache[("two-group", pen.eps)], TwoGroupOTF0)
+    assert isinstance(cache[("two-group", pen.eps, 3)], TwoGroupOTF0)
+    assert out.shape == (3,) and (out > 0).all()
+    for k in range(3):
+        h = H[k].clone().requires_grad_(True)
+        ref = pen._general_from_matrix(h, G, X, None)
+        ref.backward()
+        assert float(out[k].detach()) == pytest.approx(float(ref.detach()), rel=1e-3, abs=1e-7)
+        np.testing.assert_allclose(block.grad[k].numpy(), h.grad.numpy(), rtol=2e-3, atol=2e-5)
+    single = H[0].clone().requires_grad_(True)  # one model: the same value as row 0
+    torch.testing.assert_close(pen.from_matrix(single, G, X, cache), out[0].detach())
+    assert ("two-group", pen.eps, 1) not in cache
+
+
+def test_otf_without_a_cache_or_on_the_batched_backend_keeps_the_general_solver(
+    monkeypatch,
+):
+    X, s, y, H = _batch(n=200, K=2)
+    pen = _instances("otf", "dp", s, y, 1)[0]
+    G = pen.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
+    pen.from_matrix(H, G, X, None)
+    assert pen._details is not None  # the general solver's duals, kept for warm starts
+    monkeypatch.setenv("OTFAIR_OTF_SOLVER", "batched")
+    cache: dict = {}
+    pen.from_matrix(H, G, X, cache)
+    assert cache and not any(key[0] == "two-group" for key in cache)

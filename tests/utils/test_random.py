@@ -112,3 +112,68 @@ def test_reset_parameters_equals_construction_after_manual_seed():
         norm.weight.fill_(2.0)
     reset_parameters(norm, torch_generator(5))
     assert torch.equal(norm.weight, ref_norm.weight)
+
+
+@pytest.fixture
+def registry(monkeypatch):
+    """The penalty registry, restored after the test (the probes are not left behind)."""
+    from otfair.penalties import _base, _registry
+
+    monkeypatch.setattr(_registry, "_FACTORIES", dict(_registry._FACTORIES))
+    monkeypatch.setattr(_base, "PENALTY_OBJECTS", dict(_base.PENALTY_OBJECTS))
+
+
+def _probe_penalty(draws: bool):
+    """The name of a score penalty calling ``torch.rand_like`` (0 weight), refused in the
+    generator mode, whose ``draws`` is ``draws``."""
+    from otfair.penalties import FairnessPenalty, register_penalty
+
+    class Probe(FairnessPenalty):
+        def evaluate(self, batch):
+            s = batch.sensitive.to(batch.scores.dtype)
+            gap = batch.scores @ ((1 - s) / (1 - s).sum() - s / s.sum())
+            return gap.abs() + 0.0 * torch.rand_like(gap)
+
+    Probe.draws = draws
+    name = f"probe-draws-{draws}".lower()
+    register_penalty(name, lambda notion: Probe(), replace=True)
+    return name
+
+
+def test_a_penalty_that_never_draws_trains_outside_the_generator_mode(registry):
+    """``draws = False``: no generator mode around training (its dispatch costs every
+    torch call); the default ``True`` keeps it (a global-only draw is refused there)."""
+    from otfair.estimators import FairClassifier
+
+    rng = np.random.default_rng(0)
+    s = (rng.random(300) < 0.4).astype(int)
+    X = (rng.normal(size=(300, 3)) + s[:, None]).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=300) > 0.5).astype(int)
+    settings = {"epochs": 2, "solver": "adam", "tol": None, "random_state": 0}
+    FairClassifier(_probe_penalty(False), 1.0, **settings).fit(X, y, sensitive_features=s)
+    with pytest.raises(RuntimeError, match="global generator"):
+        FairClassifier(_probe_penalty(True), 1.0, **settings).fit(X, y, sensitive_features=s)
+
+
+@pytest.mark.parametrize("name", ["otf", "gapreg"])
+def test_the_drawless_penalties_train_alike_with_and_without_the_generator_mode(monkeypatch, name):
+    """OTF and GapReg say ``draws = False``: their Adam fits are bitwise those of
+    before, when they trained inside the generator mode."""
+    from otfair.estimators import FairClassifier, fairness_path
+    from otfair.penalties import make_penalty
+
+    rng = np.random.default_rng(1)
+    s = (rng.random(600) < 0.4).astype(int)
+    X = (rng.normal(size=(600, 4)) + s[:, None]).astype(np.float32)
+    y = (X[:, 0] + rng.normal(size=600) > 0.5).astype(int)
+    est = FairClassifier(name, 0.3, model="mlp", epochs=3, solver="adam", tol=None,
+                         batch_size=200, random_state=0)  # fmt: skip
+    cls = type(make_penalty(name, "dp"))
+    assert cls.draws is False
+    fits = []
+    for draws in (False, True):
+        monkeypatch.setattr(cls, "draws", draws)
+        path = fairness_path(est, X, y, sensitive_features=s, strengths=[0.1, 0.3])
+        fits.append([e.predict_proba(X) for e in path.estimators_])
+    for without, within in zip(*fits, strict=True):
+        np.testing.assert_array_equal(without, within)

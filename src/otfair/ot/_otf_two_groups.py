@@ -198,7 +198,8 @@ class TwoGroupOTF0:
         for idx in kept:
             t = torch.as_tensor(idx, dtype=torch.long, device=G.device)
             found = euclidean_class_problem(features[t], G[:, t], eps)
-            assert found is not None  # two classes
+            if found is None:  # a batch under 8 rows: two classes are no reduction
+                return None
             order, problem = found
             costs.append(problem.matrices(eps)[0].cpu().numpy())
             rows.append(idx[order.cpu().numpy()])
@@ -356,6 +357,28 @@ class TwoGroupOTF0:
         grad = np.where(self.mask & (raw > MIN_MASS), grad, 0.0)
         positive = values > 0
         return np.where(positive, values, 0.0), np.where(positive[:, None], grad, 0.0)
+
+    def repeated(self, k: int) -> TwoGroupOTF0:
+        """Return this one batch ``k`` times, copy ``j`` reading scores ``j m .. (j+1) m - 1``.
+
+        For ``k`` models on one batch of ``m`` rows (a stacked Adam step):
+        :meth:`block_values` then solves the ``k`` problems at once.
+        """
+        if self.costs.shape[0] != 1 or self.n_batches != 1:
+            raise ValueError("`repeated` takes a solver of one batch.")
+        m = self.n_rows
+        index = self.index + (np.arange(k, dtype=np.int64) * m)[:, None]
+        costs, mask, second = (
+            np.repeat(a, k, axis=0) for a in (self.costs, self.mask, self.second)
+        )
+        return TwoGroupOTF0(costs, mask, second, index, self.g, self.eps, k, k * m)
+
+    def block_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return each problem's OTF0 (B,) and its gradient in ``scores`` (n_rows,), unaveraged."""
+        values, grad = self.batch_values(scores)
+        out = np.zeros(self.n_rows)
+        out[self.rows] = grad[self.mask]
+        return values, out
 
     def value_and_grad(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
         """Return the mean OTF0 over the batches and its gradient in ``scores`` (n,)."""

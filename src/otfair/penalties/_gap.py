@@ -58,6 +58,7 @@ class GapPenalty(FairnessPenalty):
     """
 
     batchable = True
+    draws = False  # deterministic: trains outside the generator mode
 
     def __init__(self, notion: str | Notion = "dp") -> None:
         super().__init__()

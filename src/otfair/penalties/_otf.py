@@ -7,8 +7,9 @@ defaults from one place (``DEFAULTS``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, cast
 
+import numpy as np
 import torch
 from torch import Tensor
 
@@ -21,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from otfair.ot import OTF0Details, OTFProblem
+    from otfair.ot._otf_two_groups import TwoGroupOTF0
     from otfair.penalties._plan import FixedBatchPenalty
 
 #: OTF's settings and their defaults: the one source of :class:`OTF`'s and
@@ -136,6 +138,7 @@ class OTFPenalty(LinearPenalty):
     """
 
     batchable = True
+    draws = False  # deterministic: trains outside the generator mode
     #: the class-reduced cost of a fixed batch is kept across epochs (fixed batches); it
     #: is quadratic in the rows, cheap on batches only (no full-batch solver by default)
     plan = TrainingPlan(mixing="convex", full_batch=False, fixed_batches=True, constraints=True)
@@ -200,6 +203,15 @@ class OTFPenalty(LinearPenalty):
         n = scores.shape[-1]
         if features.ndim != 2 or features.shape[0] != n:
             raise ValueError(f"`features` must have shape ({n}, d); got {tuple(features.shape)}.")
+        fast = self._two_group_solver(G, features, scores, cache)
+        if fast is not None:
+            return two_group_otf0(scores, fast)
+        return self._general_from_matrix(scores, G, features, cache)
+
+    def _general_from_matrix(
+        self, scores: Tensor, G: Tensor, features: Tensor, cache: dict | None
+    ) -> Tensor:
+        """:meth:`from_matrix` by the general solver (:meth:`OTFProblem.otf0`), any notion."""
         order, problem = self._problem(G, features, scores.dtype, cache)
         if order is not None:  # sorted by class: the class reduction needs no gather
             scores = scores[..., order]
@@ -222,6 +234,44 @@ class OTFPenalty(LinearPenalty):
         )
         self._details = list(details) if isinstance(details, tuple) else details  # block
         return value.clamp_min(0.0)
+
+    def _two_group_solver(
+        self, G: Tensor, features: Tensor, scores: Tensor, cache: dict[Any, Any] | None
+    ) -> TwoGroupOTF0 | None:
+        """Return a fixed batch's two-group DP solver for ``scores``' models, or None.
+
+        A fixed batch (``cache``, kept across epochs) with two groups under DP, both in
+        it, on the host backend (:func:`otfair.ot._otf_backends.solver_backend`: CPU
+        tensors): its problems have one scalar dual each, solved in float64 NumPy for
+        all the models of a stacked step at once
+        (:class:`otfair.ot._otf_two_groups.TwoGroupOTF0`, the L-BFGS path's solver, to
+        a tighter tolerance than the general solver's). Kept in ``cache``. Else None:
+        the general solver (other notions, several or continuous attributes, a batch
+        missing a group, which it refuses with its message, batches drawn anew each
+        epoch, the batched backend of an accelerator).
+        """
+        from otfair.ot._otf_backends import solver_backend
+        from otfair.ot._otf_two_groups import TwoGroupOTF0
+
+        if cache is None or solver_backend(scores.device) != "host":
+            return None
+        key = ("two-group", self.eps)
+        if key in cache:
+            found: TwoGroupOTF0 | None = cache[key]
+        else:
+            n = scores.shape[-1]
+            with torch.no_grad():
+                found = TwoGroupOTF0.from_batches(
+                    features.detach().float(), G.detach(), [np.arange(n)], self.eps
+                )
+            cache[key] = found
+        k = scores.shape[0] if scores.dim() == 2 else 1
+        if found is None or k == 1:
+            return found
+        stacked_key = ("two-group", self.eps, k)
+        if stacked_key not in cache:
+            cache[stacked_key] = found.repeated(k)
+        return cast("TwoGroupOTF0", cache[stacked_key])
 
     def _problem(
         self,
@@ -261,3 +311,24 @@ class OTFPenalty(LinearPenalty):
         if cache is not None and found[0] is not None:
             cache[key] = found
         return found
+
+
+class _TwoGroupOTF0Function(torch.autograd.Function):
+    """OTF0 of one batch's problems by :class:`TwoGroupOTF0`, its analytic gradient kept."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: Tensor, solver: TwoGroupOTF0) -> Tensor:
+        flat = scores.detach().reshape(-1).to(torch.float64).numpy()
+        values, grad = solver.block_values(flat)
+        ctx.save_for_backward(torch.from_numpy(grad).to(scores.dtype).reshape(scores.shape))
+        return torch.from_numpy(values).to(scores.dtype).reshape(scores.shape[:-1])
+
+    @staticmethod
+    def backward(ctx: Any, grad_out: Tensor) -> tuple[Tensor, None]:
+        (grad,) = ctx.saved_tensors
+        return grad_out[..., None] * grad, None
+
+
+def two_group_otf0(scores: Tensor, solver: TwoGroupOTF0) -> Tensor:
+    """Return OTF0 of ``scores`` (n,) -> 0-dim, or (K, n) -> (K,), on ``solver``'s batch."""
+    return cast(Tensor, _TwoGroupOTF0Function.apply(scores, solver))

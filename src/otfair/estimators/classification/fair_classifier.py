@@ -538,10 +538,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                     single._start_model(y, solver)
                     single.solver_ = solver
         # the fit's later draws (an adversary's, a penalty's) continue the last model's
-        # stream, never the global one; training without a penalty draws nothing and
-        # runs outside the generator mode, whose dispatch costs every torch call
-        penalized = any(single.penalty_ is not None for single in singles)
-        with use_generator(gen) if penalized else contextlib.nullcontext():
+        # stream, never the global one; training without a penalty, or with penalties
+        # that never draw (``draws``), runs outside the generator mode, whose dispatch
+        # costs every torch call
+        drawing = any(
+            single.penalty_ is not None and getattr(single.penalty_, "draws", True)
+            for single in singles
+        )
+        with use_generator(gen) if drawing else contextlib.nullcontext():
             if solver == "lbfgs":
                 self._train_full_batch(singles, data, plan, batched)
             else:

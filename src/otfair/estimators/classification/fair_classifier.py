@@ -211,8 +211,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         every epoch; ``False``: new batches every epoch. A penalty that keeps per-batch
         data work across epochs (its plan's ``fixed_batches``: OTF, whose class-reduced cost is
         then computed once per batch, not once per step) trains on fixed batches under
-        ``"auto"``, the others on new batches. On Adult an OTF logistic fit then costs
-        ~3.4x an unpenalized one instead of ~8x, with the same test AUC and PDP
+        ``"auto"``, the others on new batches. On Adult an OTF logistic Adam fit then
+        costs a fraction of one on new batches, with the same test AUC and PDP
         violation within their paired standard errors
         (docs/measurements/otf_fixed_batches.md). The registry's OTF family sets
         ``False``: the OTF paper's protocol. FTM ignores it (its pairings are a fixed

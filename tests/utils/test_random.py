@@ -155,9 +155,9 @@ def test_a_penalty_that_never_draws_trains_outside_the_generator_mode(registry):
         FairClassifier(_probe_penalty(True), 1.0, **settings).fit(X, y, sensitive_features=s)
 
 
-@pytest.mark.parametrize("name", ["otf", "gapreg"])
+@pytest.mark.parametrize("name", ["otf", "gapreg", "norm", "barycenter", "fairtorch-dp"])
 def test_the_drawless_penalties_train_alike_with_and_without_the_generator_mode(monkeypatch, name):
-    """OTF and GapReg say ``draws = False``: their Adam fits are bitwise those of
+    """The penalties that say ``draws = False``: their Adam fits are bitwise those of
     before, when they trained inside the generator mode."""
     from otfair.estimators import FairClassifier, fairness_path
     from otfair.penalties import make_penalty

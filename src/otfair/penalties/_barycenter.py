@@ -47,6 +47,7 @@ class BarycenterPenalty(FairnessPenalty):
     """
 
     plan = TrainingPlan(mixing="convex", kink_at_constant=True)  # |q - bary| at the constant
+    draws = False  # deterministic: trains outside the generator mode
 
     def check(self, batch: PenaltyBatch) -> PenaltyBatch:
         """Check the batch: one binary attribute, both groups present."""

@@ -109,6 +109,7 @@ class FairTorchDemographicParity(FairnessPenalty):
     """
 
     batchable = True
+    draws = False  # deterministic: trains outside the generator mode
 
     def __init__(self, notion: str | Notion = "dp", *, rows: FairTorchRows = "released") -> None:
         super().__init__()

@@ -63,6 +63,7 @@ class NormPenalty(LinearPenalty):
     """
 
     batchable = True
+    draws = False  # deterministic: trains outside the generator mode
     #: the absolute value has its kink at the L-BFGS start (``kink_at_constant``)
     plan = TrainingPlan(mixing="convex", constraints=True, kink_at_constant=True)
     #: the absolute values' smoothing: 0 (batch schemes) or SMOOTHING (full batch)

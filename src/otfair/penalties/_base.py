@@ -117,17 +117,12 @@ class FairnessPenalty(LegacyEvaluation, nn.Module, abc.ABC):
     - ``penalty(scores, sensitive, labels=None, features=None)`` returns
       ``evaluate(check(batch))``: a 0-dim tensor.
 
-    A penalty with an adversary adds :meth:`adversary_objective`. What its training
-    needs is its :class:`TrainingPlan` (the class attribute ``plan``). Three traits
-    stay on the penalty itself: ``requires_labels`` (the notion reads the labels),
-    ``batchable`` (:meth:`evaluate` of a (K, n) block of K models' scores is one
-    batched evaluation of the single-vector formula, per-model state kept per row, so
-    the K models of a curve share one instance; default ``False``: row by row,
-    :class:`PenaltyStack`) and ``draws`` (whether training draws random numbers for
-    it; default ``True``: the training loop then routes every draw that names no
-    generator to the fit's own (:func:`otfair.utils._random.use_generator`), a
-    dispatch that costs every torch call of a step; a penalty that never draws says
-    ``False`` and trains without it).
+    A penalty with an adversary adds :meth:`adversary_objective`; what its training needs is
+    its :class:`TrainingPlan` (``plan``). Traits on the penalty: ``requires_labels``,
+    ``batchable`` (:meth:`evaluate` of a (K, n) block in one call, per-model state per row;
+    else :class:`PenaltyStack`, row by row) and ``draws`` (default ``True``: training routes
+    draws to the fit's generator, :func:`otfair.utils._random.use_generator`, a dispatch on
+    every torch call; ``False``: a penalty that never draws trains without it).
 
     Penalties built from training-set statistics (the linear notions' ``G``) compute
     them in :meth:`fit`, called once per estimator fit; the default does nothing.

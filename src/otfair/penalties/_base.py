@@ -121,7 +121,7 @@ class FairnessPenalty(LegacyEvaluation, nn.Module, abc.ABC):
     its :class:`TrainingPlan` (``plan``). Traits on the penalty: ``requires_labels``,
     ``batchable`` (:meth:`evaluate` of a (K, n) block in one call, per-model state per row;
     else :class:`PenaltyStack`, row by row) and ``draws`` (default ``True``: training routes
-    draws to the fit's generator, :func:`otfair.utils._random.use_generator`, a dispatch on
+    draws to the fit's generator, ``otfair.utils._random.use_generator``, a dispatch on
     every torch call; ``False``: a penalty that never draws trains without it).
 
     Penalties built from training-set statistics (the linear notions' ``G``) compute

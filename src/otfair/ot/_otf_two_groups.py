@@ -382,7 +382,5 @@ class TwoGroupOTF0:
 
     def value_and_grad(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
         """Return the mean OTF0 over the batches and its gradient in ``scores`` (n,)."""
-        values, grad = self.batch_values(scores)
-        out = np.zeros(self.n_rows)
-        out[self.rows] = grad[self.mask]
-        return float(values.sum()) / self.n_batches, out / self.n_batches
+        values, grad = self.block_values(scores)
+        return float(values.sum()) / self.n_batches, grad / self.n_batches

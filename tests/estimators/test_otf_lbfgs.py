@@ -69,7 +69,7 @@ def test_the_unpenalized_fit_is_logistic_regression():
     ("params", "solver"),
     [
         ({}, "lbfgs"),  # two groups, DP: the batches are solved at once
-        ({"notion": "eo"}, "adam"),  # EO has two constraint directions
+        ({"notion": "eo"}, "lbfgs"),  # EO: one dual per label cell, solved at once
         ({"model": "mlp", "epochs": 2}, "adam"),
         ({"fixed_batches": False, "epochs": 2}, "adam"),  # new batches every epoch
         ({"solver": "adam", "epochs": 2}, "adam"),
@@ -80,6 +80,15 @@ def test_solver_choice(params, solver):
     est = FairClassifier("otf", 0.1, random_state=0, **params)
     with np.errstate(all="ignore"):
         assert est.fit(X, y, sensitive_features=s).solver_ == solver
+
+
+def test_several_attributes_take_adam():
+    """Two sensitive columns: no vectorized fixed-batch solver, Adam on the batches."""
+    X, y, s = two_group_data(n=300, seed=0)
+    both = np.column_stack([s, np.arange(len(s)) % 2])
+    est = FairClassifier("otf", 0.1, random_state=0, epochs=2)
+    with np.errstate(all="ignore"):
+        assert est.fit(X, y, sensitive_features=both).solver_ == "adam"
 
 
 def test_lbfgs_and_adam_train_the_same_penalty_alike(data_dir):

@@ -127,9 +127,11 @@ def test_otf_warm_starts_stay_per_row():
 
 
 def test_otf_cache_keeps_the_compact_problem():
-    """The general solver's cache (EO: two-group DP takes the two-group solver, below)."""
+    """The general solver's cache (two attributes: two groups take the vectorized
+    solvers, below)."""
     X, s, y, H = _batch()
-    pen = _instances("otf", "eo", s, y, 1)[0]
+    s = torch.stack([s, (torch.arange(len(s)) % 2 == 0).long()], dim=1)
+    pen = _instances("otf", "dp", s, y, 1)[0]
     G = pen.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     fresh = values(pen, H, s, y, X, G=G)
     pen.fit(s.numpy(), y.numpy())  # forgets the warm starts
@@ -137,7 +139,7 @@ def test_otf_cache_keeps_the_compact_problem():
     cache: dict = {}
     first = values(pen, H, s, y, X, G=G, cache=cache)
     (order, problem) = cache[("otf-problem", pen.eps)]
-    assert cache[("two-group", pen.eps)] is None  # EO: not the two-group solver's
+    assert cache[("two-group", pen.eps)] is None  # two attributes: the general solver
     assert problem.C is None  # only the class-reduced cost is kept
     again = values(pen, H, s, y, X, G=G, cache=cache)
     torch.testing.assert_close(first, fresh)
@@ -187,23 +189,26 @@ def test_penalty_values_and_value_are_deprecated_aliases():
     torch.testing.assert_close(row, old[0])
 
 
-def test_otf_on_a_fixed_two_group_batch_takes_the_two_group_solver():
-    """A fixed batch (a cache) under two-group DP on the CPU: the block's values and
-    gradients come from ``TwoGroupOTF0`` (kept in the cache, per block size) and equal
-    the general solver's to its tolerance; without a cache, or with the batched backend
-    forced, the general solver runs."""
+@pytest.mark.parametrize("notion", ["dp", "eo", "eopp"])
+def test_otf_on_a_fixed_two_group_batch_takes_the_two_group_solver(notion):
+    """A fixed batch (a cache) with two groups on the CPU: the block's values and
+    gradients come from ``TwoGroupOTF0`` (DP) or ``CellsOTF0`` (EO, equal opportunity),
+    kept in the cache per block size, and equal the general solver's to its tolerance;
+    without a cache, or with the batched backend forced, the general solver runs."""
+    from otfair.ot._otf_cells import CellsOTF0
     from otfair.ot._otf_two_groups import TwoGroupOTF0
 
+    kind = TwoGroupOTF0 if notion == "dp" else CellsOTF0
     X, s, y, H = _batch(n=200, K=3)
     X[:, 0] += s  # the groups differ: a positive penalty
-    pen = _instances("otf", "dp", s, y, 1)[0]
+    pen = _instances("otf", notion, s, y, 1)[0]
     G = pen.constraints.matrix(s.numpy(), y.numpy(), dtype=torch.float64)
     cache: dict = {}
     block = H.clone().requires_grad_(True)
     out = pen.from_matrix(block, G, X, cache)
     out.sum().backward()
-    assert isinstance(cache[("two-group", pen.eps)], TwoGroupOTF0)
-    assert isinstance(cache[("two-group", pen.eps, 3)], TwoGroupOTF0)
+    assert isinstance(cache[("two-group", pen.eps)], kind)
+    assert isinstance(cache[("two-group", pen.eps, 3)], kind)
     assert out.shape == (3,) and (out > 0).all()
     for k in range(3):
         h = H[k].clone().requires_grad_(True)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from otfair.ot import OTF0Details, OTFProblem
+    from otfair.ot._otf_cells import CellsOTF0
     from otfair.ot._otf_two_groups import TwoGroupOTF0
     from otfair.penalties._plan import FixedBatchPenalty
 
@@ -173,17 +174,18 @@ class OTFPenalty(LinearPenalty):
     def fixed_batch_objective(
         self, features: Tensor, G: Tensor, batches: Sequence[Any]
     ) -> FixedBatchPenalty | None:
-        """Return the mean OTF0 of the fixed batches for two groups under DP, else None.
+        """Return the mean OTF0 of the fixed batches for two groups (DP, EO), else None.
 
-        There each batch's constraints have one direction over two classes and every
+        Under DP each batch's constraints have one direction over two classes and every
         batch's OTF0 is one scalar dual per problem, solved for all batches at once with
         an analytic gradient (``otfair.ot._otf_two_groups.TwoGroupOTF0``, float64
-        NumPy: the value and gradient of :meth:`from_matrix` to its tolerance). Each
-        batch's class-reduced cost is computed once, here.
+        NumPy: the value and gradient of :meth:`from_matrix` to its tolerance). Under
+        EO (equal opportunity) one dual per label cell
+        (``otfair.ot._otf_cells.CellsOTF0``, a batched Newton iteration). Each batch's
+        class-reduced cost is computed once, here. None for several or continuous
+        attributes and more than two groups.
         """
-        from otfair.ot._otf_two_groups import TwoGroupOTF0
-
-        return TwoGroupOTF0.from_batches(features, G, batches, self.eps)
+        return _fixed_batch_solver(features, G, batches, self.eps)
 
     def from_matrix(
         self, scores: Tensor, G: Tensor, features: Tensor | None = None, cache: dict | None = None
@@ -251,7 +253,6 @@ class OTFPenalty(LinearPenalty):
         epoch, the batched backend of an accelerator).
         """
         from otfair.ot._otf_backends import solver_backend
-        from otfair.ot._otf_two_groups import TwoGroupOTF0
 
         if cache is None or solver_backend(scores.device) != "host":
             return None
@@ -261,7 +262,7 @@ class OTFPenalty(LinearPenalty):
         else:
             n = scores.shape[-1]
             with torch.no_grad():
-                found = TwoGroupOTF0.from_batches(
+                found = _fixed_batch_solver(
                     features.detach().float(), G.detach(), [np.arange(n)], self.eps
                 )
             cache[key] = found
@@ -311,6 +312,19 @@ class OTFPenalty(LinearPenalty):
         if cache is not None and found[0] is not None:
             cache[key] = found
         return found
+
+
+def _fixed_batch_solver(
+    features: Tensor, G: Tensor, batches: Sequence[Any], eps: float
+) -> TwoGroupOTF0 | CellsOTF0 | None:
+    """Return the vectorized solver of the fixed batches: two-group DP, else cells, else None."""
+    from otfair.ot._otf_cells import CellsOTF0
+    from otfair.ot._otf_two_groups import TwoGroupOTF0
+
+    found = TwoGroupOTF0.from_batches(features, G, batches, eps)
+    if found is not None:
+        return found
+    return CellsOTF0.from_batches(features, G, batches, eps)
 
 
 class _TwoGroupOTF0Function(torch.autograd.Function):

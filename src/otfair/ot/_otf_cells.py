@@ -1,0 +1,404 @@
+r"""OTF0 of many fixed batches at once, for two groups under any label-cell notion (NumPy).
+
+The two-group DP batches have one scalar dual (:mod:`otfair.ot._otf_two_groups`). Under
+equalized odds (and equal opportunity) the constraints of a binary attribute live on the
+label cells: the rows of :math:`G` for label :math:`l` are multiples of one direction
+:math:`v^{(l)}` on the two column classes ``(group 0, l)`` and ``(group 1, l)`` and zero
+elsewhere (:class:`otfair.notions.LinearConstraints`). With :math:`P` such cells (EO:
+:math:`P = 2`) and :math:`K` column classes (those of no cell carry no constraint:
+equal opportunity's ``Y = 0`` rows), write :math:`V \in \mathbb R^{P \times K}` for the
+cells' directions. OTF's and OTFR's duals then have one variable per cell,
+:math:`s \in \mathbb R^P` (Buyl & De Bie, NeurIPS 2022, §3.2-3.4 and App. A):
+
+.. math::
+
+    \Phi(s) = \varepsilon \sum_i h_i L_i(s), \quad
+    L_i(s) = \log \sum_k e^{((V^\top s)_k - \tilde C_{ik})/\varepsilon}, \qquad
+    \mathrm{OTF}^0 = \min_s \Big[\Phi(s) + \sum_p \gamma_p |s_p|\Big] - \min_s \Phi(s),
+
+with :math:`\gamma_p = |\sum_i h_i V_{p,k(i)}|` (several rows of :math:`G` that are
+multiples of one cell's direction give one bound: :math:`|c\, v^\top M| \le |c\, v^\top
+h|` for every multiple :math:`c`). :math:`\Phi` is convex with gradient
+:math:`\nabla\Phi(s) = V M(s)` (the plan's class masses) and Hessian
+:math:`\varepsilon^{-1} \sum_i h_i \mathrm{Cov}_{\pi_i}(V)`, :math:`\pi_i` the softmax of
+row ``i``. Both minima are found for all ``B`` batches at once by a Newton iteration with
+a trust radius (the Hessian is nearly zero between the kinks of the
+:math:`\varepsilon \to 0` piecewise-linear :math:`\Phi`; the radius doubles on a
+decrease and quarters otherwise), warm-started from the previous call's duals (a
+quasi-Newton solver's consecutive calls move the scores a little). OTFR's minimum is
+:math:`s = 0` when :math:`|\nabla_p\Phi(0)| \le \gamma_p` for every cell (to the solves'
+tolerance; at a small :math:`\varepsilon` the plan at 0 keeps each row in its own class
+and meets the bound with equality), else an active-set Newton iteration on the cells
+whose bound binds. By the envelope theorem
+
+.. math::
+
+    \frac{\partial\, \mathrm{OTF}^0}{\partial h_i} = \varepsilon\,(L_i(s_R) - L_i(s^\star))
+    + \sum_p |s_{R,p}|\, \mathrm{sign}\Big(\sum_j h_j V_{p,k(j)}\Big) V_{p,k(i)}.
+
+The general solver (:func:`otfair.ot.otf0`) gives the same value and gradient to its
+tolerance (``tests/ot/test_otf_cells.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+
+from otfair.ot._otf_problem import column_classes, euclidean_class_problem
+
+__all__ = ["CellsOTF0", "constraint_cells"]
+
+#: Newton steps at most per solve
+MAX_STEPS = 200
+#: a dual is solved when each gradient entry is below this fraction of the batch's mass
+#: (times the cell direction's scale)
+RTOL = 1e-8
+#: the masses are clipped below at this value, as the penalty clips the scores
+MIN_MASS = 1e-6
+#: active-set rounds of OTFR's solve at most (a cell's bound binds or not)
+MAX_ROUNDS = 6
+
+
+def constraint_cells(cols: np.ndarray, *, rtol: float = 1e-5) -> np.ndarray | None:
+    """Return the cells' directions ``V`` (P, K) of the distinct columns ``cols`` (d, K), or None.
+
+    Each row of ``cols`` must be a multiple of one cell's direction: nonzero on exactly
+    two columns, with opposite signs; rows on the same two columns must be proportional
+    (to ``rtol``) and no column may lie in two cells. ``V``'s rows are unit vectors,
+    ordered by their first column. None otherwise (several attributes, more groups,
+    continuous attributes).
+    """
+    c = np.asarray(cols, dtype=np.float64)
+    if c.ndim != 2 or c.shape[0] == 0 or c.shape[1] < 2:
+        return None
+    cells: dict[tuple[int, int], np.ndarray] = {}
+    for row in c:
+        support = np.flatnonzero(row != 0)
+        if len(support) != 2 or row[support[0]] * row[support[1]] >= 0:
+            return None
+        key = (int(support[0]), int(support[1]))
+        unit = row / np.linalg.norm(row)
+        if key in cells:
+            known = cells[key]
+            if abs(known[key[0]] * unit[key[1]] - known[key[1]] * unit[key[0]]) > rtol:
+                return None
+            continue
+        cells[key] = unit
+    used = [k for key in cells for k in key]
+    if len(used) != len(set(used)):
+        return None
+    return np.stack([cells[key] for key in sorted(cells)])
+
+
+class CellsOTF0:
+    r"""The mean OTF0 of fixed batches, :math:`\frac1B \sum_b \mathrm{OTF}^0(h_b)`, with gradient.
+
+    For two groups under DP, EO or equal opportunity (module docstring). Build it with
+    :meth:`from_batches`; call :meth:`value_and_grad` with the scores of all training
+    rows. Keeps each batch's last duals as the next call's start.
+
+    Parameters
+    ----------
+    costs : ndarray of shape (B, m, K)
+        The class-reduced costs of each batch (rows padded to ``m``; a class missing
+        from a batch has cost ``inf``: no mass goes there).
+    mask : bool ndarray of shape (B, m)
+        The real rows (padding rows carry no mass).
+    own : int ndarray of shape (B, m)
+        Each row's own column class.
+    index : int ndarray of shape (B, m)
+        The training row of each entry (0 on padding).
+    V : ndarray of shape (P, K)
+        The cells' directions (:func:`constraint_cells`).
+    eps : float
+        The entropic smoothing the costs were reduced at.
+    n_batches : int
+        :math:`B` of the mean: every batch, those that miss a cell's group (no penalty)
+        too.
+    n_rows : int
+        The number of training rows (the length of the scores).
+    """
+
+    def __init__(
+        self,
+        costs: np.ndarray,
+        mask: np.ndarray,
+        own: np.ndarray,
+        index: np.ndarray,
+        V: np.ndarray,
+        eps: float,
+        n_batches: int,
+        n_rows: int,
+    ) -> None:
+        self.mask = np.asarray(mask, dtype=bool)
+        self.costs = np.where(self.mask[..., None], np.asarray(costs, dtype=np.float64), 0.0)
+        self.own = np.where(self.mask, np.asarray(own, dtype=np.int64), 0)
+        self.index = np.asarray(index, dtype=np.int64)
+        self.V = np.asarray(V, dtype=np.float64)
+        self.eps = float(eps)
+        self.n_batches = int(n_batches)
+        self.n_rows = int(n_rows)
+        self.rows = self.index[self.mask]  # each training row lies in one batch at most
+        self.v_own = np.where(self.mask[..., None], self.V.T[self.own], 0.0)  # (B, m, P)
+        # -C / eps by class (B, K, m): the row sums over the few classes run elementwise
+        self._neg_cost = np.ascontiguousarray(np.moveaxis(-self.costs / self.eps, 2, 1))
+        self._cells = [np.flatnonzero(row) for row in self.V]  # each cell's two classes
+        # the plan's rows at s = 0 and their log-normalizers do not depend on the masses
+        top = self._neg_cost.max(axis=1)
+        plan0 = np.exp(self._neg_cost - top[:, None, :])
+        total = plan0.sum(axis=1)
+        self._plan0 = plan0 / total[:, None, :]
+        self._L0 = top + np.log(total)
+        self._scale = np.abs(self.V).max(axis=1)  # (P,)
+        B, P = self.costs.shape[0], self.V.shape[0]
+        self._s_star = np.zeros((B, P))  # the last call's duals (warm starts)
+        self._s_r = np.zeros((B, P))
+        self._radius = np.ones(B)  # trust radii, in cost units (the mean cost is 1)
+
+    @classmethod
+    def from_batches(
+        cls,
+        features: torch.Tensor,
+        G: torch.Tensor,
+        batches: Sequence[np.ndarray],
+        eps: float,
+    ) -> CellsOTF0 | None:
+        """Reduce each batch's cost once; None unless the constraints are two-group cells.
+
+        ``features`` (n, d) and ``G`` (d_F, n) are the training set's inputs and
+        constraint matrix; ``batches`` the row indices of each batch. A batch missing a
+        constrained class (a group of a label cell) carries no penalty (as in a batch
+        scheme's epoch) but counts in the mean; None when a batch is too small for the
+        class reduction (fewer than four rows per class).
+        """
+        G = G.detach()
+        n = G.shape[1]
+        found = column_classes(G, max_classes=max(n // 4, 1))
+        if found is None:
+            return None
+        cols_t, codes_t = found
+        cols, codes = cols_t.cpu().numpy(), codes_t.cpu().numpy()
+        V = constraint_cells(cols)
+        if V is None:
+            return None
+        constrained = np.flatnonzero(np.abs(V).sum(axis=0) > 0)
+        rows, costs = [], []
+        for idx in batches:
+            idx = np.asarray(idx)
+            present = np.unique(codes[idx])
+            if not np.isin(constrained, present).all():
+                continue  # a cell misses a group in this batch: no penalty
+            t = torch.as_tensor(idx, dtype=torch.long, device=G.device)
+            problem = euclidean_class_problem(features[t], G[:, t], eps)
+            if problem is None:  # a batch too small for the class reduction
+                return None
+            order, reduced = problem
+            cost = np.full((len(idx), cols.shape[1]), np.inf)
+            cost[:, present] = reduced.matrices(eps)[0].cpu().numpy()  # present: sorted
+            costs.append(cost)
+            rows.append(idx[order.cpu().numpy()])
+        if not rows:
+            return None
+        B, m, K = len(rows), max(len(r) for r in rows), cols.shape[1]
+        cost = np.zeros((B, m, K))
+        mask = np.zeros((B, m), dtype=bool)
+        index = np.zeros((B, m), dtype=np.int64)
+        for b, (D, r) in enumerate(zip(costs, rows, strict=True)):
+            cost[b, : len(r)], mask[b, : len(r)], index[b, : len(r)] = D, True, r
+        return cls(cost, mask, codes[index], index, V, eps, len(batches), n)
+
+    def _evaluate(
+        self, s: np.ndarray, h: np.ndarray, batch: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        r"""Return :math:`L` (b, m), :math:`\Phi` (b,), :math:`\nabla\Phi` (b, P), Hessian (b, P, P).
+
+        :math:`\nabla_p\Phi = \sum_{k \in p} V_{pk} M_k` and the Hessian's diagonal
+        part :math:`\varepsilon^{-1} \sum_{k \in p} V_{pk}^2 M_k` come from the class
+        masses :math:`M_k = \sum_i h_i \pi_{ik}`; only the cross term
+        :math:`-\varepsilon^{-1} \sum_i h_i q_{ip} q_{iq}`, :math:`q_{ip} = \sum_{k \in
+        p} V_{pk} \pi_{ik}`, needs the rows.
+        """
+        every = len(batch) == self._neg_cost.shape[0]
+        z = self._neg_cost if every else self._neg_cost[batch]
+        z = z + ((s @ self.V) / self.eps)[:, :, None]  # (b, K, m)
+        top = z.max(axis=1)
+        z -= top[:, None, :]
+        np.exp(z, out=z)
+        total = z.sum(axis=1)
+        L = top + np.log(total)
+        z *= (h / total)[:, None, :]  # h_i pi_ik
+        M = z.sum(axis=2)  # (b, K)
+        grad = M @ self.V.T
+        second = M @ (self.V**2).T
+        P = self.V.shape[0]
+        q = np.empty((len(batch), P, z.shape[2]))
+        for p, (a, c) in enumerate(self._cells):  # h_i q_ip
+            np.add(z[:, a] * self.V[p, a], z[:, c] * self.V[p, c], out=q[:, p])
+        hq = q  # h_i q_ip; the cross term divides one factor's h back out
+        with np.errstate(divide="ignore", invalid="ignore"):
+            inv_h = np.where(h > 0, 1.0 / h, 0.0)
+        hess = -np.einsum("bpm,bqm,bm->bpq", hq, hq, inv_h)
+        hess[:, np.arange(P), np.arange(P)] += second
+        hess /= self.eps
+        phi = self.eps * (h * L).sum(axis=1)
+        return L, phi, grad, hess
+
+    def _minimize(
+        self,
+        s: np.ndarray,
+        h: np.ndarray,
+        batch: np.ndarray,
+        linear: np.ndarray,
+        free: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""Minimize :math:`\Phi(s) + \text{linear}^\top s` over the ``free`` cells (others fixed).
+
+        Newton steps within a trust radius per problem (in cost units, :math:`|V^\top
+        \delta s|_\infty`), all ``b`` problems at once, from ``s`` (b, P): a step longer
+        than the radius is damped (Levenberg-Marquardt) and cut to it; the radius doubles
+        on a sufficient decrease and quarters otherwise. Returns the minimizers (b, P) and
+        :math:`L` (b, m) at them.
+        """
+        s = s.copy()
+        P = self.V.shape[0]
+        top = self._scale.max()
+        atol = RTOL * np.maximum(h.sum(axis=1), 1.0)[:, None] * self._scale  # (b, P)
+        radius = np.maximum(self._radius[batch], 1.0)
+        L, phi, grad, hess = self._evaluate(s, h, batch)
+        f = phi + (linear * s).sum(axis=1)
+        g = np.where(free, grad + linear, 0.0)
+        eye = np.eye(P)
+        active = np.arange(len(s))
+        for _ in range(MAX_STEPS):
+            active = active[(np.abs(g[active]) > atol[active]).any(axis=1)]
+            if not len(active):
+                break
+            fa, ga, ra = free[active], g[active], radius[active]
+            both = fa[:, :, None] & fa[:, None, :]
+            H = np.where(both, hess[active], 0.0) + eye * (~fa)[:, :, None]
+            H += eye * (1e-12 * np.abs(H).max(axis=(1, 2)) + 1e-300)[:, None, None]
+            step = self._step(H, ga)
+            size = np.abs(step).max(axis=1) * top
+            long = size > ra
+            if long.any():  # damp towards the gradient: |step| ~ radius where H is flat
+                lam = np.abs(ga[long]).max(axis=1) * top / ra[long]
+                step[long] = self._step(H[long] + eye * lam[:, None, None], ga[long])
+                size[long] = np.abs(step[long]).max(axis=1) * top
+            cut = np.minimum(1.0, ra / np.maximum(size, 1e-300))
+            step *= cut[:, None]
+            size *= cut
+            trial = s[active] + step
+            L_t, phi_t, grad_t, hess_t = self._evaluate(trial, h[active], batch[active])
+            f_a = f[active]
+            f_t = phi_t + (linear[active] * trial).sum(axis=1)
+            g_t = np.where(fa, grad_t + linear[active], 0.0)
+            slack = 1e-13 * np.abs(f_a)  # rounding of Phi
+            accept = f_t <= f_a + 1e-4 * (ga * step).sum(axis=1) + slack
+            accept |= (np.abs(g_t) <= atol[active]).all(axis=1)
+            radius[active] = np.where(accept, np.maximum(ra, 2 * size), 0.25 * size)
+            take = active[accept]
+            s[take], L[take], f[take] = trial[accept], L_t[accept], f_t[accept]
+            hess[take], g[take] = hess_t[accept], g_t[accept]
+            stuck = ~accept & (radius[active] < 1e-14)
+            g[active[stuck]] = 0.0  # rounding: no decrease is measurable any more
+        self._radius[batch] = np.maximum(radius, 1e-6)
+        return s, L
+
+    @staticmethod
+    def _step(H: np.ndarray, g: np.ndarray) -> np.ndarray:
+        """Return :math:`-H^{-1} g` per problem (the gradient where H is singular)."""
+        with np.errstate(all="ignore"):
+            step = -np.linalg.solve(H, g[..., None])[..., 0]
+        bad = ~np.isfinite(step).all(axis=1)
+        step[bad] = -g[bad]
+        return step
+
+    def batch_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return OTF0 of each complete batch (B,) and its gradient in the masses (B, m)."""
+        raw = np.asarray(scores, dtype=np.float64)[self.index]
+        h = np.where(self.mask, np.maximum(raw, MIN_MASS), 0.0)
+        B, P = self._s_star.shape
+        every = np.arange(B)
+        nothing, free = np.zeros((B, P)), np.ones((B, P), dtype=bool)
+        s_star, L_star = self._minimize(self._s_star, h, every, nothing, free)
+        self._s_star = s_star
+        signed = (h[..., None] * self.v_own).sum(axis=1)  # (B, P): V M of the own classes
+        gamma = np.abs(signed)
+        L0 = self._L0
+        u0 = np.einsum("bkm,bm->bk", self._plan0, h) @ self.V.T  # V M(0)
+        atol = RTOL * np.maximum(h.sum(axis=1), 1.0)[:, None] * self._scale
+        # OTFR: s = 0 when every cell's bound holds at s = 0 (to the tolerance: at a small
+        # eps the plan at 0 keeps each row in its class and meets the bound with equality)
+        s_r = np.zeros((B, P))
+        L_r = L0
+        outside = np.flatnonzero((np.abs(u0) > gamma + 1e3 * atol).any(axis=1))
+        if len(outside):
+            s_o, L_o = self._relaxed(h[outside], outside, gamma[outside], u0[outside], atol[outside])
+            s_r[outside], L_r = s_o, L0.copy()
+            L_r[outside] = L_o
+        self._s_r = s_r
+        change = self.eps * (L_r - L_star)
+        values = (h * change).sum(axis=1) + (gamma * np.abs(s_r)).sum(axis=1)
+        grad = change + ((np.abs(s_r) * np.sign(signed))[:, None, :] * self.v_own).sum(axis=2)
+        grad = np.where(self.mask & (raw > MIN_MASS), grad, 0.0)
+        positive = values > 0
+        return np.where(positive, values, 0.0), np.where(positive[:, None], grad, 0.0)
+
+    def _relaxed(
+        self,
+        h: np.ndarray,
+        batch: np.ndarray,
+        gamma: np.ndarray,
+        u0: np.ndarray,
+        atol: np.ndarray,
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""OTFR's duals where a bound binds: :math:`\min_s \Phi(s) + \sum_p \gamma_p |s_p|`.
+
+        Active set: a binding cell ``p`` takes the sign :math:`\sigma_p` of
+        :math:`-\nabla_p \Phi` and the linear term :math:`\gamma_p \sigma_p s_p`, the
+        others stay at 0; after each smooth solve a cell whose dual crossed 0 is
+        released and a released cell whose bound fails binds again.
+        """
+        sigma = np.where(np.abs(u0) > gamma + atol, -np.sign(u0), 0.0)
+        s = np.where(sigma != 0, self._s_r[batch], 0.0)
+        s = np.where(s * sigma > 0, s, 0.0)
+        L = None
+        for _ in range(MAX_ROUNDS):
+            s, L = self._minimize(s, h, batch, gamma * sigma, sigma != 0)
+            crossed = (sigma != 0) & (s * sigma < 0)
+            _, _, grad, _ = self._evaluate(s, h, batch)
+            fails = (sigma == 0) & (np.abs(grad) > gamma + atol)
+            if not (crossed.any() or fails.any()):
+                break
+            sigma = np.where(crossed, 0.0, np.where(fails, -np.sign(grad), sigma))
+            s = np.where(sigma != 0, np.where(crossed, 0.0, s), 0.0)
+        assert L is not None
+        return s, L
+
+    def repeated(self, k: int) -> CellsOTF0:
+        """Return this one batch ``k`` times, copy ``j`` reading scores ``j m .. (j+1) m - 1``.
+
+        For ``k`` models on one batch of ``m`` rows (a stacked Adam step):
+        :meth:`block_values` then solves the ``k`` problems at once.
+        """
+        if self.costs.shape[0] != 1 or self.n_batches != 1:
+            raise ValueError("`repeated` takes a solver of one batch.")
+        m = self.n_rows
+        index = self.index + (np.arange(k, dtype=np.int64) * m)[:, None]
+        costs, mask, own = (np.repeat(a, k, axis=0) for a in (self.costs, self.mask, self.own))
+        return CellsOTF0(costs, mask, own, index, self.V, self.eps, k, k * m)
+
+    def block_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Return each problem's OTF0 (B,) and its gradient in ``scores`` (n_rows,), unaveraged."""
+        values, grad = self.batch_values(scores)
+        out = np.zeros(self.n_rows)
+        out[self.rows] = grad[self.mask]
+        return values, out
+
+    def value_and_grad(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
+        """Return the mean OTF0 over the batches and its gradient in ``scores`` (n,)."""
+        values, grad = self.block_values(scores)
+        return float(values.sum()) / self.n_batches, grad / self.n_batches

@@ -142,8 +142,9 @@ def test_a_stacked_block_solves_each_copy_alone():
     one = CellsOTF0.from_batches(X, G, parts, penalty.eps)
     assert one is not None
     rng = np.random.default_rng(0)
-    block_scores = np.concatenate([np.clip(scores + rng.normal(0, 0.05, 200), 0.01, 0.99)
-                                   for _ in range(3)])
+    block_scores = np.concatenate(
+        [np.clip(scores + rng.normal(0, 0.05, 200), 0.01, 0.99) for _ in range(3)]
+    )
     values, grad = one.repeated(3).block_values(block_scores)
     for j in range(3):
         part = block_scores[j * 200 : (j + 1) * 200]
@@ -174,3 +175,34 @@ def test_several_attributes_or_more_groups_take_the_general_solver():
     two = np.column_stack([rng.random(n) < 0.4, rng.random(n) < 0.5]).astype(float)
     G = OTF().make(as_notion("eo")).fit(two, y).constraints.matrix(two, y)
     assert CellsOTF0.from_batches(X, G, [np.arange(n)], 1e-3) is None
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_value_is_continuous_where_the_relaxed_bounds_bind_at_zero(seed):
+    """Twins across the groups (categorical data: Adult) are each other's free transport:
+    OTFR's bounds hold with equality at s = 0 up to rounding, and the value and its
+    slope must not jump under 1e-8 changes of the scores."""
+    penalty, G, X, _, parts = _problem(seed, "eo")
+    s = (G[0].numpy() > 0) | (G[2].numpy() > 0)  # group 1 (rows 0, 2: its label cells)
+    X = X.clone()
+    first, second = np.flatnonzero(s)[:60], np.flatnonzero(~s)[:60]
+    X[torch.as_tensor(second)] = X[torch.as_tensor(first)]
+    X = torch.round(X * 2) / 2  # coarse values: more twins
+    scores = 1 / (1 + np.exp(-(X.numpy().astype(np.float64) @ [1.0, -0.5, 0.3, 0.2])))
+    solver = CellsOTF0.from_batches(X, G, parts, penalty.eps)
+    assert solver is not None
+    value, grad = solver.value_and_grad(scores)
+    values, _ = solver.batch_values(scores)
+    for b, idx in enumerate(parts):
+        ref, _ = _reference(penalty, G, X, scores, idx)
+        assert values[b] == pytest.approx(ref, rel=1e-4, abs=1e-7)
+    rng = np.random.default_rng(seed)
+    for _ in range(4):
+        direction = rng.normal(size=scores.shape)
+        direction /= np.linalg.norm(direction)
+        for step in (1e-8, 1e-6):
+            up = solver.value_and_grad(scores + step * direction)[0]
+            down = solver.value_and_grad(scores - step * direction)[0]
+            assert abs(up - value) < 1e-6 * max(value, 1e-3)  # no jump
+            slope = (up - down) / (2 * step)
+            assert slope == pytest.approx(grad @ direction, rel=1e-3, abs=1e-6)

@@ -27,7 +27,7 @@ a trust radius (the Hessian is nearly zero between the kinks of the
 decrease and quarters otherwise), warm-started from the previous call's duals (a
 quasi-Newton solver's consecutive calls move the scores a little). OTFR's minimum is
 :math:`s = 0` when :math:`|\nabla_p\Phi(0)| \le \gamma_p` for every cell (to the solves'
-tolerance; at a small :math:`\varepsilon` the plan at 0 keeps each row in its own class
+tolerance, times 1e3; at a small :math:`\varepsilon` the plan at 0 keeps each row in its own class
 and meets the bound with equality), else an active-set Newton iteration on the cells
 whose bound binds. By the envelope theorem
 
@@ -213,7 +213,7 @@ class CellsOTF0:
     def _evaluate(
         self, s: np.ndarray, h: np.ndarray, batch: np.ndarray
     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        r"""Return :math:`L` (b, m), :math:`\Phi` (b,), :math:`\nabla\Phi` (b, P), Hessian (b, P, P).
+        r"""Return :math:`L` (b, m), :math:`\Phi` (b,), its gradient (b, P) and Hessian (b, P, P).
 
         :math:`\nabla_p\Phi = \sum_{k \in p} V_{pk} M_k` and the Hessian's diagonal
         part :math:`\varepsilon^{-1} \sum_{k \in p} V_{pk}^2 M_k` come from the class
@@ -298,7 +298,7 @@ class CellsOTF0:
             slack = 1e-13 * np.abs(f_a)  # rounding of Phi
             accept = f_t <= f_a + 1e-4 * (ga * step).sum(axis=1) + slack
             accept |= (np.abs(g_t) <= atol[active]).all(axis=1)
-            radius[active] = np.where(accept, np.maximum(ra, 2 * size), 0.25 * size)
+            radius[active] = np.where(accept, np.maximum(ra, 4 * size), 0.25 * size)
             take = active[accept]
             s[take], L[take], f[take] = trial[accept], L_t[accept], f_t[accept]
             hess[take], g[take] = hess_t[accept], g_t[accept]
@@ -329,14 +329,17 @@ class CellsOTF0:
         gamma = np.abs(signed)
         L0 = self._L0
         u0 = np.einsum("bkm,bm->bk", self._plan0, h) @ self.V.T  # V M(0)
-        atol = RTOL * np.maximum(h.sum(axis=1), 1.0)[:, None] * self._scale
+        # a bound holds at s = 0 to this (1e3 times the solves' tolerance: the value
+        # would jump under rounding if a flat excess were solved for)
+        atol = 1e3 * RTOL * np.maximum(h.sum(axis=1), 1.0)[:, None] * self._scale
         # OTFR: s = 0 when every cell's bound holds at s = 0 (to the tolerance: at a small
         # eps the plan at 0 keeps each row in its class and meets the bound with equality)
         s_r = np.zeros((B, P))
         L_r = L0
-        outside = np.flatnonzero((np.abs(u0) > gamma + 1e3 * atol).any(axis=1))
+        outside = np.flatnonzero((np.abs(u0) > gamma + atol).any(axis=1))
         if len(outside):
-            s_o, L_o = self._relaxed(h[outside], outside, gamma[outside], u0[outside], atol[outside])
+            o = outside
+            s_o, L_o = self._relaxed(h[o], o, gamma[o], u0[o], atol[o])
             s_r[outside], L_r = s_o, L0.copy()
             L_r[outside] = L_o
         self._s_r = s_r

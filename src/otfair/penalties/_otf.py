@@ -239,18 +239,19 @@ class OTFPenalty(LinearPenalty):
 
     def _two_group_solver(
         self, G: Tensor, features: Tensor, scores: Tensor, cache: dict[Any, Any] | None
-    ) -> TwoGroupOTF0 | None:
-        """Return a fixed batch's two-group DP solver for ``scores``' models, or None.
+    ) -> TwoGroupOTF0 | CellsOTF0 | None:
+        """Return a fixed batch's vectorized two-group solver for ``scores``' models, or None.
 
-        A fixed batch (``cache``, kept across epochs) with two groups under DP, both in
-        it, on the host backend (:func:`otfair.ot._otf_backends.solver_backend`: CPU
-        tensors): its problems have one scalar dual each, solved in float64 NumPy for
-        all the models of a stacked step at once
-        (:class:`otfair.ot._otf_two_groups.TwoGroupOTF0`, the L-BFGS path's solver, to
-        a tighter tolerance than the general solver's). Kept in ``cache``. Else None:
-        the general solver (other notions, several or continuous attributes, a batch
-        missing a group, which it refuses with its message, batches drawn anew each
-        epoch, the batched backend of an accelerator).
+        A fixed batch (``cache``, kept across epochs) with two groups under DP, EO or
+        equal opportunity, every constrained class in it, on the host backend
+        (:func:`otfair.ot._otf_backends.solver_backend`: CPU tensors): its problems have
+        one dual per label cell, solved in float64 NumPy for all the models of a
+        stacked step at once (``otfair.ot._otf_two_groups.TwoGroupOTF0`` under DP,
+        ``otfair.ot._otf_cells.CellsOTF0`` otherwise: the L-BFGS path's solvers, to a
+        tighter tolerance than the general solver's). Kept in ``cache``. Else None: the
+        general solver (several or continuous attributes, a batch missing a group,
+        which it refuses with its message, batches drawn anew each epoch, the batched
+        backend of an accelerator).
         """
         from otfair.ot._otf_backends import solver_backend
 
@@ -258,7 +259,7 @@ class OTFPenalty(LinearPenalty):
             return None
         key = ("two-group", self.eps)
         if key in cache:
-            found: TwoGroupOTF0 | None = cache[key]
+            found: TwoGroupOTF0 | CellsOTF0 | None = cache[key]
         else:
             n = scores.shape[-1]
             with torch.no_grad():
@@ -272,7 +273,7 @@ class OTFPenalty(LinearPenalty):
         stacked_key = ("two-group", self.eps, k)
         if stacked_key not in cache:
             cache[stacked_key] = found.repeated(k)
-        return cast("TwoGroupOTF0", cache[stacked_key])
+        return cast("TwoGroupOTF0 | CellsOTF0", cache[stacked_key])
 
     def _problem(
         self,
@@ -328,10 +329,10 @@ def _fixed_batch_solver(
 
 
 class _TwoGroupOTF0Function(torch.autograd.Function):
-    """OTF0 of one batch's problems by :class:`TwoGroupOTF0`, its analytic gradient kept."""
+    """OTF0 of one batch's problems by a vectorized two-group solver, its gradient kept."""
 
     @staticmethod
-    def forward(ctx: Any, scores: Tensor, solver: TwoGroupOTF0) -> Tensor:
+    def forward(ctx: Any, scores: Tensor, solver: TwoGroupOTF0 | CellsOTF0) -> Tensor:
         flat = scores.detach().reshape(-1).to(torch.float64).numpy()
         values, grad = solver.block_values(flat)
         ctx.save_for_backward(torch.from_numpy(grad).to(scores.dtype).reshape(scores.shape))
@@ -343,6 +344,6 @@ class _TwoGroupOTF0Function(torch.autograd.Function):
         return grad_out[..., None] * grad, None
 
 
-def two_group_otf0(scores: Tensor, solver: TwoGroupOTF0) -> Tensor:
+def two_group_otf0(scores: Tensor, solver: TwoGroupOTF0 | CellsOTF0) -> Tensor:
     """Return OTF0 of ``scores`` (n,) -> 0-dim, or (K, n) -> (K,), on ``solver``'s batch."""
     return cast(Tensor, _TwoGroupOTF0Function.apply(scores, solver))

@@ -136,11 +136,12 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``barycenter``, ``fairtorch-dp``) and ``"adam"`` for the MLP and for the
         penalties that train on matched pairs (``ftm``) or against an adversary (``adv``),
         which L-BFGS refuses. OTF's penalty is quadratic in a batch's rows: for the
-        logistic model and two groups under demographic parity ``"auto"`` takes L-BFGS
-        on its mean over the fixed batches of a fixed-batch Adam epoch (``batch_size``
-        rows each, the same seed; the cross-entropy on all rows), each batch's
-        transport cost computed once and every batch solved at once
-        (``classification/_train.py``); elsewhere Adam.
+        logistic model and one binary attribute (two groups) under demographic parity,
+        equalized odds or equal opportunity ``"auto"`` takes L-BFGS on its mean over
+        the fixed batches of a fixed-batch Adam epoch (``batch_size`` rows each, the
+        same seed; the cross-entropy on all rows), each batch's transport cost computed
+        once and every batch solved at once (``classification/_train.py``); elsewhere
+        (several or continuous attributes) Adam.
     epochs : int, default=300
         The cap on the training: Adam epochs (passes over the data) or L-BFGS
         iterations. A fit that reaches it before ``tol`` is met warns

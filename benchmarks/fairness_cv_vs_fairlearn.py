@@ -29,7 +29,7 @@ Protocol (one fixed split per dataset, the same for every method):
   ``refit=False`` and the chosen strength is then refitted on the training rows, which
   is what ``refit=True`` does; both parts are timed (``cv_cpu_s``, ``refit_cpu_s``) and
   ``cpu_s`` is their sum.
-* The logistic model under DP (where the search ascends, cheaply) is also searched with
+* The logistic model (where the search ascends, cheaply) is also searched with
   ``refine=2`` (``refined_*`` columns: its choice refitted and measured, the refined
   search's CPU); the report's refinement table shows it beside the default's.
 * fairlearn's ``GridSearch(LogisticRegression(max_iter=1000), <constraint>,
@@ -263,7 +263,7 @@ def run_fairness_cv(
     measure(row, metric, test, refit.predict(Xt), refit.predict_proba(Xt)[:, 1])
     for margin in MARGINS:  # the choice at other margins, from the same folds
         row.update(margin_choice(search, margin, est, train, test, metric, budget))
-    if model == "logistic" and notion == "dp":  # where the search ascends (cheap)
+    if model == "logistic":  # where the search ascends (cheap)
         row.update(refined_choice(est, budget, metric, cv, train, test))
     return row
 
@@ -277,8 +277,8 @@ def refined_choice(
 ) -> dict:
     """Return what ``FairnessCV(refine=REFINE)`` chooses, refitted, and its CPU seconds.
 
-    Measured where the search ascends (the logistic model under DP); elsewhere a refined
-    search would cost another whole Adam grid per fold.
+    Measured where the search ascends (the logistic model); elsewhere a refined search
+    would cost another whole Adam grid per fold.
     """
     from sklearn.base import clone
 
@@ -558,8 +558,8 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "`folds x strengths`: the strengths fitted on each fold. FairnessCV's default "
         "`search='auto'` fits them in increasing order, each fold's fit warm-started from "
         "its previous strength, and stops once the choice is settled (an estimator whose "
-        "first fit is L-BFGS and converged: the logistic model with OTF under DP, two "
-        "groups); otherwise (Adam: EO, the MLP) each fold's path fits every strength of "
+        "first fit is L-BFGS and converged: the logistic model with OTF or GapReg, two "
+        "groups, DP or EO); otherwise (Adam: the MLP) each fold's path fits every strength of "
         "the grid in one stacked run (its models each stopping at their own convergence). "
         "The refit is one fit from scratch at the chosen strength on all the rows. "
         "FairnessCV's CPU is about `folds x path + refit`.",
@@ -617,8 +617,8 @@ def refine_table(rows: list[dict]) -> list[str]:
         f"training rows. `refine={REFINE}` bisects, {REFINE} times, the grid step where the "
         "budget is crossed (the default, 0, keeps the grid's choice); its choice sits "
         "nearer the budget: more accurate, and its test violation over the budget about "
-        "as often as not. Measured where the search ascends (the logistic model under "
-        "DP); `CPU s`: the refined search, without its refit.",
+        "as often as not. Measured where the search ascends (the logistic model); "
+        "`CPU s`: the refined search, without its refit.",
         "",
         *markdown_table(
             ["dataset", "metric", "model", "penalty", "refine 0 (default)",

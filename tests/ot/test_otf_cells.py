@@ -206,3 +206,25 @@ def test_the_value_is_continuous_where_the_relaxed_bounds_bind_at_zero(seed):
             assert abs(up - value) < 1e-6 * max(value, 1e-3)  # no jump
             slope = (up - down) / (2 * step)
             assert slope == pytest.approx(grad @ direction, rel=1e-3, abs=1e-6)
+
+
+def test_a_cold_start_among_saturated_rows_reaches_the_minimum():
+    """Far-apart groups at a small eps: every row keeps to its class at s = 0, the Hessian
+    is rounding noise and Newton has no useful step; the trust region's gradient steps must
+    still reach the kinks where the minimum is (they crawled at the gradient's length)."""
+    from otfair.ot._otf_cells import RTOL
+
+    _, G, X, scores, parts = _problem(8, "eo", shift=6.0)
+    solver = CellsOTF0.from_batches(X, G, parts, 1e-4)
+    assert solver is not None
+    raw = scores[solver.index]
+    h = np.where(solver.mask, raw, 0.0)
+    B, P = solver._s_star.shape
+    _, _, grad0, hess0 = solver._evaluate(np.zeros((B, P)), h, np.arange(B))
+    assert np.abs(hess0).max() < 1e-9 * np.abs(grad0).max()  # curvature: rounding only
+    s, _ = solver._minimize(
+        np.zeros((B, P)), h, np.arange(B), np.zeros((B, P)), np.ones((B, P), dtype=bool)
+    )
+    _, _, grad, _ = solver._evaluate(s, h, np.arange(B))
+    tol = RTOL * h.sum(axis=1)[:, None] * np.abs(solver.V).max(axis=1)
+    assert (np.abs(grad) <= tol).all()

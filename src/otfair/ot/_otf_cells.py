@@ -229,18 +229,15 @@ class CellsOTF0:
         np.exp(z, out=z)
         total = z.sum(axis=1)
         L = top + np.log(total)
-        z *= (h / total)[:, None, :]  # h_i pi_ik
-        M = z.sum(axis=2)  # (b, K)
+        z /= total[:, None, :]  # the plan's rows pi_ik
+        M = np.einsum("bkm,bm->bk", z, h)  # the class masses
         grad = M @ self.V.T
         second = M @ (self.V**2).T
         P = self.V.shape[0]
         q = np.empty((len(batch), P, z.shape[2]))
-        for p, (a, c) in enumerate(self._cells):  # h_i q_ip
+        for p, (a, c) in enumerate(self._cells):  # q_ip
             np.add(z[:, a] * self.V[p, a], z[:, c] * self.V[p, c], out=q[:, p])
-        hq = q  # h_i q_ip; the cross term divides one factor's h back out
-        with np.errstate(divide="ignore", invalid="ignore"):
-            inv_h = np.where(h > 0, 1.0 / h, 0.0)
-        hess = -np.einsum("bpm,bqm,bm->bpq", hq, hq, inv_h)
+        hess = -np.einsum("bpm,bqm->bpq", q * h[:, None, :], q)
         hess[:, np.arange(P), np.arange(P)] += second
         hess /= self.eps
         phi = self.eps * (h * L).sum(axis=1)
@@ -266,7 +263,7 @@ class CellsOTF0:
         P = self.V.shape[0]
         top = self._scale.max()
         atol = RTOL * np.maximum(h.sum(axis=1), 1.0)[:, None] * self._scale  # (b, P)
-        radius = np.maximum(self._radius[batch], 1.0)
+        radius = self._radius[batch].copy()
         L, phi, grad, hess = self._evaluate(s, h, batch)
         f = phi + (linear * s).sum(axis=1)
         g = np.where(free, grad + linear, 0.0)
@@ -282,10 +279,13 @@ class CellsOTF0:
             H += eye * (1e-12 * np.abs(H).max(axis=(1, 2)) + 1e-300)[:, None, None]
             step = self._step(H, ga)
             size = np.abs(step).max(axis=1) * top
-            long = size > ra
+            long = ~(size <= ra)  # too long, or no step (H singular: all rows saturated)
             if long.any():  # damp towards the gradient: |step| ~ radius where H is flat
                 lam = np.abs(ga[long]).max(axis=1) * top / ra[long]
-                step[long] = self._step(H[long] + eye * lam[:, None, None], ga[long])
+                damped = self._step(H[long] + eye * lam[:, None, None], ga[long])
+                steep = -ga[long] * (ra[long] / (np.abs(ga[long]).max(axis=1) * top))[:, None]
+                ok = np.isfinite(damped).all(axis=1)
+                step[long] = np.where(ok[:, None], damped, steep)
                 size[long] = np.abs(step[long]).max(axis=1) * top
             cut = np.minimum(1.0, ra / np.maximum(size, 1e-300))
             step *= cut[:, None]
@@ -298,7 +298,7 @@ class CellsOTF0:
             slack = 1e-13 * np.abs(f_a)  # rounding of Phi
             accept = f_t <= f_a + 1e-4 * (ga * step).sum(axis=1) + slack
             accept |= (np.abs(g_t) <= atol[active]).all(axis=1)
-            radius[active] = np.where(accept, np.maximum(ra, 4 * size), 0.25 * size)
+            radius[active] = np.where(accept, np.maximum(ra, 2 * size), 0.25 * size)
             take = active[accept]
             s[take], L[take], f[take] = trial[accept], L_t[accept], f_t[accept]
             hess[take], g[take] = hess_t[accept], g_t[accept]
@@ -309,11 +309,21 @@ class CellsOTF0:
 
     @staticmethod
     def _step(H: np.ndarray, g: np.ndarray) -> np.ndarray:
-        """Return :math:`-H^{-1} g` per problem (the gradient where H is singular)."""
-        with np.errstate(all="ignore"):
-            step = -np.linalg.solve(H, g[..., None])[..., 0]
-        bad = ~np.isfinite(step).all(axis=1)
-        step[bad] = -g[bad]
+        """Return :math:`-H^{-1} g` per problem (not finite where H is singular).
+
+        One or two cells (DP, equal opportunity, EO) in closed form.
+        """
+        P = g.shape[1]
+        with np.errstate(all="ignore"):  # a singular H: the gradient, below
+            if P == 1:
+                step = -g / H[:, :, 0]
+            elif P == 2:
+                a, b, c, d = H[:, 0, 0], H[:, 0, 1], H[:, 1, 0], H[:, 1, 1]
+                det = a * d - b * c
+                step = np.stack([d * g[:, 0] - b * g[:, 1], a * g[:, 1] - c * g[:, 0]], axis=1)
+                step /= -det[:, None]
+            else:
+                step = -np.linalg.solve(H, g[..., None])[..., 0]
         return step
 
     def batch_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -7,17 +7,18 @@ import pytest
 import torch
 
 from otfair.notions import as_notion
+from otfair.ot._otf_cells import CellsOTF0
 from otfair.ot._otf_two_groups import TwoGroupOTF0, _two_classes, rank_one_direction
 from otfair.penalties import OTF
 
 
-def _problem(seed: int = 0, n: int = 600, sizes=(200, 150, 250), shift: float = 1.0):
+def _problem(seed: int = 0, n: int = 600, sizes=(200, 150, 250), shift: float = 1.0, notion="dp"):
     rng = np.random.default_rng(seed)
     s = (rng.random(n) < 0.35).astype(float)
     X = rng.normal(size=(n, 4)).astype(np.float32)
     X[:, 0] += shift * s  # the groups differ: the transport is not free
     y = (rng.random(n) < 0.5).astype(int)
-    penalty = OTF().make(as_notion("dp")).fit(s[:, None], y)
+    penalty = OTF().make(as_notion(notion)).fit(s[:, None], y)
     G = penalty.constraints.matrix(s[:, None], y)
     scores = 1 / (1 + np.exp(-(rng.normal(size=n) + 1.5 * X[:, 0])))
     bounds = np.cumsum((0, *sizes))
@@ -45,17 +46,18 @@ def test_value_and_gradient_match_the_general_solver(seed):
     assert (values > 0).all()  # the groups' score means differ: a positive penalty
 
 
-def test_gradient_matches_finite_differences():
-    _, G, X, scores, parts = _problem(3, shift=0.5)
-    solver = TwoGroupOTF0.from_batches(X, G, parts, 1e-2)
+@pytest.mark.parametrize(("notion", "solver_class"), [("dp", TwoGroupOTF0), ("eo", CellsOTF0)])
+def test_gradient_matches_finite_differences(notion, solver_class):
+    _, G, X, scores, parts = _problem(3, shift=0.5, notion=notion)
+    solver = solver_class.from_batches(X, G, parts, 1e-2)
     assert solver is not None
     _, grad = solver.value_and_grad(scores)
     rng = np.random.default_rng(0)
     for i in rng.choice(len(scores), 8, replace=False):
         step = np.zeros_like(scores)
         step[i] = 1e-6
-        up = TwoGroupOTF0.from_batches(X, G, parts, 1e-2).value_and_grad(scores + step)[0]
-        down = TwoGroupOTF0.from_batches(X, G, parts, 1e-2).value_and_grad(scores - step)[0]
+        up = solver_class.from_batches(X, G, parts, 1e-2).value_and_grad(scores + step)[0]
+        down = solver_class.from_batches(X, G, parts, 1e-2).value_and_grad(scores - step)[0]
         assert (up - down) / 2e-6 == pytest.approx(grad[i], rel=1e-4, abs=1e-7)
 
 
@@ -79,12 +81,13 @@ def test_fair_scores_cost_nothing_and_warm_roots_agree():
     np.testing.assert_allclose(first[1], cold[1], rtol=1e-7, atol=1e-12)
 
 
-def test_a_batch_missing_a_group_carries_no_penalty_but_counts():
-    penalty, G, X, scores, parts = _problem(5)
-    s = (G[0] > 0).numpy()  # one group's rows
+@pytest.mark.parametrize(("notion", "solver_class"), [("dp", TwoGroupOTF0), ("eo", CellsOTF0)])
+def test_a_batch_missing_a_group_carries_no_penalty_but_counts(notion, solver_class):
+    penalty, G, X, scores, parts = _problem(5, notion=notion)
+    s = ((G[0] > 0) | (G[-2] > 0)).numpy()  # one group's rows (EO: of both label cells)
     lonely = np.flatnonzero(s)[:20]
-    solver = TwoGroupOTF0.from_batches(X, G, [*parts, lonely], penalty.eps)
-    base = TwoGroupOTF0.from_batches(X, G, parts, penalty.eps)
+    solver = solver_class.from_batches(X, G, [*parts, lonely], penalty.eps)
+    base = solver_class.from_batches(X, G, parts, penalty.eps)
     assert solver is not None and base is not None
     assert solver.value_and_grad(scores)[0] == pytest.approx(
         base.value_and_grad(scores)[0] * len(parts) / (len(parts) + 1), rel=1e-9
@@ -136,22 +139,26 @@ def test_two_classes_is_numpys_unique_of_the_columns():
         np.testing.assert_array_equal(codes, inverse.reshape(-1))
 
 
-@pytest.mark.parametrize("seed", [0, 1, 2])
-def test_the_value_is_continuous_where_the_relaxed_bound_binds_at_zero(seed):
+@pytest.mark.parametrize(
+    ("seed", "notion"), [(0, "dp"), (1, "dp"), (2, "dp"), (0, "eo"), (1, "eo")]
+)
+def test_the_value_is_continuous_where_the_relaxed_bound_binds_at_zero(seed, notion):
     # Rows of both groups with the same features and, from a model blind to the group,
     # the same score (categorical data: Adult) are each other's free transport: at the
     # penalty's eps (1e-3) the plan at s = 0 moves no net mass, and OTFR's bound holds
     # with equality at s = 0 up to rounding. The relaxed root was solved there on a flat
     # residual, on either side of 0, and the value jumped by ~1e-2 under 1e-8 changes
     # of the scores (fails on that code).
-    penalty, G, X, _, parts = _problem(seed)
-    s = G[0].numpy() > 0
+    # EO (CellsOTF0): the bounds of both label cells (G's rows 0 and 2: group 1's)
+    solver_class = TwoGroupOTF0 if notion == "dp" else CellsOTF0
+    penalty, G, X, _, parts = _problem(seed, notion=notion)
+    s = (G[0].numpy() > 0) | (notion == "eo") & (G[-2].numpy() > 0)
     X = X.clone()
     first, second = np.flatnonzero(s)[:60], np.flatnonzero(~s)[:60]
     X[torch.as_tensor(second)] = X[torch.as_tensor(first)]  # twins across the groups
     X = torch.round(X * 2) / 2  # coarse values: more twins
     scores = 1 / (1 + np.exp(-(X.numpy().astype(np.float64) @ [1.0, -0.5, 0.3, 0.2])))
-    solver = TwoGroupOTF0.from_batches(X, G, parts, penalty.eps)
+    solver = solver_class.from_batches(X, G, parts, penalty.eps)
     assert solver is not None
     value, grad = solver.value_and_grad(scores)
     values, _ = solver.batch_values(scores)

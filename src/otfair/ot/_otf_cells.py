@@ -47,7 +47,8 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from otfair.ot._otf_problem import column_classes, euclidean_class_problem
+from otfair.ot._otf_fixed_batches import FixedBatchOTF0, padded, reduced_batches
+from otfair.ot._otf_problem import column_classes
 
 __all__ = ["CellsOTF0", "constraint_cells"]
 
@@ -93,7 +94,7 @@ def constraint_cells(cols: np.ndarray, *, rtol: float = 1e-5) -> np.ndarray | No
     return np.stack([cells[key] for key in sorted(cells)])
 
 
-class CellsOTF0:
+class CellsOTF0(FixedBatchOTF0):
     r"""The mean OTF0 of fixed batches, :math:`\frac1B \sum_b \mathrm{OTF}^0(h_b)`, with gradient.
 
     For two groups under DP, EO or equal opportunity (module docstring). Build it with
@@ -168,11 +169,11 @@ class CellsOTF0:
     ) -> CellsOTF0 | None:
         """Reduce each batch's cost once; None unless the constraints are two-group cells.
 
-        ``features`` (n, d) and ``G`` (d_F, n) are the training set's inputs and
-        constraint matrix; ``batches`` the row indices of each batch. A batch missing a
-        constrained class (a group of a label cell) carries no penalty (as in a batch
-        scheme's epoch) but counts in the mean; None when a batch is too small for the
-        class reduction (fewer than four rows per class).
+        As :meth:`otfair.ot._otf_two_groups.TwoGroupOTF0.from_batches` (the training
+        rows' ``features`` and ``G``, each batch's row indices): a batch missing a
+        constrained class (a group of a label cell) carries no penalty but counts in
+        the mean; None when a batch is too small for the class reduction (fewer than
+        four rows per class).
         """
         G = G.detach()
         n = G.shape[1]
@@ -185,29 +186,17 @@ class CellsOTF0:
         if V is None:
             return None
         constrained = np.flatnonzero(np.abs(V).sum(axis=0) > 0)
-        rows, costs = [], []
-        for idx in batches:
-            idx = np.asarray(idx)
-            present = np.unique(codes[idx])
-            if not np.isin(constrained, present).all():
-                continue  # a cell misses a group in this batch: no penalty
-            t = torch.as_tensor(idx, dtype=torch.long, device=G.device)
-            problem = euclidean_class_problem(features[t], G[:, t], eps)
-            if problem is None:  # a batch too small for the class reduction
-                return None
-            order, reduced = problem
-            cost = np.full((len(idx), cols.shape[1]), np.inf)
-            cost[:, present] = reduced.matrices(eps)[0].cpu().numpy()  # present: sorted
-            costs.append(cost)
-            rows.append(idx[order.cpu().numpy()])
-        if not rows:
+        kept = [np.asarray(idx) for idx in batches]
+        kept = [idx for idx in kept if np.isin(constrained, codes[idx]).all()]  # else none
+        reduced = reduced_batches(features, G, kept, eps) if kept else None
+        if reduced is None:  # no batch, or one too small for the class reduction
             return None
-        B, m, K = len(rows), max(len(r) for r in rows), cols.shape[1]
-        cost = np.zeros((B, m, K))
-        mask = np.zeros((B, m), dtype=bool)
-        index = np.zeros((B, m), dtype=np.int64)
-        for b, (D, r) in enumerate(zip(costs, rows, strict=True)):
-            cost[b, : len(r)], mask[b, : len(r)], index[b, : len(r)] = D, True, r
+        costs = []
+        for idx, batch_cost in zip(kept, reduced[0], strict=True):  # a class it lacks: inf
+            cost = np.full((len(idx), cols.shape[1]), np.inf)
+            cost[:, np.unique(codes[idx])] = batch_cost  # its classes, in the same order
+            costs.append(cost)
+        cost, mask, index = padded(costs, reduced[1])
         return cls(cost, mask, codes[index], index, V, eps, len(batches), n)
 
     def _evaluate(
@@ -391,27 +380,6 @@ class CellsOTF0:
         assert L is not None
         return s, L
 
-    def repeated(self, k: int) -> CellsOTF0:
-        """Return this one batch ``k`` times, copy ``j`` reading scores ``j m .. (j+1) m - 1``.
-
-        For ``k`` models on one batch of ``m`` rows (a stacked Adam step):
-        :meth:`block_values` then solves the ``k`` problems at once.
-        """
-        if self.costs.shape[0] != 1 or self.n_batches != 1:
-            raise ValueError("`repeated` takes a solver of one batch.")
-        m = self.n_rows
-        index = self.index + (np.arange(k, dtype=np.int64) * m)[:, None]
+    def _stacked(self, k: int, index: np.ndarray) -> CellsOTF0:
         costs, mask, own = (np.repeat(a, k, axis=0) for a in (self.costs, self.mask, self.own))
-        return CellsOTF0(costs, mask, own, index, self.V, self.eps, k, k * m)
-
-    def block_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return each problem's OTF0 (B,) and its gradient in ``scores`` (n_rows,), unaveraged."""
-        values, grad = self.batch_values(scores)
-        out = np.zeros(self.n_rows)
-        out[self.rows] = grad[self.mask]
-        return values, out
-
-    def value_and_grad(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return the mean OTF0 over the batches and its gradient in ``scores`` (n,)."""
-        values, grad = self.block_values(scores)
-        return float(values.sum()) / self.n_batches, grad / self.n_batches
+        return CellsOTF0(costs, mask, own, index, self.V, self.eps, k, k * self.n_rows)

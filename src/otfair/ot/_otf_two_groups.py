@@ -48,7 +48,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from otfair.ot._otf_problem import euclidean_class_problem
+from otfair.ot._otf_fixed_batches import FixedBatchOTF0, padded, reduced_batches
 
 __all__ = ["TwoGroupOTF0", "rank_one_direction"]
 
@@ -110,7 +110,7 @@ def _two_classes(G: torch.Tensor) -> tuple[np.ndarray | None, np.ndarray]:
     return cols.T, codes
 
 
-class TwoGroupOTF0:
+class TwoGroupOTF0(FixedBatchOTF0):
     r"""The mean OTF0 of fixed batches, :math:`\frac1B \sum_b \mathrm{OTF}^0(h_b)`, with gradient.
 
     Build it with :meth:`from_batches`; call :meth:`value_and_grad` with the scores of
@@ -194,21 +194,10 @@ class TwoGroupOTF0:
         ]
         if not kept:
             return None
-        rows, costs = [], []
-        for idx in kept:
-            t = torch.as_tensor(idx, dtype=torch.long, device=G.device)
-            found = euclidean_class_problem(features[t], G[:, t], eps)
-            if found is None:  # a batch under 8 rows: two classes are no reduction
-                return None
-            order, problem = found
-            costs.append(problem.matrices(eps)[0].cpu().numpy())
-            rows.append(idx[order.cpu().numpy()])
-        B, m = len(rows), max(len(r) for r in rows)
-        cost = np.zeros((B, m, 2))
-        mask = np.zeros((B, m), dtype=bool)
-        index = np.zeros((B, m), dtype=np.int64)
-        for b, (D, r) in enumerate(zip(costs, rows, strict=True)):
-            cost[b, : len(r)], mask[b, : len(r)], index[b, : len(r)] = D, True, r
+        found = reduced_batches(features, G, kept, eps)
+        if found is None:  # a batch under 8 rows: two classes are no reduction
+            return None
+        cost, mask, index = padded(*found)
         second = (codes[index] == 1) & mask
         return cls(cost, mask, second, index, g, eps, len(batches), features.shape[0])
 
@@ -358,29 +347,8 @@ class TwoGroupOTF0:
         positive = values > 0
         return np.where(positive, values, 0.0), np.where(positive[:, None], grad, 0.0)
 
-    def repeated(self, k: int) -> TwoGroupOTF0:
-        """Return this one batch ``k`` times, copy ``j`` reading scores ``j m .. (j+1) m - 1``.
-
-        For ``k`` models on one batch of ``m`` rows (a stacked Adam step):
-        :meth:`block_values` then solves the ``k`` problems at once.
-        """
-        if self.costs.shape[0] != 1 or self.n_batches != 1:
-            raise ValueError("`repeated` takes a solver of one batch.")
-        m = self.n_rows
-        index = self.index + (np.arange(k, dtype=np.int64) * m)[:, None]
+    def _stacked(self, k: int, index: np.ndarray) -> TwoGroupOTF0:
         costs, mask, second = (
             np.repeat(a, k, axis=0) for a in (self.costs, self.mask, self.second)
         )
-        return TwoGroupOTF0(costs, mask, second, index, self.g, self.eps, k, k * m)
-
-    def block_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Return each problem's OTF0 (B,) and its gradient in ``scores`` (n_rows,), unaveraged."""
-        values, grad = self.batch_values(scores)
-        out = np.zeros(self.n_rows)
-        out[self.rows] = grad[self.mask]
-        return values, out
-
-    def value_and_grad(self, scores: np.ndarray) -> tuple[float, np.ndarray]:
-        """Return the mean OTF0 over the batches and its gradient in ``scores`` (n,)."""
-        values, grad = self.block_values(scores)
-        return float(values.sum()) / self.n_batches, grad / self.n_batches
+        return TwoGroupOTF0(costs, mask, second, index, self.g, self.eps, k, k * self.n_rows)

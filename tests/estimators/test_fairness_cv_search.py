@@ -242,3 +242,26 @@ def test_a_warm_midpoint_starts_from_the_nearest_measured_strength_above():
     assert torch.equal(weight(), params[2])
     folds.start_at(7)  # above every kept strength: as it is
     assert torch.equal(weight(), params[2])
+
+
+@pytest.mark.slow
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_equalized_odds_ascends_to_the_grids_choice(adult):
+    """Under EO OTF's logistic fits take L-BFGS too (one dual per label cell): the
+    search ascends, fits a prefix of the grid and chooses the grid's strength."""
+    X, y, s = adult
+    base = FairClassifier("otf", notion="eo", random_state=0)
+    strengths = [0.0, 0.003, 0.01, 0.03, 0.1, 0.3, 0.7]
+    kw = {"strengths": strengths, "max_violation": 0.05, "metric": "max_eo_gap", "cv": 3}
+    ascent = FairnessCV(base, **kw).fit(X, y, sensitive_features=s)
+    grid = FairnessCV(base, search="grid", **kw).fit(X, y, sensitive_features=s)
+    assert ascent.strength_ == grid.strength_ > 0
+    done = ascent.cv_results_["strength"][:-1]
+    assert len(done) < len(grid.cv_results_["strength"][:-1])  # it stopped early
+    k = ascent.best_index_ + 1
+    np.testing.assert_allclose(
+        ascent.cv_results_["mean_test_score"][:k],
+        grid.cv_results_["mean_test_score"][:k],
+        rtol=0,
+        atol=5e-3,
+    )

@@ -23,6 +23,8 @@ import torch
 from threadpoolctl import ThreadpoolController
 from torch import nn
 
+from otfair.estimators._bfgs import minimize_bfgs
+
 __all__ = [
     "FLOAT64_FTOL",
     "LBFGS_FTOL",
@@ -127,6 +129,7 @@ def minimize_lbfgs(
     tol: float | None,
     factor: np.ndarray | None = None,
     ftol: float = LBFGS_FTOL,
+    full_memory: bool = False,
 ) -> tuple[np.ndarray, LbfgsResult]:
     r"""Minimize ``value_and_grad`` from ``x0`` with SciPy's L-BFGS-B: ``(x, result)``.
 
@@ -142,6 +145,12 @@ def minimize_lbfgs(
     term: its first steps are Newton's rather than the gradient's (a warm start near
     the minimum ends in a few iterations). The stopping rules are unchanged: ``tol``
     is still checked on the gradient in ``x``.
+
+    ``full_memory``: full-memory BFGS with a weak Wolfe line search instead
+    (:func:`otfair.estimators._bfgs.minimize_bfgs`; for up to a few thousand variables):
+    on a nonsmooth objective (OTF's near fairness) it keeps the curvature across the
+    kinks that L-BFGS's ten pairs forget. Its line search ending without a step (at a
+    kink or at the objective's rounding level) counts as converged, as L-BFGS-B's does.
     """
     history: list[float] = []  # the first entry: L-BFGS-B's first evaluation, at x0
 
@@ -154,9 +163,18 @@ def minimize_lbfgs(
         return value, grad
 
     x0 = np.asarray(x0, dtype=np.float64)
+    if full_memory and factor is None:
+        factor = np.eye(len(x0))
     if factor is not None:
         return _minimize_preconditioned(
-            checked, history, x0, factor, max_iter=max_iter, tol=tol, ftol=ftol
+            checked,
+            history,
+            x0,
+            factor,
+            max_iter=max_iter,
+            tol=tol,
+            ftol=ftol,
+            full_memory=full_memory,
         )
 
     def callback(intermediate_result: scipy.optimize.OptimizeResult) -> None:
@@ -188,6 +206,7 @@ def _minimize_preconditioned(
     max_iter: int,
     tol: float | None,
     ftol: float,
+    full_memory: bool = False,
 ) -> tuple[np.ndarray, LbfgsResult]:
     r""":func:`minimize_lbfgs` in :math:`u = L^\top x` (``factor`` :math:`L`)."""
     L = np.asarray(factor, dtype=np.float64)
@@ -202,6 +221,18 @@ def _minimize_preconditioned(
         seen.clear()
         seen[u.tobytes()] = grad
         return value, scipy.linalg.solve_triangular(L, grad, lower=True)
+
+    if full_memory:
+
+        def met(u: np.ndarray, value: float) -> bool:
+            history.append(float(value))
+            grad = seen.get(u.tobytes())
+            if grad is None:
+                grad = checked(to_x(u))[1]
+            return tol is not None and float(np.abs(grad).max()) <= tol
+
+        out = minimize_bfgs(in_u, L.T @ x0, max_iter=max_iter, ftol=ftol, done=met)
+        return to_x(out.x), LbfgsResult(history, out.n_iter, out.stopped, out.message)
 
     state = {"nit": 0, "met": False}
 

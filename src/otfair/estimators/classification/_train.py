@@ -48,7 +48,9 @@ gradient are computed without autograd, in float64 NumPy,
     \nabla_w = X^\top \nabla_z + \frac{l_2}{n} w,\quad \nabla_b = 1^\top \nabla_z,
 
 and :func:`fit_logistic` minimizes it preconditioned by the data term's Hessian at the
-start (:func:`otfair.estimators._lbfgs.minimize_lbfgs`).
+start (:func:`otfair.estimators._lbfgs.minimize_lbfgs`), by full-memory BFGS up to
+``FULL_MEMORY_MAX_PARAMS`` parameters (OTF's term is nonsmooth near fairness:
+:mod:`otfair.estimators._bfgs`), by L-BFGS above.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from otfair.estimators._bfgs import FULL_MEMORY_MAX_PARAMS
 from otfair.estimators._lbfgs import (
     FLOAT64_FTOL,
     LbfgsResult,
@@ -481,6 +484,9 @@ def fit_logistic(
     """Minimize ``objective`` over the logistic ``model`` (one ``nn.Linear``) from its state.
 
     The model's weight and bias start the search and hold the minimizer on return.
+    Full-memory BFGS up to ``FULL_MEMORY_MAX_PARAMS`` parameters (the objective's OTF
+    term is nonsmooth near fairness, where L-BFGS crawls: :mod:`otfair.estimators._bfgs`),
+    L-BFGS above.
     """
     linear = next(m for m in model.modules() if isinstance(m, nn.Linear))
     weight, bias = linear.weight, linear.bias
@@ -490,7 +496,13 @@ def fit_logistic(
     with one_blas_thread_if_small(objective.X.size):
         factor = objective.factor(theta0)  # a float64 objective: FLOAT64_FTOL
         theta, result = minimize_lbfgs(
-            objective, theta0, max_iter=max_iter, tol=tol, factor=factor, ftol=FLOAT64_FTOL
+            objective,
+            theta0,
+            max_iter=max_iter,
+            tol=tol,
+            factor=factor,
+            ftol=FLOAT64_FTOL,
+            full_memory=theta0.size <= FULL_MEMORY_MAX_PARAMS,
         )
     with torch.no_grad():
         weight.copy_(torch.as_tensor(theta[:-1].reshape(weight.shape), dtype=weight.dtype))

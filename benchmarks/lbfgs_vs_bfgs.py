@@ -36,7 +36,7 @@ from fairness_cv_vs_fairlearn import load  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "measurements" / "lbfgs_vs_bfgs"
 DATASETS = ("adult", "bank", "compas", "german", "diabetes", "dutch")
-STRENGTHS = (0.0, 0.01, 0.1, 0.3, 0.9)
+STRENGTHS = (0.01, 0.1, 0.3, 0.9)
 SOLVERS = ("bfgs", "lbfgs")
 
 
@@ -44,7 +44,7 @@ def fit_row(name: str, notion: str, penalty: str, strength: float, solver: str, 
     """Fit one model with ``solver``; return its row."""
     from sklearn.exceptions import ConvergenceWarning
 
-    import otfair.estimators.classification._train as train_module
+    import otfair.estimators.classification._logistic as train_module
     from otfair.estimators import FairClassifier
     from otfair.estimators._bfgs import FULL_MEMORY_MAX_PARAMS
 

@@ -85,9 +85,7 @@ def test_minimize_lbfgs_with_full_memory_reaches_the_kinked_minimum():
     """Through ``minimize_lbfgs(full_memory=True)``, preconditioned by an identity factor."""
     fun, minimizer, _ = _kinked(seed=1)
     start = np.random.default_rng(11).normal(size=len(minimizer))
-    x, result = minimize_lbfgs(
-        fun, start, max_iter=500, tol=1e-6, ftol=0.0, full_memory=True
-    )
+    x, result = minimize_lbfgs(fun, start, max_iter=500, tol=1e-6, ftol=0.0, full_memory=True)
     assert result.converged and result.n_iter == len(result.history) - 1
     assert result.history[-1] == pytest.approx(fun(x)[0])
     assert fun(x)[0] == pytest.approx(fun(minimizer)[0], rel=1e-9)
@@ -113,8 +111,13 @@ def test_an_overflow_on_the_way_is_stepped_back_from():
             return np.inf, np.zeros(1)
         return 5.0 * (x[0] - 3.0) ** 2, np.array([10.0 * (x[0] - 3.0)])
 
-    out = minimize_bfgs(fun, np.zeros(1), max_iter=100, ftol=0.0,
-                        done=lambda x, value: abs(10.0 * (x[0] - 3.0)) <= 1e-10)
+    out = minimize_bfgs(
+        fun,
+        np.zeros(1),
+        max_iter=100,
+        ftol=0.0,
+        done=lambda x, value: abs(10.0 * (x[0] - 3.0)) <= 1e-10,
+    )
     assert out.message == "gradient below tol"
     assert out.x[0] == pytest.approx(3.0, abs=1e-10)
 

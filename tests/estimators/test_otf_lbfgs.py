@@ -13,7 +13,7 @@ from tests.estimators._classif_data import two_group_data
 from otfair.estimators import FairClassifier
 from otfair.estimators._lbfgs import minimize_lbfgs
 from otfair.estimators._training import stratified_batches
-from otfair.estimators.classification._train import LogisticObjective
+from otfair.estimators.classification._logistic import LogisticObjective
 from otfair.notions import as_notion
 from otfair.penalties import OTF
 

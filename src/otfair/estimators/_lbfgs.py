@@ -3,7 +3,7 @@
 :func:`train_lbfgs` minimizes a torch objective over a model's parameters (autograd
 gradients); :func:`minimize_lbfgs` minimizes any ``value_and_grad`` function, optionally
 preconditioned by a Cholesky factor of an approximate Hessian (the logistic model's
-fixed-batch OTF objective, :class:`otfair.estimators.classification._train.LogisticObjective`).
+fixed-batch OTF objective, :class:`otfair.estimators.classification._logistic.LogisticObjective`).
 Both stop on the same rules (``tol`` on the largest gradient entry, a relative decrease
 below ``LBFGS_FTOL``, or ``max_iter``) and report an :class:`LbfgsResult`.
 """

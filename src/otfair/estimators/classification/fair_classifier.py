@@ -34,12 +34,11 @@ from otfair.estimators._training import (
     predict_from_proba,
     stratified_batches,
 )
+from otfair.estimators.classification._logistic import LogisticObjective, fit_logistic
 from otfair.estimators.classification._train import (
     FullBatchObjective,
-    LogisticObjective,
     StratifiedBatches,
     TrainingProblem,
-    fit_logistic,
     fixed_batch_key,
     train,
 )
@@ -681,7 +680,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         The objective is the mixed loss of the batch schemes (class docstring) on the
         full training set: :math:`(1 - a)\,\mathrm{CE} + a R` or
         :math:`\mathrm{CE} + a R`; with ``batched``, the penalty averaged over fixed
-        batches (:class:`._train.LogisticObjective`).
+        batches (:class:`._logistic.LogisticObjective`).
         """
         unpenalized: tuple[dict[str, torch.Tensor], int] | None = None  # shared start
         for single in singles:

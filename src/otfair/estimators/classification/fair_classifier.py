@@ -136,11 +136,14 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         penalties that train on matched pairs (``ftm``) or against an adversary (``adv``),
         which L-BFGS refuses. OTF's penalty is quadratic in a batch's rows: for the
         logistic model and one binary attribute (two groups) under demographic parity,
-        equalized odds or equal opportunity ``"auto"`` takes L-BFGS on its mean over
-        the fixed batches of a fixed-batch Adam epoch (``batch_size`` rows each, the
-        same seed; the cross-entropy on all rows), each batch's transport cost computed
-        once and every batch solved at once (``classification/_train.py``); elsewhere
-        (several or continuous attributes) Adam.
+        equalized odds or equal opportunity ``"auto"`` takes ``"lbfgs"`` on its mean
+        over the fixed batches of a fixed-batch Adam epoch (``batch_size`` rows each,
+        the same seed; the cross-entropy on all rows), each batch's transport cost
+        computed once and every batch solved at once (``classification/_logistic.py``);
+        elsewhere (several or continuous attributes) Adam. That objective is nonsmooth
+        near fairness, so ``"lbfgs"`` minimizes it by full-memory BFGS with a weak Wolfe
+        line search (up to 2,000 parameters; ``otfair/estimators/_bfgs.py``), which
+        keeps the curvature across its kinks that L-BFGS forgets.
     epochs : int, default=300
         The cap on the training: Adam epochs (passes over the data) or L-BFGS
         iterations. A fit that reaches it before ``tol`` is met warns

@@ -73,7 +73,7 @@ from _common import ArgumentParser, markdown_table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "measurements" / "fairness_cv_vs_fairlearn"
-DATASETS = ("adult", "compas", "bank", "german")
+DATASETS = ("adult", "compas", "bank", "german", "dutch", "diabetes")
 MODELS = ("logistic", "mlp")
 #: notion -> (otfair's violation measure, budget, fairlearn's constraint class name)
 BUDGETS: dict[str, tuple[str, float, str]] = {

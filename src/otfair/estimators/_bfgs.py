@@ -12,9 +12,10 @@ as Lewis & Overton (2013, "Nonsmooth optimization via quasi-Newton methods", Mat
 Program. 141) found: its inverse Hessian grows ill-conditioned along the kinks' normals,
 which is what a kink needs, and with a weak Wolfe line search (a strong Wolfe search may
 not end on a kink) it converges on such objectives (Adult at 0.9: 106 and 103
-iterations). ``docs/measurements/lbfgs_vs_bfgs.md`` compares both on six datasets; the
-FairnessCV searches, which fit many such models, took a third of their CPU
-(``docs/measurements/fairness_cv_vs_fairlearn.md``).
+iterations). ``docs/measurements/lbfgs_vs_bfgs.md`` compares both on six datasets (BFGS
+spends more iterations where L-BFGS had stopped early, fewer where it crawled);
+FairnessCV's searches, which fit many such models:
+``docs/measurements/fairness_cv_vs_fairlearn.md``.
 
 Each iteration costs :math:`O(d^2)` beyond the evaluation (the inverse Hessian update),
 so it is for up to a few thousand variables (:data:`FULL_MEMORY_MAX_PARAMS`).

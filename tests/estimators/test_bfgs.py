@@ -34,15 +34,20 @@ def test_a_quadratic_ends_at_its_solve():
     np.testing.assert_allclose(out.x, np.linalg.solve(H, b), atol=1e-5)
 
 
-def test_rosenbrock_reaches_its_minimum():
-    """From the classic start (-1.2, 1), through the curved valley."""
-    out = minimize_bfgs(
+def _rosenbrock(max_iter, done=None):
+    """Minimize Rosenbrock's function from the classic start (-1.2, 1)."""
+    return minimize_bfgs(
         lambda x: (scipy.optimize.rosen(x), scipy.optimize.rosen_der(x)),
         np.array([-1.2, 1.0]),
-        max_iter=1000,
+        max_iter=max_iter,
         ftol=0.0,
-        done=_gradient_below(1e-9, scipy.optimize.rosen_der),
+        done=done,
     )
+
+
+def test_rosenbrock_reaches_its_minimum():
+    """Through the curved valley, to the gradient tolerance."""
+    out = _rosenbrock(1000, _gradient_below(1e-9, scipy.optimize.rosen_der))
     assert out.stopped and out.message == "gradient below tol"
     np.testing.assert_allclose(out.x, np.ones(2), atol=1e-6)
 
@@ -123,10 +128,5 @@ def test_an_overflow_on_the_way_is_stepped_back_from():
 
 
 def test_the_cap_is_reported():
-    out = minimize_bfgs(
-        lambda x: (scipy.optimize.rosen(x), scipy.optimize.rosen_der(x)),
-        np.array([-1.2, 1.0]),
-        max_iter=3,
-        ftol=0.0,
-    )
+    out = _rosenbrock(3)
     assert not out.stopped and out.n_iter == 3

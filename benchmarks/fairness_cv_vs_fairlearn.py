@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/fairness_cv_vs_fairlearn.py [--datasets adult compas bank german]
+    python benchmarks/fairness_cv_vs_fairlearn.py [--datasets adult compas bank german dutch diabetes]
         [--models logistic mlp] [--penalties otf] [--notions dp eo] [--cv 5] [--quick]
         [--threads one|default] [--out PREFIX] [--fresh] [--report-only]
 
@@ -19,7 +19,8 @@ Protocol (one fixed split per dataset, the same for every method):
   training split subsampled to ``--max-train-rows`` rows (default 20,000: Adult; the
   others are smaller) with seed 0; the features standardized by a ``StandardScaler``
   fitted on the training rows. The sensitive attribute is the loader's (Adult, German:
-  sex; COMPAS: race; Bank: age group).
+  sex; COMPAS: race; Bank: age group; Dutch: sex; Diabetes: gender). The committed table
+  has the MLP's rows on the first four datasets only (logistic on all six).
 * Budgets: demographic parity ``dp_gap <= 0.02`` and equalized odds (worst case,
   ``max_eo_gap <= 0.05``, which is fairlearn's ``EqualizedOdds`` bound), measured on the
   test split on hard decisions.

@@ -324,9 +324,9 @@ def is_settled(table: dict[str, Any], budget: float) -> bool:
     """Whether an ascending search may stop: a strength past the best eligible scores less.
 
     A tie does not stop it: stopping on a tie (a later strength would be chosen only if
-    it scored more) cut German's EO search from 18.8 to 0.4 CPU s but changed its choice
-    (0.03 -> 0.001): the held-out accuracy there is flat over three strengths, rises by
-    one row, stays flat again and only then falls.
+    it scored more) was tried and cut German's EO search to a few strengths, but changed
+    its choice: the held-out accuracy there was flat over three strengths, rose by one
+    row, stayed flat again and only then fell.
     """
     ok = eligible(table, budget)
     scores = np.asarray(table["mean_test_score"], dtype=float)

@@ -2,7 +2,8 @@
 
 Usage::
 
-    python benchmarks/fairness_cv_vs_fairlearn.py [--datasets adult compas bank german dutch diabetes]
+    python benchmarks/fairness_cv_vs_fairlearn.py
+        [--datasets adult compas bank german dutch diabetes]
         [--models logistic mlp] [--penalties otf] [--notions dp eo] [--cv 5] [--quick]
         [--threads one|default] [--out PREFIX] [--fresh] [--report-only]
 

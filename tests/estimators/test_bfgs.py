@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.optimize
 
-from otfair.estimators._bfgs import C1, C2, _line_search, minimize_bfgs
+from otfair.estimators._bfgs import C1, C2, STALL_ITERATIONS, _line_search, minimize_bfgs
 from otfair.estimators._lbfgs import FLOAT64_FTOL, minimize_lbfgs
 
 
@@ -90,10 +90,37 @@ def test_minimize_lbfgs_with_full_memory_reaches_the_kinked_minimum():
     """Through ``minimize_lbfgs(full_memory=True)``, preconditioned by an identity factor."""
     fun, minimizer, _ = _kinked(seed=1)
     start = np.random.default_rng(11).normal(size=len(minimizer))
-    x, result = minimize_lbfgs(fun, start, max_iter=500, tol=1e-6, ftol=0.0, full_memory=True)
+    # tol 1e-12: the stall rule (relative decrease tol / 10 over 10 iterations) far below
+    # the comparison's 1e-9
+    x, result = minimize_lbfgs(fun, start, max_iter=500, tol=1e-12, ftol=0.0, full_memory=True)
     assert result.converged and result.n_iter == len(result.history) - 1
     assert result.history[-1] == pytest.approx(fun(x)[0])
     assert fun(x)[0] == pytest.approx(fun(minimizer)[0], rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_the_stall_rule_ends_the_crawl_along_the_kinks(seed):
+    """The run ends at the first iteration whose last 10 decreased the objective by at most
+    ``stall_rtol`` (relative), sooner than without the rule, near the minimum."""
+    fun, minimizer, _ = _kinked(seed=seed)
+    start = np.random.default_rng(10 + seed).normal(size=len(minimizer))
+    seen: list[float] = [fun(start)[0]]
+
+    def record(x, value):
+        seen.append(value)
+        return False
+
+    rtol = 1e-6
+    out = minimize_bfgs(fun, start, max_iter=500, ftol=0.0, done=record, stall_rtol=rtol)
+    full = minimize_bfgs(fun, start, max_iter=500, ftol=0.0)
+    assert out.stopped and "over 10 iterations" in out.message
+    assert len(seen) == out.n_iter + 1
+    W = STALL_ITERATIONS
+    stalled = [seen[k - W] - seen[k] <= rtol * max(abs(seen[k]), 1.0) for k in range(W, len(seen))]
+    assert stalled[-1] and not any(stalled[:-1])  # the first stall ends it
+    assert out.n_iter < full.n_iter
+    best = fun(minimizer)[0]
+    assert seen[-1] - best <= 1e-4 * abs(best)  # the crawl's last digits only
 
 
 def test_the_line_search_meets_the_weak_wolfe_conditions():

@@ -150,7 +150,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         (:class:`sklearn.exceptions.ConvergenceWarning`).
     tol : float or None, default=1e-4
         Convergence tolerance. L-BFGS stops when the largest gradient entry is below
-        ``tol``; Adam stops when the epoch's mean training objective has not improved by
+        ``tol``; full-memory BFGS (the logistic model's OTF fits, ``solver``) also when
+        the objective's relative decrease over its last 10 iterations is at most
+        ``tol / 10`` (the gradient need not vanish at a minimum on OTF0's kinks); Adam
+        stops when the epoch's mean training objective has not improved by
         at least ``tol`` for ``n_iter_no_change`` consecutive epochs (scikit-learn's
         ``MLPClassifier`` rule). ``None`` trains for exactly ``epochs`` (the papers'
         protocols) and never warns.

@@ -410,6 +410,7 @@ def test_regression_net_on_law_school_with_error_gap(data_dir):
     assert search.strength_param_ == "strength" and search.metric_ == "error_gap"
     assert search.best_index_ == select_strength(res, 1.0)
     assert search.best_estimator_.strength == search.strength_
+    assert search.best_params_ == {"strength": search.strength_}
     pred = search.predict(split.X_test)
     assert pred.shape == split.y_test.shape
     gap = error_gap(split.y_test, pred, sensitive_features=split.s_test)

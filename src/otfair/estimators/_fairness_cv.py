@@ -194,6 +194,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     ----------
     strength_ : float
         The chosen strength :math:`s^\star`.
+    best_params_ : dict
+        ``{strength_param_: strength_}`` (``GridSearchCV``'s name): the parameters
+        ``best_estimator_`` is fitted with.
     best_index_ : int
         Its index in ``cv_results_``.
     best_score_ : float
@@ -394,10 +397,11 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             self.cv_results_, self.max_violation, below_constant=self.below_constant
         )
         self.strength_ = float(self.cv_results_["strength"][self.best_index_])
+        self.best_params_ = {param: self.strength_}
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
         if self.refit:
-            best = clone(self.estimator).set_params(**{param: self.strength_})
+            best = clone(self.estimator).set_params(**self.best_params_)
             self.best_estimator_ = best.fit(X, y, sensitive_features=s)
 
     def _search(self) -> str:

@@ -15,6 +15,7 @@ from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import CENet, FairClassifier, FairnessCV
 from otfair.estimators._budget_rule import (
+    budget_metric,
     cv_results,
     fold_key,
     rank_strengths,
@@ -22,6 +23,7 @@ from otfair.estimators._budget_rule import (
 )
 from otfair.estimators._strength_grids import GRIDS, default_strengths
 from otfair.metrics import demographic_parity_gap, error_gap
+from otfair.notions import EqualizedOdds, EqualOpportunity
 
 STRENGTHS = [0.0, 1.0, 20.0]
 
@@ -387,6 +389,32 @@ def test_pipeline_with_metadata_routing_matches_a_direct_fit():
     assert search.get_metadata_routing().fit.requests["sensitive_features"] is True
 
 
+def test_budget_metric_follows_the_notion_and_the_task():
+    assert budget_metric("classification") == "dp_gap"
+    assert budget_metric("classification", "dp") == "dp_gap"
+    assert budget_metric("classification", "eo") == "max_eo_gap"
+    assert budget_metric("classification", EqualizedOdds()) == "max_eo_gap"
+    assert budget_metric("classification", EqualOpportunity()) == "tpr_gap"
+    assert budget_metric("regression") == "error_gap"
+    assert budget_metric("regression", "dp") == "error_gap"
+
+
+def test_metric_auto_budgets_the_estimators_notion():
+    X, y, s = two_group_data(n=300, seed=5)
+    kw = {"strengths": [0.0, 5.0], "max_violation": 1.0, "cv": 3, "refit": False}
+    dp = FairnessCV(_base(), **kw).fit(X, y, sensitive_features=s)
+    assert dp.get_params()["metric"] == "auto" and dp.metric_ == "dp_gap"
+    auto = FairnessCV(_base(notion="eo"), **kw).fit(X, y, sensitive_features=s)
+    named = FairnessCV(_base(notion="eo"), metric="max_eo_gap", **kw)
+    named.fit(X, y, sensitive_features=s)
+    assert auto.metric_ == named.metric_ == "max_eo_gap"
+    np.testing.assert_array_equal(
+        auto.cv_results_["test_violation"], named.cv_results_["test_violation"]
+    )
+    # the worst cell's gap is not the DP gap of the same folds
+    assert not np.array_equal(auto.cv_results_["test_violation"], dp.cv_results_["test_violation"])
+
+
 def test_refit_false_keeps_the_choice_without_a_model():
     X, y, s = two_group_data(n=300, seed=4)
     search = FairnessCV(_base(), strengths=[0.0, 5.0], max_violation=1.0, cv=3, refit=False)
@@ -404,7 +432,7 @@ def test_regression_net_on_law_school_with_error_gap(data_dir):
     rows = np.random.default_rng(0).choice(len(split.y_train), 600, replace=False)
     X, y, s = split.X_train[rows], split.y_train[rows], split.s_train[rows]
     net = CENet(encoder_hidden=(8,), adversary_hidden=(8,), epochs=2, random_state=0)
-    search = FairnessCV(net, strengths=[0.0, 1.0, 10.0], metric="error_gap", max_violation=1.0)
+    search = FairnessCV(net, strengths=[0.0, 1.0, 10.0], max_violation=1.0)  # metric "auto"
     search.fit(X, y, sensitive_features=s)
     res = search.cv_results_
     assert search.strength_param_ == "strength" and search.metric_ == "error_gap"

@@ -36,6 +36,9 @@ __all__ = [
     "CLASSIFICATION_METRICS",
     "FoldMeasures",
     "REGRESSION_METRICS",
+    "METRIC_NAMES",
+    "budget_metric",
+    "chosen_metric",
     "cv_results",
     "eligible",
     "fold_key",
@@ -71,6 +74,37 @@ REGRESSION_METRICS: dict[str, MetricFn] = {
     "mean_score_gap": M.mean_score_gap,
     "pdp_violation": M.pdp_violation,
 }
+
+
+#: the violation measure a budget is checked on when none is named, by the notion's name
+NOTION_METRICS: dict[str, str] = {"dp": "dp_gap", "eo": "max_eo_gap", "eopp": "tpr_gap"}
+
+
+def budget_metric(task: str, notion: Any = None) -> str:
+    """Return the measure a budget is checked on by default (``FairnessCV(metric="auto")``).
+
+    Classifiers: the estimator's fairness ``notion`` (a name or a
+    :class:`~otfair.notions.Notion`; None: demographic parity) gives ``"dp_gap"``,
+    ``"max_eo_gap"`` under equalized odds (the larger of the two label cells' gaps:
+    fairlearn's ``equalized_odds_difference`` and the bound of its ``EqualizedOdds``
+    constraint, so the budget holds in each cell) and ``"tpr_gap"`` under equal
+    opportunity. Regressors: ``"error_gap"`` (accuracy parity).
+    """
+    if task != "classification":
+        return "error_gap"
+    name = "dp" if notion is None else str(getattr(notion, "name", notion))
+    return NOTION_METRICS.get(name, "dp_gap")
+
+
+#: the names ``FairnessCV(metric=...)`` accepts
+METRIC_NAMES = {"auto"} | set(CLASSIFICATION_METRICS) | set(REGRESSION_METRICS)
+
+
+def chosen_metric(metric: str | MetricFn, estimator: Any, task: str) -> str | MetricFn:
+    """``metric``, or under ``"auto"`` the :func:`budget_metric` of ``estimator``'s notion."""
+    if isinstance(metric, str) and metric == "auto":
+        return budget_metric(task, estimator.get_params(deep=False).get("notion"))
+    return metric
 
 
 def resolve_metric(metric: str | MetricFn, task: str) -> tuple[str, MetricFn]:

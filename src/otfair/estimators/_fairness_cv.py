@@ -20,8 +20,8 @@ from sklearn.utils.validation import (
 )
 
 from otfair.estimators._budget_rule import (
-    CLASSIFICATION_METRICS,
-    REGRESSION_METRICS,
+    METRIC_NAMES,
+    chosen_metric,
     cv_results,
     make_splits,
     resolve_metric,
@@ -128,13 +128,18 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         (``GRIDS`` in ``otfair/estimators/_strength_grids.py``, docs/budget.md).
     max_violation : float
         The budget :math:`b \ge 0` on the mean held-out ``metric``.
-    metric : str or callable, default="dp_gap"
+    metric : str or callable, default="auto"
         The violation measure, lower is fairer. Classifiers (on ``P(Y=1|x)``, hard
         decisions at 0.5): ``"dp_gap"``, ``"eo_gap"``, ``"max_eo_gap"``, ``"tpr_gap"``,
         ``"fpr_gap"``, ``"mean_score_gap"``, ``"wdp"``, ``"ksdp"``, ``"tvdp"``,
         ``"pdp_violation"``, ``"peo_violation"``; regressors: ``"error_gap"``, ``"wdp"``,
         ``"ksdp"``, ``"mean_score_gap"``, ``"pdp_violation"`` (:mod:`otfair.metrics`). A
         callable ``metric(y_true, y_score, *, sensitive_features) -> float``.
+        ``"auto"``: the measure of the estimator's ``notion`` (``"dp_gap"``;
+        ``"max_eo_gap"`` under ``notion="eo"``, the worst of the two label cells' gaps as
+        in fairlearn's ``EqualizedOdds``; ``"tpr_gap"`` under ``"eopp"``), ``"error_gap"``
+        for a regressor (:func:`~otfair.estimators._budget_rule.budget_metric`);
+        ``metric_`` names the one used.
     scoring : str or callable, optional
         What "most accurate" means: a scikit-learn scorer name (``"roc_auc"``,
         ``"balanced_accuracy"``, ``"neg_mean_squared_error"``...) or a scorer
@@ -266,7 +271,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "estimator": [HasMethods(["fit"])],
         "strengths": ["array-like", None],
         "max_violation": [Interval(Real, 0, None, closed="left")],
-        "metric": [StrOptions(set(CLASSIFICATION_METRICS) | set(REGRESSION_METRICS)), callable],
+        "metric": [StrOptions(METRIC_NAMES), callable],
         "scoring": [StrOptions(set(get_scorer_names())), callable, None],
         "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
         "refit": ["boolean"],
@@ -285,7 +290,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         *,
         strengths: Sequence[float] | np.ndarray | None = None,
         max_violation: float,
-        metric: str | Callable[..., float] = "dp_gap",
+        metric: str | Callable[..., float] = "auto",
         scoring: str | Callable[..., float] | None = None,
         cv: Any = 5,
         refit: bool = True,
@@ -416,7 +421,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     ) -> FoldRecorder:
         """Return the fold measurements' recorder (the constants measured already)."""
         task = self._task()
-        name, metric = resolve_metric(self.metric, task)
+        name, metric = resolve_metric(chosen_metric(self.metric, self.estimator, task), task)
         return FoldRecorder(X, y, s, splits, len(strengths), task, self._scorer(), metric, name)
 
     def _table(

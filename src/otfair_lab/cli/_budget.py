@@ -46,10 +46,10 @@ def check_budget(
 
 
 def default_metric(task: str, notion: str | None) -> str:
-    """``dp_gap`` (``eo_gap`` under notion eo, ``tpr_gap`` under eopp); ``error_gap``."""
-    if task != "classification":
-        return "error_gap"
-    return {"eo": "eo_gap", "eopp": "tpr_gap"}.get(notion or "dp", "dp_gap")
+    """Return FairnessCV's ``metric="auto"`` for ``task`` and ``notion`` (``budget_metric``)."""
+    from otfair.estimators._budget_rule import budget_metric
+
+    return budget_metric(task, notion)
 
 
 def run_budget_single(

@@ -42,7 +42,7 @@ HELP: dict[str, dict[str, str]] = {
             "violation (--metric) is at most this budget (docs/budget.md)."
         ),
         "--metric": (
-            "Violation measure of --max-violation [default: dp_gap (eo_gap, tpr_gap under "
+            "Violation measure of --max-violation [default: dp_gap (max_eo_gap, tpr_gap under "
             "--notion eo, eopp); error_gap for regression]."
         ),
         "--cv": "Folds of --max-violation's cross-validation.",

@@ -138,8 +138,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``"auto"``: the measure of the estimator's ``notion`` (``"dp_gap"``;
         ``"max_eo_gap"`` under ``notion="eo"``, the worst of the two label cells' gaps as
         in fairlearn's ``EqualizedOdds``; ``"tpr_gap"`` under ``"eopp"``), ``"error_gap"``
-        for a regressor (:func:`~otfair.estimators._budget_rule.budget_metric`);
-        ``metric_`` names the one used.
+        for a regressor; ``metric_`` names the one used.
     scoring : str or callable, optional
         What "most accurate" means: a scikit-learn scorer name (``"roc_auc"``,
         ``"balanced_accuracy"``, ``"neg_mean_squared_error"``...) or a scorer

@@ -96,6 +96,28 @@ def test_a_fit_below_the_constant_warns_in_words():
         FairClassifier(random_state=3, **settings).fit(X, flipped)
 
 
+def test_a_penalized_fit_at_its_cap_names_both_causes():
+    """Below the constant at the epochs cap: the strength, or too few steps (Adam, tol=None)."""
+    X, _, s = two_group_data(400)
+    settings = {"solver": "adam", "epochs": 1, "lr": 1e-12, "tol": None, "init_intercept": False}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)
+        start = FairClassifier(random_state=3, **settings).fit(X, X[:, 0] > 0).predict(X)
+    flipped = ~start.astype(bool)  # all wrong after one tiny step, penalized or not
+    with pytest.warns(FitQualityWarning) as record:
+        FairClassifier("gapreg", 0.1, random_state=3, **settings).fit(
+            X, flipped, sensitive_features=s
+        )
+    text = " ".join(str(w.message) for w in record)
+    assert "strength=0.1 the penalty may outweigh the labels" in text
+    assert "ran to its `epochs` cap" in text
+    # a penalized fit that converged before its cap names the strength alone
+    with pytest.warns(FitQualityWarning) as record:
+        FairClassifier("gapreg", 1e12, random_state=0).fit(X, X[:, 0] > 0, sensitive_features=s)
+    text = " ".join(str(w.message) for w in record)
+    assert "may outweigh the labels" in text and "epochs` cap" not in text
+
+
 def test_constant_baseline_by_hand():
     y = np.array([1, 1, 1, 0])
     ce, acc = constant_baseline(y)

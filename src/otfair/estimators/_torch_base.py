@@ -279,6 +279,7 @@ def check_against_constant(
     strength: float,
     penalized: bool,
     classes: Any = (0, 1),
+    at_cap: bool = False,
 ) -> None:
     """Warn when training ``logits`` do worse than the best constant or predict one class.
 
@@ -296,6 +297,9 @@ def check_against_constant(
         Whether a penalty was active (the message names the likely cause).
     classes : sequence of length 2, default=(0, 1)
         The labels of codes 0 and 1 (named in the message).
+    at_cap : bool, default=False
+        Whether the training ran to its cap (``epochs``): a penalized fit that did may
+        also be under-trained, and the message names both causes.
 
     Raises
     ------
@@ -311,12 +315,19 @@ def check_against_constant(
     predicted = (logits >= 0).astype(np.int64)
     acc = float(np.mean(predicted == y))
     ce = float(np.mean(np.logaddexp(0.0, logits) - y * logits))
-    cause = (
-        f"at strength={strength:g} the penalty may outweigh the labels (a smaller strength, "
-        "or FairnessCV to choose one within a budget)"
-        if penalized
-        else "the model is under-trained (raise `epochs`, or use solver='lbfgs')"
-    )
+    if penalized and at_cap:
+        cause = (
+            f"at strength={strength:g} the penalty may outweigh the labels, or the model is "
+            "under-trained: the training ran to its `epochs` cap (a smaller strength; more "
+            "`epochs` or solver='lbfgs'; or FairnessCV to choose a strength within a budget)"
+        )
+    elif penalized:
+        cause = (
+            f"at strength={strength:g} the penalty may outweigh the labels (a smaller "
+            "strength, or FairnessCV to choose one within a budget)"
+        )
+    else:
+        cause = "the model is under-trained (raise `epochs`, or use solver='lbfgs')"
     if acc < const_acc - 1e-12 or ce > const_ce * (1 + 1e-3):
         warnings.warn(
             f"{owner} ends below the best constant predictor on its training data "

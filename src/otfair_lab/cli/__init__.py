@@ -10,6 +10,7 @@ import importlib
 import sys
 import time
 import typing
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ import typer
 from typer.core import TyperGroup
 
 from otfair import __version__
+from otfair_lab.cli._warnings import WarningLines
 
 #: When the command started (``time.perf_counter()``), for the estimates of the whole
 #: command (:func:`started`): the CLI's import under :func:`main` (the console script),
@@ -163,6 +165,8 @@ def main() -> None:
     command group called without a subcommand prints its help and exits 0.
     """
     _FROM_MAIN["main"] = True  # the command started with the CLI's import
+    lines = WarningLines()
+    warnings.showwarning = lines.show  # one line per kind of warning, repeats counted
     try:
         code = app(standalone_mode=False)
     except _click_exceptions("NoArgsIsHelpError") as exc:  # `otfair`, `otfair datasets`
@@ -180,4 +184,6 @@ def main() -> None:
     except _click_exceptions("Abort"):  # Ctrl-C outside a command's own handling
         print("Aborted!", file=sys.stderr)
         code = 1
+    finally:
+        lines.summary()
     sys.exit(code if isinstance(code, int) else 0)

@@ -567,6 +567,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 strength=float(single.strength),
                 penalized=single.penalty_ is not None,
                 classes=single.classes_,
+                at_cap=single.n_iter_ >= self.epochs,
             )
 
     def _build_models(

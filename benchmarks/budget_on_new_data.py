@@ -53,6 +53,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ArgumentParser, markdown_table  # noqa: E402
+from fairness_cv_vs_fairlearn import bootstrap_sd  # noqa: E402  (200 resamples, seed 0)
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_OUT = ROOT / "docs" / "measurements" / "budget_on_new_data"
@@ -76,8 +77,6 @@ NUMBERS = (
     "test_violation_sd",
 )
 FLAGS = ("exceeded", "exceeded_noise")
-#: bootstrap resamples of the test rows for the noise of a test violation
-BOOTSTRAP = 200
 METHODS = (
     "fairnesscv",
     "fairnesscv_margin1",
@@ -194,20 +193,6 @@ def run_grid_search(case: str, train: tuple) -> dict[str, dict[str, Any]]:
             "cv_violation": train_violation[grid.best_idx_],
         },
     }
-
-
-def bootstrap_sd(metric: str, y: np.ndarray, pred: np.ndarray, s: np.ndarray) -> float:
-    """Return the sd of the test violation over resamples of the test rows (seed 0)."""
-    measure = measure_fn(metric)
-    rng = np.random.default_rng(0)
-    values = []
-    for _ in range(BOOTSTRAP):
-        rows = rng.integers(0, len(y), len(y))
-        try:
-            values.append(float(measure(y[rows], pred[rows], sensitive_features=s[rows])))
-        except ValueError:  # a resample without a (group, label) cell
-            continue
-    return float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
 
 
 def test_measures(fit: dict[str, Any], test: tuple, metric: str, budget: float) -> dict[str, Any]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -85,17 +84,3 @@ def test_paired_difference_pairs_by_split():
     assert n == 3 and mean == pytest.approx(0.04 / 3)
     assert se == pytest.approx(0.005773502691896258 / 3**0.5)
     assert bench.paired_difference(rows, "adult-otf-dp", "fairnesscv_margin1")[2] == 0
-
-
-def test_bootstrap_sd_matches_the_binomial_noise_of_a_dp_gap():
-    """An independent reference: the sd of a difference of two group rates."""
-    rng = np.random.default_rng(1)
-    n = 4000
-    s = rng.integers(0, 2, n)
-    pred = (rng.random(n) < np.where(s == 1, 0.3, 0.5)).astype(int)
-    y = rng.integers(0, 2, n)
-    sd = bench.bootstrap_sd("dp_gap", y, pred, s)
-    rates = [pred[s == g].mean() for g in (0, 1)]
-    counts = [np.sum(s == g) for g in (0, 1)]
-    expected = np.sqrt(sum(r * (1 - r) / c for r, c in zip(rates, counts, strict=True)))
-    assert sd == pytest.approx(expected, rel=0.25)

@@ -567,7 +567,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 strength=float(single.strength),
                 penalized=single.penalty_ is not None,
                 classes=single.classes_,
-                at_cap=single.n_iter_ >= self.epochs,
+                at_cap=(
+                    not single._converged if solver == "lbfgs" else single.n_iter_ >= self.epochs
+                ),
             )
 
     def _build_models(

@@ -13,9 +13,8 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 from tests.estimators._classif_data import two_group_data
 
-from otfair.estimators import CENet, FairClassifier, FairnessCV
+from otfair.estimators import CENet, FairClassifier, FairnessCV, default_violation_metric
 from otfair.estimators._budget_rule import (
-    budget_metric,
     cv_results,
     fold_key,
     rank_strengths,
@@ -389,14 +388,14 @@ def test_pipeline_with_metadata_routing_matches_a_direct_fit():
     assert search.get_metadata_routing().fit.requests["sensitive_features"] is True
 
 
-def test_budget_metric_follows_the_notion_and_the_task():
-    assert budget_metric("classification") == "dp_gap"
-    assert budget_metric("classification", "dp") == "dp_gap"
-    assert budget_metric("classification", "eo") == "max_eo_gap"
-    assert budget_metric("classification", EqualizedOdds()) == "max_eo_gap"
-    assert budget_metric("classification", EqualOpportunity()) == "tpr_gap"
-    assert budget_metric("regression") == "error_gap"
-    assert budget_metric("regression", "dp") == "error_gap"
+def test_default_violation_metric_follows_the_notion_and_the_task():
+    assert default_violation_metric("classification") == "dp_gap"
+    assert default_violation_metric("classification", "dp") == "dp_gap"
+    assert default_violation_metric("classification", "eo") == "max_eo_gap"
+    assert default_violation_metric("classification", EqualizedOdds()) == "max_eo_gap"
+    assert default_violation_metric("classification", EqualOpportunity()) == "tpr_gap"
+    assert default_violation_metric("regression") == "error_gap"
+    assert default_violation_metric("regression", "dp") == "error_gap"
 
 
 def test_metric_auto_budgets_the_estimators_notion():

@@ -36,7 +36,8 @@ Trade-off curves
     :func:`strength_param` names an estimator's strength, :func:`supports_stacking`
     says whether its path is one run, :func:`default_strengths` is the grid
     ``FairnessCV`` searches and :func:`get_violation_metric` (names:
-    :func:`get_violation_metric_names`) the measure it budgets.
+    :func:`get_violation_metric_names`; default: :func:`default_violation_metric`) the
+    measure it budgets.
 
 The estimators live in subpackages by kind (``classification/``, ``regression/``,
 ``preprocessing/``, ``postprocessing/``); the one mini-batch engine they share is
@@ -47,7 +48,11 @@ The estimators live in subpackages by kind (``classification/``, ``regression/``
 
 from typing import Any
 
-from otfair.estimators._budget_rule import get_violation_metric, get_violation_metric_names
+from otfair.estimators._budget_rule import (
+    default_violation_metric,
+    get_violation_metric,
+    get_violation_metric_names,
+)
 from otfair.estimators._fairness_cv import FairnessCV
 from otfair.estimators._path import FairnessPath, fairness_path, strength_param, supports_stacking
 from otfair.estimators._strength_grids import default_strengths
@@ -113,6 +118,7 @@ __all__ = [
     "WassersteinNet",
     "as_torch_classifier",
     "default_strengths",
+    "default_violation_metric",
     "fairness_path",
     "get_violation_metric",
     "get_violation_metric_names",

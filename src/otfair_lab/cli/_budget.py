@@ -46,10 +46,10 @@ def check_budget(
 
 
 def default_metric(task: str, notion: str | None) -> str:
-    """Return FairnessCV's ``metric="auto"`` for ``task`` and ``notion`` (``budget_metric``)."""
-    from otfair.estimators._budget_rule import budget_metric
+    """Return FairnessCV's ``metric="auto"`` for ``task`` and ``notion``."""
+    from otfair.estimators import default_violation_metric
 
-    return budget_metric(task, notion)
+    return default_violation_metric(task, notion)
 
 
 def run_budget_single(

@@ -37,6 +37,20 @@ def test_kinds_differ_by_words_or_category_not_by_numbers():
     assert a != warning_kind(FitQualityWarning, "loss 0.5337 vs 0.7000 at strength=1e-12")
 
 
+def test_the_summary_tells_two_long_kinds_apart_by_their_end():
+    out = io.StringIO()
+    shown = WarningLines(out)
+    start = "FairClassifier ends below the best constant predictor (accuracy 0.5 vs 0.7): "
+    for cause in ("the penalty may outweigh the labels", "the model is under-trained"):
+        for accuracy in ("0.51", "0.52"):
+            text = start.replace("0.5 ", accuracy + " ") + cause + " (a fix in words)."
+            shown.show(UserWarning(text), UserWarning, "f.py", 1)
+    shown.summary()
+    notes = [line for line in _lines(out) if line.startswith("note:")]
+    assert len(notes) == 2 and notes[0] != notes[1]
+    assert "outweigh" in notes[0] and "under-trained" in notes[1]
+
+
 def test_no_summary_without_repeats():
     out = io.StringIO()
     shown = WarningLines(out)

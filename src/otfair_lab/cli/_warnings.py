@@ -54,7 +54,8 @@ class WarningLines:
         """Say how many more warnings of each printed kind came (numbers aside)."""
         for (name, text), count in self.counts.items():
             if count > 1:
-                head = text if len(text) <= 70 else text[:67].rstrip() + "..."
+                # the start and the end: kinds of one message differ in their cause
+                head = text if len(text) <= 100 else f"{text[:40].rstrip()} ... {text[-55:]}"
                 print(
                     f"note: {count - 1} more {name} like '{head}' (other numbers: "
                     "strengths, folds or scores)",

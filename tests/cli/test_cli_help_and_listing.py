@@ -73,7 +73,10 @@ def test_fit_says_when_a_default_leaves_few_optimizer_steps(data_dir):
     res = CliRunner().invoke(app, args)
     assert res.exit_code == 0, res.output
     assert "note: unfair: only 3 optimizer steps (3 epochs of 1 batch(es)" in res.stderr
+    assert "-o solver=lbfgs -o tol=1e-4" in res.stderr  # the logistic model: full batch
     res = CliRunner().invoke(app, [*args, "-o", "batch_size=8"])  # 300 steps: no note
+    assert res.exit_code == 0 and "optimizer steps" not in res.stderr
+    res = CliRunner().invoke(app, [*args, "-o", "solver=lbfgs"])  # epochs caps iterations
     assert res.exit_code == 0 and "optimizer steps" not in res.stderr
 
 

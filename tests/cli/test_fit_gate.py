@@ -68,6 +68,25 @@ def test_confirm_above_zero_needs_yes_and_yes_runs(monkeypatch):
     assert ran.exit_code == 0, ran.output
 
 
+def test_the_pilots_warnings_are_not_the_runs(data_dir):
+    """A 2-epoch timing pilot of a capped L-BFGS fit warns; the estimate keeps it quiet."""
+    import warnings
+
+    from sklearn.exceptions import ConvergenceWarning
+
+    from otfair_lab.experiments._fit_estimate import estimate_fit
+    from otfair_lab.experiments._single import run_single
+
+    run = {"dataset": "german", "method": "otf", "epochs": 4}
+    run["method_options"] = {"solver": "lbfgs", "tol": 1e-8}
+    with pytest.warns(ConvergenceWarning):  # what a pilot alone says
+        run_single(**{**run, "epochs": 2})
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert estimate_fit(run) is not None
+    assert not caught, [str(w.message) for w in caught]
+
+
 def test_estimate_is_printed_and_json_stays_pure():
     from otfair_lab.experiments._fit_estimate import estimate_fit
 

@@ -323,3 +323,37 @@ def test_a_strong_otf_fit_on_german_keeps_the_labels(data_dir, notion):
     assert len(np.unique(predicted)) == 2
     assert (predicted == y).mean() > constant + 0.02
     assert roc_auc_score(yt, est.predict_proba(Xt)[:, 1]) > 0.68
+
+
+def test_ridged_cholesky_widens_the_ridge_only_when_it_must():
+    from otfair.estimators.classification._logistic import ridged_cholesky
+
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(6, 6))
+    spd = A @ A.T + np.eye(6)
+    first = 1e-8 * (1.0 + np.trace(spd) / 6)
+    # a definite matrix: exactly numpy's factor of H + the first ridge
+    np.testing.assert_array_equal(
+        ridged_cholesky(spd.copy()), np.linalg.cholesky(spd + first * np.eye(6))
+    )
+    # an eigenvalue at -1e-6 (collinear columns, float32 rounding): a wider ridge works
+    w, V = np.linalg.eigh(spd)
+    w[0] = -1e-6
+    H = (V * w) @ V.T
+    with pytest.raises(np.linalg.LinAlgError):
+        np.linalg.cholesky(H + 1e-8 * (1.0 + np.trace(H) / 6) * np.eye(6))
+    L = ridged_cholesky(H.copy())
+    ridge = np.mean(np.diag(L @ L.T - H))
+    np.testing.assert_allclose(L @ L.T, H + ridge * np.eye(6), atol=1e-9)
+    assert 1e-6 < ridge < 1e-3  # the smallest of 1e-8 x 100^k that makes H + r I definite
+
+
+def test_otf_without_l2_fits_german_despite_collinear_one_hot_columns(data_dir):
+    """German's one-hot groups and the intercept are collinear: no l2, a singular Hessian."""
+    from otfair.datasets import load_dataset
+
+    split = load_dataset("german").split(random_state=0)
+    clf = FairClassifier("otf", 0.01, l2=0.0, random_state=0)
+    clf.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    assert np.all(np.isfinite(clf.predict_proba(split.X_test)))
+    assert clf.score(split.X_train, split.y_train) > 0.7  # above the constant's 0.70

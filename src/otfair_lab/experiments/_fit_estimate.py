@@ -11,6 +11,7 @@ most 2 epochs, is not piloted (its fit is its own estimate).
 from __future__ import annotations
 
 import time
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -157,11 +158,22 @@ def estimate_fit(
 ) -> FitEstimate | None:
     """Pilot the ``run_single`` keywords ``run``; ``None`` when it needs no pilot.
 
-    The pilots are silent (``verbose=False``, no announcements); a pilot that fails
-    raises as the run itself would. ``cv``: the run is ``--max-violation``'s
-    FairnessCV with that many folds (:func:`budget_fits`); ``before_s``: seconds the
-    command spent before the pilots (counted in :attr:`FitEstimate.whole_s`).
+    The pilots are silent (``verbose=False``, no announcements, and their warnings
+    ignored: a 1- or 2-epoch timing probe is under-trained and capped by design, and the
+    run itself warns about what is true of it); a pilot that fails raises as the run
+    itself would. ``cv``: the run is ``--max-violation``'s FairnessCV with that many
+    folds (:func:`budget_fits`); ``before_s``: seconds the command spent before the
+    pilots (counted in :attr:`FitEstimate.whole_s`).
     """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return _estimate_fit(run, cv=cv, before_s=before_s)
+
+
+def _estimate_fit(
+    run: Mapping[str, Any], *, cv: int | None, before_s: float
+) -> FitEstimate | None:
+    """:func:`estimate_fit`'s pilots and estimate (warnings as the caller set them)."""
     from otfair_lab.experiments._single import run_single
 
     epochs = run_epochs(run)

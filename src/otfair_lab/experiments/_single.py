@@ -143,14 +143,20 @@ def _configure(
         announce(f"{spec.name}: training {epochs} epochs{rows}{bar}")
     batch = params.get("batch_size")
     few = isinstance(epochs, int) and epochs > 1 and isinstance(batch, int) and n_rows
+    few = few and params.get("solver") != "lbfgs"  # full-batch: epochs caps iterations
     if announce is not None and few:  # (one epoch asked for is a smoke test: no note)
         assert isinstance(epochs, int) and isinstance(batch, int) and n_rows  # as `few` checked
         steps = epochs * -(-n_rows // batch)
         if steps < FEW_STEPS:  # e.g. the OTF paper's batch of 1,000 on German's 800 rows
+            full_batch = (
+                " (or -o solver=lbfgs -o tol=1e-4: full-batch steps to convergence)"
+                if params.get("model") == "logistic" and "solver" in params
+                else ""
+            )
             announce(
                 f"{spec.name}: only {steps} optimizer steps ({epochs} epochs of "
                 f"{-(-n_rows // batch)} batch(es) of up to {batch} rows); a small dataset may "
-                "stay under-trained: try -o batch_size=64 or more --epochs"
+                f"stay under-trained: try -o batch_size=64 or more --epochs{full_batch}"
             )
 
 

@@ -131,8 +131,33 @@ class LogisticObjective:
         H[:d, d] = H[d, :d] = X.T @ weight
         H[d, d] = weight.sum()
         H[np.arange(d), np.arange(d)] += 2.0 * self.l2
-        H[np.arange(d + 1), np.arange(d + 1)] += 1e-8 * (1.0 + np.trace(H) / (d + 1))
-        return np.linalg.cholesky(H)
+        return ridged_cholesky(H)
+
+
+#: attempts of :func:`ridged_cholesky`, each with a ridge 100 times the last
+RIDGE_ATTEMPTS = 6
+
+
+def ridged_cholesky(H: np.ndarray) -> np.ndarray:
+    r"""Return the Cholesky factor of ``H + r I`` with the smallest ridge ``r`` that works.
+
+    ``r = 1e-8 (1 + \mathrm{tr}(H) / p)`` first (``p`` the order of ``H``), then 100 times
+    larger until the factorization succeeds: collinear columns (one-hot groups beside the
+    intercept) without an ``l2`` term leave the data Hessian singular, and its float32
+    products can put an eigenvalue a little below 0, beyond the first ridge. The factor
+    preconditions the quasi-Newton steps only, so a larger ridge slows them at most.
+    """
+    p = H.shape[0]
+    diagonal = np.arange(p)
+    ridge = 1e-8 * (1.0 + np.trace(H) / p)
+    H[diagonal, diagonal] += ridge
+    for _ in range(RIDGE_ATTEMPTS - 1):
+        try:
+            return np.linalg.cholesky(H)
+        except np.linalg.LinAlgError:
+            H[diagonal, diagonal] += 99.0 * ridge  # the ridge becomes 100 times larger
+            ridge *= 100.0
+    return np.linalg.cholesky(H)
 
 
 def fit_logistic(

@@ -76,6 +76,9 @@ class LogisticObjective:
         # float64 products: float32 rounding of the logits (~1e-7) is noise a line search
         # sees (a 1e-5 step changes them by ~1e-5)
         self.X = np.ascontiguousarray(X, dtype=np.float64)
+        # the preconditioner's float32 copy: the data as given when they are float32
+        # (the estimators' case: float64(x) -> float32 gives x back)
+        self.X32 = np.ascontiguousarray(X, dtype=np.float32)
         self.y = np.asarray(y, dtype=np.float64)
         self.penalty = penalty
         self.strength = float(strength)
@@ -126,7 +129,7 @@ class LogisticObjective:
         weight = (ce_weight / len(z)) * h * (1.0 - h)
         d = X.shape[1]
         H = np.empty((d + 1, d + 1))
-        X32 = X.astype(np.float32)  # a preconditioner: float32 products suffice
+        X32 = self.X32  # a preconditioner: float32 products suffice
         H[:d, :d] = X32.T @ (X32 * weight.astype(np.float32)[:, None])
         H[:d, d] = H[d, :d] = X.T @ weight
         H[d, d] = weight.sum()

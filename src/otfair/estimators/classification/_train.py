@@ -339,9 +339,11 @@ class FullBatchObjective:
 def _digest(t: torch.Tensor) -> tuple[float, ...]:
     """Two weighted column sums of a 1-D or 2-D tensor: a cheap digest of its values."""
     a = t.detach().cpu().numpy().reshape(t.shape[0], -1)
+    if not np.issubdtype(a.dtype, np.floating):
+        a = a.astype(np.float64)
     rows = np.arange(1, a.shape[0] + 1, dtype=np.float64)
-    weights = np.stack([np.ones_like(rows), np.sin(rows)])
-    return tuple((weights @ a.astype(np.float64, copy=False)).reshape(-1).tolist())
+    weights = np.stack([np.ones_like(rows), np.sin(rows)]).astype(a.dtype)
+    return tuple((weights @ a).reshape(-1).tolist())  # in the data's own precision
 
 
 def fixed_batch_key(data: TrainData, seed: int, batch_size: int, *settings: Any) -> tuple:

@@ -8,8 +8,8 @@ Usage::
 ``--out`` (default ``docs/measurements/budget_on_new_data``) names ``PREFIX.csv`` (one
 row per case, split and method) and ``PREFIX.md`` (the report, generated from the CSV
 alone). The run is resumable: a row already in the CSV is not measured again
-(``--fresh`` measures everything); the CSV and the report are rewritten after every
-split.
+(``--fresh`` measures the selected cases' splits again; the other rows stay); the CSV
+and the report are rewritten after every split.
 
 Protocol. For each case (dataset, penalty, notion, budget) and each of ``--splits``
 seeds ``k``:
@@ -410,25 +410,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--splits", type=int, default=10, help="splits per case (seeds 0..)")
     parser.add_argument("--cases", nargs="+", choices=sorted(CASES), help="a subset")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="PREFIX of .csv/.md")
-    parser.add_argument("--fresh", action="store_true", help="measure every row again")
+    parser.add_argument(
+        "--fresh", action="store_true", help="measure the selected splits again (others stay)"
+    )
     parser.add_argument("--report-only", action="store_true", help="rewrite the report")
     args = parser.parse_args(argv)
     if args.splits < 1:
         parser.error(f"--splits must be at least 1; got {args.splits}")
     csv_path, md_path = args.out.with_suffix(".csv"), args.out.with_suffix(".md")
-    rows = [] if args.fresh else read_rows(csv_path)
+    rows = read_rows(csv_path)  # --fresh measures the selected splits again; others stay
     if not args.report_only:
         import torch
         from threadpoolctl import threadpool_limits
 
         torch.set_num_threads(1)
         threadpool_limits(1)
-        done = {(r["case"], r["seed"]) for r in rows}
+        done = set() if args.fresh else {(r["case"], r["seed"]) for r in rows}
         for case in args.cases or list(CASES):
             for seed in range(args.splits):
                 if (case, seed) in done:
                     continue
-                rows.extend(measure_split(case, seed))
+                measured = measure_split(case, seed)
+                rows = [r for r in rows if (r["case"], r["seed"]) != (case, seed)] + measured
                 rows.sort(key=lambda r: (list(CASES).index(r["case"]), r["seed"]))
                 write_rows(csv_path, rows)
                 md_path.write_text(report(rows, csv_path.name))

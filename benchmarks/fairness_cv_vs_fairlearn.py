@@ -10,7 +10,8 @@ Usage::
 ``--out`` (default ``docs/measurements/fairness_cv_vs_fairlearn``) names ``PREFIX.csv``
 (one row per dataset x budget x method x model x penalty) and ``PREFIX.md`` (the report,
 generated from the CSV alone). The run is resumable: a row already in the CSV is not
-measured again (``--fresh`` measures everything), the CSV is rewritten after every row
+measured again (``--fresh`` measures the selected rows again; rows of other datasets,
+models or penalties stay), the CSV is rewritten after every row
 and the report after every dataset, so an interrupted run keeps what it measured.
 ``--report-only`` regenerates the report from the CSV.
 
@@ -667,7 +668,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--max-train-rows", type=int, default=20000)
     parser.add_argument("--quick", action="store_true", help="Adult 5,000 rows + COMPAS, DP")
     parser.add_argument("--out", type=Path, default=None, help="PREFIX of .csv and .md")
-    parser.add_argument("--fresh", action="store_true", help="measure rows already measured")
+    parser.add_argument(
+        "--fresh", action="store_true", help="measure the selected rows again (others stay)"
+    )
     parser.add_argument(
         "--threads",
         choices=("one", "default"),
@@ -691,7 +694,7 @@ def main(argv: list[str] | None = None) -> None:
     command = "python benchmarks/fairness_cv_vs_fairlearn.py " + " ".join(
         argv if argv is not None else sys.argv[1:]
     )
-    rows = [] if args.fresh else read_rows(csv_path)
+    rows = read_rows(csv_path)  # --fresh measures the selected rows again; others stay
 
     def save(final: bool = False) -> None:
         write_rows(csv_path, rows)
@@ -714,7 +717,7 @@ def main(argv: list[str] | None = None) -> None:
     one = args.threads == "one"
     if one:
         torch.set_num_threads(1)
-    done = {_key(r) for r in rows}
+    done = set() if args.fresh else {_key(r) for r in rows}
     with threadpool_limits(limits=1) if one else contextlib.nullcontext():
         warm_up(args.penalties, models, notions)
         for dataset in datasets:

@@ -124,38 +124,75 @@ def test_lbfgs_and_adam_train_the_same_penalty_alike(data_dir, notion, unfair):
     assert gap_l < plain_gap / 2
 
 
-@pytest.mark.parametrize("strength", [0.01, 0.1])
-def test_the_fit_does_not_depend_on_the_thread_count(data_dir, strength):
-    """Adult (blind, one-hot): 1 and 2 torch threads round the costs differently.
-
-    The penalty's value jumped under such rounding where OTFR's bound binds at s = 0
-    (twin rows across the groups), so L-BFGS stopped wherever the rounding led it: the
-    objectives differed by 5e-4 (relative 1e-3) and the probabilities by 0.006-0.008 on
-    average (fails on that code). Now both runs reach the minimum to the tolerance: the
-    objectives agree to ~1e-6 and the probabilities by ~2e-4 on average (measured; the
-    runs' paths part, and rare one-hot columns are weakly determined on 3,000 rows, so
-    a single row may differ by ~0.02 within the gradient tolerance).
-    """
+def _adult_rows(n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from sklearn.preprocessing import StandardScaler
 
     from otfair.datasets import load_dataset
 
     split = load_dataset("adult").split(test_size=0.3, random_state=0)
-    rows = np.random.default_rng(0).choice(len(split.y_train), 3000, replace=False)
+    rows = np.random.default_rng(0).choice(len(split.y_train), n, replace=False)
     X = StandardScaler().fit_transform(split.X_train[rows])
-    y, s = np.asarray(split.y_train)[rows], np.asarray(split.s_train)[rows]
+    return X, np.asarray(split.y_train)[rows], np.asarray(split.s_train)[rows]
+
+
+@pytest.mark.parametrize("strength", [0.01, 0.1])
+def test_the_fit_does_not_depend_on_the_rounding_of_the_costs(data_dir, strength):
+    """Adult (blind, one-hot): inputs one float32 ulp apart round the costs differently.
+
+    The penalty's value jumped under such rounding where OTFR's bound binds at s = 0
+    (twin rows across the groups), so L-BFGS stopped wherever the rounding led it: with
+    1 and 2 torch threads (which rounded the costs differently before fits ran on one
+    thread) the objectives differed by 5e-4 (relative 1e-3) and the probabilities by
+    0.006-0.008 on average (fails on that code). Now both runs reach the minimum to the
+    tolerance: the objectives agree to ~1e-6 and the probabilities by ~2e-4 on average
+    (measured; the runs' paths part, and rare one-hot columns are weakly determined on
+    3,000 rows, so a single row may differ by ~0.02 within the gradient tolerance).
+    """
+    X, y, s = _adult_rows(3000)
+    X32 = X.astype(np.float32)
+    fits = []
+    for inputs in (X32, np.nextafter(X32, np.float32(np.inf))):
+        est = FairClassifier("otf", strength, random_state=0).fit(inputs, y, sensitive_features=s)
+        fits.append((est.predict_proba(X32)[:, 1], est.history_[-1]))
+    (p1, loss1), (p2, loss2) = fits
+    assert not np.array_equal(p1, p2)  # the rounding moved the fit's path
+    assert loss1 == pytest.approx(loss2, rel=5e-5)
+    assert np.abs(p1 - p2).mean() < 2e-3
+
+
+def test_a_logistic_fit_is_the_same_on_any_torch_thread_count(data_dir):
+    """Small data train on one torch thread (and one BLAS thread), the caller's count restored.
+
+    The logistic model's fits and FairnessCV's searches run torch's work (the fixed
+    batches' transport costs) on one thread, so the fit is bit-identical whatever the
+    machine's cores; an MLP's Adam fit keeps the caller's torch threads.
+    """
+    X, y, s = _adult_rows(3000)
+    seen: dict[str, int] = {}
+    original_fit = FairClassifier._fit_models
+
+    def spy(self, *args, **kwargs):
+        seen[self.model] = torch.get_num_threads()
+        return original_fit(self, *args, **kwargs)
+
     fits = []
     before = torch.get_num_threads()
     try:
+        FairClassifier._fit_models = spy  # type: ignore[method-assign]
         for threads in (1, 2):
             torch.set_num_threads(threads)
-            est = FairClassifier("otf", strength, random_state=0).fit(X, y, sensitive_features=s)
-            fits.append((est.predict_proba(X)[:, 1], est.history_[-1]))
+            est = FairClassifier("otf", 0.1, random_state=0).fit(X, y, sensitive_features=s)
+            assert torch.get_num_threads() == threads  # restored
+            fits.append((est.predict_proba(X)[:, 1], est.history_))
+            assert seen["logistic"] == 1
+        FairClassifier(model="mlp", epochs=1, random_state=0).fit(X[:200], y[:200])
+        assert seen["mlp"] == 2  # the caller's
     finally:
+        FairClassifier._fit_models = original_fit  # type: ignore[method-assign]
         torch.set_num_threads(before)
-    (p1, loss1), (p2, loss2) = fits
-    assert loss1 == pytest.approx(loss2, rel=5e-5)
-    assert np.abs(p1 - p2).mean() < 2e-3
+    (p1, history1), (p2, history2) = fits
+    assert np.array_equal(p1, p2)
+    assert history1 == history2
 
 
 def test_a_float64_objective_below_one_is_minimized_to_tol():
@@ -290,6 +327,34 @@ def test_a_search_on_small_data_measures_its_folds_on_one_blas_thread():
     assert search.strength_ in (0.0, 0.1)
     assert len(seen) >= 4 and all(threads == [1] * len(before) for threads in seen)
     assert _blas_threads() == before
+
+
+@pytest.mark.filterwarnings("ignore:Every strength within")
+def test_a_search_runs_torch_on_one_thread_and_restores_the_callers_count():
+    from otfair.estimators import FairnessCV
+
+    seen: list[int] = []
+
+    def spy_accuracy(est, X, y):
+        seen.append(torch.get_num_threads())
+        return float(np.mean(est.predict(X) == y))
+
+    X, y, s = two_group_data(n=400, seed=5, d=4)
+    before = torch.get_num_threads()
+    try:
+        torch.set_num_threads(2)
+        FairnessCV(
+            FairClassifier("gapreg", model="mlp", epochs=2, random_state=0),
+            strengths=[0.0, 1.0],
+            max_violation=1.0,
+            scoring=spy_accuracy,
+            cv=2,
+            below_constant="warn",  # two epochs: near the constant, which is not asked
+        ).fit(X, y, sensitive_features=s)
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+    assert len(seen) >= 4 and set(seen) == {1}
 
 
 @pytest.mark.parametrize("notion", ["dp", "eo"])

@@ -361,7 +361,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             the choice excludes.
         """
         X, y, s, param = self._check_fit_input(X, y, sensitive_features)
-        with one_blas_thread_if_small(X):  # small data: spinning BLAS threads cost, never pay
+        with one_blas_thread_if_small(X, torch_threads=True):  # small data: one thread
             self._search_and_refit(X, y, s, param)
         return self
 

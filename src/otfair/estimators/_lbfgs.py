@@ -83,19 +83,30 @@ def _blas_controller() -> ThreadpoolController:
 
 
 @contextlib.contextmanager
-def one_blas_thread(enabled: bool = True) -> Iterator[None]:
+def one_blas_thread(enabled: bool = True, *, torch_threads: bool = False) -> Iterator[None]:
     """Run the block on one BLAS thread (``enabled``), as scikit-learn's KMeans does.
 
     An L-BFGS evaluation of a small model makes a few BLAS products between stretches
     of Python; OpenBLAS's idle threads spin through those stretches, which on 2 cores
     about doubled the process CPU of a FairnessCV search and slowed its wall time
-    (:func:`one_blas_thread_if_small` says where otfair holds it).
+    (:func:`one_blas_thread_if_small` says where otfair holds it). ``torch_threads``:
+    torch's intra-op work too (``torch.set_num_threads(1)``, restored on exit): the
+    fixed batches' transport costs, the predictions and the measures of a search, whose
+    second thread on 2 cores added CPU to a FairnessCV search on Adult without
+    shortening it; the fit is then the same whatever the machine's cores.
     """
     if not enabled:
         yield
         return
+    before = torch.get_num_threads()
     with _blas_controller().limit(limits=1, user_api="blas"):
-        yield
+        if torch_threads and before != 1:
+            torch.set_num_threads(1)
+        try:
+            yield
+        finally:
+            if torch_threads and before != 1:
+                torch.set_num_threads(before)
 
 
 #: inputs up to this many entries train on one BLAS thread (:func:`one_blas_thread_if_small`;
@@ -104,7 +115,9 @@ def one_blas_thread(enabled: bool = True) -> Iterator[None]:
 ONE_BLAS_THREAD_MAX_ENTRIES = 1 << 22
 
 
-def one_blas_thread_if_small(X: Any) -> contextlib.AbstractContextManager[None]:
+def one_blas_thread_if_small(
+    X: Any, *, torch_threads: bool = False
+) -> contextlib.AbstractContextManager[None]:
     """Return :func:`one_blas_thread` for inputs of at most ``ONE_BLAS_THREAD_MAX_ENTRIES``.
 
     ``X``: the inputs (anything with a ``shape``: an array, a DataFrame, a tensor) or
@@ -115,7 +128,9 @@ def one_blas_thread_if_small(X: Any) -> contextlib.AbstractContextManager[None]:
     process for its spinning through the next stretch. On 2 cores that nearly doubled
     the CPU of a FairnessCV search at the libraries' default thread counts
     (``docs/measurements/fairness_cv_vs_fairlearn_default_threads.md`` measures the
-    search with this limit).
+    search with this limit). ``torch_threads``: torch's work on one thread as well
+    (the logistic model's fits and FairnessCV's searches; an MLP's Adam fit keeps
+    torch's threads, whose second one shortens it a little on 2 cores).
     """
     if isinstance(X, int):
         n_entries = X
@@ -124,7 +139,7 @@ def one_blas_thread_if_small(X: Any) -> contextlib.AbstractContextManager[None]:
         if shape is None:
             return contextlib.nullcontext()
         n_entries = int(np.prod([int(k) for k in shape]))
-    return one_blas_thread(n_entries <= ONE_BLAS_THREAD_MAX_ENTRIES)
+    return one_blas_thread(n_entries <= ONE_BLAS_THREAD_MAX_ENTRIES, torch_threads=torch_threads)
 
 
 def minimize_lbfgs(

@@ -94,9 +94,9 @@ def training_state() -> Iterator[None]:
     ``torch.set_default_dtype(torch.float64)``; inside this context gradients are on and
     inference mode is off (both thread-local in torch), and the default dtype is float32.
     The default dtype is process-wide: it is set only when the caller changed it, and
-    restored on exit. Torch's thread count is left as the caller set it (on a busy
-    machine, one thread, ``torch.set_num_threads(1)``, is usually the cheaper choice for
-    otfair's small models; the benchmarks and sweeps set it so).
+    restored on exit. Torch's thread count is the caller's here; the logistic model's
+    fits and FairnessCV's searches on small inputs run on one thread and restore it
+    (:func:`otfair.estimators._lbfgs.one_blas_thread`).
     """
     dtype = torch.get_default_dtype()
     with torch.inference_mode(False), torch.enable_grad():

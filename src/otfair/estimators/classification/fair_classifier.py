@@ -471,7 +471,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
             penalty = self._check_params()  # the one build of the penalty in this fit
         try:
-            with one_blas_thread_if_small(X):
+            with one_blas_thread_if_small(X, torch_threads=self.model == "logistic"):
                 self._fit_models([self], [penalty], X, y, sensitive_features)
         finally:
             self._warm_state = self._warm_seed = None
@@ -489,7 +489,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         singles = [clone(self).set_params(strength=a) for a in check_strengths(strengths)]
         with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
             penalties = [single._check_params() for single in singles]  # one build per model
-        with one_blas_thread_if_small(X):
+        with one_blas_thread_if_small(X, torch_threads=self.model == "logistic"):
             self._fit_models(singles, penalties, X, y, sensitive_features)
         return singles
 

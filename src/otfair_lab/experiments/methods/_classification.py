@@ -69,7 +69,7 @@ OTF_DEFAULTS: dict[str, Any] = {
     "batch_size": 1000,
     "lr": 1e-3,
     **PAPER_TRAINING,
-    # FairClassifier's own fixed_batches="auto": fixed batches for OTF (~2.4x cheaper,
+    # FairClassifier's own fixed_batches="auto": fixed batches for OTF (~3x cheaper,
     # docs/measurements/otf_fixed_batches.md); the reproduction config (configs/otf.toml)
     # states the paper's protocol, new batches every epoch (-o fixed_batches=false)
 }

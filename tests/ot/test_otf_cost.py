@@ -9,7 +9,7 @@ from scipy.spatial.distance import cdist
 from scipy.special import logsumexp
 
 from otfair.ot import OTFProblem
-from otfair.ot._otf_cost import euclidean_class_cost
+from otfair.ot._otf_cost import euclidean_class_cost, in_float_range
 from otfair.ot._otf_problem import euclidean_class_problem
 
 
@@ -67,3 +67,23 @@ def test_euclidean_class_problem_names_an_empty_group_and_skips_continuous_rows(
     with pytest.raises(ValueError, match="`G` row 1"):
         euclidean_class_problem(X, G, 0.1)
     assert euclidean_class_problem(X, torch.randn(1, 20, dtype=torch.float64), 0.1) is None
+
+
+@pytest.mark.parametrize("factor", [1e20, 1e-25])
+def test_raw_features_past_float32s_range_give_the_unit_scale_cost(factor):
+    """Squared norms of float32 features near 1e20 overflow (near 1e-25 underflow); the
+    cost is mean-normalized, so a power-of-two rescaling gives the unit-scale answer."""
+    rng = np.random.default_rng(1)
+    counts = [20, 25]
+    X = rng.normal(size=(45, 4)).astype(np.float32)
+    want, _ = euclidean_class_cost(torch.tensor(X), counts, 0.1)
+    got, _ = euclidean_class_cost(torch.tensor(X * np.float32(factor)), counts, 0.1)
+    assert torch.isfinite(got).all()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=0, atol=1e-5)
+
+
+def test_features_on_a_usual_scale_are_not_rescaled():
+    X = torch.randn(10, 3) * 1e6
+    assert in_float_range(X) is X  # the same object: the usual fit's rounding is untouched
+    scaled = in_float_range(X * 1e15)
+    assert scaled.abs().max() < 1.0 <= 2 * scaled.abs().max()  # divided by a power of 2

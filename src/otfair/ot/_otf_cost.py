@@ -29,12 +29,39 @@ rounding of the exponents (measured: 4e-7 absolute on Adult's normalized costs).
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from otfair.ot._lse import EXP_FLOOR
 
 #: entries of one chunk of rows (1 MB of float32: the block stays in a core's L2 cache)
 CHUNK_ELEMENTS = 1 << 18
+#: features whose largest magnitude lies outside [2**-RANGE_EXPONENT, 2**RANGE_EXPONENT]
+#: are rescaled by a power of two before their squared norms are formed
+RANGE_EXPONENT = 50
+
+
+def in_float_range(X: torch.Tensor) -> torch.Tensor:
+    r"""Return ``X`` divided by a power of two if its squared norms would over- or underflow.
+
+    The OTF penalty's cost is normalized by its mean distance, so it does not depend on
+    the features' scale; but :math:`\lVert x\rVert^2` of raw features overflows float32
+    above about 1e19 (every cost ``inf``, then NaN) and underflows below about 1e-19
+    (every cost 0). Where the largest finite magnitude lies outside
+    :math:`[2^{-50}, 2^{50}]`, ``X`` is divided by the power of two nearest it: an
+    exact rescaling (no rounding), so the normalized cost is the one of unit-scale
+    features. Inside that range ``X`` is returned as it is (the same object).
+    """
+    if X.numel() == 0:
+        return X
+    top = float(X.detach().abs().max())
+    if not 0.0 < top < float("inf"):  # all zero, or not finite: the caller's checks
+        return X
+    exponent = math.frexp(top)[1]
+    if -RANGE_EXPONENT <= exponent <= RANGE_EXPONENT:
+        return X
+    return X * math.ldexp(1.0, -exponent)
 
 
 def euclidean_class_cost(
@@ -57,12 +84,12 @@ def euclidean_class_cost(
     -------
     (tensor of shape (n, K) in float64, float)
         :math:`\tilde C` and the mean distance :math:`s` (0 distances: ``s`` is raised
-        to 1e-12).
+        to 1e-12), of the features as :func:`in_float_range` scales them.
     """
     n = X.shape[0]
     if sum(counts) != n or min(counts) <= 0:
         raise ValueError(f"`counts` must be positive and sum to n = {n}; got {counts}.")
-    X = X.detach()
+    X = in_float_range(X.detach())
     sq = (X * X).sum(dim=1, keepdim=True)
     ones = torch.ones_like(sq)
     left = torch.cat([-2.0 * X, sq, ones], dim=1)  # cdist's padded product

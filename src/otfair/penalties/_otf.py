@@ -284,6 +284,7 @@ class OTFPenalty(LinearPenalty):
     ) -> tuple[Tensor | None, OTFProblem]:
         """Return the batch's class order and OTF problem of the normalized cost (cached)."""
         from otfair.ot import OTFProblem, euclidean_cost
+        from otfair.ot._otf_cost import in_float_range
         from otfair.ot._otf_problem import euclidean_class_problem
 
         key = ("otf-problem", self.eps)
@@ -297,7 +298,8 @@ class OTFPenalty(LinearPenalty):
                     features, G, self.eps
                 )
                 if found is None:  # continuous attributes: the dense n x n problem
-                    C = euclidean_cost(features, features, exact=False)
+                    unit = in_float_range(features)
+                    C = euclidean_cost(unit, unit, exact=False)
                     C.fill_diagonal_(0.0)
                     C /= C.mean().clamp_min(1e-12)
                     found = None, OTFProblem(C, G)

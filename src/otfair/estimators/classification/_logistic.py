@@ -130,7 +130,10 @@ class LogisticObjective:
         d = X.shape[1]
         H = np.empty((d + 1, d + 1))
         X32 = self.X32  # a preconditioner: float32 products suffice
-        H[:d, :d] = X32.T @ (X32 * weight.astype(np.float32)[:, None])
+        with np.errstate(over="ignore", invalid="ignore"):
+            H[:d, :d] = X32.T @ (X32 * weight.astype(np.float32)[:, None])
+        if not np.isfinite(H[:d, :d]).all():  # raw features past 1e19: float64 products
+            H[:d, :d] = X.T @ (X * weight[:, None])
         H[:d, d] = H[d, :d] = X.T @ weight
         H[d, d] = weight.sum()
         H[np.arange(d), np.arange(d)] += 2.0 * self.l2

@@ -290,3 +290,24 @@ def test_a_kinked_penalty_under_lbfgs_leaves_the_constant_start(penalty, data_di
     assert ce < ce_const - 0.05  # a minimum, not a point beside the kink
     pred = clf.predict(X)
     assert abs(pred[s == 1].mean() - pred[s == 0].mean()) < 0.05  # unpenalized: ~0.18
+
+
+def test_representation_and_regression_nets_warn_of_raw_scales():
+    """The representation learners and the regression nets train by gradient too: raw
+    scales get the warning that names the scaler, and a density prior that overflows
+    float32 (Fair Normalizing Flows' mixture at 1e20) is an error that says so, not
+    torch's "invalid multinomial distribution"."""
+    from otfair.estimators import CENet, FairNormalizingFlowClassifier, LAFTRClassifier
+
+    X, y, s = two_group_data(200)
+    with pytest.warns(FitQualityWarning, match="StandardScaler"):
+        LAFTRClassifier(epochs=2, random_state=0).fit(X * 1e6, y, sensitive_features=s)
+    with pytest.warns(FitQualityWarning, match="StandardScaler"):
+        CENet(epochs=2, random_state=0).fit(X * 1e6, X[:, 0], sensitive_features=s)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with pytest.raises(ValueError, match="not finite in float32.*StandardScaler"):
+            FairNormalizingFlowClassifier(epochs=2, random_state=0).fit(
+                X * 1e20, y, sensitive_features=s
+            )
+    assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]

@@ -23,6 +23,7 @@ from otfair.estimators._torch_base import (
     TRAINING_CONSTRAINTS,
     TorchEstimatorMixin,
     predict_in_chunks,
+    warn_feature_scale,
 )
 from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
@@ -302,6 +303,7 @@ class NeuralFairRegressor(
         epochs, batch_size, lr, n_critic = self._check_training_params()
         forget_fit(self)
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
+        warn_feature_scale(X, type(self).__name__)
         device = resolve_device(self.device)
         self.device_ = device
         seed = draw_seed(self.random_state)

@@ -39,6 +39,7 @@ from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
     encode_binary_labels,
     predict_in_chunks,
+    warn_feature_scale,
 )
 from otfair.estimators._training import (
     AdversaryStep,
@@ -142,6 +143,7 @@ def start_fit(est: Any, X: Any, y: Any, sensitive_features: Any) -> FitStart:
     """
     X = check_input(est, X, reset=True)
     X, y, codes, est.groups_, est.classes_ = check_fit_inputs(X, y, sensitive_features)
+    warn_feature_scale(X, type(est).__name__)
     seed = draw_seed(est.random_state)
     return FitStart(
         X,

@@ -131,14 +131,23 @@ def fit_density(
         rows = rng.choice(len(X), size=min(n_components, len(X)), replace=False)
         means = X[np.sort(rows)]
         weights = np.full(len(rows), 1.0 / len(rows))
-        return _GMM(weights, means, np.full_like(means, bandwidth**2))
-    gmm = GaussianMixture(
-        min(n_components, len(X)),
-        covariance_type="diag",
-        reg_covar=reg_covar,
-        random_state=seed,
-    ).fit(X)
-    return _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
+        found = _GMM(weights, means, np.full_like(means, bandwidth**2))
+    else:
+        with np.errstate(all="ignore"):  # raw scales overflow: the check below says so
+            gmm = GaussianMixture(
+                min(n_components, len(X)),
+                covariance_type="diag",
+                reg_covar=reg_covar,
+                random_state=seed,
+            ).fit(X)
+        found = _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
+    if not all(bool(torch.isfinite(b).all()) for b in found.buffers()):
+        raise ValueError(
+            f"The density estimate of the features is not finite in float32 (`X` reaches "
+            f"{float(np.abs(X).max()):.3g} in magnitude): put a "
+            "sklearn.preprocessing.StandardScaler before the estimator in a Pipeline."
+        )
+    return found
 
 
 @fill_estimator_doc

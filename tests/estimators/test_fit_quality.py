@@ -311,3 +311,25 @@ def test_representation_and_regression_nets_warn_of_raw_scales():
                 X * 1e20, y, sensitive_features=s
             )
     assert not [w for w in caught if issubclass(w.category, RuntimeWarning)]
+
+
+def test_a_loss_just_above_the_constants_warns_and_the_constant_itself_does_not():
+    """The training cross-entropy is held against the constant's to its rounding only
+    (FairnessCV's ``above_reference`` compares it exactly): a fit 1e-4 above it warns."""
+    from otfair.estimators._torch_base import CONSTANT_LOSS_RTOL, check_against_constant
+
+    y = np.array([1] * 7 + [0] * 3)
+    base = math.log(0.7 / 0.3)  # the constant's logit: cross-entropy H(0.7)
+    kwargs = {"owner": "M", "strength": 0.5, "penalized": True}
+    shifted = np.full(10, base + 0.05)  # same decisions, a little further from 0.7
+    p = 1 / (1 + math.exp(-(base + 0.05)))
+    ce = -(0.7 * math.log(p) + 0.3 * math.log(1 - p))
+    const = -(0.7 * math.log(0.7) + 0.3 * math.log(0.3))
+    assert CONSTANT_LOSS_RTOL < ce / const - 1 < 1e-3  # inside the old 1e-3 slack
+    with pytest.warns(FitQualityWarning, match="below the best constant"):
+        check_against_constant(shifted, y, **kwargs)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        check_against_constant(np.full(10, np.float32(base)).astype(float), y, **kwargs)
+    assert not [w for w in caught if "below the best constant" in str(w.message)]
+    assert [w for w in caught if "for every training row" in str(w.message)]

@@ -180,6 +180,9 @@ class TorchEstimatorMixin:
 
 #: features of larger magnitude get a warning naming the fix (a scaler in a Pipeline)
 MAX_FEATURE_MAGNITUDE = 1e4
+#: a training cross-entropy above the constant's by more than this share warns: the
+#: rounding of a fit that ends at the constant itself (float32 logits), no more
+CONSTANT_LOSS_RTOL = 1e-6
 
 
 class FitQualityWarning(UserWarning):
@@ -283,6 +286,10 @@ def check_against_constant(
 ) -> None:
     """Warn when training ``logits`` do worse than the best constant or predict one class.
 
+    Worse: a lower training accuracy, or a training cross-entropy above the constant's
+    by more than :data:`CONSTANT_LOSS_RTOL` of it (``FairnessCV`` excludes such a
+    strength: its ``above_reference`` is False).
+
     Parameters
     ----------
     logits : ndarray of shape (n,)
@@ -328,7 +335,7 @@ def check_against_constant(
         )
     else:
         cause = "the model is under-trained (raise `epochs`, or use solver='lbfgs')"
-    if acc < const_acc - 1e-12 or ce > const_ce * (1 + 1e-3):
+    if acc < const_acc - 1e-12 or ce > const_ce * (1 + CONSTANT_LOSS_RTOL):
         warnings.warn(
             f"{owner} ends below the best constant predictor on its training data "
             f"(accuracy {acc:.4f} vs {const_acc:.4f}, cross-entropy {ce:.4f} vs "

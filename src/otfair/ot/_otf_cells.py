@@ -48,7 +48,16 @@ call's passes. Measured and not adopted: starting each cell on the side that
 :math:`-\nabla\Phi(0)` points to, from its last dual on that side (more passes: the
 coupled cells' sides are not the decoupled ones'), a fourfold radius growth, and
 cutting a rejected step back to where the linear pieces through its two ends meet (no
-fewer passes).
+fewer passes). Measured later (a logistic EO fit on Diabetes, 20,000 rows, alpha 0.01):
+every evaluation was in the minimum of :math:`\Phi` (OTFR's bound held at 0 on every
+batch); 3-5 evaluations per batch and call is typical, and the tail of 10-35 makes up
+about two thirds of the batch-evaluations; flooring each call's starting radius at 0.01,
+0.1 or 1 saved at most 5% of them; ``RTOL`` at 1e-6 or 1e-5 saves about 20% but moves
+the fits (German's FairnessCV choice with them). Factoring :math:`e^{(V^\top s)_k /
+\varepsilon}` out of the softmax (only a K-vector per batch depends on :math:`s`) would
+underflow: at :math:`\varepsilon = 10^{-3}` of the mean cost, :math:`|V^\top s| /
+\varepsilon` reaches 1,000-1,600 while a row's :math:`\tilde C / \varepsilon` spans
+1,400-13,000.
 """
 
 from __future__ import annotations

@@ -152,6 +152,9 @@ def ridged_cholesky(H: np.ndarray) -> np.ndarray:
     intercept) without an ``l2`` term leave the data Hessian singular, and its float32
     products can put an eigenvalue a little below 0, beyond the first ridge. The factor
     preconditions the quasi-Newton steps only, so a larger ridge slows them at most.
+    The ridge follows the mean diagonal: on raw features of magnitude 1e20 (whose
+    weights' curvature is ~1e40) it swamps the intercept's, and such a fit ends short of
+    the unit-scale fit's minimum (the features' scale warning names the fix).
     """
     p = H.shape[0]
     diagonal = np.arange(p)

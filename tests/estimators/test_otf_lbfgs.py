@@ -413,6 +413,25 @@ def test_ridged_cholesky_widens_the_ridge_only_when_it_must():
     assert 1e-6 < ridge < 1e-3  # the smallest of 1e-8 x 100^k that makes H + r I definite
 
 
+def test_spread_cholesky_rescales_only_a_diagonal_that_spans_orders():
+    """A Hessian of features at 1e20 beside the intercept (diagonal 1e40 .. 0.25): the
+    plain ridge, 1e-8 of the mean diagonal, would be ~1e31 on the intercept's 0.25."""
+    from otfair.estimators.classification._logistic import ridged_cholesky, spread_cholesky
+
+    rng = np.random.default_rng(1)
+    A = rng.normal(size=(5, 5))
+    unit = A @ A.T + np.eye(5)
+    np.testing.assert_array_equal(spread_cholesky(unit.copy()), ridged_cholesky(unit.copy()))
+    scale = np.array([1e20, 1e20, 1e20, 1e20, 1.0])  # four weights and the intercept
+    H = unit * scale[:, None] * scale[None, :]
+    L = spread_cholesky(H.copy())
+    assert np.allclose(np.tril(L), L)
+    # L L^T is H to ~1e-8 of each entry's own scale (the unit matrix's ridge, rescaled)
+    np.testing.assert_allclose((L @ L.T) / np.outer(scale, scale), unit, rtol=0, atol=1e-6)
+    plain = ridged_cholesky(H.copy())
+    assert abs((plain @ plain.T)[-1, -1] - H[-1, -1]) > 1e20  # the ridge it avoids
+
+
 def test_otf_without_l2_fits_german_despite_collinear_one_hot_columns(data_dir):
     """German's one-hot groups and the intercept are collinear: no l2, a singular Hessian."""
     from otfair.datasets import load_dataset

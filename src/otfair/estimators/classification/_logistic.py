@@ -137,7 +137,7 @@ class LogisticObjective:
         H[:d, d] = H[d, :d] = X.T @ weight
         H[d, d] = weight.sum()
         H[np.arange(d), np.arange(d)] += 2.0 * self.l2
-        return ridged_cholesky(H)
+        return spread_cholesky(H)
 
 
 #: attempts of :func:`ridged_cholesky`, each with a ridge 100 times the last
@@ -152,9 +152,8 @@ def ridged_cholesky(H: np.ndarray) -> np.ndarray:
     intercept) without an ``l2`` term leave the data Hessian singular, and its float32
     products can put an eigenvalue a little below 0, beyond the first ridge. The factor
     preconditions the quasi-Newton steps only, so a larger ridge slows them at most.
-    The ridge follows the mean diagonal: on raw features of magnitude 1e20 (whose
-    weights' curvature is ~1e40) it swamps the intercept's, and such a fit ends short of
-    the unit-scale fit's minimum (the features' scale warning names the fix).
+    The ridge follows the mean diagonal, which suits a diagonal of one order of
+    magnitude; :func:`spread_cholesky` handles one that spans many.
     """
     p = H.shape[0]
     diagonal = np.arange(p)
@@ -167,6 +166,31 @@ def ridged_cholesky(H: np.ndarray) -> np.ndarray:
             H[diagonal, diagonal] += 99.0 * ridge  # the ridge becomes 100 times larger
             ridge *= 100.0
     return np.linalg.cholesky(H)
+
+
+#: a diagonal whose positive entries span more than this ratio is factored as
+#: :math:`D^{1/2} \operatorname{chol}(D^{-1/2} H D^{-1/2})`
+DIAGONAL_SPREAD = 1e16
+
+
+def spread_cholesky(H: np.ndarray) -> np.ndarray:
+    r"""Return :func:`ridged_cholesky` of ``H``, rescaled first where its diagonal spans orders.
+
+    On raw features of magnitude 1e20 the weights' curvature is ~1e40 against the
+    intercept's ~0.25: a ridge that follows the mean diagonal swamps the intercept's
+    curvature, and the preconditioned fit ended short of the unit-scale fit's minimum
+    (0.469 against 0.440 on the test data). Where the positive diagonal entries span
+    more than :data:`DIAGONAL_SPREAD`, the factor is :math:`D^{1/2} L` with :math:`L L^\top`
+    the factor of the unit-diagonal :math:`D^{-1/2} H D^{-1/2}` (:math:`D` the diagonal;
+    1 where it is not positive), whose ridge is then relative to every entry alike.
+    Elsewhere (every usual scale) it is :func:`ridged_cholesky` of ``H`` itself, bit for bit.
+    """
+    diagonal = np.diag(H)
+    positive = diagonal[diagonal > 0]
+    if not positive.size or positive.max() <= DIAGONAL_SPREAD * positive.min():
+        return ridged_cholesky(H)
+    scale = np.sqrt(np.where(diagonal > 0, diagonal, 1.0))
+    return ridged_cholesky(H / scale[:, None] / scale[None, :]) * scale[:, None]
 
 
 def fit_logistic(

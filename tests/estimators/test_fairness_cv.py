@@ -484,3 +484,30 @@ def test_fold_key_codes_match_a_row_wise_join():
     np.testing.assert_array_equal(
         _codes(table[:, 0]), pd.factorize(pd.Series(table[:, 0]).astype(str))[0]
     )
+
+
+@pytest.mark.parametrize("search", ["grid", "ascending"])
+def test_verbose_reports_each_fold_fit_and_the_refit_on_stderr(search, capsys):
+    X, y, s = two_group_data(300)
+    strengths = [0.0, 0.1, 0.5]
+    quiet = FairnessCV(
+        FairClassifier("otf", random_state=0), strengths=strengths, max_violation=1.0, cv=3
+    )
+    quiet.set_params(search=search).fit(X, y, sensitive_features=s)
+    assert capsys.readouterr() == ("", "")  # verbose=0: silent
+    loud = clone(quiet).set_params(verbose=1).fit(X, y, sensitive_features=s)
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert all(line.startswith("[FairnessCV] ") for line in lines)
+    res = loud.cv_results_
+    measured = int((~res["reference"]).sum())
+    assert len(lines) == 3 * measured + 1  # every fold of every strength, then the refit
+    fold = [line for line in lines if "fold 2/3, strength=0.1:" in line]
+    assert len(fold) == (0.1 in res["strength"])
+    if fold:  # the line's numbers are the table's
+        k = int(np.flatnonzero(res["strength"] == 0.1)[0])
+        assert f"held-out score {res['split1_test_score'][k]:.4f}" in fold[0]
+        assert f"dp_gap {res['split1_test_violation'][k]:.4f}" in fold[0]
+    assert lines[-1].startswith(f"[FairnessCV] refit at strength={loud.strength_:.4g}")
+    np.testing.assert_array_equal(loud.predict_proba(X), quiet.predict_proba(X))

@@ -12,12 +12,7 @@ from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
 from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
-from sklearn.utils.validation import (
-    check_consistent_length,
-    check_is_fitted,
-    check_X_y,
-    indexable,
-)
+from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators._budget_rule import (
     METRIC_NAMES,
@@ -27,18 +22,20 @@ from otfair.estimators._budget_rule import (
     resolve_metric,
     select_strength,
 )
+from otfair.estimators._fairness_cv_progress import ProgressLine, announce_refit
 from otfair.estimators._fairness_cv_refine import refine, refinement_grid
 from otfair.estimators._fairness_cv_search import (
     FoldRecorder,
     accuracy,
     ascending_search,
+    check_search_input,
     fit_strength,
     grid_search,
     is_settled,
     quiet_fold_fit_quality,
 )
 from otfair.estimators._lbfgs import one_blas_thread_if_small
-from otfair.estimators._strength_grids import default_strengths, strength_param
+from otfair.estimators._strength_grids import default_strengths
 from otfair.utils import HasMethods, Interval, StrOptions, check_strengths, fit_context
 
 __all__ = ["FairnessCV"]
@@ -193,6 +190,10 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         its violation on new data nearer ``max_violation`` and over it about as often as
         under (pair it with a ``margin``). 0: the grid's choice, which lies anywhere
         inside the step where the budget is crossed.
+    verbose : int, default=0
+        1 or more: one line on standard error per fold fit measured (the fold, the
+        strength, its held-out score and violation, the seconds since the start) and one
+        for the refit (``GridSearchCV``'s ``verbose``); 0: silent.
 
     Attributes
     ----------
@@ -279,6 +280,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "pooled_violation": ["boolean"],
         "search": [StrOptions({"auto", "grid", "ascending"})],
         "refine": [Interval(Integral, 0, None, closed="left")],
+        "verbose": ["verbose"],
     }
     # `fit` consumes sensitive_features: requested by default (metadata routing)
     __metadata_request__fit = {"sensitive_features": True}  # noqa: RUF012
@@ -298,6 +300,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         pooled_violation: bool = True,
         search: str = "auto",
         refine: int = 0,
+        verbose: int = 0,
     ) -> None:
         self.estimator = estimator
         self.strengths = strengths
@@ -311,6 +314,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.pooled_violation = pooled_violation
         self.search = search
         self.refine = refine
+        self.verbose = verbose
 
     # ------------------------------------------------------------------ helpers
     def _task(self) -> str:
@@ -360,7 +364,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             records (the ``reference`` row, ``above_reference``, ``mean_train_loss``) and
             the choice excludes.
         """
-        X, y, s, param = self._check_fit_input(X, y, sensitive_features)
+        X, y, s, param = check_search_input(self.estimator, X, y, sensitive_features)
         with one_blas_thread_if_small(X, torch_threads=True):  # small data: one thread
             self._search_and_refit(X, y, s, param)
         return self
@@ -370,6 +374,10 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         strengths, grid = refinement_grid(self._strength_grid(), self.refine)
         splits = list(make_splits(self.cv, X, y, s, self._task()))
         recorder = self._recorder(X, y, s, strengths, splits)
+        if self.verbose:
+            recorder.progress = ProgressLine(
+                strengths, len(splits), param, recorder.all.metric_name
+            )
         with quiet_fold_fit_quality():
             folds = None
             if self._search() == "ascending":
@@ -405,6 +413,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
         self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
         if self.refit:
+            announce_refit(param, self.strength_, recorder.progress)
             best = clone(self.estimator).set_params(**self.best_params_)
             self.best_estimator_ = best.fit(X, y, sensitive_features=s)
 
@@ -440,22 +449,6 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             pooled=folds.pooled,
         )
         return done, table
-
-    def _check_fit_input(self, X: Any, y: Any, sensitive_features: Any) -> tuple[Any, ...]:
-        """Return ``(X, y, s, param)``: the rows indexable, the strength's parameter name."""
-        check_X_y(X, y, accept_sparse=False, ensure_min_samples=2)  # checked, kept as given
-        if sensitive_features is None:
-            raise ValueError("FairnessCV.fit needs `sensitive_features` (one value per row).")
-        X, y, s = indexable(X, y, sensitive_features)
-        check_consistent_length(X, y, s)
-        param = strength_param(self.estimator)
-        template = self.estimator.get_params(deep=False)[param]
-        if not isinstance(template, Real) or isinstance(template, bool):
-            raise ValueError(
-                f"The estimator's `{param}` must be a number (FairnessCV sets it); got "
-                f"{template!r}. Pass the strengths to search as FairnessCV(strengths=...)."
-            )
-        return X, y, s, param
 
     # ------------------------------------------------------------------ predict
     def _best(self) -> Any:

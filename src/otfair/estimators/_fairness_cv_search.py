@@ -28,15 +28,17 @@ import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from numbers import Real
 from typing import Any
 
 import numpy as np
 from sklearn.base import clone
 from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.metrics import mean_squared_error
+from sklearn.utils.validation import check_consistent_length, check_X_y, indexable
 
 from otfair.estimators._budget_rule import FoldMeasures, eligible
-from otfair.estimators._path import fairness_path
+from otfair.estimators._path import fairness_path, strength_param
 from otfair.estimators._torch_base import FitQualityWarning
 from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
@@ -45,6 +47,7 @@ __all__ = [
     "WarmFolds",
     "accuracy",
     "ascending_search",
+    "check_search_input",
     "fit_strength",
     "grid_search",
     "is_settled",
@@ -116,6 +119,8 @@ class FoldRecorder:
         self.pooled_y: list[np.ndarray] = []
         self.done: set[int] = set()
         self._rows: dict[tuple[int, int], tuple[Any, Any, Any]] = {}  # (fold, part) -> rows
+        #: called as ``progress(fold, k, score, violation)`` after each model's measures
+        self.progress: Callable[[int, int, float, float], None] | None = None
 
     def _part(self, f: int, part: int) -> tuple[Any, Any, Any]:
         """Return ``(X, y, s)`` of fold ``f``'s training (0) or held-out (1) rows (kept)."""
@@ -155,13 +160,17 @@ class FoldRecorder:
             y_metric = (y_metric == est.classes_[-1]).astype(int)
             y_fit = (y_fit == est.classes_[-1]).astype(int)
         prediction = violation_scores(est, X_te, self.task)
+        score = self.scorer(est, X_te, y_te)
+        violation = self.metric(y_metric, prediction, sensitive_features=s_te)
         self.all.record(
             f,
             k,
-            self.scorer(est, X_te, y_te),
-            self.metric(y_metric, prediction, sensitive_features=s_te),
+            score,
+            violation,
             training_loss(y_fit, violation_scores(est, X_tr, self.task), self.task),
         )
+        if self.progress is not None and k < self.all.scores.shape[1]:  # not the constant
+            self.progress(f, k, float(score), float(violation))
         self.predictions.setdefault(k, [np.empty(0)] * len(self.splits))[f] = prediction
         if k < self.all.scores.shape[1] and all(p.size for p in self.predictions[k]):
             self.done.add(k)
@@ -189,6 +198,29 @@ class FoldRecorder:
             out.pooled = np.asarray(values[:-1], dtype=float)
             out.reference["pooled"] = float(values[-1])
         return done, out
+
+
+def check_search_input(
+    estimator: Any, X: Any, y: Any, sensitive_features: Any
+) -> tuple[Any, Any, Any, str]:
+    """Return FairnessCV's ``(X, y, s, param)``: the rows indexable, the strength's name.
+
+    ``X`` and ``y`` are checked (and kept as given); ``sensitive_features`` is required,
+    and the estimator's strength must be a number (FairnessCV sets it).
+    """
+    check_X_y(X, y, accept_sparse=False, ensure_min_samples=2)
+    if sensitive_features is None:
+        raise ValueError("FairnessCV.fit needs `sensitive_features` (one value per row).")
+    X, y, s = indexable(X, y, sensitive_features)
+    check_consistent_length(X, y, s)
+    param = strength_param(estimator)
+    template = estimator.get_params(deep=False)[param]
+    if not isinstance(template, Real) or isinstance(template, bool):
+        raise ValueError(
+            f"The estimator's `{param}` must be a number (FairnessCV sets it); got "
+            f"{template!r}. Pass the strengths to search as FairnessCV(strengths=...)."
+        )
+    return X, y, s, param
 
 
 def grid_search(

@@ -179,11 +179,12 @@ def spread_cholesky(H: np.ndarray) -> np.ndarray:
     On raw features of magnitude 1e20 the weights' curvature is ~1e40 against the
     intercept's ~0.25: a ridge that follows the mean diagonal swamps the intercept's
     curvature, and the preconditioned fit ended short of the unit-scale fit's minimum
-    (0.469 against 0.440 on the test data). Where the positive diagonal entries span
-    more than :data:`DIAGONAL_SPREAD`, the factor is :math:`D^{1/2} L` with :math:`L L^\top`
-    the factor of the unit-diagonal :math:`D^{-1/2} H D^{-1/2}` (:math:`D` the diagonal;
-    1 where it is not positive), whose ridge is then relative to every entry alike.
-    Elsewhere (every usual scale) it is :func:`ridged_cholesky` of ``H`` itself, bit for bit.
+    (``tests/estimators/test_fit_quality.py`` now holds it to that minimum). Where the
+    positive diagonal entries span more than :data:`DIAGONAL_SPREAD`, the factor is
+    :math:`D^{1/2} L` with :math:`L L^\top` the factor of the unit-diagonal
+    :math:`D^{-1/2} H D^{-1/2}` (:math:`D` the diagonal; 1 where it is not positive),
+    whose ridge is then relative to every entry alike. Elsewhere (every usual scale) it
+    is :func:`ridged_cholesky` of ``H`` itself, bit for bit.
     """
     diagonal = np.diag(H)
     positive = diagonal[diagonal > 0]

@@ -6,8 +6,8 @@ For each shipped classification dataset (its default variant, one stratified 80/
 * scikit-learn's ``LogisticRegression()`` (lbfgs, ``C=1``, ``max_iter=1000``): the
   converged reference;
 * ``FairClassifier()`` with default settings (logistic model: L-BFGS, ``l2=1``, i.e.
-  ``C=1``) and ``FairClassifier(model="mlp")`` (Adam, early stopping on 10% held-out
-  rows);
+  ``C=1``) and ``FairClassifier(model="mlp")`` (one layer of 100, Adam, early stopping on
+  10% held-out rows);
 * the best constant predictor (the training base rate), which is perfectly fair;
 * penalized default fits (``--penalized``): OTF at alpha 0.01 / 0.1 / 0.9, Norm at 0.9
   and GapReg at lambda 1e6, each held against the constant's *training* accuracy and

@@ -66,3 +66,24 @@ def test_one_split_measures_each_setting_against_the_same_logistic_fit(data_dir)
     for r in rows:
         assert 0.5 < r["test_auc"] < 1.0
         assert r["auc_diff"] == pytest.approx(r["test_auc"] - r["logistic_auc"])
+
+
+def test_the_classifiers_page_quotes_the_committed_summary():
+    """docs/classifiers.md quotes each setting's mean AUC difference and share below."""
+    page = (MEASUREMENTS.parent / "classifiers.md").read_text()
+    page = " ".join(page.split())  # the quotes may wrap
+    summary = {
+        (s["dataset"], s["model"]): s
+        for s in bench.summary(bench.read_rows(MEASUREMENTS / "mlp_vs_logistic.csv"))
+    }
+    for dataset in ("german", "compas"):
+        for model in ("mlp (default)", "mlp two layers of d", "mlp small-data"):
+            s = summary[dataset, model]
+            assert f"{s['mean']:+.4f} ± {s['se']:.4f}".lstrip("+") in page.replace(
+                "+", ""
+            ), (dataset, model)
+    for model in ("mlp (default)", "mlp two layers of d"):
+        share = f"{summary['german', model]['below']:.0%}"
+        assert f"{share} of the runs more than 0.01 below" in page or (
+            f"({share} more than 0.01 below)" in page
+        ), model

@@ -25,6 +25,33 @@ def activation_class(activation: str) -> type[nn.Module]:
     return _ACTIVATIONS[activation]
 
 
+#: the hidden widths of ``hidden="auto"``: scikit-learn's ``MLPClassifier`` default
+AUTO_HIDDEN: tuple[int, ...] = (100,)
+
+
+def mlp_widths(hidden: Sequence[int] | str | None, in_features: int) -> tuple[int, ...]:
+    """Return the hidden widths an estimator's ``hidden`` setting names.
+
+    ``"auto"``: :data:`AUTO_HIDDEN`, one layer of 100 (scikit-learn's
+    ``MLPClassifier``); ``None``: two layers of width ``in_features`` (the FTM paper's
+    network, Kim et al., TMLR 2024, App. D.1); a sequence: those widths.
+
+    Examples
+    --------
+    >>> mlp_widths("auto", 7), mlp_widths(None, 7), mlp_widths([8, 4], 7)
+    ((100,), (7, 7), (8, 4))
+    """
+    if isinstance(hidden, str):
+        if hidden != "auto":
+            raise ValueError(
+                f'`hidden` must be "auto", None or a sequence of widths, got {hidden!r}.'
+            )
+        return AUTO_HIDDEN
+    if hidden is None:
+        return (int(in_features), int(in_features))
+    return tuple(int(width) for width in hidden)
+
+
 class MLP(nn.Module):
     """Multi-layer perceptron returning *logits* (no output non-linearity).
 

@@ -75,6 +75,7 @@ OTF_DEFAULTS: dict[str, Any] = {
 }
 FTM_DEFAULTS: dict[str, Any] = {
     "model": "mlp",
+    "hidden": None,  # two layers of the input's width (FTM App. D.1), not FairClassifier's
     "epochs": 200,
     "batch_size": "per dataset (FTM App. D.1)",
     "lr": 1e-3,

@@ -335,6 +335,11 @@ class FullBatchObjective:
             loss = loss + self.l2 * sum((w * w).sum() for w in weights)
         return loss
 
+    def value(self) -> float:
+        """Return the objective's value at the model's current parameters (no graph)."""
+        with torch.no_grad():
+            return float(self())
+
 
 def _digest(t: torch.Tensor) -> tuple[float, ...]:
     """Two weighted column sums of a 1-D or 2-D tensor: a cheap digest of its values."""

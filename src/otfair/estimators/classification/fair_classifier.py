@@ -34,6 +34,7 @@ from otfair.estimators._training import (
     predict_from_proba,
     stratified_batches,
 )
+from otfair.estimators.classification._constant_floor import keep_constant_if_lower
 from otfair.estimators.classification._logistic import LogisticObjective, fit_logistic
 from otfair.estimators.classification._train import (
     FullBatchObjective,
@@ -739,6 +740,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             if plain is not None:  # n_iter_ counts both phases; history_ is the second's
                 result = dataclasses.replace(result, n_iter=plain + result.n_iter)
             self._record_lbfgs(single, result)
+            if pen is not None and single.strength > 0:  # never above the constant's value
+                # (not OTF's fixed-batch objective above: its entropic term is not least at
+                # the constant, and its solver's duals carry over to a warm-started fit)
+                keep_constant_if_lower(single.model_, data.y.cpu().numpy(), objective.value)
 
     def _record_lbfgs(self, single: FairClassifier, result: LbfgsResult) -> None:
         """Set ``history_`` and ``n_iter_`` of an L-BFGS fit; warn if it hit ``epochs``."""

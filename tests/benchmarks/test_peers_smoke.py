@@ -39,8 +39,9 @@ def test_fairret_loop_at_strength_zero_is_fairclassifier(model):
         random_state=3,
     )  # fmt: skip
     paper = {"solver": "adam", "tol": None, "lr": 1e-3, "init_intercept": False, "l2": 0.0}
-    clf = FairClassifier("none", 0.0, model=model, epochs=4, batch_size=100, random_state=3,
-                         **paper)  # fmt: skip
+    hidden = None if model == "mlp" else "auto"  # the page's MLP: two layers of width d
+    clf = FairClassifier("none", 0.0, model=model, hidden=hidden, epochs=4, batch_size=100,
+                         random_state=3, **paper)  # fmt: skip
     clf.fit(d.X_train, d.y_train, sensitive_features=d.s_train)
     np.testing.assert_allclose(
         peers_fits.torch_proba(net, d.X_test), clf.predict_proba(d.X_test)[:, 1], atol=1e-5

@@ -17,7 +17,8 @@ Protocol
 * otfair's in-training methods run at :class:`otfair.estimators.FairClassifier`'s
   defaults (its ``solver="auto"``: L-BFGS for the logistic model with Norm, GapReg, OTF
   under DP or no penalty; Adam for the MLP and FTM, up to 300 epochs, stopping on
-  ``tol``), the logistic model or the MLP (two ReLU layers of width d). fairret's
+  ``tol``), the logistic model or the MLP (two ReLU layers of width d, ``hidden=None``,
+  the FTM paper's network, not the default one layer of 100). fairret's
   ``NormLoss`` and ``KLProjectionLoss`` (statistic ``PositiveRate``) are added to the
   cross-entropy in a plain torch loop: ``CE + lambda * fairret``, Adam lr 1e-3, 100
   epochs of batches of 1000 stratified by group, FairClassifier's initialization (with

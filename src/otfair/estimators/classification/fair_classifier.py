@@ -130,8 +130,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``None``: two layers of width = input dimension (the FTM paper's, which its
         protocol states). Over ten German and ten COMPAS loader splits the one layer of
         100 matches ``LogisticRegression``'s test AUC where two layers of the input's
-        width fell short on German, and costs less on the large datasets
-        (docs/measurements/mlp_vs_logistic.md).
+        width fell short on German (docs/measurements/mlp_vs_logistic.md).
     mixing : {"auto", "convex", "additive"}, default="auto"
         How the penalty is combined with the cross-entropy (see above).
     solver : {"auto", "lbfgs", "adam"}, default="auto"

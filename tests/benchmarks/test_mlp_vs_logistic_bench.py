@@ -79,9 +79,10 @@ def test_the_classifiers_page_quotes_the_committed_summary():
     for dataset in ("german", "compas"):
         for model in ("mlp (default)", "mlp two layers of d", "mlp small-data"):
             s = summary[dataset, model]
-            assert f"{s['mean']:+.4f} ± {s['se']:.4f}".lstrip("+") in page.replace(
-                "+", ""
-            ), (dataset, model)
+            assert f"{s['mean']:+.4f} ± {s['se']:.4f}".lstrip("+") in page.replace("+", ""), (
+                dataset,
+                model,
+            )
     for model in ("mlp (default)", "mlp two layers of d"):
         share = f"{summary['german', model]['below']:.0%}"
         assert f"{share} of the runs more than 0.01 below" in page or (

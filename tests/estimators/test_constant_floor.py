@@ -1,8 +1,8 @@
 """A full-batch fit never ends with a training objective above the best constant's.
 
-``otfair.estimators.classification._constant_floor``: the constant (output bias at the base
-rate's log-odds, output weights zero) is evaluated on the fit's own objective and kept
-when it is lower.
+``keep_constant_if_lower`` (``otfair.estimators.classification._train``): the constant
+(output bias at the base rate's log-odds, output weights zero) is evaluated on the fit's
+own objective and kept when it is lower.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from otfair.datasets import load_dataset
 from otfair.estimators import FairClassifier, FitQualityWarning
 from otfair.estimators._torch_base import constant_baseline
 from otfair.estimators.classification import fair_classifier
-from otfair.estimators.classification._constant_floor import keep_constant_if_lower
+from otfair.estimators.classification._train import keep_constant_if_lower
 from otfair.models import MLP
 
 

@@ -34,13 +34,13 @@ from otfair.estimators._training import (
     predict_from_proba,
     stratified_batches,
 )
-from otfair.estimators.classification._constant_floor import keep_constant_if_lower
 from otfair.estimators.classification._logistic import LogisticObjective, fit_logistic
 from otfair.estimators.classification._train import (
     FullBatchObjective,
     StratifiedBatches,
     TrainingProblem,
     fixed_batch_key,
+    keep_constant_if_lower,
     train,
 )
 from otfair.models import MLP

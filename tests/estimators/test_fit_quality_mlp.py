@@ -118,3 +118,17 @@ def test_tiny_data_trains_without_a_held_out_set():
     clf = FairClassifier(model="mlp", hidden=(4,), epochs=5, random_state=0)
     clf.fit(X, y)
     assert not hasattr(clf, "validation_loss_") and clf.n_iter_ >= 1
+
+
+@pytest.mark.parametrize(
+    ("hidden", "widths"), [("auto", [(7, 100), (100, 1)]), (None, [(7, 7), (7, 7), (7, 1)])]
+)
+def test_the_mlps_network_is_the_one_hidden_names(hidden, widths):
+    """``"auto"`` (the default): one layer of 100, MLPClassifier's; ``None``: the FTM
+    paper's two layers of the input's width."""
+    X, y, _ = two_group_data(200)
+    X = np.column_stack([X, np.random.default_rng(0).normal(size=(200, 7 - X.shape[1]))])
+    params = {} if hidden == "auto" else {"hidden": hidden}
+    clf = FairClassifier(model="mlp", epochs=2, random_state=0, **params).fit(X, y)
+    linears = [m for m in clf.model_.modules() if isinstance(m, torch.nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in linears] == widths

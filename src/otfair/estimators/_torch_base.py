@@ -210,6 +210,15 @@ class FitQualityWarning(UserWarning):
     """
 
 
+def base_rate_log_odds(y: np.ndarray) -> float:
+    """Return the best constant predictor's logit: the log-odds of 0/1 ``y``'s mean.
+
+    The mean is clipped to [1e-6, 1 - 1e-6]; a fit starts its output bias here.
+    """
+    rate = float(np.clip(np.mean(y), 1e-6, 1 - 1e-6))
+    return math.log(rate / (1.0 - rate))
+
+
 def constant_baseline(y: np.ndarray) -> tuple[float, float]:
     """Return the best constant predictor's ``(cross_entropy, accuracy)`` on 0/1 ``y``.
 

@@ -35,7 +35,6 @@ with its objective above the best constant predictor's (:func:`keep_constant_if_
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
@@ -45,6 +44,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from otfair.estimators._torch_base import base_rate_log_odds
 from otfair.estimators._training import (
     AdversaryStep,
     StepResult,
@@ -375,12 +375,11 @@ def fixed_batch_key(data: TrainData, seed: int, batch_size: int, *settings: Any)
 
 def _constant_state(model: nn.Module, y: np.ndarray) -> dict[str, torch.Tensor]:
     """Return ``model``'s state with the output layer made the best constant predictor."""
-    rate = float(np.clip(np.mean(y), 1e-6, 1 - 1e-6))
     state = {name: value.detach().clone() for name, value in model.state_dict().items()}
     last_name = [name for name, m in model.named_modules() if isinstance(m, nn.Linear)][-1]
     prefix = f"{last_name}." if last_name else ""
     state[prefix + "weight"].zero_()
-    state[prefix + "bias"].fill_(math.log(rate / (1.0 - rate)))
+    state[prefix + "bias"].fill_(base_rate_log_odds(y))
     return state
 
 

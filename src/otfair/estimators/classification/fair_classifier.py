@@ -19,6 +19,7 @@ from otfair.estimators._early_stopping import StopOnValidation, validation_split
 from otfair.estimators._lbfgs import LbfgsResult, one_blas_thread_if_small, train_lbfgs
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
+    base_rate_log_odds,
     check_against_constant,
     check_finite_model,
     predict_in_chunks,
@@ -625,10 +626,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 return
         if not self.init_intercept:
             return
-        rate = float(np.clip(np.mean(y), 1e-6, 1 - 1e-6))
         last = [m for m in self.model_.modules() if isinstance(m, torch.nn.Linear)][-1]
         with torch.no_grad():
-            last.bias.fill_(math.log(rate / (1.0 - rate)))
+            last.bias.fill_(base_rate_log_odds(y))
             if solver == "lbfgs" and self.model == "logistic":
                 last.weight.zero_()
 

@@ -29,9 +29,12 @@ Protocol (one fixed split per dataset, the same for every method):
 * ``FairnessCV(FairClassifier(<penalty>, notion=<notion>, model=<model>,
   random_state=0), max_violation=<budget>, metric=<metric>, cv=<cv>)``: every other
   setting at its default (the strength grid, epochs, margin). It is fitted with
-  ``refit=False`` and the chosen strength is then refitted on the training rows, which
-  is what ``refit=True`` does; both parts are timed (``cv_cpu_s``, ``refit_cpu_s``) and
-  ``cpu_s`` is their sum.
+  ``refit=False`` and then refitted on the training rows by the function ``refit=True``
+  calls (``otfair.estimators._fairness_cv_refit.checked_refit``, ``check_refit=True``:
+  while the refit's violation on its training rows is over the budget, the next larger
+  eligible strength is refitted); both parts are timed (``cv_cpu_s``, ``refit_cpu_s``)
+  and ``cpu_s`` is their sum. ``cv_strength`` is the folds' choice, ``strength`` the
+  refit kept, ``refit_train_violation`` its violation on the training rows.
 * The logistic model (where the search ascends, cheaply) is also searched with
   ``refine=2`` (``refined_*`` columns: its choice refitted and measured, the refined
   search's CPU); the report's refinement table shows it beside the default's.
@@ -230,8 +233,6 @@ def run_fairness_cv(
     base: dict, notion: str, model: str, penalty: str, cv: int, train: tuple, test: tuple
 ) -> dict:
     """One FairnessCV row: its choice, its test measures, its CPU (CV and refit)."""
-    from sklearn.base import clone
-
     from otfair.estimators import FairClassifier, FairnessCV
 
     metric, budget, _ = BUDGETS[notion]
@@ -247,15 +248,16 @@ def run_fairness_cv(
         row.update(error=str(exc).split(". ")[0], cpu_s=time.process_time() - start)
         return row
     cv_cpu = time.process_time() - start
-    k = search.best_index_
     res = search.cv_results_
-    refit = clone(est).set_params(strength=search.strength_)
-    _, refit_cpu = cpu(lambda: refit.fit(X, y, sensitive_features=s))
+    done, refit_cpu = cpu(lambda: checked(est, train, res, search.best_index_, metric, budget))
+    k, refit = done.index, done.estimator
     row.update(
-        strength=search.strength_,
+        cv_strength=search.strength_,
+        strength=float(res["strength"][k]),
+        refit_train_violation=done.history[-1]["train_violation"],
         n_strengths=int((~res["reference"]).sum()),
-        cv_score=search.best_score_,
-        cv_violation=search.best_violation_,
+        cv_score=float(res["mean_test_score"][k]),
+        cv_violation=float(res["test_violation"][k]),
         cv_upper=float(res["upper_test_violation"][k]),
         constant_cv_score=float(res["mean_test_score"][res["reference"]][0]),
         cv_cpu_s=cv_cpu,
@@ -265,10 +267,32 @@ def run_fairness_cv(
     Xt = test[0]
     measure(row, metric, test, refit.predict(Xt), refit.predict_proba(Xt)[:, 1])
     for margin in MARGINS:  # the choice at other margins, from the same folds
-        row.update(margin_choice(search, margin, est, train, test, metric, budget))
+        row.update(margin_choice(search, margin, est, train, test, metric, budget, row))
     if model == "logistic":  # where the search ascends (cheap)
         row.update(refined_choice(est, budget, metric, cv, train, test))
     return row
+
+
+def checked(est: Any, train: tuple, results: dict, index: int, metric: str, budget: float) -> Any:
+    """Refit as ``FairnessCV(refit=True)`` does: ``checked_refit`` from row ``index``."""
+    from otfair.estimators import get_violation_metric
+    from otfair.estimators._fairness_cv_refit import checked_refit
+
+    X, y, s = train
+    with warnings.catch_warnings():  # none within the budget: the row says so
+        warnings.simplefilter("ignore", UserWarning)
+        return checked_refit(
+            est,
+            X,
+            y,
+            s,
+            results=results,
+            index=index,
+            param="strength",
+            max_violation=budget,
+            metric=get_violation_metric(metric, "classification"),
+            task="classification",
+        )
 
 
 #: refinement rounds whose choice is recorded beside the default's (ascending searches)
@@ -283,8 +307,6 @@ def refined_choice(
     Measured where the search ascends (the logistic model); elsewhere a refined search
     would cost another whole Adam grid per fold.
     """
-    from sklearn.base import clone
-
     from otfair.estimators import FairnessCV
 
     X, y, s = train
@@ -297,11 +319,12 @@ def refined_choice(
     except ValueError as exc:
         return {"refined_error": str(exc).split(":")[0]}
     seconds = time.process_time() - start
-    model = clone(est).set_params(strength=search.strength_).fit(X, y, sensitive_features=s)
+    done = checked(est, train, search.cv_results_, search.best_index_, metric, budget)
+    model = done.estimator
     scores_t = model.predict_proba(test[0])[:, 1]
     return {
-        "refined_strength": float(search.strength_),
-        "refined_cv_violation": float(search.best_violation_),
+        "refined_strength": float(model.strength),
+        "refined_cv_violation": float(search.cv_results_["test_violation"][done.index]),
         "refined_test_accuracy": float(np.mean(model.predict(test[0]) == test[1])),
         "refined_test_violation": violation(metric, test[1], scores_t, test[2]),
         "refined_cpu_s": seconds,
@@ -309,11 +332,20 @@ def refined_choice(
 
 
 def margin_choice(
-    search: Any, margin: float, est: Any, train: tuple, test: tuple, metric: str, budget: float
+    search: Any,
+    margin: float,
+    est: Any,
+    train: tuple,
+    test: tuple,
+    metric: str,
+    budget: float,
+    kept: dict,
 ) -> dict:
-    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted."""
-    from sklearn.base import clone
+    """Return what ``FairnessCV(margin=margin)`` chooses on the same folds, refitted.
 
+    ``kept``: the default margin's row (its ``strength``: the refit kept); a choice whose
+    checked refit keeps the same strength is marked ``same``.
+    """
     from otfair.estimators._budget_rule import cv_results, select_strength
 
     res = search.cv_results_
@@ -347,14 +379,16 @@ def margin_choice(
         k = select_strength(table, budget)
     except ValueError as exc:
         return {f"{tag}_error": str(exc).split(":")[0]}
+    if float(table["strength"][k]) == search.strength_:  # the folds' choice: same refit
+        return {f"{tag}_strength": kept["strength"], f"{tag}_same": True}
+    done = checked(est, train, table, k, metric, budget)
+    k, model = done.index, done.estimator
     out = {f"{tag}_strength": float(table["strength"][k])}
     out[f"{tag}_cv_violation"] = float(table["test_violation"][k])
     out[f"{tag}_cv_upper"] = float(table["upper_test_violation"][k])
-    if out[f"{tag}_strength"] == search.strength_:
+    if out[f"{tag}_strength"] == kept["strength"]:
         out[f"{tag}_same"] = True
         return out
-    X, y, s = train
-    model = clone(est).set_params(strength=out[f"{tag}_strength"]).fit(X, y, sensitive_features=s)
     scores_t = model.predict_proba(test[0])[:, 1]
     out[f"{tag}_test_accuracy"] = float(np.mean(model.predict(test[0]) == test[1]))
     out[f"{tag}_test_violation"] = violation(metric, test[1], scores_t, test[2])
@@ -447,7 +481,10 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "budget on the training rows; `expgrad`: `ExponentiatedGradient(LogisticRegression,"
         " eps=budget)`, randomized predictions. CPU: `time.process_time` of the whole fit "
         f"(cross-validation and refit included), {_threads_text(rows)}; `CPU / GS` is "
-        "FairnessCV's over GridSearch's measured in the same invocation.",
+        "FairnessCV's over GridSearch's measured in the same invocation. `strength`: the "
+        "refit kept; `(folds: s)` where the folds chose `s` but its refit was over the "
+        "budget on its own training rows, and `check_refit` moved to the next eligible "
+        "strength.",
         "",
     ]
     header = [
@@ -503,7 +540,7 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
                         r["method"],
                         str(r["model"]),
                         str(r.get("penalty", "")),
-                        _f(r.get("strength"), 4) if "strength" in r else "",
+                        _strength_cell(r),
                         _f(r["test_accuracy"], 4),
                         f"{r['test_violation']:.4f} ± {r['test_violation_sd']:.4f}",
                         mark,
@@ -569,6 +606,16 @@ def report(rows: list[dict], csv_name: str, command: str) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _strength_cell(r: dict) -> str:
+    """Return the strength kept, and the folds' choice where the refit check moved it."""
+    if "strength" not in r:
+        return ""
+    cell = _f(r["strength"], 4)
+    if r.get("cv_strength") not in (None, "") and float(r["cv_strength"]) != float(r["strength"]):
+        cell += f" (folds: {_f(r['cv_strength'], 4)})"
+    return cell
 
 
 def _margin_cell(r: dict, margin: float) -> str:

@@ -8,7 +8,7 @@ from numbers import Integral, Real
 from typing import Any
 
 import numpy as np
-from sklearn.base import BaseEstimator, MetaEstimatorMixin, clone, is_classifier
+from sklearn.base import BaseEstimator, MetaEstimatorMixin, is_classifier
 from sklearn.metrics import check_scoring, get_scorer_names
 from sklearn.utils import get_tags
 from sklearn.utils.metaestimators import available_if
@@ -17,13 +17,13 @@ from sklearn.utils.validation import check_is_fitted
 from otfair.estimators._budget_rule import (
     METRIC_NAMES,
     chosen_metric,
-    cv_results,
     make_splits,
     resolve_metric,
     select_strength,
 )
 from otfair.estimators._fairness_cv_progress import ProgressLine, announce_refit
 from otfair.estimators._fairness_cv_refine import refine, refinement_grid
+from otfair.estimators._fairness_cv_refit import checked_refit
 from otfair.estimators._fairness_cv_search import (
     FoldRecorder,
     accuracy,
@@ -80,36 +80,32 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     smaller strength wins. With ``refit=True`` one estimator at :math:`s^\star` is then
     fitted on all the data (``best_estimator_``).
 
-    **Why pooled.** A gap such as the DP gap is an absolute difference of group rates:
-    measured on a small held-out fold its noise only adds to it, so the mean of the
-    per-fold gaps overstates the violation of a fair model (a model with no gap at all
-    shows about 0.03 on COMPAS's 860-row folds, over a 0.02 budget). Pooling the
-    held-out predictions measures the gap on all the rows at once, with
-    :math:`\sqrt F` times less of that bias.
+    **Why pooled.** The DP gap is an absolute difference of group rates: on a small
+    held-out fold its noise only adds to it (a model with no gap shows about 0.03 on
+    COMPAS's 860-row folds). Pooling the held-out predictions measures it on all the
+    rows at once, with :math:`\sqrt F` times less of that bias.
 
     **Never below a constant.** On each fold the best constant predictor of the training
-    fold (the class prior, whose decision is the majority class; the mean target for a
-    regressor) is scored like the models: it is the last row of ``cv_results_``
-    (``reference``; its DP and EO gaps are 0). A strength whose mean held-out score is
-    below the constant's, or whose mean loss on the training folds (log-loss of
-    ``P(Y=1|x)``, squared error for a regressor; the objective's data term) is above
-    the constant's, is excluded from the choice
-    (:math:`k \succeq \mathrm{const}`; ``above_reference`` False): such a model has
-    stopped learning from the labels, and the constant is both fairer and better. When
-    every strength within the budget is excluded, ``fit`` raises a ``ValueError`` that
-    says so and gives both scores, rather than return a model a constant beats
-    (``below_constant="warn"``: a warning, and the choice among them).
+    fold (the class prior; the mean target for a regressor) is scored like the models:
+    the last row of ``cv_results_`` (``reference``; its DP and EO gaps are 0). A strength
+    whose mean held-out score is below the constant's, or whose mean training-fold loss
+    (log-loss of ``P(Y=1|x)``, squared error) is above it, has stopped learning from the
+    labels and is excluded (:math:`k \succeq \mathrm{const}`; ``above_reference``
+    False). When every strength within the budget is excluded, ``fit`` raises a
+    ``ValueError`` that gives both scores (``below_constant="warn"``: a warning, and the
+    choice among them).
 
-    **The budget on new data.** The mean held-out violation of a strength is an estimate;
-    on new data the violation of a strength whose mean sits at the edge of the budget
-    exceeds the budget about half the time, by about the noise of the measurement.
-    ``margin`` asks instead for the upper bound :math:`u_k` (the fold mean plus
-    ``margin`` standard errors of that mean) to be within the budget: 1.0 is a one-sided
-    ~84% bound, 1.645 ~95%. The default 0 chooses on the mean; the choice at margins 0.5
-    and 1 on each benchmarked case is in ``docs/measurements/fairness_cv_vs_fairlearn.md``
-    (``benchmarks/fairness_cv_vs_fairlearn.py``, ``docs/budget.md``). Use a margin where
-    the bound must hold on new data with confidence, and pass a finer ``strengths`` grid
-    near the budget to keep its cost in accuracy small.
+    **The budget on new data.** On new data the violation of a strength whose held-out
+    violation sits at the edge of the budget exceeds it about half the time, by about
+    the noise of the measurement. ``margin`` asks instead for the upper bound
+    :math:`u_k` (plus ``margin`` standard errors of the fold mean) to be within the
+    budget: 1.0 is a one-sided ~84% bound, 1.645 ~95%; the default 0 chooses on the
+    estimate (the choice at margins 0.5 and 1 on each benchmarked case:
+    ``docs/measurements/fairness_cv_vs_fairlearn.md``, ``docs/budget.md``). A finer
+    ``strengths`` grid near the budget keeps a margin's cost in accuracy small. The refit
+    on all the rows may also end fairer or less fair than the folds' models
+    (``check_refit``): it is kept only if its violation on its own training rows is
+    within the budget.
 
     Parameters
     ----------
@@ -142,14 +138,19 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``scoring(estimator, X, y)``, higher is better. ``None``: accuracy for
         classifiers, :math:`R^2` for regressors.
     cv : int, cross-validation generator or iterable, default=5
-        An integer is the number of folds of a ``StratifiedKFold`` on the combined key
-        label x sensitive group (a regression target cut at its quartiles; a coarser key
-        when a combination has fewer rows than folds), the rows shuffled first with a
-        fixed seed (0): rows stored in time order, as the loaders keep Bank's, would
-        otherwise give folds of different periods. A splitter or an iterable of
-        ``(train, test)`` indices is used as given.
+        An integer: the folds of a ``StratifiedKFold`` on label x sensitive group (a
+        regression target cut at its quartiles; a coarser key when a combination has
+        fewer rows than folds), the rows shuffled with seed 0 (Bank's are stored in time
+        order). A splitter or an iterable of ``(train, test)`` indices: as given.
     refit : bool, default=True
         Fit ``best_estimator_`` at the chosen strength on the whole data.
+    check_refit : bool, default=True
+        Measure the refit's ``metric`` on its own training rows
+        (``otfair/estimators/_fairness_cv_refit.py``) and, while it is over
+        ``max_violation`` (a model over the budget on the rows it was trained on will be
+        over it on new data), refit at the next larger eligible strength measured; the
+        attributes then describe the strength kept. None within it: the least violating
+        refit and a ``UserWarning``. False: the first refit as it is.
     margin : float, default=0.0
         How many standard errors of the fold mean (``std(ddof=1) / sqrt(F)`` over the
         folds) are added to a strength's mean held-out violation before it is compared
@@ -167,29 +168,19 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     search : {"auto", "grid", "ascending"}, default="auto"
         How the strengths are fitted (``otfair/estimators/_fairness_cv_search.py``).
         ``"grid"``: every strength on every fold, each fold's path in one stacked run.
-        ``"ascending"`` (an estimator with ``warm_start``, such as
-        :class:`~otfair.estimators.FairClassifier`): the strengths in increasing
-        order, each fold's fit starting from its fit at the previous strength (a few
-        L-BFGS iterations each), and the search stops at the first strength past the
-        best eligible one whose mean held-out score is lower: the strengths after it
-        are neither fitted nor in ``cv_results_``. Only where a warm start reaches a
-        cold start's solution: the first fit used L-BFGS and converged (else the grid
-        runs). The choice is the grid's whenever the
-        score of the eligible strengths falls once it starts to fall (it falls with
-        the strength past the budget); ``best_estimator_`` is fitted from scratch
-        either way. ``"auto"``: ``"ascending"`` when the estimator has ``warm_start``,
-        else ``"grid"``.
+        ``"ascending"``: in increasing order, each fold's fit warm-started from the
+        previous strength's, stopping at the first strength past the best eligible one
+        that scores less (later ones are not fitted, nor in ``cv_results_``); only where
+        the first fit used L-BFGS and converged, else the grid runs. ``"auto"``:
+        ``"ascending"`` for an estimator with ``warm_start``, else ``"grid"``.
     refine : int, default=0
         Bisection rounds after the grid's choice
         (``otfair/estimators/_fairness_cv_refine.py``): while the largest smaller
-        strength measured is over the budget, the midpoint between it and the chosen
-        strength (in :math:`\log\frac{s}{1-s}` below 1, in :math:`\log s` above) is
-        fitted on every fold and the choice is made again on the extended table; its
-        rows join ``cv_results_``. A 3x grid step is narrowed to ~1.32x by two rounds
-        (``cv`` fits each), so the choice sits closer to the budget: more accurate, with
-        its violation on new data nearer ``max_violation`` and over it about as often as
-        under (pair it with a ``margin``). 0: the grid's choice, which lies anywhere
-        inside the step where the budget is crossed.
+        strength measured is over the budget, the midpoint between it and the chosen one
+        (in :math:`\log\frac{s}{1-s}` below 1, :math:`\log s` above) is fitted on every
+        fold and the choice made again; its rows join ``cv_results_``. Two rounds narrow
+        a 3x grid step to ~1.32x: more accurate, with the violation on new data nearer
+        ``max_violation`` (pair it with a ``margin``).
     verbose : int, default=0
         1 or more: one line on standard error per fold fit measured (the fold, the
         strength, its held-out score and violation, the seconds since the start) and one
@@ -212,6 +203,11 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``max_violation``).
     best_estimator_ : estimator
         ``refit=True`` only: the estimator fitted at ``strength_`` on all the data.
+    refit_history_ : list of dict
+        ``refit=True`` only: ``{"strength", "train_violation"}`` of each refit, in order
+        (more than one where ``check_refit`` moved the strength up).
+    refit_time_ : float
+        ``refit=True`` only: wall seconds of the refits (``GridSearchCV``'s name).
     cv_results_ : dict of numpy arrays
         One entry per strength measured (the grid's, and any ``refine`` midpoints),
         ascending, then one for the best constant predictor
@@ -275,6 +271,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "scoring": [StrOptions(set(get_scorer_names())), callable, None],
         "cv": [Interval(Integral, 2, None, closed="left"), "cv_object"],
         "refit": ["boolean"],
+        "check_refit": ["boolean"],
         "margin": [Interval(Real, 0, None, closed="left")],
         "below_constant": [StrOptions({"raise", "warn"})],
         "pooled_violation": ["boolean"],
@@ -295,6 +292,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         scoring: str | Callable[..., float] | None = None,
         cv: Any = 5,
         refit: bool = True,
+        check_refit: bool = True,
         margin: float = 0.0,
         below_constant: str = "raise",
         pooled_violation: bool = True,
@@ -309,6 +307,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.scoring = scoring
         self.cv = cv
         self.refit = refit
+        self.check_refit = check_refit
         self.margin = margin
         self.below_constant = below_constant
         self.pooled_violation = pooled_violation
@@ -363,6 +362,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             range ends below the best constant predictor on every fold, which the table
             records (the ``reference`` row, ``above_reference``, ``mean_train_loss``) and
             the choice excludes.
+        UserWarning
+            ``check_refit``: no refit allowed by the table is within the budget on its
+            training rows (the least violating is kept).
         """
         X, y, s, param = check_search_input(self.estimator, X, y, sensitive_features)
         with one_blas_thread_if_small(X, torch_threads=True):  # small data: one thread
@@ -378,6 +380,10 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             recorder.progress = ProgressLine(
                 strengths, len(splits), param, recorder.all.metric_name
             )
+
+        def table() -> tuple[np.ndarray, dict[str, Any]]:
+            return recorder.table(strengths, param, self.max_violation, self.margin)
+
         with quiet_fold_fit_quality():
             folds = None
             if self._search() == "ascending":
@@ -386,36 +392,55 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                     strengths,
                     recorder,
                     param,
-                    lambda: is_settled(
-                        self._table(recorder, strengths, param)[1], self.max_violation
-                    ),
+                    lambda: is_settled(table()[1], self.max_violation),
                     grid.tolist(),
                 )
             if folds is None:  # the grid, or warm starts that would not be exact
                 grid_search(self.estimator, strengths, recorder, grid.tolist())
             refine(
                 self.refine,
-                lambda: self._table(recorder, strengths, param),
+                table,
                 lambda k: fit_strength(self.estimator, strengths, recorder, param, folds, k),
                 self.max_violation,
                 self.below_constant,
             )
-        _, self.cv_results_ = self._table(recorder, strengths, param)
+        _, self.cv_results_ = table()
         self.strength_param_ = param
         self.metric_ = recorder.all.metric_name
         self.n_splits_ = len(splits)
         self.path_fit_time_ = recorder.all.fit_time
-        self.best_index_ = select_strength(
-            self.cv_results_, self.max_violation, below_constant=self.below_constant
-        )
-        self.strength_ = float(self.cv_results_["strength"][self.best_index_])
-        self.best_params_ = {param: self.strength_}
-        self.best_score_ = float(self.cv_results_["mean_test_score"][self.best_index_])
-        self.best_violation_ = float(self.cv_results_["test_violation"][self.best_index_])
+        rule = {"below_constant": self.below_constant}
+        self._choose(select_strength(self.cv_results_, self.max_violation, **rule), param)
         if self.refit:
-            announce_refit(param, self.strength_, recorder.progress)
-            best = clone(self.estimator).set_params(**self.best_params_)
-            self.best_estimator_ = best.fit(X, y, sensitive_features=s)
+            self._refit(X, y, s, param, recorder)
+
+    def _refit(self, X: Any, y: Any, s: Any, param: str, recorder: FoldRecorder) -> None:
+        """Fit ``best_estimator_`` (``check_refit``: within the budget on ``X``)."""
+        done = checked_refit(
+            self.estimator,
+            X,
+            y,
+            s,
+            results=self.cv_results_,
+            index=self.best_index_,
+            param=param,
+            max_violation=self.max_violation if self.check_refit else np.inf,
+            metric=recorder.metric,
+            task=self._task(),
+            below_constant=self.below_constant,
+            announce=lambda value: announce_refit(param, value, recorder.progress),
+        )
+        self.best_estimator_, self.refit_history_ = done.estimator, done.history
+        self.refit_time_ = done.seconds
+        self._choose(done.index, param)
+
+    def _choose(self, k: int, param: str) -> None:
+        """Set the attributes of the chosen row ``k`` of ``cv_results_``."""
+        self.best_index_, rows = k, self.cv_results_
+        self.strength_ = float(rows["strength"][k])
+        self.best_params_ = {param: self.strength_}
+        self.best_score_ = float(rows["mean_test_score"][k])
+        self.best_violation_ = float(rows["test_violation"][k])
 
     def _search(self) -> str:
         """Resolve ``search`` (``"auto"``: ascending for an estimator with ``warm_start``)."""
@@ -430,25 +455,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         """Return the fold measurements' recorder (the constants measured already)."""
         task = self._task()
         name, metric = resolve_metric(chosen_metric(self.metric, self.estimator, task), task)
-        return FoldRecorder(X, y, s, splits, len(strengths), task, self._scorer(), metric, name)
-
-    def _table(
-        self, recorder: FoldRecorder, strengths: np.ndarray, param: str
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Return the measured strength indices and their ``cv_results_`` table."""
-        done, folds = recorder.measures(self.pooled_violation)
-        table = cv_results(
-            strengths[done],
-            folds.scores,
-            folds.violations,
-            param,
-            self.max_violation,
-            losses=folds.losses,
-            reference=folds.reference,
-            margin=self.margin,
-            pooled=folds.pooled,
-        )
-        return done, table
+        scorer, pooled = self._scorer(), self.pooled_violation
+        return FoldRecorder(X, y, s, splits, len(strengths), task, scorer, metric, name, pooled)
 
     # ------------------------------------------------------------------ predict
     def _best(self) -> Any:

@@ -37,7 +37,7 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.metrics import mean_squared_error
 from sklearn.utils.validation import check_consistent_length, check_X_y, indexable
 
-from otfair.estimators._budget_rule import FoldMeasures, eligible
+from otfair.estimators._budget_rule import FoldMeasures, cv_results, eligible
 from otfair.estimators._path import fairness_path, strength_param
 from otfair.estimators._torch_base import FitQualityWarning
 from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
@@ -98,6 +98,9 @@ class FoldRecorder:
     metric : callable
         ``metric(y_true, y_score, *, sensitive_features)``, lower is fairer.
     metric_name : str
+    pooled : bool, default=True
+        Whether :meth:`table` measures each strength's violation on the pooled held-out
+        predictions (``FairnessCV(pooled_violation=...)``).
     """
 
     def __init__(
@@ -111,8 +114,10 @@ class FoldRecorder:
         scorer: Callable[..., float],
         metric: Callable[..., float],
         metric_name: str,
+        pooled: bool = True,
     ) -> None:
         self.X, self.y, self.s, self.splits = X, y, s, list(splits)
+        self.pooled = pooled
         self.task, self.scorer, self.metric = task, scorer, metric
         self.all = FoldMeasures.empty(len(self.splits), n_strengths, metric_name, task)
         self.predictions: dict[int, list[np.ndarray]] = {}  # k -> held-out, by fold
@@ -198,6 +203,24 @@ class FoldRecorder:
             out.pooled = np.asarray(values[:-1], dtype=float)
             out.reference["pooled"] = float(values[-1])
         return done, out
+
+    def table(
+        self, strengths: np.ndarray, param: str, max_violation: float, margin: float
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Return the measured strength indices and their ``cv_results_`` table."""
+        done, folds = self.measures(self.pooled)
+        table = cv_results(
+            strengths[done],
+            folds.scores,
+            folds.violations,
+            param,
+            max_violation,
+            losses=folds.losses,
+            reference=folds.reference,
+            margin=margin,
+            pooled=folds.pooled,
+        )
+        return done, table
 
 
 def check_search_input(

@@ -20,8 +20,11 @@ seeds ``k``:
   rows.
 * ``fairnesscv``: ``FairnessCV(FairClassifier(penalty, notion=notion, random_state=0),
   max_violation=budget)`` at its defaults (``metric="auto"``: ``dp_gap`` under DP,
-  ``max_eo_gap`` under EO; ``margin=0``, the mean rule), refitted on the training rows;
-  ``fairnesscv_margin1``: the same with ``margin=1.0`` (the upper bound ``mean + 1
+  ``max_eo_gap`` under EO; ``margin=0``, the mean rule; ``check_refit=True``: a refit
+  over the budget on its own training rows moves to the next eligible strength),
+  refitted on the training rows; ``fairnesscv_unchecked``: the same search's choice as
+  ``check_refit=False`` keeps it (the folds' choice refitted; the same model where the
+  check kept it); ``fairnesscv_margin1``: the same with ``margin=1.0`` (the upper bound ``mean + 1
   standard error`` within the budget); ``fairnesscv_refine2``: ``refine=2`` (two
   bisection rounds of the grid step where the budget is crossed: a choice nearer it).
 * ``gridsearch_budget``: fairlearn's ``GridSearch(LogisticRegression(max_iter=1000),
@@ -72,6 +75,7 @@ NUMBERS = (
     "budget",
     "strength",
     "cv_violation",
+    "refit_train_violation",
     "test_accuracy",
     "test_violation",
     "test_violation_sd",
@@ -79,6 +83,7 @@ NUMBERS = (
 FLAGS = ("exceeded", "exceeded_noise")
 METHODS = (
     "fairnesscv",
+    "fairnesscv_unchecked",
     "fairnesscv_margin1",
     "fairnesscv_refine2",
     "gridsearch_budget",
@@ -95,6 +100,7 @@ FIELDS = (
     "method",
     "strength",
     "cv_violation",
+    "refit_train_violation",
     "test_accuracy",
     "test_violation",
     "test_violation_sd",
@@ -154,6 +160,34 @@ def run_fairness_cv(case: str, train: tuple, margin: float, refine: int = 0) -> 
         "metric": search.metric_,
         "strength": search.strength_,
         "cv_violation": float(search.cv_results_[bound][search.best_index_]),
+        "refit_train_violation": search.refit_history_[-1]["train_violation"],
+        "search": search,
+    }
+
+
+def unchecked(fit: dict[str, Any], train: tuple) -> dict[str, Any]:
+    """Return ``fit``'s search as ``check_refit=False`` keeps it: the folds' choice, refitted.
+
+    The same search (no second cross-validation): where the checked refit kept the
+    folds' choice, the same model; else the folds' choice refitted from scratch.
+    """
+    from sklearn.base import clone
+
+    if "search" not in fit:
+        return fit  # refused
+    search = fit["search"]
+    first = search.refit_history_[0]
+    if first["strength"] == fit["strength"]:
+        return fit
+    X, y, s = train
+    model = clone(search.estimator).set_params(strength=first["strength"])
+    k = int(np.flatnonzero(search.cv_results_["strength"] == first["strength"])[0])
+    return {
+        "model": model.fit(X, y, sensitive_features=s),
+        "metric": search.metric_,
+        "strength": first["strength"],
+        "cv_violation": float(search.cv_results_["test_violation"][k]),
+        "refit_train_violation": first["train_violation"],
     }
 
 
@@ -222,12 +256,13 @@ def measure_split(case: str, seed: int) -> list[dict[str, Any]]:
     base = {"case": case, "dataset": dataset, "penalty": penalty, "notion": notion}
     base.update(metric=metric, budget=budget, seed=seed)
     train, test = load(dataset, seed)
-    fits = {
-        "fairnesscv": run_fairness_cv(case, train, 0.0),
-        "fairnesscv_margin1": run_fairness_cv(case, train, 1.0),
-        "fairnesscv_refine2": run_fairness_cv(case, train, 0.0, refine=2),
+    fits = {"fairnesscv": run_fairness_cv(case, train, 0.0)}
+    fits.update(
+        fairnesscv_unchecked=unchecked(fits["fairnesscv"], train),
+        fairnesscv_margin1=run_fairness_cv(case, train, 1.0),
+        fairnesscv_refine2=run_fairness_cv(case, train, 0.0, refine=2),
         **run_grid_search(case, train),
-    }
+    )
     rows = []
     for method in METHODS:
         fit = fits[method]
@@ -236,6 +271,7 @@ def measure_split(case: str, seed: int) -> list[dict[str, Any]]:
         row = {**base, "method": method, "note": fit.get("note", "")}
         if "model" in fit:
             row.update(strength=fit.get("strength"), cv_violation=fit["cv_violation"])
+            row.update(refit_train_violation=fit.get("refit_train_violation"))
             row.update(test_measures(fit, test, metric, budget))
         rows.append(row)
     return rows
@@ -336,7 +372,9 @@ def report(rows: list[dict[str, Any]], csv_name: str) -> str:
         "Each case is fitted on several 70/30 splits (seeds 0, 1, ...; standardized "
         "features, Adult's training rows subsampled to 20,000). `fairnesscv`: "
         "`FairnessCV(FairClassifier(penalty, notion=..., random_state=0), "
-        "max_violation=budget)` at its defaults (the mean rule, `margin=0`); "
+        "max_violation=budget)` at its defaults (the mean rule, `margin=0`; `check_refit=True`); "
+        "`fairnesscv_unchecked`: the same search with `check_refit=False` (the folds' "
+        "choice refitted, even where its refit is over the budget on its training rows); "
         "`fairnesscv_margin1`: `margin=1.0`; `fairnesscv_refine2`: `refine=2` (the grid "
         "step where the budget is crossed bisected twice); `gridsearch_budget`: the most "
         "accurate of fairlearn's `GridSearch(LogisticRegression, grid_size=10)` models within the "

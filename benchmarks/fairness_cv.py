@@ -10,7 +10,9 @@ For each dataset and each of ``--splits`` seeded 80/20 splits:
   FairnessCV's rule (:func:`otfair.estimators._budget_rule.select_strength`) is applied
   to each budget; this is what ``FairnessCV(max_violation=b)`` computes for every ``b``
   (the folds are deterministic; ``refine=0``, the default). The chosen strength is
-  refitted on the training split
+  refitted on the training split as it is (``check_refit=False``: the refit check,
+  which may move a refit over the budget on its training rows to a larger strength,
+  is not applied here)
   and measured on the test split: its score and its test violation, and whether the test
   violation exceeds the budget (the budget holds in expectation over folds only);
 * classification: fairlearn's ``ExponentiatedGradient(LogisticRegression(),

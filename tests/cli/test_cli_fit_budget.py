@@ -70,8 +70,12 @@ def test_fit_with_a_budget_reports_the_chosen_strength():
     assert res.exit_code == 0, res.output
     out = json.loads(res.output[res.output.index("{") :])
     path = out["path"]
-    index = select_strength(path, 0.1)
-    assert out["strength"] == path["strength"][index]
+    assert out["cv_strength"] == path["strength"][select_strength(path, 0.1)]
+    # the refit kept: the folds' choice, or a larger strength where its refit was over the
+    # budget on its own training rows (FairnessCV's check_refit)
+    index = path["strength"].index(out["strength"])
+    assert out["strength"] >= out["cv_strength"]
+    assert out["train_violation"] <= 0.1
     assert out["cv_violation"] == pytest.approx(path["test_violation"][index])
     assert out["cv_violation"] <= 0.1 and out["cv"] == 3 and out["metric"] == "dp_gap"
     assert out["test_violation"] == pytest.approx(out["dp_gap"])  # the panel's own gap

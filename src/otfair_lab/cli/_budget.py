@@ -139,6 +139,10 @@ def _cv_fields(
         "cv": search.n_splits_,
         "cv_violation": search.best_violation_,
         "cv_score": search.best_score_,
+        # the folds' choice, and the kept refit's violation on its own training rows
+        # (FairnessCV's check_refit moves up while it is over the budget there)
+        "cv_strength": search.refit_history_[0]["strength"],
+        "train_violation": search.refit_history_[-1]["train_violation"],
         "test_violation": float(measure(y_test, scores, sensitive_features=split.s_test)),
         "margin": search.margin,
         "constant_score": float(res["mean_test_score"][ref]),

@@ -35,8 +35,8 @@ def adult(data_dir):
 def all_searches(adult):
     """The same OTF search (two groups, DP: L-BFGS) by the grid and by the ascent.
 
-    Keyed by ``(search, refine)``: without refinement (the grid's strengths only) and
-    with the default two rounds.
+    Keyed by ``(search, refine)``: without refinement (the default, the grid's strengths
+    only) and with two rounds.
     """
     X, y, s = adult
     base = FairClassifier("otf", random_state=0)

@@ -147,3 +147,20 @@ def test_check_refit_false_keeps_the_cross_validated_choice(data):
     assert len(plain.refit_history_) == 1
     assert plain.strength_ == plain.refit_history_[0]["strength"]
     assert plain.best_estimator_.strength == plain.strength_
+
+
+def test_below_constant_warn_may_move_to_a_row_below_the_constant(data, training_gaps):
+    """Under ``below_constant="warn"`` the choice may take such a row, so the refit may too."""
+    X, y, s = data
+    table = _table(len(STRENGTHS))
+    table["above_reference"][1:] = False
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        kwargs = {"results": table, "index": 0, "param": "strength", "task": "classification"}
+        kwargs.update(max_violation=float(training_gaps[0]) / 10, metric=M.demographic_parity_gap)
+        raised = checked_refit(FairClassifier("gapreg", random_state=0), X, y, s, **kwargs)
+        warned = checked_refit(
+            FairClassifier("gapreg", random_state=0), X, y, s, below_constant="warn", **kwargs
+        )
+    assert [h["strength"] for h in raised.history] == [0.0]
+    assert [h["strength"] for h in warned.history][:2] == [0.0, 0.3]

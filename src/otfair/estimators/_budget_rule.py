@@ -76,20 +76,23 @@ def _upper(results: Mapping[str, Any]) -> np.ndarray:
     return np.asarray(results[key], dtype=float)
 
 
-def eligible(results: Mapping[str, Any], max_violation: float) -> np.ndarray:
+def eligible(
+    results: Mapping[str, Any], max_violation: float, *, require_above: bool = True
+) -> np.ndarray:
     """Mask of the rows :func:`select_strength` may choose.
 
     A row is eligible when it is a strength (not the ``reference`` row), its violation
     bound (``upper_test_violation``, else ``mean_test_violation``) is within
     ``max_violation`` and it is not below the best constant predictor
-    (``above_reference``); a table without those columns has no reference row and every
-    row is above it.
+    (``above_reference``; ``require_above=False``: below it too, as
+    ``below_constant="warn"`` allows); a table without those columns has no reference
+    row and every row is above it.
     """
     bound = _upper(results)
     feasible = ~np.isnan(bound) & (bound <= max_violation)
     reference = _column(results, "reference", False).astype(bool)
     above = _column(results, "above_reference", True).astype(bool)
-    return feasible & above & ~reference
+    return feasible & ~reference & (above if require_above else True)
 
 
 def select_strength(

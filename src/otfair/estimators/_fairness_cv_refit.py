@@ -82,14 +82,7 @@ def _larger_candidates(
     ``below_constant="warn"`` any within the budget.
     """
     strengths = np.asarray(results["strength"], dtype=float)
-    if below_constant == "warn":
-        bound = np.asarray(
-            results.get("upper_test_violation", results["mean_test_violation"]), dtype=float
-        )
-        reference = np.asarray(results.get("reference", np.zeros(len(strengths), bool)))
-        allowed = ~np.isnan(bound) & (bound <= max_violation) & ~reference.astype(bool)
-    else:
-        allowed = eligible(results, max_violation)
+    allowed = eligible(results, max_violation, require_above=below_constant != "warn")
     rows = np.flatnonzero(allowed & (strengths > strengths[index]))
     return rows[np.argsort(strengths[rows], kind="stable")].tolist()
 

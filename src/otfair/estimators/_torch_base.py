@@ -19,8 +19,9 @@ BaseEstimator)``), which owns:
   original labels; a single-class ``y`` is a ``ValueError`` naming ``y``;
 * **tags**: ``__sklearn_tags__`` (binary classifiers only, no NaN, ``y`` required,
   transform output in float64);
-* **fit checks**: what a classifier's fit is held against (finite numbers, unit-scale
-  features, the best constant predictor; below).
+* **fit checks**: what a fit is held against (finite numbers, unit-scale features, the
+  best constant predictor; below, and :func:`check_regression_against_constant` for
+  the regression nets, whose best constant predicts the training mean).
 
 The best constant predictor of binary labels with base rate :math:`\bar y` scores every
 row :math:`\bar y`; its cross-entropy is the entropy
@@ -51,6 +52,7 @@ from otfair.utils._warnings import user_stacklevel
 __all__ = [
     "TRAINING_CONSTRAINTS",
     "FitQualityWarning",
+    "check_regression_against_constant",
     "TorchEstimatorMixin",
     "encode_binary_labels",
     "predict_in_chunks",
@@ -283,6 +285,28 @@ def check_finite_model(model: torch.nn.Module, owner: str) -> None:
             )
 
 
+def _likely_cause(
+    strength: float, penalized: bool, at_cap: bool, more_training: str, remedy: str
+) -> str:
+    """Return the words naming why a fit ended below the best constant predictor.
+
+    ``more_training`` names the longer training beside the other fixes of a penalized
+    fit that ran to its cap; ``remedy`` the fix of an unpenalized one.
+    """
+    if penalized and at_cap:
+        return (
+            f"at strength={strength:g} the penalty may outweigh the labels, or the model is "
+            f"under-trained: the training ran to its `epochs` cap (a smaller strength; "
+            f"{more_training}; or FairnessCV to choose a strength within a budget)"
+        )
+    if penalized:
+        return (
+            f"at strength={strength:g} the penalty may outweigh the labels (a smaller "
+            "strength, or FairnessCV to choose one within a budget)"
+        )
+    return f"the model is under-trained ({remedy})"
+
+
 def check_against_constant(
     logits: np.ndarray,
     y: np.ndarray,
@@ -331,19 +355,13 @@ def check_against_constant(
     predicted = (logits >= 0).astype(np.int64)
     acc = float(np.mean(predicted == y))
     ce = float(np.mean(np.logaddexp(0.0, logits) - y * logits))
-    if penalized and at_cap:
-        cause = (
-            f"at strength={strength:g} the penalty may outweigh the labels, or the model is "
-            "under-trained: the training ran to its `epochs` cap (a smaller strength; more "
-            "`epochs` or solver='lbfgs'; or FairnessCV to choose a strength within a budget)"
-        )
-    elif penalized:
-        cause = (
-            f"at strength={strength:g} the penalty may outweigh the labels (a smaller "
-            "strength, or FairnessCV to choose one within a budget)"
-        )
-    else:
-        cause = "the model is under-trained (raise `epochs`, or use solver='lbfgs')"
+    cause = _likely_cause(
+        strength,
+        penalized,
+        at_cap,
+        "more `epochs` or solver='lbfgs'",
+        "raise `epochs`, or use solver='lbfgs'",
+    )
     if acc < const_acc - 1e-12 or ce > const_ce * (1 + CONSTANT_LOSS_RTOL):
         warnings.warn(
             f"{owner} ends below the best constant predictor on its training data "
@@ -357,6 +375,57 @@ def check_against_constant(
         warnings.warn(
             f"{owner} predicts class {classes[int(predicted[0])]} for every training row "
             f"(accuracy {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
+            FitQualityWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
+def check_regression_against_constant(
+    predictions: np.ndarray,
+    y: np.ndarray,
+    *,
+    owner: str,
+    strength: float,
+    penalized: bool,
+) -> None:
+    r"""Warn when training ``predictions`` have a larger squared error than the mean.
+
+    The best constant regressor predicts the training mean :math:`\bar y` and its mean
+    squared error is the variance of ``y``; a fit whose training MSE exceeds it by more
+    than :data:`CONSTANT_LOSS_RTOL` of it (a training :math:`R^2` below 0) warns
+    (:class:`FitQualityWarning`): the constant is perfectly fair, so such a fit did not
+    optimize.
+
+    Parameters
+    ----------
+    predictions, y : ndarray of shape (n,)
+        The fitted model's training predictions and the targets, in the same units.
+    owner : str
+        The estimator's name in the message.
+    strength : float
+        The fit's strength (named in the message).
+    penalized : bool
+        Whether an adversary was active (the message names the likely cause).
+
+    Raises
+    ------
+    ValueError
+        When a prediction is not finite.
+    """
+    if not np.all(np.isfinite(predictions)):
+        raise ValueError(
+            f"{owner}'s training diverged: its training predictions are not finite. Scale "
+            "the features (a StandardScaler in a Pipeline), lower `lr` or the strength."
+        )
+    mse = float(np.mean((predictions - y) ** 2))
+    constant = float(np.var(y))
+    if mse > constant * (1 + CONSTANT_LOSS_RTOL):
+        cause = _likely_cause(strength, penalized, False, "more `epochs`", "raise `epochs`")
+        warnings.warn(
+            f"{owner} ends below the best constant predictor (the training mean) on its "
+            f"training data (mean squared error {mse:.4g} vs {constant:.4g}, R^2 "
+            f"{1.0 - mse / constant if constant > 0 else float('nan'):.4f}); the constant is "
+            f"perfectly fair, so the fit did not optimize: {cause}.",
             FitQualityWarning,
             stacklevel=user_stacklevel(),
         )

@@ -22,6 +22,7 @@ from otfair.estimators._path import check_strengths, forget_fit
 from otfair.estimators._torch_base import (
     TRAINING_CONSTRAINTS,
     TorchEstimatorMixin,
+    check_regression_against_constant,
     predict_in_chunks,
     warn_feature_scale,
 )
@@ -345,6 +346,19 @@ class NeuralFairRegressor(
                 }
                 for h in history
             ]
+            single.n_iter_ = len(history)
+            (fitted,) = predict_in_chunks(single._scaled_prediction, X, device)
+            check_regression_against_constant(
+                fitted.astype(np.float64),
+                y_scaled,
+                owner=type(single).__name__,
+                strength=float(strengths[k]),
+                penalized=adversary is not None,
+            )
+
+    def _scaled_prediction(self, x: torch.Tensor) -> torch.Tensor:
+        """Return the net's prediction on ``x`` in the scaled target units, shape (n,)."""
+        return torch.sigmoid(self.head_(self.encoder_(x))).squeeze(1)
 
     @torch.no_grad()
     def predict(self, X: Any) -> np.ndarray:
@@ -352,9 +366,7 @@ class NeuralFairRegressor(
         check_is_fitted(self, "encoder_")
         model = self
         X = model._check_X(X, reset=False)
-        (pred,) = predict_in_chunks(
-            lambda x: torch.sigmoid(model.head_(model.encoder_(x))).squeeze(1), X, model.device_
-        )
+        (pred,) = predict_in_chunks(model._scaled_prediction, X, model.device_)
         return model._unscale(pred.astype(np.float64))
 
     @torch.no_grad()

@@ -81,6 +81,8 @@ class UnfairRegressor(NeuralFairRegressor):
         No adversary (kept for the common interface of the regression nets).
     history_ : list of dict
         Per-epoch training ``mse``.
+    n_iter_ : int
+        Epochs trained (``epochs``: the nets train for exactly that many, App. B).
     {fitted_attributes}
     {device_attribute}
 

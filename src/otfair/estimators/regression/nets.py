@@ -100,6 +100,8 @@ class CENet(AdversarialNet):
         Fitted feature map, regression head and discriminator.
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
+    n_iter_ : int
+        Epochs trained (``epochs``: the nets train for exactly that many, App. B).
     {fitted_attributes}
     {device_attribute}
 
@@ -171,6 +173,8 @@ class WassersteinNet(AdversarialNet):
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (minus the critic gap, plus
         the weighted gradient penalty if any; joint steps only).
+    n_iter_ : int
+        Epochs trained (``epochs``: the nets train for exactly that many, App. B).
     {fitted_attributes}
     {device_attribute}
 

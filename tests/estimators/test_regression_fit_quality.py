@@ -1,0 +1,106 @@
+"""The regression nets' fits are held against the best constant predictor (the mean).
+
+* :func:`check_regression_against_constant` on hand-made predictions: the training
+  mean itself and anything with a smaller squared error pass, a squared error above
+  the variance warns with both numbers, a non-finite prediction is an error;
+* end to end: a net on raw feature scales ends below the constant and says so beside
+  the scale warning; a fit that learns does not warn; ``n_iter_`` is the epochs trained,
+  for a single fit and for each net of a stacked curve.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from tests.estimators._classif_data import two_group_data
+
+from otfair.estimators import (
+    CENet,
+    FitQualityWarning,
+    UnfairRegressor,
+    WassersteinNet,
+    fairness_path,
+)
+from otfair.estimators._torch_base import (
+    CONSTANT_LOSS_RTOL,
+    check_regression_against_constant,
+)
+
+
+def _check(predictions, y, **kw):
+    check_regression_against_constant(
+        np.asarray(predictions, dtype=float),
+        np.asarray(y, dtype=float),
+        owner="Net",
+        strength=kw.pop("strength", 0.0),
+        penalized=kw.pop("penalized", False),
+    )
+
+
+def test_the_mean_and_better_fits_pass_and_a_worse_one_warns_with_its_numbers():
+    y = np.array([0.0, 1.0, 2.0, 3.0])  # mean 1.5, variance 1.25
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        _check(np.full(4, 1.5), y)  # the constant itself: R^2 = 0
+        _check(y + 0.1, y)  # MSE 0.01
+        _check(np.full(4, 1.5) * (1 + 1e-9), y)  # within rounding of the constant's
+    # predicting 0 everywhere: MSE (0 + 1 + 4 + 9) / 4 = 3.5 against 1.25, R^2 = -1.8
+    with pytest.warns(FitQualityWarning, match=r"squared error 3\.5 vs 1\.25, R\^2 -1\.8000"):
+        _check(np.zeros(4), y)
+    with pytest.warns(FitQualityWarning, match="strength=50 the penalty may outweigh"):
+        _check(np.zeros(4), y, strength=50.0, penalized=True)
+    # just above the constant's error, beyond the rounding allowance
+    slightly = np.full(4, 1.5 + np.sqrt(1.25 * 10 * CONSTANT_LOSS_RTOL))
+    with pytest.warns(FitQualityWarning, match="below the best constant"):
+        _check(slightly, y)
+
+
+def test_non_finite_predictions_are_an_error():
+    with pytest.raises(ValueError, match="diverged.*not finite"):
+        _check([0.0, np.nan, 1.0], [0.0, 1.0, 2.0])
+
+
+@pytest.mark.parametrize("cls", [UnfairRegressor, CENet, WassersteinNet])
+def test_a_net_on_raw_scales_says_it_ends_below_the_constant(cls):
+    """At 1e20 every hidden unit saturates from the first step: the net predicts one
+    value for every row, far from the mean (training R^2 about -10 on these data)."""
+    X, _, s = two_group_data(300)
+    y = X[:, 0] + 0.5 * s
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        net = cls(epochs=3, random_state=0).fit(X * 1e20, y, sensitive_features=s)
+    messages = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
+    assert any("StandardScaler" in m for m in messages)
+    below = [m for m in messages if "ends below the best constant" in m]
+    assert len(below) == 1 and cls.__name__ in below[0]
+    fitted = net.predict(X * 1e20)
+    assert np.mean((fitted - y) ** 2) > np.var(y)  # what the warning said
+
+
+def test_a_fit_that_learns_does_not_warn_and_counts_its_epochs():
+    X, _, s = two_group_data(300)
+    y = X[:, 0] + 0.5 * s
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        net = UnfairRegressor(epochs=20, random_state=0).fit(X, y, sensitive_features=s)
+    assert net.n_iter_ == 20 == len(net.history_)
+    assert net.score(X, y) > 0.5  # well above the constant's R^2 of 0
+
+
+def test_each_net_of_a_stacked_curve_is_checked_and_counts_its_epochs():
+    X, _, s = two_group_data(300)
+    y = X[:, 0] + 0.5 * s
+    path = fairness_path(
+        WassersteinNet(epochs=4, random_state=0), X, y, sensitive_features=s, strengths=[0.0, 1.0]
+    )
+    assert [est.n_iter_ for est in path.estimators_] == [4, 4]
+    with pytest.warns(FitQualityWarning, match="WassersteinNet ends below the best constant"):
+        fairness_path(
+            WassersteinNet(epochs=2, random_state=0),
+            X * 1e20,
+            y,
+            sensitive_features=s,
+            strengths=[0.0, 1.0],
+        )

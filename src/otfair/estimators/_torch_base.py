@@ -316,6 +316,7 @@ def check_against_constant(
     penalized: bool,
     classes: Any = (0, 1),
     at_cap: bool = False,
+    remedy: str = "raise `epochs`, or use solver='lbfgs'",
 ) -> None:
     """Warn when training ``logits`` do worse than the best constant or predict one class.
 
@@ -340,6 +341,9 @@ def check_against_constant(
     at_cap : bool, default=False
         Whether the training ran to its cap (``epochs``): a penalized fit that did may
         also be under-trained, and the message names both causes.
+    remedy : str, optional
+        The fix of an unpenalized fit that is under-trained, in words (the estimator's
+        own parameters).
 
     Raises
     ------
@@ -360,7 +364,7 @@ def check_against_constant(
         penalized,
         at_cap,
         "more `epochs` or solver='lbfgs'",
-        "raise `epochs`, or use solver='lbfgs'",
+        remedy,
     )
     if acc < const_acc - 1e-12 or ce > const_ce * (1 + CONSTANT_LOSS_RTOL):
         warnings.warn(

@@ -27,7 +27,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._path import check_strengths
-from otfair.estimators._torch_base import TorchEstimatorMixin
+from otfair.estimators._torch_base import TorchEstimatorMixin, check_against_constant
 from otfair.estimators._training import predict_from_proba
 from otfair.estimators.preprocessing.adapfair import AdapFairPreprocessor, FlowParams
 from otfair.estimators.preprocessing.adapfair_base import (
@@ -184,7 +184,9 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         X_np, s = self._split_sensitive(X, sensitive_features)
         y = self._encode_labels(y)
         base = self._base(X_np, y, s, source_data)
-        return self._fit_flows(base, X, X_np, y, s)
+        self._fit_flows(base, X, X_np, y, s)
+        self._check_against_constant(X, y, s)
+        return self
 
     def check_params(self) -> None:
         """Check every parameter without data, before anything trains (fail fast).
@@ -291,7 +293,29 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
             model.n_features_in_ = first.n_features_in_
             if hasattr(first, "feature_names_in_"):
                 model.feature_names_in_ = first.feature_names_in_
+            model._check_against_constant(X, y, s)
         return models
+
+    def _check_against_constant(self, X: Any, y: np.ndarray, s: Any) -> None:
+        """Hold the fitted pipeline (flows, frozen classifier) against the best constant.
+
+        :func:`~otfair.estimators._torch_base.check_against_constant` on the training
+        rows: a training accuracy or cross-entropy below the base rate's, or one
+        predicted class for every row, warns (``FitQualityWarning``).
+        """
+        p1 = self.predict_proba(X, sensitive_features=s)[:, 1].astype(np.float64)
+        if np.all(np.isfinite(p1)):
+            p1 = np.clip(p1, 1e-15, 1.0 - 1e-15)  # logits of saturated probabilities
+        strength = float(renamed_param(self, "lam", "strength", default=0.5))
+        check_against_constant(
+            np.log(p1) - np.log1p(-p1),
+            np.asarray(y, dtype=np.float64),
+            owner=type(self).__name__,
+            strength=strength,
+            penalized=strength > 0,
+            classes=self.classes_,
+            remedy="raise `epochs`, or train a stronger `base_classifier`",
+        )
 
     def predict_proba(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Probabilities of the frozen classifier on the preprocessed features, (n, 2)."""

@@ -37,6 +37,7 @@ from otfair.estimators._quantile_barycenter import check_fit_groups, encode_fitt
 from otfair.estimators._torch_base import (
     TRAINING_CONSTRAINTS,
     TorchEstimatorMixin,
+    check_against_constant,
     encode_binary_labels,
     predict_in_chunks,
     warn_feature_scale,
@@ -234,7 +235,18 @@ class RepresentationEstimator(
         -------
         self
         """
-        self._fit(start_fit(self, X, y, sensitive_features), sensitive_features)
+        data = start_fit(self, X, y, sensitive_features)
+        self._fit(data, sensitive_features)
+        strength = float(self.strength)
+        check_against_constant(  # the fit held against the best constant predictor
+            self._forward(X, sensitive_features)[1],
+            data.y.astype(np.float64),
+            owner=type(self).__name__,
+            strength=strength,
+            penalized=strength > 0,
+            classes=self.classes_,
+            remedy="raise `epochs` or `lr`",
+        )
         return self
 
     def _fit(self, data: FitStart, sensitive_features: Any) -> None:

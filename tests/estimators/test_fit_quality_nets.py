@@ -1,11 +1,13 @@
-"""The regression nets' fits are held against the best constant predictor (the mean).
+"""The regression nets and the representation classifiers are held against the best constant.
 
 * :func:`check_regression_against_constant` on hand-made predictions: the training
   mean itself and anything with a smaller squared error pass, a squared error above
   the variance warns with both numbers, a non-finite prediction is an error;
 * end to end: a net on raw feature scales ends below the constant and says so beside
   the scale warning; a fit that learns does not warn; ``n_iter_`` is the epochs trained,
-  for a single fit and for each net of a stacked curve.
+  for a single fit and for each net of a stacked curve;
+* the representation classifiers (LAFTR, CFair, SIPM) warn as ``FairClassifier`` does
+  (:func:`~otfair.estimators._torch_base.check_against_constant`).
 """
 
 from __future__ import annotations
@@ -104,3 +106,61 @@ def test_each_net_of_a_stacked_curve_is_checked_and_counts_its_epochs():
             sensitive_features=s,
             strengths=[0.0, 1.0],
         )
+
+
+def test_the_representation_classifiers_say_when_they_end_at_or_below_the_constant():
+    """The representation classifiers are held against the best constant as
+    FairClassifier is. On features without signal and 90% positive labels the fits
+    end near the constant: each warns exactly when its own training numbers are below
+    the constant's or its predictions are one class, and at least one of them does."""
+    import otfair.estimators as estimators
+    from otfair.estimators._torch_base import constant_baseline
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    s = rng.integers(0, 2, 400)
+    y = (rng.random(400) < 0.9).astype(int)
+    const_ce, const_acc = constant_baseline(y)
+    warned = 0
+    for name in ("LAFTRClassifier", "CFairClassifier", "SIPMClassifier"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est = getattr(estimators, name)(epochs=30, random_state=0)
+            est.fit(X, y, sensitive_features=s)
+        p = est.predict_proba(X)[:, 1]
+        acc = float(np.mean((p >= 0.5) == y))
+        ce = float(np.mean(-y * np.log(p) - (1 - y) * np.log1p(-p)))
+        below = acc < const_acc - 1e-12 or ce > const_ce * (1 + 1e-4)
+        just_above = const_ce * (1 + CONSTANT_LOSS_RTOL) < ce <= const_ce * (1 + 1e-4)
+        if just_above:  # within float32 rounding of the rule's edge: either way is right
+            continue
+        one_class = len(np.unique(p >= 0.5)) == 1
+        said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
+        if below:
+            assert len(said) == 1 and f"{name} ends below the best constant" in said[0]
+        elif one_class:
+            assert len(said) == 1 and f"{name} predicts class 1 for every training row" in said[0]
+        else:
+            assert not said, name
+        warned += bool(said)
+    assert warned >= 1
+
+
+def test_adapfair_says_when_its_frozen_classifier_predicts_one_class():
+    """AdapFair's flows cannot make a frozen classifier that predicts one class learn
+    the labels: the fitted pipeline is held against the constant and says so."""
+    from otfair.estimators import AdapFairClassifier, FairClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    s = rng.integers(0, 2, 400)
+    y = (rng.random(400) < 0.9).astype(int)
+    base = FairClassifier(random_state=0).fit(X, y)  # no signal: the base rate everywhere
+    assert np.unique(base.predict(X)).tolist() == [1]
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        est = AdapFairClassifier(base_classifier=base, epochs=2, random_state=0)
+        est.fit(X, y, sensitive_features=s)
+    assert np.unique(est.predict(X, sensitive_features=s)).tolist() == [1]
+    said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
+    assert len(said) == 1 and "AdapFairClassifier predicts class 1 for every training row" in said[0]

@@ -164,3 +164,21 @@ def test_adapfair_says_when_its_frozen_classifier_predicts_one_class():
     assert np.unique(est.predict(X, sensitive_features=s)).tolist() == [1]
     said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
     assert len(said) == 1 and "AdapFairClassifier predicts class 1 for every training row" in said[0]
+
+
+def test_adapfair_warns_of_raw_feature_scales_in_its_own_name():
+    """AdapFair trains its flows (and its base classifier) by gradient: raw scales get
+    the warning that names the scaler, once, in the name of the estimator the user fit."""
+    from otfair.estimators import AdapFairClassifier, AdapFairPreprocessor, FairClassifier
+
+    X, y, s = two_group_data(200)
+    for est in (
+        AdapFairClassifier(epochs=1, base_epochs=2, random_state=0),
+        AdapFairPreprocessor(FairClassifier(random_state=0).fit(X, y), epochs=1, random_state=0),
+    ):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            est.fit(X * 1e6, y, sensitive_features=s)
+        scale = [str(w.message) for w in caught if "StandardScaler" in str(w.message)]
+        name = type(est).__name__
+        assert len(scale) == 1 and scale[0].startswith(f"{name}: feature column"), scale

@@ -29,7 +29,11 @@ from sklearn.utils.validation import check_is_fitted
 from torch import nn
 
 from otfair.estimators._docs import fill_estimator_doc
-from otfair.estimators._torch_base import TRAINING_CONSTRAINTS, TorchEstimatorMixin
+from otfair.estimators._torch_base import (
+    TRAINING_CONSTRAINTS,
+    TorchEstimatorMixin,
+    warn_feature_scale,
+)
 from otfair.estimators._training import (
     EpochLogs,
     predict_from_proba,
@@ -281,6 +285,9 @@ class AdapFairPreprocessor(
             )
         return codes
 
+    #: the name the fit's warnings give (AdapFairClassifier's, when it fits its flows)
+    _owner = "AdapFairPreprocessor"
+
     # ------------------------------------------------------------------ training
     @fits_in_training_state
     @fit_context
@@ -305,6 +312,7 @@ class AdapFairPreprocessor(
         weight = float(renamed_param(self, "lam", "strength", default=0.5))
         scorer = as_torch_classifier(self.classifier, self.output)
         X_np, y_np, codes = self._check_fit_data(X, y, sensitive_features, scorer.n_features)
+        warn_feature_scale(X_np, self._owner)
         device = resolve_device(self.device)
         seed, rng = fit_generators(self.random_state)
         mask_seed = int(rng.integers(2**31))

@@ -256,9 +256,9 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         flow_params = {k: getattr(self, k) for k in _FLOW_PARAMS}
         flow_params["strength"] = renamed_param(self, "lam", "strength", default=0.5)
         flow_params["lam"] = "deprecated"
-        self.preprocessor_ = AdapFairPreprocessor(base, **flow_params).fit(
-            X_np, y, sensitive_features=s
-        )
+        preprocessor = AdapFairPreprocessor(base, **flow_params)
+        preprocessor._owner = type(self).__name__  # its warnings name this estimator
+        self.preprocessor_ = preprocessor.fit(X_np, y, sensitive_features=s)
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 

@@ -182,3 +182,46 @@ def test_adapfair_warns_of_raw_feature_scales_in_its_own_name():
         scale = [str(w.message) for w in caught if "StandardScaler" in str(w.message)]
         name = type(est).__name__
         assert len(scale) == 1 and scale[0].startswith(f"{name}: feature column"), scale
+
+
+def _plateau_epoch(values, tol, n_iter_no_change):
+    """The epoch (1-based) at which scikit-learn's rule stops, from the recorded values."""
+    best, count = np.inf, 0
+    for epoch, value in enumerate(values, start=1):
+        count = count + 1 if value > best - tol else 0
+        best = min(best, value)
+        if count >= n_iter_no_change:
+            return epoch
+    return None
+
+
+def test_a_net_with_tol_stops_where_the_rule_says_and_warns_at_the_cap():
+    from sklearn.exceptions import ConvergenceWarning
+
+    X, _, s = two_group_data(300)
+    y = X[:, 0] + 0.5 * s
+    full = UnfairRegressor(epochs=80, random_state=0).fit(X, y, sensitive_features=s)
+    expected = _plateau_epoch([h["mse"] for h in full.history_], 1e-3, 3)
+    assert expected is not None and expected < 80  # the rule ends this fit early
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        net = UnfairRegressor(epochs=80, tol=1e-3, n_iter_no_change=3, random_state=0)
+        net.fit(X, y, sensitive_features=s)
+    assert net.n_iter_ == expected == len(net.history_)
+    # the epochs it trained are the full run's first ones, to the last bit
+    assert [h["mse"] for h in net.history_] == [h["mse"] for h in full.history_[:expected]]
+    with pytest.warns(ConvergenceWarning, match="reached epochs=2 epochs before"):
+        UnfairRegressor(epochs=2, tol=1e-3, random_state=0).fit(X, y, sensitive_features=s)
+
+
+def test_a_stacked_curve_with_tol_ends_each_net_where_its_separate_fit_ends():
+    X, _, s = two_group_data(300)
+    y = X[:, 0] + 0.5 * s
+    settings = {"epochs": 60, "tol": 1e-3, "n_iter_no_change": 3, "random_state": 0}
+    strengths = [0.0, 1.0, 10.0]
+    path = fairness_path(CENet(**settings), X, y, sensitive_features=s, strengths=strengths)
+    for value, curved in zip(strengths, path.estimators_, strict=True):
+        alone = CENet(value, **settings).fit(X, y, sensitive_features=s)
+        assert curved.n_iter_ == alone.n_iter_ == len(curved.history_)
+        np.testing.assert_allclose(curved.predict(X), alone.predict(X), rtol=0, atol=1e-6)
+    assert len({est.n_iter_ for est in path.estimators_}) > 1  # they did end apart

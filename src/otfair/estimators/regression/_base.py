@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import KW_ONLY, dataclass
+from numbers import Integral, Real
 from typing import Any, ClassVar, cast
 
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
+from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
@@ -25,7 +27,9 @@ from otfair.estimators._torch_base import (
     check_regression_against_constant,
     predict_in_chunks,
     warn_feature_scale,
+    warn_not_converged,
 )
+from otfair.estimators._training import StopOnPlateau
 from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
@@ -188,11 +192,15 @@ class NeuralFairRegressor(
         "encoder_hidden": [Widths(allow_empty=False)],
         **TRAINING_CONSTRAINTS,
         "scale_y": SCALE_Y,
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [Interval(Integral, 1, None, closed="left")],
     }
 
     _: KW_ONLY
     encoder_hidden: Sequence[int] = (60,)
     epochs: int = 50
+    tol: float | None = None
+    n_iter_no_change: int = 5
     batch_size: int = 256
     lr: float = 1.0
     scale_y: str | bool = "auto"
@@ -317,6 +325,10 @@ class NeuralFairRegressor(
         if nets.penalty is not None:  # WGAN-GP draws continue the last model's generator
             nets.penalty.generator = init
         K = len(strengths)
+        plateau = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
+        if plateau is not None and K > 1:
+            # a net that converges before the others ends there, as its separate fit
+            plateau.on_converged = lambda i, epoch: nets.export(i, built[i])
         history = train_stacked_nets(
             nets,
             torch.as_tensor(X, device=device),
@@ -329,9 +341,15 @@ class NeuralFairRegressor(
             n_critic=n_critic,
             verbose=bool(getattr(self, "verbose", False)),
             desc=type(self).__name__ + (f" (curve of {K})" if K > 1 else ""),
+            stop=None if plateau is None else lambda logs: plateau({"loss": logs["mse"]}),
         )
+        if plateau is not None and None in plateau.converged_at:  # a net ran to the cap
+            warn_not_converged(type(self).__name__, "adadelta", epochs, float(plateau.tol))
+        early = plateau.converged_at if plateau is not None and K > 1 else []
         for i, k in enumerate(order):
-            nets.export(i, built[i])
+            done = early[i] if i < len(early) else None
+            if done is None:  # trained to the last epoch
+                nets.export(i, built[i])
             single, (encoder, head, adversary) = singles[k], built[i]
             if single is not self:  # what the fit learned of the data
                 for name in _DATA_ATTRIBUTES:
@@ -344,9 +362,9 @@ class NeuralFairRegressor(
                     key: h[key] if K == 1 else cast(list[float], h[key])[i]
                     for key in ("mse", "adversary_loss")
                 }
-                for h in history
+                for h in history[: done or len(history)]
             ]
-            single.n_iter_ = len(history)
+            single.n_iter_ = done or len(history)
             (fitted,) = predict_in_chunks(single._scaled_prediction, X, device)
             check_regression_against_constant(
                 fitted.astype(np.float64),

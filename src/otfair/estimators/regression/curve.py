@@ -51,7 +51,7 @@ Equality with separate fits (same integer ``random_state``):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -233,11 +233,14 @@ def train_stacked_nets(
     n_critic: int,
     verbose: bool = False,
     desc: str = "curve",
+    stop: Callable[[EpochLogs], bool] | None = None,
 ) -> list[EpochLogs]:
     """Train the stacked nets on the one engine; return the epoch logs (lists of K).
 
     Mirrors the step of :meth:`NeuralFairRegressor.fit` for K models at once (see the
     module docstring for what is shared and why each model equals its separate fit).
+    ``stop(logs)`` after each epoch ends the run when it returns True (the estimator's
+    ``tol``: :class:`~otfair.estimators._training.StopOnPlateau` on the training MSE).
     """
     steps = _Steps(nets, Xt, yt, at, seed=seed, batch_size=batch_size, n_critic=n_critic)
     # foreach: the same elementwise kernels as the single-tensor update, fewer calls for
@@ -255,6 +258,7 @@ def train_stacked_nets(
         optimizer=optimizer,
         after_step=lambda batch: nets.constrain(),
         adversary=critic,
+        stop=stop,
         verbose=verbose,
         desc=desc,
     )

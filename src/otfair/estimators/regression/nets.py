@@ -33,6 +33,15 @@ _PARAMS_DOC = """
         Hidden widths of the adversary on ``(Z, Y)``.
     epochs : int, default=50
         Passes over the training data.
+    tol : float or None, default=None
+        ``None`` trains for exactly ``epochs`` (App. B; the adversarial nets' training
+        MSE is not monotone, so a plateau is not their convergence). A float stops the
+        training when the epoch's mean training MSE (scaled targets) has not improved by
+        ``tol`` for ``n_iter_no_change`` consecutive epochs (scikit-learn's
+        ``MLPRegressor`` rule; ``n_iter_``), and warns
+        (:class:`sklearn.exceptions.ConvergenceWarning`) when ``epochs`` comes first.
+    n_iter_no_change : int, default=5
+        Epochs without an improvement of ``tol`` that end the training.
     batch_size : int, default=256
         Mini-batch size.
     lr : float, default=1.0
@@ -101,7 +110,7 @@ class CENet(AdversarialNet):
     history_ : list of dict
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
     n_iter_ : int
-        Epochs trained (``epochs``: the nets train for exactly that many, App. B).
+        Epochs trained (``epochs`` unless ``tol`` ended the training first).
     {fitted_attributes}
     {device_attribute}
 
@@ -174,7 +183,7 @@ class WassersteinNet(AdversarialNet):
         Per-epoch training ``mse`` and ``adversary_loss`` (minus the critic gap, plus
         the weighted gradient penalty if any; joint steps only).
     n_iter_ : int
-        Epochs trained (``epochs``: the nets train for exactly that many, App. B).
+        Epochs trained (``epochs`` unless ``tol`` ended the training first).
     {fitted_attributes}
     {device_attribute}
 

@@ -147,7 +147,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     check_refit : bool, default=True
         Measure the refit's ``metric`` on its own training rows
         (``otfair/estimators/_fairness_cv_refit.py``) and, while it is over
-        ``max_violation`` (a model over the budget on the rows it was trained on will be
+        ``max_violation`` (a model over the budget on the rows it was trained on is likely
         over it on new data), refit at the next larger eligible strength measured; the
         attributes then describe the strength kept. None within it: the least violating
         refit and a ``UserWarning``. False: the first refit as it is.

@@ -6,7 +6,7 @@ different model: on 20,000 Adult rows at DP <= 0.02 the MLP's folds at OTF stren
 0.03 gave held-out gaps of 0.004 to 0.021 (pooled within the budget), while its refit
 had a DP gap of 0.025 on its own training rows and 0.035 on the test split
 (``docs/budget.md``). A model's violation on its training rows flatters it, so a refit
-over the budget there will be over it on new data. :func:`checked_refit` therefore
+over the budget there is likely over it on new data. :func:`checked_refit` therefore
 measures the refit's violation on the training rows and, while it is over
 ``max_violation``, refits at the next larger strength that the table allows (eligible:
 within the budget on the folds, not below the constant), up to the table's largest.
@@ -151,7 +151,7 @@ def checked_refit(
         warnings.warn(
             f"The refit's violation on its own training rows is over max_violation="
             f"{max_violation:g} at every strength the cross-validation allowed "
-            f"(least: {value:.4g} at {param}={strengths[row]:g}); it will be over the "
+            f"(least: {value:.4g} at {param}={strengths[row]:g}); it is likely over the "
             "budget on new data too. Kept that refit; use a larger `max_violation`, a "
             "`margin`, or larger `strengths`.",
             UserWarning,

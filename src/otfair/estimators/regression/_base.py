@@ -16,7 +16,6 @@ from typing import Any, ClassVar, cast
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, RegressorMixin, TransformerMixin, clone
-from sklearn.utils._param_validation import Interval
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 from torch import nn
 
@@ -33,6 +32,7 @@ from otfair.estimators._training import StopOnPlateau
 from otfair.estimators.regression.curve import Nets, StackedNets, train_stacked_nets
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
+    Interval,
     StrOptions,
     Widths,
     check_consistent_length,

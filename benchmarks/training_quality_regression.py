@@ -134,8 +134,9 @@ def write(rows: list[dict]) -> None:
         "`train R2` is the margin over the best constant predictor (the training mean, 0",
         "there; a net below it warns); `test error gap` is the difference of the groups'",
         "test mean squared errors (accuracy parity). CPU is `time.process_time()` of the",
-        "whole fit on the machine it ran on. The nets train for exactly their `epochs`",
-        "(50, App. B of the accuracy-disparity paper): `n_iter` is that count.",
+        "whole fit on the machine it ran on. The nets train for exactly their default",
+        "`epochs` (50; `tol=None`, as App. B of the accuracy-disparity paper trains):",
+        "`n_iter` is that count.",
         "",
         "| dataset | model | test R2 | R2 - LR | train R2 | test error gap | n_iter | CPU s "
         "| warnings |",

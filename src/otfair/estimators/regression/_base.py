@@ -71,6 +71,18 @@ y_offset_, y_scale_ : float
 n_features_in_ : int
     Number of features seen during ``fit``.
 """
+#: The convergence parameters of every regression net (``{convergence}``).
+CONVERGENCE = """
+tol : float or None, default=None
+    ``None`` trains for exactly ``epochs`` (App. B; the adversarial nets' training MSE
+    is not monotone, so a plateau is not their convergence). A float stops the training
+    when the epoch's mean training MSE (scaled targets) has not improved by ``tol`` for
+    ``n_iter_no_change`` consecutive epochs (scikit-learn's ``MLPRegressor`` rule;
+    ``n_iter_``), and warns (:class:`sklearn.exceptions.ConvergenceWarning`) when
+    ``epochs`` comes first.
+n_iter_no_change : int, default=5
+    Epochs without an improvement of ``tol`` that end the training.
+"""
 #: ``scale_y`` of every fair regressor.
 SCALE_Y: list[Any] = [StrOptions({"auto"}), "boolean"]
 #: A trade-off strength ``>= 0`` (a list of them is a curve: ``fairness_path``).

@@ -22,6 +22,7 @@ from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.regression._base import (
+    CONVERGENCE,
     FITTED_ATTRIBUTES,
     SCALE_Y,
     FairRegressorMixin,
@@ -43,7 +44,7 @@ __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
 
 @fill_estimator_doc
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
+@fill_doc(convergence=CONVERGENCE, fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
 class UnfairRegressor(NeuralFairRegressor):
     r"""The sigmoid regression net of App. B trained on the MSE alone (no debiasing).
@@ -62,15 +63,7 @@ class UnfairRegressor(NeuralFairRegressor):
         Widths of the ReLU feature map; the head is linear + sigmoid.
     epochs : int, default=50
         Passes over the data.
-    tol : float or None, default=None
-        ``None`` trains for exactly ``epochs`` (App. B; the adversarial nets' training
-        MSE is not monotone, so a plateau is not their convergence). A float stops the
-        training when the epoch's mean training MSE (scaled targets) has not improved by
-        ``tol`` for ``n_iter_no_change`` consecutive epochs (scikit-learn's
-        ``MLPRegressor`` rule; ``n_iter_``), and warns
-        (:class:`sklearn.exceptions.ConvergenceWarning`) when ``epochs`` comes first.
-    n_iter_no_change : int, default=5
-        Epochs without an improvement of ``tol`` that end the training.
+    {convergence}
     batch_size : int, default=256
         Mini-batch size.
     lr : float, default=1.0

@@ -13,7 +13,12 @@ from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
 from otfair.estimators._docs import fill_estimator_doc
-from otfair.estimators.regression._base import FITTED_ATTRIBUTES, STRENGTHS, NeuralFairRegressor
+from otfair.estimators.regression._base import (
+    CONVERGENCE,
+    FITTED_ATTRIBUTES,
+    STRENGTHS,
+    NeuralFairRegressor,
+)
 from otfair.penalties import JointCriticPenalty, JointDiscriminatorPenalty, RepresentationAdversary
 from otfair.utils import (
     Widths,
@@ -33,15 +38,7 @@ _PARAMS_DOC = """
         Hidden widths of the adversary on ``(Z, Y)``.
     epochs : int, default=50
         Passes over the training data.
-    tol : float or None, default=None
-        ``None`` trains for exactly ``epochs`` (App. B; the adversarial nets' training
-        MSE is not monotone, so a plateau is not their convergence). A float stops the
-        training when the epoch's mean training MSE (scaled targets) has not improved by
-        ``tol`` for ``n_iter_no_change`` consecutive epochs (scikit-learn's
-        ``MLPRegressor`` rule; ``n_iter_``), and warns
-        (:class:`sklearn.exceptions.ConvergenceWarning`) when ``epochs`` comes first.
-    n_iter_no_change : int, default=5
-        Epochs without an improvement of ``tol`` that end the training.
+    {convergence}
     batch_size : int, default=256
         Mini-batch size.
     lr : float, default=1.0
@@ -78,7 +75,7 @@ class AdversarialNet(NeuralFairRegressor):
 
 
 @fill_estimator_doc
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
+@fill_doc(convergence=CONVERGENCE, fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 @dataclass(eq=False, repr=False)
 class CENet(AdversarialNet):
     r"""Regression net with a cross-entropy discriminator on ``(Z, Y)`` (CENet, §3.2).
@@ -134,7 +131,7 @@ class CENet(AdversarialNet):
 
 
 @fill_estimator_doc
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
+@fill_doc(convergence=CONVERGENCE, fitted_attributes=FITTED_ATTRIBUTES, lam=LAM_DOC)
 @dataclass(eq=False, repr=False)
 class WassersteinNet(AdversarialNet):
     r"""Regression net with a Wasserstein critic on ``(Z, Y)`` (WassersteinNet, §3.2, eq. 3).

@@ -163,7 +163,22 @@ def test_adapfair_says_when_its_frozen_classifier_predicts_one_class():
         est.fit(X, y, sensitive_features=s)
     assert np.unique(est.predict(X, sensitive_features=s)).tolist() == [1]
     said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
-    assert len(said) == 1 and "AdapFairClassifier predicts class 1 for every training row" in said[0]
+    assert (
+        len(said) == 1 and "AdapFairClassifier predicts class 1 for every training row" in said[0]
+    )
+    # a curve (one base, flows per strength) checks each of its models
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        path = fairness_path(
+            AdapFairClassifier(base_classifier=base, epochs=2, random_state=0),
+            X,
+            y,
+            sensitive_features=s,
+            strengths=[0.1, 0.9],
+        )
+    said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
+    assert len(path.estimators_) == 2
+    assert sum("AdapFairClassifier predicts class 1" in m for m in said) == 2
 
 
 def test_adapfair_warns_of_raw_feature_scales_in_its_own_name():
@@ -225,3 +240,36 @@ def test_a_stacked_curve_with_tol_ends_each_net_where_its_separate_fit_ends():
         assert curved.n_iter_ == alone.n_iter_ == len(curved.history_)
         np.testing.assert_allclose(curved.predict(X), alone.predict(X), rtol=0, atol=1e-6)
     assert len({est.n_iter_ for est in path.estimators_}) > 1  # they did end apart
+
+
+def test_a_clone_of_adapfair_keeps_its_pretrained_classifier_and_fairnesscv_says_no():
+    """The pretrained classifier is frozen, never refit: a clone (fairness_path,
+    cross-validation) keeps that fitted object, where scikit-learn's default clone gave
+    an unfitted copy that AdapFair then refused. FairnessCV, which cannot search
+    AdapFair's strength (a smaller one is fairer; predictions need the groups), says so
+    and names the alternative."""
+    from sklearn.base import clone
+
+    from otfair.estimators import (
+        AdapFairClassifier,
+        AdapFairPreprocessor,
+        FairClassifier,
+        FairnessCV,
+    )
+
+    X, y, s = two_group_data(300)
+    base = FairClassifier(random_state=0).fit(X, y)
+    est = AdapFairClassifier(base_classifier=base, epochs=1, random_state=0)
+    assert clone(est).base_classifier is base
+    assert clone(AdapFairPreprocessor(base, epochs=1)).classifier is base
+    assert clone(AdapFairClassifier(epochs=1)).base_classifier is None  # trains its own
+    path = fairness_path(est, X, y, sensitive_features=s, strengths=[0.2, 0.8])
+    assert all(m.base_classifier_ is base for m in path.estimators_)
+    fitted = clone(AdapFairPreprocessor(base, epochs=1, random_state=0))
+    assert (
+        fitted.fit(X, y, sensitive_features=s).transform(X, sensitive_features=s).shape == X.shape
+    )
+    with pytest.raises(
+        ValueError, match=r"FairnessCV does not search AdapFairClassifier.*fairness_path"
+    ):
+        FairnessCV(est, max_violation=0.1).fit(X, y, sensitive_features=s)

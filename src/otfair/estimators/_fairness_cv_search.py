@@ -229,8 +229,12 @@ def check_search_input(
     """Return FairnessCV's ``(X, y, s, param)``: the rows indexable, the strength's name.
 
     ``X`` and ``y`` are checked (and kept as given); ``sensitive_features`` is required,
-    and the estimator's strength must be a number (FairnessCV sets it).
+    and the estimator's strength must be a number (FairnessCV sets it). An estimator
+    that FairnessCV cannot search says why (``_fairness_cv_refusal``: AdapFair's).
     """
+    refusal = getattr(estimator, "_fairness_cv_refusal", None)
+    if refusal:
+        raise ValueError(str(refusal))
     check_X_y(X, y, accept_sparse=False, ensure_min_samples=2)
     if sensitive_features is None:
         raise ValueError("FairnessCV.fit needs `sensitive_features` (one value per row).")

@@ -43,7 +43,7 @@ GRIDS: dict[str, tuple[float, ...]] = {
 
 
 def _declared_row(estimator: Any) -> str | None:
-    """Return the :data:`GRIDS` row an estimator names (``_strength_grid``: CENet, AdapFair)."""
+    """Return the :data:`GRIDS` row an estimator names (``_strength_grid``: the nets)."""
     grid = getattr(estimator, "_strength_grid", None)  # a row named by the estimator
     return str(grid) if grid is not None and strength_param(estimator) else None
 

@@ -288,6 +288,12 @@ class AdapFairPreprocessor(
     #: the name the fit's warnings give (AdapFairClassifier's, when it fits its flows)
     _owner = "AdapFairPreprocessor"
 
+    def __sklearn_clone__(self) -> AdapFairPreprocessor:
+        """Clone the settings, keeping the frozen ``classifier`` itself (never refit)."""
+        twin = super().__sklearn_clone__()
+        twin.classifier = self.classifier
+        return twin
+
     # ------------------------------------------------------------------ training
     @fits_in_training_state
     @fit_context

@@ -118,9 +118,16 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
     (200, 2)
     """
 
-    #: The row of ``otfair.estimators._strength_grids.GRIDS`` that FairnessCV searches (as
-    #: when the strength was ``lam``, which that table read as the regression nets').
-    _strength_grid = "regression"
+    #: Why :class:`~otfair.estimators.FairnessCV` does not search this estimator (it says so).
+    _fairness_cv_refusal = (
+        "FairnessCV does not search AdapFairClassifier's strength: it weighs the "
+        "cross-entropy, so a smaller strength is fairer (FairnessCV moves to larger "
+        "strengths for fairness), and its predictions need `sensitive_features`, which "
+        "FairnessCV's held-out scoring does not pass. Fit a curve with "
+        "fairness_path(AdapFairClassifier(...), X, y, sensitive_features=s, "
+        "strengths=[...]) and compare its models on held-out rows with its "
+        "score_frame(X_val, y_val, sensitive_features=s_val)."
+    )
     _parameter_constraints: ClassVar[dict[str, Any]] = {
         **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
         "base_classifier": "no_validation",  # any classifier, or None
@@ -156,6 +163,18 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         s_col = X_np[:, col]
         rest = np.delete(X_np, col % X_np.shape[1], axis=1)
         return rest, s_col if sensitive_features is None else sensitive_features
+
+    def __sklearn_clone__(self) -> AdapFairClassifier:
+        """Clone the settings, keeping the given pretrained classifier itself.
+
+        ``base_classifier`` is frozen: AdapFair never refits it, so a clone
+        (``fairness_path``, ``cross_validate``, ``GridSearchCV``) holds the same fitted
+        object, as scikit-learn's ``FrozenEstimator`` is kept, not an unfitted copy.
+        """
+        twin = super().__sklearn_clone__()
+        if self.base_classifier is not None:
+            twin.base_classifier = self.base_classifier
+        return twin
 
     @fits_in_training_state
     @fit_context

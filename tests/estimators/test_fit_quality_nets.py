@@ -144,6 +144,7 @@ def test_the_representation_classifiers_say_when_they_end_at_or_below_the_consta
             assert not said, name
         warned += bool(said)
     assert warned >= 1
+    assert est.n_iter_ == 30 == len(est.history_)
 
 
 def test_adapfair_says_when_its_frozen_classifier_predicts_one_class():
@@ -162,6 +163,7 @@ def test_adapfair_says_when_its_frozen_classifier_predicts_one_class():
         est = AdapFairClassifier(base_classifier=base, epochs=2, random_state=0)
         est.fit(X, y, sensitive_features=s)
     assert np.unique(est.predict(X, sensitive_features=s)).tolist() == [1]
+    assert est.n_iter_ == 2 == est.preprocessor_.n_iter_ == len(est.preprocessor_.history_)
     said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
     assert (
         len(said) == 1 and "AdapFairClassifier predicts class 1 for every training row" in said[0]

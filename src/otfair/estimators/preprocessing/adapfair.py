@@ -202,6 +202,8 @@ class AdapFairPreprocessor(
     history_ : list of dict
         Per epoch: mean ``loss``, ``ce`` and ``fairness`` over the batches, and the
         epoch's wall time ``time_s``.
+    n_iter_ : int
+        Epochs trained (exactly ``epochs``).
     classifier_fingerprint_ : str
         SHA-256 of the classifier's state before (= after) training.
 
@@ -328,6 +330,7 @@ class AdapFairPreprocessor(
         fingerprint = state_fingerprint(scorer)
         with frozen(scorer):
             self.history_ = self._train_flows(weight, X_np, y_np, codes, rng, device)
+        self.n_iter_ = len(self.history_)
         if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
             raise RuntimeError("The classifier's parameters changed during fit.")
         self.classifier_fingerprint_ = fingerprint

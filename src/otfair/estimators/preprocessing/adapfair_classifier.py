@@ -102,6 +102,8 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         The frozen classifier.
     preprocessor_ : AdapFairPreprocessor
         The fitted flows.
+    n_iter_ : int
+        Epochs the flows trained (``preprocessor_.n_iter_``).
 
     See Also
     --------
@@ -278,6 +280,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         preprocessor = AdapFairPreprocessor(base, **flow_params)
         preprocessor._owner = type(self).__name__  # its warnings name this estimator
         self.preprocessor_ = preprocessor.fit(X_np, y, sensitive_features=s)
+        self.n_iter_ = self.preprocessor_.n_iter_
         self.n_features_in_ = check_features(X, "X").shape[1]
         return self
 

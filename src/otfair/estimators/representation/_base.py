@@ -78,6 +78,8 @@ groups_ : numpy.ndarray
     The two sensitive groups.
 history_ : list of dict
     Per-epoch training losses.
+n_iter_ : int
+    Epochs trained (exactly ``epochs``: the papers' protocols).
 device_ : torch.device
     Device the modules live on.
 n_features_in_ : int
@@ -276,6 +278,7 @@ class RepresentationEstimator(
             desc=type(self).__name__,
         )
         self.history_ = [{k: v for k, v in h.items() if k != "time_s"} for h in history]
+        self.n_iter_ = len(self.history_)
 
     # -- predict -------------------------------------------------------------------------
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:

@@ -169,3 +169,19 @@ def test_adult_dp_gap_halves_with_gamma():
             np.asarray(split.y_test), est.predict(Xt, sensitive_features=st), sensitive_features=st
         )
     assert dp[1.0] < 0.5 * dp[0.0]
+
+
+def test_too_many_cells_says_whether_n_bins_can_fix_it():
+    """The refusal names the fix that works: ``n_bins=None`` when the one-hot blocks
+    alone fit in ``max_cells``; otherwise ``max_levels`` (German's blocks alone have
+    8.6 million cells, above the default 2 million)."""
+    rng = np.random.default_rng(0)
+    n = 300
+    blocks = [np.eye(k)[rng.integers(0, k, n)] for k in (4, 5)]  # 20 cells
+    numeric = rng.normal(size=(n, 3))  # 4 bins each: 64
+    X = np.hstack([*blocks, numeric])
+    y, s = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    with pytest.raises(ValueError, match=r"1,280 cells .*n_bins.*blocks alone have 20 cells"):
+        DiscreteFairNFClassifier(0.5, max_cells=100).fit(X, y, sensitive_features=s)
+    with pytest.raises(ValueError, match=r"blocks alone have 20 cells, so `n_bins` cannot"):
+        DiscreteFairNFClassifier(0.5, max_cells=10).fit(X, y, sensitive_features=s)

@@ -102,3 +102,34 @@ def test_eopp_variant_equalizes_the_positive_rows_means():
     np.testing.assert_allclose(Z[pos & (s == 0)].mean(0), Z[pos & (s == 1)].mean(0), atol=1e-6)
     with pytest.raises(ValueError, match="`y` is required"):
         FairPCA(n_components=2, notion="eopp").fit(X, sensitive_features=s)
+
+
+@pytest.mark.parametrize("groups", [2, 3])
+def test_default_keeps_every_dimension_left_after_the_group_means(groups):
+    """``n_components=None`` (the default): all ``d - (groups - 1)`` fair directions.
+
+    The old default (10) failed on data with fewer than 11 features (COMPAS has 9); the
+    default now keeps what is left, as scikit-learn's ``PCA()`` keeps every component,
+    and spans the same subspace as the explicit maximum.
+    """
+    X, s = _toy(d=6, groups=groups)
+    left = 6 - (groups - 1)
+    default = FairPCA().fit(X, sensitive_features=s)
+    explicit = FairPCA(n_components=left).fit(X, sensitive_features=s)
+    assert default.components_.shape == (6, left)
+    U, V = default.components_, explicit.components_
+    np.testing.assert_allclose(U @ U.T, V @ V.T, atol=1e-8)
+    Z = default.transform(X)
+    means = np.array([Z[s == g].mean(axis=0) for g in range(groups)])
+    np.testing.assert_allclose(means - means.mean(axis=0), 0.0, atol=1e-6)
+    equalized = FairPCA(equalize_covariance=True, n_cov_eigenvectors=3) if groups == 2 else None
+    if equalized is not None:  # k = l under Algorithm 2
+        assert equalized.fit(X, sensitive_features=s).components_.shape == (6, 3)
+
+
+def test_too_many_components_or_no_dimension_left_name_the_limit():
+    X, s = _toy(200, d=4)
+    with pytest.raises(ValueError, match="pass at most 3, or None"):
+        FairPCA(n_components=4).fit(X, sensitive_features=s)
+    with pytest.raises(ValueError, match="No dimension of the 1 features is left"):
+        FairPCA().fit(X[:, :1], sensitive_features=s)

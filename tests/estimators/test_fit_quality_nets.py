@@ -112,7 +112,11 @@ def test_the_representation_classifiers_say_when_they_end_at_or_below_the_consta
     """The representation classifiers are held against the best constant as
     FairClassifier is. On features without signal and 90% positive labels the fits
     end near the constant: each warns exactly when its own training numbers are below
-    the constant's or its predictions are one class, and at least one of them does."""
+    the constant's or its predictions are one class, and at least one of them does.
+    CFair, trained on the class-balanced error, is held to the balanced constant (balanced
+    accuracy 0.5, balanced cross-entropy log 2)."""
+    import math
+
     import otfair.estimators as estimators
     from otfair.estimators._torch_base import constant_baseline
 
@@ -128,10 +132,15 @@ def test_the_representation_classifiers_say_when_they_end_at_or_below_the_consta
             est = getattr(estimators, name)(epochs=30, random_state=0)
             est.fit(X, y, sensitive_features=s)
         p = est.predict_proba(X)[:, 1]
-        acc = float(np.mean((p >= 0.5) == y))
-        ce = float(np.mean(-y * np.log(p) - (1 - y) * np.log1p(-p)))
-        below = acc < const_acc - 1e-12 or ce > const_ce * (1 + 1e-4)
-        just_above = const_ce * (1 + CONSTANT_LOSS_RTOL) < ce <= const_ce * (1 + 1e-4)
+        hit = (p >= 0.5) == y
+        loss = -y * np.log(p) - (1 - y) * np.log1p(-p)
+        acc, ce, floor_ce, floor_acc = hit.mean(), loss.mean(), const_ce, const_acc
+        if name == "CFairClassifier":  # each class's mean, then their mean
+            acc = 0.5 * (hit[y == 0].mean() + hit[y == 1].mean())
+            ce = 0.5 * (loss[y == 0].mean() + loss[y == 1].mean())
+            floor_ce, floor_acc = math.log(2.0), 0.5
+        below = acc < floor_acc - 1e-12 or ce > floor_ce * (1 + 1e-4)
+        just_above = floor_ce * (1 + CONSTANT_LOSS_RTOL) < ce <= floor_ce * (1 + 1e-4)
         if just_above:  # within float32 rounding of the rule's edge: either way is right
             continue
         one_class = len(np.unique(p >= 0.5)) == 1
@@ -275,3 +284,35 @@ def test_a_clone_of_adapfair_keeps_its_pretrained_classifier_and_fairnesscv_says
         ValueError, match=r"FairnessCV does not search AdapFairClassifier.*fairness_path"
     ):
         FairnessCV(est, max_violation=0.1).fit(X, y, sensitive_features=s)
+
+
+def test_a_balanced_objective_is_held_to_the_balanced_constant():
+    """CFair trains on the class-balanced error: on 90/10 labels its plain accuracy may
+    fall below the majority constant's (0.90) while its balanced accuracy is far above
+    the balanced constant's 0.5. Hand-made logits: 30 of 90 negatives called positive,
+    9 of 10 positives found (accuracy 0.69, balanced accuracy 0.783)."""
+    import math
+
+    from otfair.estimators._torch_base import check_against_constant
+
+    y = np.r_[np.zeros(90), np.ones(10)]
+    logits = np.r_[np.full(60, -1.0), np.full(30, 0.5), np.full(9, 1.0), -1.0]
+    kwargs = {"owner": "CFairClassifier", "strength": 1.0, "penalized": True}
+    with pytest.warns(FitQualityWarning, match="accuracy 0.6900 vs 0.9000"):
+        check_against_constant(logits, y, **kwargs)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_against_constant(logits, y, balanced=True, **kwargs)
+    # the balanced measures by hand: below them it warns, in the balanced words
+    loss = np.logaddexp(0.0, logits) - y * logits
+    balanced_ce = 0.5 * (loss[:90].mean() + loss[90:].mean())
+    assert balanced_ce < math.log(2)
+    flipped = -logits  # balanced accuracy 0.217
+    with pytest.warns(FitQualityWarning, match=r"balanced accuracy 0\.2167 vs 0\.5000"):
+        check_against_constant(flipped, y, balanced=True, **kwargs)
+    with pytest.warns(
+        FitQualityWarning,
+        match="predicts class 1 for every training row "
+        r"\(balanced accuracy 0\.5000",
+    ):
+        check_against_constant(np.full(100, 1e-3), y, balanced=True, **kwargs)

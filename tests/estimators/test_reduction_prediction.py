@@ -79,3 +79,24 @@ def test_a_bound_not_above_zero_names_eps(eps):
     X, y, s = _data(n=100)
     with pytest.raises(ValueError, match="'eps' parameter of ReductionClassifier must be"):
         ReductionClassifier(eps).fit(X, y, sensitive_features=s)
+
+
+def test_fairlearns_own_deprecation_warnings_stay_inside_fit():
+    """fairlearn's pandas deprecations (about its own lines) do not reach the user; the
+    user's warnings inside the same block still do, and the filters are restored."""
+    import warnings
+
+    from otfair.estimators import BGLRegressor
+    from otfair.utils._warnings import quiet_fairlearn_deprecations
+
+    X, y, s = _data(300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ReductionClassifier(max_iter=5, random_state=0).fit(X, y, sensitive_features=s)
+        BGLRegressor(max_iter=5, random_state=0).fit(X, X[:, 0], sensitive_features=s)
+        with quiet_fairlearn_deprecations():
+            warnings.warn("the user's own", DeprecationWarning, stacklevel=1)
+        warnings.warn("after the block", DeprecationWarning, stacklevel=1)
+    messages = [str(w.message) for w in caught]
+    assert not [w for w in caught if "fairlearn" in w.filename], messages
+    assert messages == ["the user's own", "after the block"]

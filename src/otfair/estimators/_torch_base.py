@@ -317,12 +317,18 @@ def check_against_constant(
     classes: Any = (0, 1),
     at_cap: bool = False,
     remedy: str = "raise `epochs`, or use solver='lbfgs'",
+    balanced: bool = False,
 ) -> None:
     """Warn when training ``logits`` do worse than the best constant or predict one class.
 
     Worse: a lower training accuracy, or a training cross-entropy above the constant's
     by more than :data:`CONSTANT_LOSS_RTOL` of it (``FairnessCV`` excludes such a
-    strength: its ``above_reference`` is False).
+    strength: its ``above_reference`` is False). With ``balanced`` (a model trained on
+    the class-balanced cross-entropy, CFair's), the balanced accuracy and the
+    class-balanced cross-entropy instead, against the best constant's under that
+    weighting (0.5 and log 2): such a model trades plain accuracy for the
+    minority class's on purpose, and on imbalanced labels (Bank, Diabetes) its plain
+    accuracy is below the majority constant's without anything wrong.
 
     Parameters
     ----------
@@ -344,6 +350,8 @@ def check_against_constant(
     remedy : str, optional
         The fix of an unpenalized fit that is under-trained, in words (the estimator's
         own parameters).
+    balanced : bool, default=False
+        Compare on the class-balanced measures (above).
 
     Raises
     ------
@@ -355,10 +363,20 @@ def check_against_constant(
             f"{owner}'s training diverged: its training scores are not finite. Scale the "
             "features (a StandardScaler in a Pipeline), lower `lr` or the strength."
         )
-    const_ce, const_acc = constant_baseline(y)
     predicted = (logits >= 0).astype(np.int64)
-    acc = float(np.mean(predicted == y))
-    ce = float(np.mean(np.logaddexp(0.0, logits) - y * logits))
+    if balanced and len(np.unique(y)) == 2:  # each class's mean, then their mean
+        labels = np.unique(y)
+        hit = predicted == y
+        loss = np.logaddexp(0.0, logits) - y * logits
+        acc = float(np.mean([hit[y == c].mean() for c in labels]))
+        ce = float(np.mean([loss[y == c].mean() for c in labels]))
+        const_ce, const_acc, kind = math.log(2.0), 0.5, "balanced accuracy"
+        measure = "balanced accuracy {:.4f} vs {:.4f}, balanced cross-entropy {:.4f} vs {:.4f}"
+    else:
+        const_ce, const_acc = constant_baseline(y)
+        acc, kind = float(np.mean(predicted == y)), "accuracy"
+        ce = float(np.mean(np.logaddexp(0.0, logits) - y * logits))
+        measure = "accuracy {:.4f} vs {:.4f}, cross-entropy {:.4f} vs {:.4f}"
     cause = _likely_cause(
         strength,
         penalized,
@@ -369,16 +387,15 @@ def check_against_constant(
     if acc < const_acc - 1e-12 or ce > const_ce * (1 + CONSTANT_LOSS_RTOL):
         warnings.warn(
             f"{owner} ends below the best constant predictor on its training data "
-            f"(accuracy {acc:.4f} vs {const_acc:.4f}, cross-entropy {ce:.4f} vs "
-            f"{const_ce:.4f}); the constant is perfectly fair, so the fit did not "
-            f"optimize: {cause}.",
+            f"({measure.format(acc, const_acc, ce, const_ce)}); the constant is perfectly "
+            f"fair, so the fit did not optimize: {cause}.",
             FitQualityWarning,
             stacklevel=user_stacklevel(),
         )
     elif len(np.unique(predicted)) == 1:
         warnings.warn(
             f"{owner} predicts class {classes[int(predicted[0])]} for every training row "
-            f"(accuracy {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
+            f"({kind} {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
             FitQualityWarning,
             stacklevel=user_stacklevel(),
         )

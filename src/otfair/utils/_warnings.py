@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["user_stacklevel"]
+__all__ = ["quiet_fairlearn_deprecations", "user_stacklevel"]
 
 
 def _internal_prefixes() -> tuple[str, ...]:
@@ -58,3 +60,20 @@ def user_stacklevel() -> int:
         frame = frame.f_back  # type: ignore[assignment]
         level += 1
     return level
+
+
+@contextlib.contextmanager
+def quiet_fairlearn_deprecations() -> Iterator[None]:
+    """Silence the deprecation warnings that fairlearn's own code raises, for one fit.
+
+    fairlearn 0.15's reductions set missing Series keys with ``.at``, which pandas 3
+    deprecates (``Pandas4Warning``, a ``DeprecationWarning``): every
+    ``ReductionClassifier`` / ``BGLRegressor`` fit printed a screenful of warnings about
+    lines the user cannot change. Only warnings attributed to fairlearn's modules
+    (``module=fairlearn...``) of the deprecation kinds are hidden; the user's own and
+    otfair's warnings pass.
+    """
+    with warnings.catch_warnings():
+        for category in (DeprecationWarning, FutureWarning):
+            warnings.filterwarnings("ignore", category=category, module=r"fairlearn(\.|$)")
+        yield

@@ -22,6 +22,7 @@ from otfair.utils import (
     local_random_state,
     set_params_from_init,
 )
+from otfair.utils._warnings import quiet_fairlearn_deprecations
 
 #: the prediction rules of :class:`ReductionClassifier`
 PREDICTIONS = ("randomized", "deterministic")
@@ -145,7 +146,8 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
         self.mitigator_ = ExponentiatedGradient(
             base, constraints=moment, eps=self.eps, max_iter=self.max_iter
         )
-        self.mitigator_.fit(X, y, sensitive_features=codes)
+        with quiet_fairlearn_deprecations():  # pandas 3's, about fairlearn's own lines
+            self.mitigator_.fit(X, y, sensitive_features=codes)
         self.classes_ = classes
         self.prediction_ = self.prediction
         return self

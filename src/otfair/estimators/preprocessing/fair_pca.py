@@ -59,12 +59,17 @@ class FairPCA(TransformerMixin, BaseEstimator):
 
     Parameters
     ----------
-    n_components : int, default=10
-        Target dimension :math:`k` (at most ``d - (n_groups - 1)``).
+    n_components : int or None, default=None
+        Target dimension :math:`k` (at most ``d - (n_groups - 1)``). ``None``: every
+        dimension left after the group-mean directions are removed (the columns of
+        :math:`R`; with ``equalize_covariance``, the :math:`l` kept), as scikit-learn's
+        ``PCA`` keeps all components by default. (The ``fair-pca`` method of
+        ``otfair fit`` / ``otfair sweep`` uses :math:`k = 10`, the paper's setting.)
     equalize_covariance : bool, default=False
         Also (approximately) equalize the group covariances (two groups).
     n_cov_eigenvectors : int, default=10
         :math:`l` of Algorithm 2 (clipped to ``[k, d - 1]``); smaller enforces more.
+        With ``n_components=None``, :math:`k = l`.
     strength : float, default=1.0
         :math:`\lambda`; below 1, ``k`` standard PCA components times
         :math:`(1 - \lambda)^3` are appended.
@@ -110,7 +115,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
     """
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
-        "n_components": [Interval(Integral, 1, None, closed="left")],
+        "n_components": [Interval(Integral, 1, None, closed="left"), None],
         "equalize_covariance": ["boolean"],
         "n_cov_eigenvectors": [Interval(Integral, 1, None, closed="left")],
         "strength": [Interval(Real, 0, 1, closed="both")],
@@ -120,7 +125,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
 
     def __init__(
         self,
-        n_components: int = 10,
+        n_components: int | None = None,
         *,
         equalize_covariance: bool = False,
         n_cov_eigenvectors: int = 10,
@@ -149,12 +154,14 @@ class FairPCA(TransformerMixin, BaseEstimator):
         n, d = X.shape
         k_groups = len(self.groups_)
         k = self.n_components
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
-            raise ValueError(f"`n_components` must be a positive integer; got {k!r}.")
-        if k > d - (k_groups - 1):
+        integral = isinstance(k, (int, np.integer)) and not isinstance(k, bool)
+        if k is not None and (not integral or k < 1):
+            raise ValueError(f"`n_components` must be a positive integer or None; got {k!r}.")
+        if k is not None and k > d - (k_groups - 1):
             raise ValueError(
                 f"`n_components`={k} exceeds the {d - (k_groups - 1)} dimensions left after "
-                f"removing the {k_groups - 1} group-mean direction(s)."
+                f"removing the {k_groups - 1} group-mean direction(s); pass at most "
+                f"{d - (k_groups - 1)}, or None (all of them)."
             )
         self.n_features_in_ = d
         self.mean_ = X.mean(axis=0)
@@ -164,13 +171,22 @@ class FairPCA(TransformerMixin, BaseEstimator):
         onehot = np.eye(k_groups)[codes]
         zc = onehot - onehot.mean(axis=0)
         R = null_space(zc.T @ Xs)  # (d, d - rank)
+        if k is None:  # every dimension left
+            k = R.shape[1]
+            if k == 0:
+                raise ValueError(
+                    f"No dimension of the {d} features is left after removing the "
+                    f"{k_groups - 1} group-mean direction(s): FairPCA needs more features."
+                )
         cov = Xs.T @ Xs / n
         if self.equalize_covariance:
             if k_groups != 2:
                 raise ValueError("equalize_covariance=True supports two groups.")
             diff = np.cov(Xs[codes == 0].T) - np.cov(Xs[codes == 1].T)
             vals, vecs = eigh(R.T @ diff @ R)
-            l_ = int(np.clip(self.n_cov_eigenvectors, k, R.shape[1]))
+            low = k if self.n_components is not None else 1
+            l_ = int(np.clip(self.n_cov_eigenvectors, low, R.shape[1]))
+            k = l_ if self.n_components is None else k
             W = vecs[:, np.argsort(np.abs(vals), kind="stable")[:l_]]
             R = R @ W
         self.components_ = _sign_fix(R @ _top_eigenvectors(R.T @ cov @ R, k))

@@ -39,6 +39,7 @@ from otfair.utils import (
     set_params_from_init,
 )
 from otfair.utils._docstrings import fill_doc
+from otfair.utils._warnings import quiet_fairlearn_deprecations
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
 
@@ -203,7 +204,8 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
             constraints=BoundedGroupLoss(SquareLoss(0.0, 1.0), upper_bound=eps),
             max_iter=max_iter,
         )
-        mitigator.fit(X.astype(np.float64), y_scaled, sensitive_features=codes)
+        with quiet_fairlearn_deprecations():  # pandas 3's, about fairlearn's own lines
+            mitigator.fit(X.astype(np.float64), y_scaled, sensitive_features=codes)
         weights = np.asarray(mitigator.weights_, dtype=np.float64)
         keep = weights > 0
         self.predictors_ = [p for p, k in zip(mitigator.predictors_, keep, strict=True) if k]

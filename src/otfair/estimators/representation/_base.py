@@ -217,6 +217,15 @@ class RepresentationEstimator(
     random_state: int | np.random.RandomState | None = None
     verbose: bool = False
 
+    @property
+    def _balanced_objective(self) -> bool:
+        """Whether the classifier trains on the class-balanced cross-entropy (CFair's).
+
+        The fit is then held against the constant on the balanced measures
+        (:func:`~otfair.estimators._torch_base.check_against_constant`).
+        """
+        return False
+
     # -- training ------------------------------------------------------------------------
     @fits_in_training_state
     @fit_context
@@ -248,6 +257,7 @@ class RepresentationEstimator(
             penalized=strength > 0,
             classes=self.classes_,
             remedy="raise `epochs` or `lr`",
+            balanced=self._balanced_objective,
         )
         return self
 

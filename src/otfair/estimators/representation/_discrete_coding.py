@@ -44,6 +44,9 @@ class DiscreteCoding:
         :math:`K_j` of each kept variable.
     n_cells_ : int
         :math:`\prod_j K_j`.
+    n_one_hot_ : int
+        How many of the variables (the first ones) are one-hot blocks; the others are
+        binned columns.
     """
 
     n_bins: int | None = 4
@@ -78,6 +81,7 @@ class DiscreteCoding:
                 f"`max_levels`={self.max_levels} levels and `n_bins` is None."
             )
         self.n_cells_ = int(np.prod(self.cardinalities_, dtype=np.float64))
+        self.n_one_hot_ = len(self._blocks)
         self._strides = np.cumprod([1, *self.cardinalities_[::-1]])[:-1][::-1].astype(np.int64)
         return self
 

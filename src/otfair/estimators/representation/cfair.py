@@ -106,6 +106,10 @@ class CFairClassifier(RepresentationClassifier):
     def _make_adversary(self, latent_dim: int) -> ConditionalAlignment:
         return ConditionalAlignment(latent_dim, tuple(self.adversary_hidden))
 
+    @property
+    def _balanced_objective(self) -> bool:
+        return bool(self.balanced)
+
     def _task_loss(self, logits: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         if self.balanced:
             return balanced_cross_entropy(logits, y)

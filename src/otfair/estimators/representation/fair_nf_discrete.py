@@ -247,11 +247,24 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
         coding = DiscreteCoding(self.n_bins, int(self.max_levels)).fit(X)
         max_cells = int(self.max_cells)
         if coding.n_cells_ > max_cells:
+            one_hot = coding.cardinalities_[: coding.n_one_hot_]
+            blocks_only = int(np.prod(one_hot, dtype=np.float64)) if one_hot else 0
+            if 0 < blocks_only <= max_cells:
+                fix = (
+                    f"lower `n_bins` (None drops the non-one-hot columns: the one-hot "
+                    f"blocks alone have {blocks_only:,} cells) or `max_levels`"
+                )
+            else:
+                fix = (
+                    f"the one-hot blocks alone have {blocks_only:,} cells, so `n_bins` "
+                    "cannot fix it: lower `max_levels` (blocks with more levels are "
+                    "dropped) or select fewer columns"
+                )
             raise ValueError(
                 f"The finite input space has {coding.n_cells_:,} cells "
                 f"(levels {coding.cardinalities_}), above `max_cells`={max_cells:,}: "
-                "lower `n_bins` (None drops the non-one-hot columns) or `max_levels`, or use "
-                "the coupling flows of FairNormalizingFlowClassifier (`fair-nf`)."
+                f"{fix}, or use the coupling flows of FairNormalizingFlowClassifier "
+                "(`fair-nf`), which take any numeric features."
             )
         return coding
 

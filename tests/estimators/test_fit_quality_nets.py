@@ -316,3 +316,37 @@ def test_a_balanced_objective_is_held_to_the_balanced_constant():
         r"\(balanced accuracy 0\.5000",
     ):
         check_against_constant(np.full(100, 1e-3), y, balanced=True, **kwargs)
+
+
+def test_the_representation_classifiers_stop_on_a_plateau_only_when_asked():
+    """``tol=None`` (the default) trains exactly ``epochs``; a float stops where the task
+    loss's plateau rule says (the epoch recomputed from the full run's history, the same
+    seed: the runs agree until the stop) and warns when the cap comes first."""
+    from sklearn.exceptions import ConvergenceWarning
+
+    from otfair.estimators import FairNormalizingFlowClassifier, LAFTRClassifier
+    from otfair.estimators._training import StopOnPlateau
+
+    X, y, s = two_group_data(300)
+    cases = [
+        (LAFTRClassifier, "task", {}),
+        (FairNormalizingFlowClassifier, "ce", {"n_blocks": 1}),
+    ]
+    for cls, key, extra in cases:
+        full = cls(epochs=40, random_state=0, **extra).fit(X, y, sensitive_features=s)
+        assert full.n_iter_ == 40
+        rule = StopOnPlateau(tol=0.01, n_iter_no_change=3)
+        expected = next(
+            (e for e, h in enumerate(full.history_, 1) if rule({"loss": h[key]})), None
+        )
+        assert expected is not None and expected < 40, cls.__name__
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", ConvergenceWarning)
+            early = cls(epochs=40, tol=0.01, n_iter_no_change=3, random_state=0, **extra)
+            early.fit(X, y, sensitive_features=s)
+        assert early.n_iter_ == expected, cls.__name__
+        assert early.history_ == full.history_[:expected]
+        with pytest.warns(ConvergenceWarning, match="reached epochs=2"):
+            cls(epochs=2, tol=0.0, n_iter_no_change=5, random_state=0, **extra).fit(
+                X, y, sensitive_features=s
+            )

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from numbers import Real
 from typing import Any, ClassVar, NamedTuple
 
 import numpy as np
@@ -41,9 +42,11 @@ from otfair.estimators._torch_base import (
     encode_binary_labels,
     predict_in_chunks,
     warn_feature_scale,
+    warn_not_converged,
 )
 from otfair.estimators._training import (
     AdversaryStep,
+    StopOnPlateau,
     predict_from_proba,
     run_epochs,
     stratified_batches,
@@ -54,6 +57,7 @@ from otfair.models.representation import EncoderClassifier
 from otfair.notions import stratum_codes
 from otfair.penalties import RepresentationAdversary
 from otfair.utils import (
+    Interval,
     Widths,
     check_features,
     check_group_sizes,
@@ -69,6 +73,19 @@ from otfair.utils import (
 from otfair.utils._torch import fits_in_training_state
 
 _PREDICT_CHUNK = 8192
+
+#: ``tol`` and ``n_iter_no_change`` of every representation classifier (``{convergence}``).
+CONVERGENCE = """
+tol : float or None, default=None
+    ``None`` trains for exactly ``epochs`` (the papers' protocols; with an adversary the
+    training objective is a min-max game, not monotone). A float stops the main
+    training when the epoch's mean task loss (the classifier's cross-entropy on the
+    representation) has not improved by ``tol`` for ``n_iter_no_change`` consecutive
+    epochs (scikit-learn's ``MLPClassifier`` rule; ``n_iter_``), and warns
+    (:class:`sklearn.exceptions.ConvergenceWarning`) when ``epochs`` comes first.
+n_iter_no_change : int, default=5
+    Epochs without an improvement of ``tol`` that end the training.
+"""
 
 #: The fitted attributes every representation classifier has (``{fitted_attributes}``).
 FITTED_ATTRIBUTES = """
@@ -206,6 +223,8 @@ class RepresentationEstimator(
         "strength": [non_negative_real()],
         "head_hidden": [Widths()],
         "verbose": ["verbose"],
+        "tol": [Interval(Real, 0, None, closed="left"), None],
+        "n_iter_no_change": [positive_int()],
     }
 
     strength: float = 1.0
@@ -216,6 +235,8 @@ class RepresentationEstimator(
     device: str | None = None
     random_state: int | np.random.RandomState | None = None
     verbose: bool = False
+    tol: float | None = None
+    n_iter_no_change: int = 5
 
     @property
     def _balanced_objective(self) -> bool:
@@ -276,19 +297,32 @@ class RepresentationEstimator(
         step: Callable[[torch.Tensor], tuple[torch.Tensor, dict[str, torch.Tensor], float]],
         optimizer: torch.optim.Optimizer,
         adversary: AdversaryStep | None = None,
+        task_key: str = "task",
     ) -> None:
-        """Run the engine (:func:`run_epochs`) and keep the epoch logs in ``history_``."""
+        """Run the engine (:func:`run_epochs`) and keep the epoch logs in ``history_``.
+
+        With ``tol`` set, the training stops on a plateau of the logged task loss
+        (``task_key``; ``{convergence}`` in the docstrings) and warns at the cap.
+        """
+        plateau = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
+
+        def stop(logs: dict[str, Any]) -> bool:
+            return plateau is not None and plateau({"loss": logs[task_key]})
+
         history = run_epochs(
             epochs,
             batches,
             step,
             optimizer=optimizer,
             adversary=adversary,
+            stop=None if plateau is None else stop,
             verbose=bool(self.verbose),
             desc=type(self).__name__,
         )
         self.history_ = [{k: v for k, v in h.items() if k != "time_s"} for h in history]
         self.n_iter_ = len(self.history_)
+        if plateau is not None and plateau.converged_at[0] is None:
+            warn_not_converged(type(self).__name__, "adam", epochs, float(plateau.tol))
 
     # -- predict -------------------------------------------------------------------------
     def _forward(self, X: Any, sensitive_features: Any) -> tuple[np.ndarray, np.ndarray]:

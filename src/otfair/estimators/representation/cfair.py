@@ -63,7 +63,7 @@ class CFairClassifier(RepresentationClassifier):
         Adversary updates per encoder update (one joint step with the gradient
         reversal, then ``adversary_steps - 1`` adversary-only steps); with one step the
         adversaries lag and the EO gap on Adult barely moves (docs/baselines.md).
-    adversary_lr, epochs, batch_size, lr, device, random_state, verbose
+    adversary_lr, epochs, batch_size, lr, device, random_state, verbose, tol, n_iter_no_change
         As in :class:`~otfair.estimators.LAFTRClassifier`.
 
     Attributes

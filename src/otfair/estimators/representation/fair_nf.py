@@ -61,6 +61,7 @@ from torch.nn import functional as F
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators.preprocessing.sensitive_column import split_sensitive_column
 from otfair.estimators.representation._base import (
+    CONVERGENCE,
     FITTED_ATTRIBUTES,
     FitStart,
     RepresentationEstimator,
@@ -151,7 +152,7 @@ def fit_density(
 
 
 @fill_estimator_doc
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, convergence=CONVERGENCE)
 @dataclass(eq=False, repr=False)
 class FairNormalizingFlowClassifier(RepresentationEstimator):
     r"""Fair Normalizing Flows (Balunović et al. 2022), simplified (see the module doc).
@@ -191,6 +192,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     random_state : int, RandomState or None
         Seeds the mixtures, the weights and the batch orders.
     verbose : bool, default=False
+    {convergence}
 
     Attributes
     ----------
@@ -288,7 +290,7 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
             logs["kl"] = kl
             return (1.0 - gamma) * ce + gamma * kl, logs, float(len(idx))
 
-        self._train(epochs, epoch_batches, step, optimizer)
+        self._train(epochs, epoch_batches, step, optimizer, task_key="ce")
         self.flows_, self.head_, self.densities_ = flows.eval(), head.eval(), densities
         self.device_ = device
 

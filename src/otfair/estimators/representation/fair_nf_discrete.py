@@ -135,7 +135,7 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     sensitive_column : int or None, default=None
         When set, ``X``'s column of that index is the group (read at predict time when
         ``sensitive_features`` is not given) and is not a feature.
-    device, random_state, verbose
+    device, random_state, verbose, tol, n_iter_no_change
         As for the other estimators; ``random_state`` seeds the densities, the label
         predictor, the encoder's draws and the classifier.
 
@@ -239,7 +239,13 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
             ce = F.binary_cross_entropy_with_logits(head(Z[idx])[:, 0], yt[idx])
             return ce, {"ce": ce}, float(len(idx))
 
-        self._train(epochs, cell_batches(codes, y, batch_size, rng, device), step, optimizer)
+        self._train(
+            epochs,
+            cell_batches(codes, y, batch_size, rng, device),
+            step,
+            optimizer,
+            task_key="ce",
+        )
         self.head_, self.device_ = head.eval(), device
 
     def _fit_coding(self, X: np.ndarray) -> DiscreteCoding:

@@ -23,7 +23,11 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from otfair.estimators._docs import fill_estimator_doc
-from otfair.estimators.representation._base import FITTED_ATTRIBUTES, RepresentationClassifier
+from otfair.estimators.representation._base import (
+    CONVERGENCE,
+    FITTED_ATTRIBUTES,
+    RepresentationClassifier,
+)
 from otfair.notions import Notion, as_notion
 from otfair.penalties._representation import LAFTRAdversary
 from otfair.utils import StrOptions, Widths
@@ -33,7 +37,7 @@ __all__ = ["LAFTRClassifier"]
 
 
 @fill_estimator_doc
-@fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
+@fill_doc(fitted_attributes=FITTED_ATTRIBUTES, convergence=CONVERGENCE)
 @dataclass(eq=False, repr=False)
 class LAFTRClassifier(RepresentationClassifier):
     r"""LAFTR (Madras et al. 2018): adversarially fair representation + classifier.
@@ -61,6 +65,7 @@ class LAFTRClassifier(RepresentationClassifier):
     random_state : int, RandomState or None
         Seeds weights and batch orders (reproducible fits).
     verbose : bool, default=False
+    {convergence}
 
     Attributes
     ----------

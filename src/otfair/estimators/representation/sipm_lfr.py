@@ -48,7 +48,7 @@ class SIPMClassifier(RepresentationClassifier):
         (with one step at the encoder's rate the DP gap on Adult does not move).
     adversary_lr : float or None, default=1e-2
         Adam learning rate of the critic (``None``: ``lr``).
-    epochs, batch_size, lr, device, random_state, verbose
+    epochs, batch_size, lr, device, random_state, verbose, tol, n_iter_no_change
         As in :class:`~otfair.estimators.LAFTRClassifier`.
 
     Attributes

@@ -206,7 +206,7 @@ def measure(
         p_train, p_test = _scores(model, X, s), _scores(model, split.X_test, split.s_test)
         d_train, d_test = _predict(model, X, s), _predict(model, split.X_test, split.s_test)
     except Exception as exc:  # a row that says what failed: the table keeps going
-        return {**row, "error": f"{type(exc).__name__}: {str(exc)[:160]}"}
+        return {**row, "error": f"{type(exc).__name__}: {str(exc)[:400]}"}
     constant = _constant(y, y_test)
     train_accuracy = float(np.mean(d_train == y))
     train_log_loss = float(log_loss(y, np.clip(p_train, 1e-15, 1 - 1e-15), labels=[0, 1]))

@@ -114,7 +114,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         (Kim et al., TMLR 2024, §4.3). ``set_params(penalty__eps=...)`` sets an
         object's setting.
     strength : float, default=0.0
-        alpha (convex mixing) or lambda (additive mixing). A list is refused: the
+        alpha (convex mixing) or lambda (additive mixing). The default 0 fits without
+        the penalty (the logistic model's fit is then ``LogisticRegression()``'s): give
+        a strength, or let :class:`~otfair.estimators.FairnessCV` choose the most
+        accurate one within a violation budget. A list is refused: the
         trade-off curve over several strengths is
         :func:`otfair.estimators.fairness_path`, which trains them in one stacked run
         (the models share the seed, batches, OTF costs and FTM matchings; each equals

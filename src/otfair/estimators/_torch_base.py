@@ -364,19 +364,7 @@ def check_against_constant(
             "features (a StandardScaler in a Pipeline), lower `lr` or the strength."
         )
     predicted = (logits >= 0).astype(np.int64)
-    if balanced and len(np.unique(y)) == 2:  # each class's mean, then their mean
-        labels = np.unique(y)
-        hit = predicted == y
-        loss = np.logaddexp(0.0, logits) - y * logits
-        acc = float(np.mean([hit[y == c].mean() for c in labels]))
-        ce = float(np.mean([loss[y == c].mean() for c in labels]))
-        const_ce, const_acc, kind = math.log(2.0), 0.5, "balanced accuracy"
-        measure = "balanced accuracy {:.4f} vs {:.4f}, balanced cross-entropy {:.4f} vs {:.4f}"
-    else:
-        const_ce, const_acc = constant_baseline(y)
-        acc, kind = float(np.mean(predicted == y)), "accuracy"
-        ce = float(np.mean(np.logaddexp(0.0, logits) - y * logits))
-        measure = "accuracy {:.4f} vs {:.4f}, cross-entropy {:.4f} vs {:.4f}"
+    acc, ce, const_acc, const_ce, kind, measure = _against_constant(predicted, logits, y, balanced)
     cause = _likely_cause(
         strength,
         penalized,
@@ -399,6 +387,29 @@ def check_against_constant(
             FitQualityWarning,
             stacklevel=user_stacklevel(),
         )
+
+
+def _against_constant(
+    predicted: np.ndarray, logits: np.ndarray, y: np.ndarray, balanced: bool
+) -> tuple[float, float, float, float, str, str]:
+    """Return the fit's and the best constant's accuracy and cross-entropy, and their words.
+
+    ``(acc, ce, constant_acc, constant_ce, kind, measure)``; with ``balanced`` (and both
+    classes present) each class's mean, then their mean, against 0.5 and log 2.
+    """
+    if balanced and len(np.unique(y)) == 2:
+        hit = predicted == y
+        loss = np.logaddexp(0.0, logits) - y * logits
+        labels = np.unique(y)
+        acc = float(np.mean([hit[y == c].mean() for c in labels]))
+        ce = float(np.mean([loss[y == c].mean() for c in labels]))
+        words = "balanced accuracy {:.4f} vs {:.4f}, balanced cross-entropy {:.4f} vs {:.4f}"
+        return acc, ce, 0.5, math.log(2.0), "balanced accuracy", words
+    const_ce, const_acc = constant_baseline(y)
+    acc = float(np.mean(predicted == y))
+    ce = float(np.mean(np.logaddexp(0.0, logits) - y * logits))
+    words = "accuracy {:.4f} vs {:.4f}, cross-entropy {:.4f} vs {:.4f}"
+    return acc, ce, const_acc, const_ce, "accuracy", words
 
 
 def check_regression_against_constant(

@@ -271,7 +271,10 @@ def with_gaps(rows: list[dict]) -> list[dict]:
         lr = reference.get(r["dataset"])
         for col, key in (("auc_minus_lr", "test_auc"), ("accuracy_minus_lr", "test_accuracy")):
             ok = lr is not None and _number(r.get(key)) and _number(lr.get(key))
-            r[col] = float(r[key]) - float(lr[key]) if ok else ""  # type: ignore[index]
+            # from the values as the CSV rounds them: the same gap from a fresh
+            # measurement and from a row read back
+            gap = round(float(r[key]), 4) - round(float(lr[key]), 4) if ok else None  # type: ignore[index]
+            r[col] = "" if gap is None else round(gap, 4)
     return rows
 
 
@@ -424,6 +427,10 @@ def main() -> None:
     csv_path, md_path = Path(args.out + ".csv"), Path(args.out + ".md")
     rows = read_rows(csv_path)
     command = "python benchmarks/training_quality_methods.py " + " ".join(sys.argv[1:])
+    if args.report_only and md_path.exists():  # the command that measured the rows
+        page = md_path.read_text(encoding="utf-8")
+        if "Last command: `" in page:
+            command = page.split("Last command: `", 1)[1].split("`", 1)[0]
     if not args.report_only:
         import scipy.optimize
         import torch
@@ -464,7 +471,9 @@ def main() -> None:
                         flush=True,
                     )
             rows = read_rows(csv_path)
-    md_path.write_text(report(with_gaps(rows), command) + "\n", encoding="utf-8")
+    rows = with_gaps(rows)
+    write_rows(csv_path, rows)  # the gaps as the report shows them
+    md_path.write_text(report(rows, command) + "\n", encoding="utf-8")
     print(f"wrote {md_path}")
 
 

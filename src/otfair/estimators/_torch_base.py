@@ -358,11 +358,7 @@ def check_against_constant(
     ValueError
         When a logit is not finite.
     """
-    if not np.all(np.isfinite(logits)):
-        raise ValueError(
-            f"{owner}'s training diverged: its training scores are not finite. Scale the "
-            "features (a StandardScaler in a Pipeline), lower `lr` or the strength."
-        )
+    _check_not_diverged(logits, owner, "scores")
     predicted = (logits >= 0).astype(np.int64)
     acc, ce, const_acc, const_ce, kind, measure = _against_constant(predicted, logits, y, balanced)
     cause = _likely_cause(
@@ -386,6 +382,15 @@ def check_against_constant(
             f"({kind} {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
             FitQualityWarning,
             stacklevel=user_stacklevel(),
+        )
+
+
+def _check_not_diverged(values: np.ndarray, owner: str, noun: str) -> None:
+    """Raise ``ValueError`` when a fit's training ``values`` (its ``noun``) are not finite."""
+    if not np.all(np.isfinite(values)):
+        raise ValueError(
+            f"{owner}'s training diverged: its training {noun} are not finite. Scale the "
+            "features (a StandardScaler in a Pipeline), lower `lr` or the strength."
         )
 
 
@@ -444,11 +449,7 @@ def check_regression_against_constant(
     ValueError
         When a prediction is not finite.
     """
-    if not np.all(np.isfinite(predictions)):
-        raise ValueError(
-            f"{owner}'s training diverged: its training predictions are not finite. Scale "
-            "the features (a StandardScaler in a Pipeline), lower `lr` or the strength."
-        )
+    _check_not_diverged(predictions, owner, "predictions")
     mse = float(np.mean((predictions - y) ** 2))
     constant = float(np.var(y))
     if mse > constant * (1 + CONSTANT_LOSS_RTOL):

@@ -444,6 +444,8 @@ def main() -> None:
         parts = [m for m in args.models.split(",") if m]
         every = makers()
         selected = [m for m in every if not parts or any(p in m[0] for p in parts)]
+        current = {m[0] for m in every}  # a row of a model no longer measured (a grid
+        rows = [r for r in rows if r["model"] in current]  # moved) leaves the table
         with threadpool_limits(limits=1):
             for name in names:
                 for label, make, sensitive in selected:

@@ -23,7 +23,12 @@ from sklearn.metrics import roc_auc_score
 from tests.estimators._classif_data import two_group_data
 
 from otfair.datasets import load_dataset
-from otfair.estimators import FairClassifier, FitQualityWarning
+from otfair.estimators import (
+    FairClassifier,
+    FitQualityWarning,
+    default_strengths,
+    fairness_path,
+)
 from otfair.estimators._torch_base import constant_baseline
 from otfair.estimators._training import StopOnPlateau
 
@@ -334,3 +339,19 @@ def test_a_loss_just_above_the_constants_warns_and_the_constant_itself_does_not(
         check_against_constant(np.full(10, np.float32(base)).astype(float), y, **kwargs)
     assert not [w for w in caught if "below the best constant" in str(w.message)]
     assert [w for w in caught if "for every training row" in str(w.message)]
+
+
+def test_ftm_default_grid_spans_its_trade_off_not_the_constant(compas):
+    # CE + lambda FTM reaches the constant at a finite lambda (2-3 on COMPAS): most of
+    # the default grid lies below it, and its top reaches it (the fair end)
+    X, y, s = compas.X_train, compas.y_train, compas.s_train
+    grid = default_strengths(FairClassifier("ftm"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)
+        path = fairness_path(
+            FairClassifier("ftm", random_state=0), X, y, sensitive_features=s, strengths=grid
+        )
+    _, acc_const = constant_baseline(np.asarray(y))
+    over = np.array([model.score(X, y) - acc_const for model in path.estimators_])
+    assert (over > 0.005).mean() >= 0.6, dict(zip(grid, over.round(4), strict=True))
+    assert over[-1] <= 0.005 and over[0] > 0.1

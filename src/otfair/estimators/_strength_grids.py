@@ -12,9 +12,10 @@ writing (100 epochs of Adam; 20,000 Adult rows, all of COMPAS; a converged solve
 them): OTF's DP gap falls below 0.03 at alpha 0.03 on Adult, but on COMPAS it moves only
 above alpha 0.9 (0.06 at 0.99; with 1,000 steps of Adam at lr 0.01, 0.015 at 0.997, close
 to the constant); Norm's falls below 0.03 at alpha 0.7 on COMPAS, and
-GapReg's only at lambda 300. The additive weight lambda of FTM, GapReg, the adversary
+GapReg's only at lambda 300. The additive weight lambda of GapReg, the adversary
 and FairTorch's DP loss therefore runs to 1000, and lambda of the regression nets
-(CENet, WassersteinNet) to 100.
+(CENet, WassersteinNet) to 100. FTM's runs to 10 (the paper's largest), dense below 3:
+past a finite lambda its constant model is the optimum (``otfair.penalties._ftm``).
 
 The grids live on the penalties (:meth:`otfair.penalties.PenaltyObject.strength_grid`,
 the regression nets' adversaries' ``strength_grids``); this module reads them for an

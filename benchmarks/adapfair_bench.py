@@ -91,7 +91,7 @@ def run(quick: bool = False, *, eps: float = 0.01, repeats: int | None = None) -
             for name, distance in variants.items():
                 est = AdapFairPreprocessor(
                     clf, distance=distance, sinkhorn_eps=eps, epochs=2, batch_size=batch,
-                    random_state=rep,
+                    early_stopping=False, random_state=rep,  # the epoch on every row
                 )  # fmt: skip
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")  # POT's convergence warnings

@@ -15,7 +15,8 @@ to the constant); Norm's falls below 0.03 at alpha 0.7 on COMPAS, and
 GapReg's only at lambda 300. The additive weight lambda of GapReg, the adversary
 and FairTorch's DP loss therefore runs to 1000, and lambda of the regression nets
 (CENet, WassersteinNet) to 100. FTM's runs to 10 (the paper's largest), dense below 3:
-past a finite lambda its constant model is the optimum (``otfair.penalties._ftm``).
+past a finite lambda its constant model is the optimum (``FTM_GRID``,
+``otfair/penalties/_plan.py``).
 
 The grids live on the penalties (:meth:`otfair.penalties.PenaltyObject.strength_grid`,
 the regression nets' adversaries' ``strength_grids``); this module reads them for an

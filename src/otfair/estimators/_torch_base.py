@@ -256,15 +256,21 @@ def warn_feature_scale(X: np.ndarray, owner: str) -> None:
         )
 
 
-def warn_not_converged(owner: str, solver: str, epochs: int, tol: float) -> None:
-    """Warn (scikit-learn's ``ConvergenceWarning``) that a fit stopped at its cap."""
+def warn_not_converged(
+    owner: str, solver: str, epochs: int, tol: float, *, held_out: bool = False
+) -> None:
+    """Warn (scikit-learn's ``ConvergenceWarning``) that a fit stopped at its cap.
+
+    ``held_out``: the rule was early stopping's (the objective on held-out rows).
+    """
     from sklearn.exceptions import ConvergenceWarning
 
     unit = "iterations" if solver == "lbfgs" else "epochs"
+    watched = "held-out" if held_out else "training"
     rule = (
         f"the largest gradient entry fell below tol={tol:g}"
         if solver == "lbfgs"
-        else f"the training objective stopped improving by tol={tol:g}"
+        else f"the {watched} objective stopped improving by tol={tol:g}"
     )
     warnings.warn(
         f"{owner} (solver={solver!r}) reached epochs={epochs} {unit} before {rule}; raise "

@@ -49,7 +49,7 @@ from otfair.ot import joint_cost, match
 from otfair.penalties._base import FairnessPenalty, PenaltyBatch, PenaltyObject, TrainingPlan
 from otfair.penalties._checks import check_scores
 from otfair.penalties._legacy import bind
-from otfair.penalties._plan import FitRows, TrainBatch
+from otfair.penalties._plan import FTM_GRID, FitRows, TrainBatch
 from otfair.utils import set_params_from_init
 from otfair.utils._constraints import (
     Interval,
@@ -86,26 +86,15 @@ class FTM(PenaltyObject):
     """
 
     name = "ftm"
-    #: CE + lambda FTM: the penalty's subgradient at a constant is bounded, so past a
-    #: data-dependent lambda (a few units with the logistic model on the shipped data)
-    #: the constant is the optimum, as a lasso's zero is past its alpha_max; the grid is
-    #: dense below that, where the trade-off lives, and stops at the paper's largest
-    #: (Table 7), not at the shared grid's 1000 (tests/estimators/test_fit_quality.py)
-    strength_grids = {"additive": (0.0, 0.1, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)}
+    strength_grids = {"additive": FTM_GRID}  # to 10, dense below its collapse (_plan.py)
     #: the lab's sweep: FTM paper App. D, Table 7, whole (on Adult, lambda >= 3 collapses
     #: to the constant predictor, docs/classifiers.md; kept: Dutch's DP 0.01 needs it)
     paper_strengths = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5,
                        2.0, 3.0, 5.0, 10.0)  # fmt: skip
     notions = ("dp",)
     notion_hint = "; use matching='joint' to target EO"
-    training_settings = (
-        "matching",
-        "label_weight",
-        "group_batch_size",
-        "n_pairing_rounds",
-        "matching_seed",
-        "cache_dir",
-    )
+    training_settings = ("matching", "label_weight", "group_batch_size", "n_pairing_rounds",
+                         "matching_seed", "cache_dir")  # fmt: skip
 
     matching: str
     label_weight: float

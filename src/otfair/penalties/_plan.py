@@ -24,6 +24,12 @@ CONVEX_GRID: tuple[float, ...] = (0.0, 0.01, 0.03, 0.1, 0.3, 0.5, 0.7, 0.9, 0.97
 #: half-decades to 1000
 ADDITIVE_GRID: tuple[float, ...] = (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0, 300.0, 1000.0)
 
+#: FTM's (``CE + lambda FTM``): the penalty's subgradient at a constant model is bounded,
+#: so past a data-dependent lambda (a few units with the logistic model on the shipped
+#: data) the constant is the optimum, as a lasso's zero is past its ``alpha_max``; the
+#: grid is dense below that, where the trade-off lives, and stops at the FTM paper's
+#: largest (Table 7), not at 1000 (tests/estimators/test_fit_quality.py)
+FTM_GRID: tuple[float, ...] = (0.0, 0.1, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 10.0)
 
 _GRIDS = {"convex": CONVEX_GRID, "additive": ADDITIVE_GRID}
 #: the OTF paper's alphas of its baselines (Norm, Barycenter; App. C.3): the lab's sweep

@@ -33,12 +33,13 @@ from otfair.estimators._torch_base import (
     TRAINING_CONSTRAINTS,
     TorchEstimatorMixin,
     warn_feature_scale,
+    warn_not_converged,
 )
-from otfair.estimators._training import (
-    EpochLogs,
-    predict_from_proba,
-    run_epochs,
-    stratified_batches,
+from otfair.estimators._training import EpochLogs, predict_from_proba
+from otfair.estimators.preprocessing._adapfair_training import (
+    fit_generators,
+    held_out_stop,
+    train_stratified,
 )
 from otfair.estimators.preprocessing.adapfair_scorer import (
     TorchScorer,
@@ -55,7 +56,6 @@ from otfair.utils import (
     Widths,
     check_consistent_length,
     check_features,
-    draw_seed,
     encode_groups,
     fit_context,
     positive_int,
@@ -69,47 +69,6 @@ from otfair.utils._docstrings import fill_doc
 from otfair.utils._torch import fits_in_training_state
 
 _MODES = ("aware", "blind")
-
-
-def fit_seed(random_state: Any) -> int:
-    """Return the seed of an AdapFair fit: an int as is, otherwise one drawn by it.
-
-    An int (the recorded runs' seeding) is the seed itself; ``None``, a ``RandomState``
-    or a ``Generator`` gives :func:`otfair.utils.draw_seed` of it. Every generator of the
-    fit derives from this seed: the batch orders, the flows' masks and initial weights.
-    """
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return int(random_state)
-    return draw_seed(random_state)
-
-
-def fit_generators(random_state: Any) -> tuple[int, np.random.Generator]:
-    """Return the fit's seed (:func:`fit_seed`) and the generator of its batch orders."""
-    seed = fit_seed(random_state)
-    gen = torch_generator(seed)
-    return seed, np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
-
-
-def train_stratified(
-    cells: np.ndarray,
-    rng: np.random.Generator,
-    step: Callable[[np.ndarray], Any],
-    optimizer: torch.optim.Optimizer,
-    *,
-    epochs: int,
-    batch_size: int,
-    verbose: bool,
-    desc: str,
-) -> list[EpochLogs]:
-    """Run ``epochs`` of ``step`` on batches stratified by ``cells``, each in every batch."""
-    return run_epochs(
-        epochs,
-        lambda epoch: stratified_batches(cells, batch_size, rng, every_stratum=True),
-        step,
-        optimizer=optimizer,
-        verbose=verbose,
-        desc=desc,
-    )
 
 
 @dataclass(eq=False, repr=False)
@@ -132,6 +91,10 @@ class FlowParams:
     epochs: int = 50
     batch_size: int = 256
     lr: float = 1e-3
+    early_stopping: bool = True
+    validation_fraction: float = 0.1
+    n_iter_no_change: int = 10
+    tol: float = 1e-4
     random_state: int | None = None
     device: str | torch.device | None = None
     verbose: bool = False
@@ -176,11 +139,25 @@ class AdapFairPreprocessor(
     hidden : tuple of int, default=(20, 20)
         Conditioner widths (the paper's 20-unit layers).
     epochs : int, default=50
-        Passes over the training data.
+        Passes over the training data: the cap with ``early_stopping``.
     batch_size : int, default=256
         Batch size; batches are stratified by (group, label).
     lr : float, default=1e-3
         Adam learning rate.
+    early_stopping : bool, default=True
+        Hold out a stratified ``validation_fraction`` of the rows (by group x label),
+        measure the objective (eq. (1)) on them after each epoch, stop when it has not
+        improved by ``tol`` for ``n_iter_no_change`` epochs and keep the flows of its
+        best epoch; a ``ConvergenceWarning`` when ``epochs`` comes first. The flows
+        otherwise overfit wide data (``otfair/estimators/preprocessing/
+        _adapfair_training.py``, docs/adapfair.md). ``False``: exactly ``epochs`` on
+        every row, the paper's protocol (the lab's AdapFair methods).
+    validation_fraction : float, default=0.1
+        Share of the rows held out by ``early_stopping``.
+    n_iter_no_change : int, default=10
+        Epochs without an improvement of the held-out objective that end the training.
+    tol : float, default=1e-4
+        Improvement of the held-out objective that counts.
     random_state : int or None, default=None
         Seed of the flow initialization, masks and batch order.
     device : str or torch.device or None, default=None
@@ -203,7 +180,10 @@ class AdapFairPreprocessor(
         Per epoch: mean ``loss``, ``ce`` and ``fairness`` over the batches, and the
         epoch's wall time ``time_s``.
     n_iter_ : int
-        Epochs trained (exactly ``epochs``).
+        Epochs trained (``epochs`` without ``early_stopping``).
+    validation_loss_ : list of float
+        ``early_stopping`` only (empty without it): the held-out objective after each
+        epoch; the flows are those of its smallest.
     classifier_fingerprint_ : str
         SHA-256 of the classifier's state before (= after) training.
 
@@ -241,6 +221,10 @@ class AdapFairPreprocessor(
         "n_blocks": [positive_int()],
         "hidden": [Widths()],
         **TRAINING_CONSTRAINTS,
+        "early_stopping": ["boolean"],
+        "validation_fraction": [Interval(numbers.Real, 0, 1, closed="neither")],
+        "n_iter_no_change": [positive_int()],
+        "tol": [positive_real()],
         "verbose": ["verbose"],
     }
 
@@ -398,16 +382,23 @@ class AdapFairPreprocessor(
             self.notion, distance=self.distance, eps=float(self.sinkhorn_eps)
         )
 
-        def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
-            idx = torch.as_tensor(idx_np, device=device)
+        def objective(idx: torch.Tensor) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
             xb, yb, gb = X_t[idx], y_t[idx], g_t[idx]
             logits = scorer(self._apply_flows(xb, gb))
             ce = nn.functional.binary_cross_entropy_with_logits(logits, yb)
             fair = penalty(torch.sigmoid(logits), gb, yb)
-            return weight * ce + (1.0 - weight) * fair, {"ce": ce, "fairness": fair}, 1.0
+            return weight * ce + (1.0 - weight) * fair, {"ce": ce, "fairness": fair}
 
-        return train_stratified(
-            stratum_codes(codes, y_np),
+        cells = stratum_codes(codes, y_np)
+        rows, stop = held_out_stop(
+            self.flows_, lambda idx: objective(idx)[0], cells, self, rng, device
+        )
+
+        def step(idx_np: np.ndarray) -> tuple[torch.Tensor, dict[str, torch.Tensor], float]:
+            return (*objective(torch.as_tensor(rows[idx_np], device=device)), 1.0)
+
+        history = train_stratified(
+            cells[rows],
             rng,
             step,
             optimizer,
@@ -415,7 +406,16 @@ class AdapFairPreprocessor(
             batch_size=int(self.batch_size),
             verbose=bool(self.verbose),
             desc="AdapFair flows",
+            stop=stop,
         )
+        self.validation_loss_ = [] if stop is None else stop.scores
+        if stop is not None:
+            stop.restore()  # the best epoch's flows
+            if not stop.stopped:
+                warn_not_converged(
+                    self._owner, "adam", int(self.epochs), float(self.tol), held_out=True
+                )
+        return history
 
     # ------------------------------------------------------------------ inference
     def _apply_flows(

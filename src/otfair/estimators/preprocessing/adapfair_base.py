@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from otfair.estimators.preprocessing.adapfair import fit_generators, train_stratified
+from otfair.estimators.preprocessing._adapfair_training import fit_generators, train_stratified
 from otfair.models.mlp import MLP
 from otfair.notions import as_notion, stratum_codes
 from otfair.penalties import make_penalty

@@ -74,6 +74,11 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         :func:`otfair.estimators.fairness_path`, whose models share one frozen base
         classifier (trained once) and each have their own flows. Each model equals the
         separate fit with the same seed and ``strength``.
+    early_stopping, validation_fraction, n_iter_no_change, tol
+        Passed to :class:`~otfair.estimators.AdapFairPreprocessor`: by default the flows
+        stop when their objective on a held-out 10% of the rows stops improving, and keep
+        their best epoch (``early_stopping=False``: every epoch on every row, the
+        paper's protocol).
     base_epochs, base_batch_size : int, default=50, 256
         Epochs and batch size of the base classifier (Adam, learning rate 1e-3).
     base_penalty : {"none", "gapreg"}, default="none"
@@ -103,7 +108,8 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
     preprocessor_ : AdapFairPreprocessor
         The fitted flows.
     n_iter_ : int
-        Epochs the flows trained (``preprocessor_.n_iter_``).
+        Epochs the flows trained (``preprocessor_.n_iter_``; their held-out objective
+        per epoch: ``preprocessor_.validation_loss_``).
 
     See Also
     --------

@@ -1,0 +1,124 @@
+r"""How AdapFair's flows (and its base classifier) are trained: seeds, batches, stopping.
+
+Every generator of a fit derives from one seed (:func:`fit_seed`); the batches are
+stratified by (group, label) cell with every cell in every batch
+(:func:`train_stratified`).
+
+**Early stopping** (``early_stopping=True``, the default of
+:class:`~otfair.estimators.AdapFairPreprocessor` and
+:class:`~otfair.estimators.AdapFairClassifier`): the flows are trained on the paper's
+objective (AdapFair eq. (1))
+
+.. math::
+
+    L(T) = \lambda\,\mathrm{CE}\big(f(T_s(x)), y\big)
+    + (1 - \lambda)\, D\big(f(T_0(x))\,|\,s=0,\ f(T_1(x))\,|\,s=1\big),
+
+whose flows are expressive enough to fit the training rows' noise: on wide data (the
+Diabetes set's 200+ one-hot columns) the test accuracy falls with every epoch while the
+training objective keeps improving (docs/adapfair.md). A stratified
+``validation_fraction`` of the rows (by group x label cell, each cell on both sides;
+:func:`otfair.estimators._early_stopping.validation_split`) is held out, :math:`L` is
+measured on it after each epoch, the training stops once it has not improved by ``tol``
+for ``n_iter_no_change`` epochs, and the flows end with the parameters of its best
+epoch (scikit-learn's ``MLPClassifier(early_stopping=True)``). ``epochs`` is the cap;
+reaching it while :math:`L` still improves warns (``ConvergenceWarning``). Data too
+small to hold out a row of every cell train on all rows for ``epochs``, as
+``early_stopping=False`` (the paper's protocol, the lab's setting) does.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+import torch
+
+from otfair.estimators._early_stopping import StopOnHeldOut, validation_split
+from otfair.estimators._training import EpochLogs, run_epochs, stratified_batches
+from otfair.utils import draw_seed, torch_generator
+
+__all__ = ["fit_generators", "fit_seed", "held_out_stop", "train_stratified"]
+
+
+def fit_seed(random_state: Any) -> int:
+    """Return the seed of an AdapFair fit: an int as is, otherwise one drawn by it.
+
+    An int (the recorded runs' seeding) is the seed itself; ``None``, a ``RandomState``
+    or a ``Generator`` gives :func:`otfair.utils.draw_seed` of it. Every generator of the
+    fit derives from this seed: the batch orders, the flows' masks and initial weights.
+    """
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return int(random_state)
+    return draw_seed(random_state)
+
+
+def fit_generators(random_state: Any) -> tuple[int, np.random.Generator]:
+    """Return the fit's seed (:func:`fit_seed`) and the generator of its batch orders."""
+    seed = fit_seed(random_state)
+    gen = torch_generator(seed)
+    return seed, np.random.default_rng(int(torch.randint(2**31, (1,), generator=gen)))
+
+
+def train_stratified(
+    cells: np.ndarray,
+    rng: np.random.Generator,
+    step: Callable[[np.ndarray], Any],
+    optimizer: torch.optim.Optimizer,
+    *,
+    epochs: int,
+    batch_size: int,
+    verbose: bool,
+    desc: str,
+    stop: Callable[[EpochLogs], bool] | None = None,
+) -> list[EpochLogs]:
+    """Run ``epochs`` of ``step`` on batches stratified by ``cells``, each in every batch.
+
+    ``step`` receives a batch's positions in ``cells``; ``stop(logs)`` after each epoch
+    may end the training early (:class:`~otfair.estimators._early_stopping.StopOnHeldOut`).
+    """
+    return run_epochs(
+        epochs,
+        lambda epoch: stratified_batches(cells, batch_size, rng, every_stratum=True),
+        step,
+        optimizer=optimizer,
+        stop=stop,
+        verbose=verbose,
+        desc=desc,
+    )
+
+
+def held_out_stop(
+    module: torch.nn.Module,
+    objective: Callable[[torch.Tensor], torch.Tensor],
+    cells: np.ndarray,
+    settings: Any,
+    rng: np.random.Generator,
+    device: torch.device,
+) -> tuple[np.ndarray, StopOnHeldOut | None]:
+    """Return the training rows and the early stop on the held-out rows (module docstring).
+
+    ``objective(rows)`` is the training objective on the rows ``rows`` (a tensor of
+    indices); ``settings`` has ``early_stopping``, ``validation_fraction``, ``tol`` and
+    ``n_iter_no_change``. Without early stopping, or when ``cells`` cannot spare a row of
+    every cell, every row trains and the stop is None; ``rng`` is drawn from (the split's
+    seed) only when early stopping is on, so that ``early_stopping=False`` draws the
+    batches of the fits before it existed.
+    """
+    rows = np.arange(len(cells))
+    if not settings.early_stopping:
+        return rows, None
+    split = validation_split(cells, float(settings.validation_fraction), int(rng.integers(2**31)))
+    if split is None:
+        return rows, None
+    rows, held = split
+    held_t = torch.as_tensor(held, device=device)
+
+    def score() -> float:
+        with torch.no_grad():
+            return float(objective(held_t))
+
+    stop = StopOnHeldOut(module, score, float(settings.tol), int(settings.n_iter_no_change))
+    return rows, stop

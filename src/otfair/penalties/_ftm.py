@@ -86,7 +86,8 @@ class FTM(PenaltyObject):
     """
 
     name = "ftm"
-    strength_grids = {"additive": FTM_GRID}  # to 10, dense below its collapse (_plan.py)
+    #: FairnessCV's default grid: to 10, dense below the collapse (``_plan.FTM_GRID``)
+    strength_grids = {"additive": FTM_GRID}
     #: the lab's sweep: FTM paper App. D, Table 7, whole (on Adult, lambda >= 3 collapses
     #: to the constant predictor, docs/classifiers.md; kept: Dutch's DP 0.01 needs it)
     paper_strengths = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.5,

@@ -95,3 +95,41 @@ def test_bad_settings_name_the_parameter(wide, param, value):
     X, y, s, base = wide
     with pytest.raises(ValueError, match=param):
         _flows(base, **{param: value}).fit(X, y, sensitive_features=s)
+
+
+def test_a_large_held_out_set_is_measured_in_chunks_with_every_cell(monkeypatch, wide):
+    """Above HELD_OUT_CHUNK rows the held-out objective is the size-weighted mean over
+    fixed stratified chunks, each holding every cell: for a per-row mean it is the whole
+    held-out set's mean, as the one-chunk measure is."""
+    import torch
+
+    from otfair.estimators.preprocessing import _adapfair_training as training
+
+    X, y, s, _ = wide
+    cells = (2 * s + y).astype(int)
+    value = torch.as_tensor(np.random.default_rng(1).normal(size=len(cells)))
+    seen: list[list[int]] = []
+
+    def objective(idx):
+        seen.append(sorted(np.unique(cells[idx.numpy()]).tolist()))
+        return value[idx].mean()
+
+    class Settings:
+        early_stopping, validation_fraction, tol, n_iter_no_change = True, 0.5, 1e-4, 3
+
+    def score_with(chunk):
+        monkeypatch.setattr(training, "HELD_OUT_CHUNK", chunk)
+        seen.clear()
+        rows, stop = training.held_out_stop(
+            torch.nn.Linear(1, 1), objective, cells, Settings, np.random.default_rng(0), "cpu"
+        )
+        return rows, stop.score(), len(seen)
+
+    rows, whole, calls = score_with(10_000)
+    held = np.setdiff1d(np.arange(len(cells)), rows)
+    assert calls == 1 and len(held) == 200
+    assert whole == pytest.approx(float(value[held].mean()))
+    rows_chunked, chunked, calls = score_with(40)
+    np.testing.assert_array_equal(rows_chunked, rows)  # the same split
+    assert calls >= 4 and all(cell == [0, 1, 2, 3] for cell in seen)
+    assert chunked == pytest.approx(whole)

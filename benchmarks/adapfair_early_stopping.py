@@ -1,0 +1,200 @@
+"""AdapFair's trade-off curve with and without early stopping of its flows.
+
+``AdapFairClassifier`` stops its flows early by default (``early_stopping=True``: the
+objective of eq. (1) on a held-out 10% of the rows, the best epoch kept); the paper's
+protocol, and the lab's, trains every one of its 50 epochs on every row
+(``early_stopping=False``). This script fits the curve of both over the same strengths,
+so that the trade-off each reaches can be compared, not only one strength.
+
+Protocol: each dataset's default variant, one stratified 80/20 split
+(``random_state=0``, as ``benchmarks/training_quality_methods.py``); the training rows
+subsampled to ``--max-train-rows`` (default 10,000, seed 0; the test rows all kept).
+Per dataset and setting: ``fairness_path(AdapFairClassifier(early_stopping=<setting>,
+random_state=0), X, y, sensitive_features=s, strengths=STRENGTHS)`` (one frozen base
+classifier for the curve, trained first, then each strength's flows; ``strength`` is the
+weight of the cross-entropy, so the smaller is the fairer). Per model: ``n_iter_`` (flow
+epochs), the test accuracy and demographic-parity gap (hard decisions at 0.5, the
+sensitive attribute given: the aware flows), and the training accuracy; ``cpu_s`` is the
+CPU of the whole curve (``time.process_time``, one torch and one BLAS thread).
+
+Outputs ``docs/measurements/adapfair_early_stopping.csv`` and ``.md`` (the report is
+generated from the CSV alone: ``--report-only``). Run
+``python benchmarks/adapfair_early_stopping.py`` (about 6 minutes on 2 cores).
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from _common import ArgumentParser, markdown_table
+
+DATASETS = ("adult", "compas", "diabetes")
+STRENGTHS = (0.9, 0.5, 0.3, 0.1)
+PREFIX = Path(__file__).resolve().parents[1] / "docs" / "measurements" / "adapfair_early_stopping"
+COLUMNS = [
+    "dataset",
+    "early_stopping",
+    "strength",
+    "n_train",
+    "n_iter",
+    "test_accuracy",
+    "test_dp_gap",
+    "train_accuracy",
+    "cpu_s",
+]
+
+
+def load(name: str, max_rows: int) -> tuple[tuple, tuple]:
+    """Return the training rows (subsampled) and the test rows of dataset ``name``."""
+    from otfair.datasets import load_dataset
+
+    split = load_dataset(name).split(random_state=0)
+    X, y, s = split.X_train, np.asarray(split.y_train), np.asarray(split.s_train)
+    if len(y) > max_rows:
+        keep = np.sort(np.random.default_rng(0).choice(len(y), max_rows, replace=False))
+        X, y, s = X[keep], y[keep], s[keep]
+    return (X, y, s), (split.X_test, np.asarray(split.y_test), np.asarray(split.s_test))
+
+
+def measure(name: str, early_stopping: bool, max_rows: int) -> list[dict]:
+    """Fit the curve of one setting on dataset ``name``; return one row per strength."""
+    from otfair.estimators import AdapFairClassifier, fairness_path
+    from otfair.metrics import demographic_parity_gap
+
+    (X, y, s), (X_test, y_test, s_test) = load(name, max_rows)
+    start = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a capped fit's warnings: n_iter says it
+        path = fairness_path(
+            AdapFairClassifier(early_stopping=early_stopping, random_state=0),
+            X,
+            y,
+            sensitive_features=s,
+            strengths=list(STRENGTHS),
+        )
+    cpu = time.process_time() - start
+    rows = []
+    for model in path.estimators_:
+        pred = model.predict(X_test, sensitive_features=s_test)
+        rows.append(
+            {
+                "dataset": name,
+                "early_stopping": str(early_stopping),
+                "strength": float(model.strength),
+                "n_train": len(y),
+                "n_iter": int(model.n_iter_),
+                "test_accuracy": float(np.mean(pred == y_test)),
+                "test_dp_gap": float(
+                    demographic_parity_gap(y_test, pred.astype(float), sensitive_features=s_test)
+                ),
+                "train_accuracy": float(np.mean(model.predict(X, sensitive_features=s) == y)),
+                "cpu_s": cpu,
+            }
+        )
+    return rows
+
+
+def write_rows(path: Path, rows: list[dict]) -> None:
+    """Write ``rows`` (floats to 4 decimals, CPU to 1)."""
+
+    def cell(key: str, value: Any) -> Any:
+        if isinstance(value, float):
+            return f"{value:.1f}" if key == "cpu_s" else f"{value:.4f}"
+        return value
+
+    with path.open("w", newline="", encoding="utf-8") as f:
+        writer = csv.DictWriter(f, fieldnames=COLUMNS)
+        writer.writeheader()
+        for r in rows:
+            writer.writerow({k: cell(k, r[k]) for k in COLUMNS})
+
+
+def report(rows: list[dict], command: str) -> str:
+    """Return the Markdown report of the CSV's ``rows``."""
+    lines = [
+        "# AdapFair's curve with and without early stopping of its flows",
+        "",
+        f"Generated by `benchmarks/adapfair_early_stopping.py` from "
+        f"[adapfair_early_stopping.csv](adapfair_early_stopping.csv) (do not edit; the "
+        f"script's docstring states the protocol). Last command: `{command}`.",
+        "",
+        "`AdapFairClassifier(random_state=0)` at each strength (the weight of the "
+        "cross-entropy: the smaller, the fairer) of one `fairness_path`, with its flows' "
+        "early stopping (`True`, the default) and without it (`False`: 50 epochs on every "
+        "row, the paper's protocol). Test accuracy and demographic-parity gap on the whole "
+        "test split; `n_iter`: the flows' epochs; CPU: the whole curve's.",
+    ]
+    for name in DATASETS:
+        part = [r for r in rows if r["dataset"] == name]
+        if not part:
+            continue
+        lines += ["", f"## {name} ({part[0]['n_train']} training rows)", ""]
+        body = [
+            [
+                r["early_stopping"],
+                r["strength"],
+                r["n_iter"],
+                r["test_accuracy"],
+                r["test_dp_gap"],
+                r["train_accuracy"],
+                r["cpu_s"],
+            ]
+            for r in part
+        ]
+        header = [
+            "early stopping",
+            "strength",
+            "n_iter",
+            "test acc",
+            "test DP",
+            "train acc",
+            "curve CPU s",
+        ]
+        lines += markdown_table(header, body)
+    return "\n".join(lines)
+
+
+def main() -> None:
+    """Measure the curves (unless ``--report-only``), write the CSV and the report."""
+    parser = ArgumentParser(prog="benchmarks/adapfair_early_stopping.py", description=__doc__)
+    parser.add_argument("--max-train-rows", type=int, default=10_000)
+    parser.add_argument("--report-only", action="store_true", help="only rewrite the report")
+    parser.add_argument("--out", default=str(PREFIX), help="PREFIX of PREFIX.csv and PREFIX.md")
+    args = parser.parse_args()
+    if args.max_train_rows < 100:
+        parser.error("--max-train-rows must be at least 100")
+    csv_path, md_path = Path(args.out + ".csv"), Path(args.out + ".md")
+    command = "python benchmarks/adapfair_early_stopping.py " + " ".join(sys.argv[1:])
+    if args.report_only:
+        if not csv_path.exists():
+            parser.error(f"{csv_path} does not exist: run without --report-only first")
+        page = md_path.read_text(encoding="utf-8") if md_path.exists() else ""
+        if "Last command: `" in page:
+            command = page.split("Last command: `", 1)[1].split("`", 1)[0]
+    else:
+        import torch
+        from threadpoolctl import threadpool_limits
+
+        torch.set_num_threads(1)
+        rows: list[dict] = []
+        with threadpool_limits(limits=1):
+            for name in DATASETS:
+                for early in (True, False):
+                    rows += measure(name, early, args.max_train_rows)
+                    print(f"{name} early_stopping={early}: done", flush=True)
+                    csv_path.parent.mkdir(parents=True, exist_ok=True)
+                    write_rows(csv_path, rows)
+    with csv_path.open(newline="", encoding="utf-8") as f:
+        stored = list(csv.DictReader(f))
+    md_path.write_text(report(stored, command.strip()) + "\n", encoding="utf-8")
+    print(f"wrote {md_path}")
+
+
+if __name__ == "__main__":
+    main()

@@ -355,3 +355,34 @@ def test_ftm_default_grid_spans_its_trade_off_not_the_constant(compas):
     over = np.array([model.score(X, y) - acc_const for model in path.estimators_])
     assert (over > 0.005).mean() >= 0.6, dict(zip(grid, over.round(4), strict=True))
     assert over[-1] <= 0.005 and over[0] > 0.1
+
+
+def test_the_plateau_rule_exempts_a_game_from_stopping():
+    stop = StopOnPlateau(tol=0.1, n_iter_no_change=1, every_epoch=(False, True))
+    assert [stop({"losses": v}) for v in ([1.0, 1.0], [1.0, 1.0], [1.0, 1.0])] == [False] * 3
+    assert stop.converged_at == [2, None]  # the first stopped; the game never "converges"
+
+
+def test_an_adversary_trains_every_epoch_and_its_plain_sibling_still_stops():
+    # CE - lambda * adversary's loss rises while the adversary catches up: the plateau
+    # rule stopped such fits mid-game, after a few epochs and sometimes below the best
+    # constant; they now train every epoch, without a ConvergenceWarning
+    X, y, s = two_group_data(600)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)
+        warnings.simplefilter("error", ConvergenceWarning)
+        game = FairClassifier("adv", 10.0, epochs=60, random_state=0)
+        assert game.fit(X, y, sensitive_features=s).n_iter_ == 60 and game.tol is not None
+        path = fairness_path(
+            FairClassifier("adv", epochs=300, random_state=0),
+            X,
+            y,
+            sensitive_features=s,
+            strengths=[0.0, 10.0],
+        )
+        plain = FairClassifier("adv", 0.0, epochs=300, random_state=0).fit(
+            X, y, sensitive_features=s
+        )
+    assert [m.n_iter_ for m in path.estimators_] == [plain.n_iter_, 300]
+    assert plain.n_iter_ < 300  # the unpenalized member stopped on the plateau, as alone
+    np.testing.assert_allclose(path.estimators_[0].predict_proba(X), plain.predict_proba(X))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
@@ -320,6 +320,9 @@ class StopOnPlateau:
     at least ``tol`` counts one epoch without improvement; an improvement resets the
     count. Training stops when every model (one, or the K of a stacked curve: the
     ``"losses"`` log) has counted ``n_iter_no_change`` such epochs in a row.
+    ``every_epoch[k]`` True exempts model ``k`` (it trains every epoch, so the training
+    runs to its cap): a minimax objective (a penalty with an adversary) rises while the
+    adversary catches up, and the rule stopped such fits mid-game, below the constant.
 
     A model of a stacked curve that converges before the others is done: ``converged_at``
     records its epoch (1-based; None while it trains) and ``on_converged(k, epoch)``, when
@@ -343,10 +346,14 @@ class StopOnPlateau:
         tol: float,
         n_iter_no_change: int,
         on_converged: Callable[[int, int], object] | None = None,
+        every_epoch: Sequence[bool] = (),
     ) -> None:
         self.tol = float(tol)
         self.n_iter_no_change = int(n_iter_no_change)
         self.on_converged = on_converged
+        #: models that train every epoch, never "converged": a game's objective (a
+        #: penalty with an adversary rises as the adversary learns), which no plateau reads
+        self.every_epoch = tuple(bool(v) for v in every_epoch)
         self.best: list[float] = []
         self.count: list[int] = []
         self.converged_at: list[int | None] = []
@@ -362,8 +369,12 @@ class StopOnPlateau:
             self.converged_at = [None] * len(values)
         self.epoch += 1
         for k, value in enumerate(values):
-            if self.converged_at[k] is not None:
-                continue  # done: its later epochs are not its fit's
+            if (
+                self.converged_at[k] is not None
+                or k < len(self.every_epoch)
+                and self.every_epoch[k]
+            ):
+                continue  # done (its later epochs are not its fit's), or a game's
             self.count[k] = self.count[k] + 1 if value > self.best[k] - self.tol else 0
             self.best[k] = min(self.best[k], value)
             if self.count[k] >= self.n_iter_no_change:

@@ -165,7 +165,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         ``tol / 10`` (the gradient need not vanish at a minimum on OTF0's kinks); Adam
         stops when the epoch's mean training objective has not improved by
         at least ``tol`` for ``n_iter_no_change`` consecutive epochs (scikit-learn's
-        ``MLPClassifier`` rule). ``None`` trains for exactly ``epochs`` (the papers'
+        ``MLPClassifier`` rule), except with a penalty that trains an adversary
+        (``"adv"``): its objective is a game's, which rises while the adversary catches
+        up, so it trains every one of its ``epochs`` (the rule stopped it mid-game,
+        below the best constant). ``None`` trains for exactly ``epochs`` (the papers'
         protocols) and never warns.
     n_iter_no_change : int, default=5
         Adam epochs without an improvement of ``tol`` that end the training.
@@ -768,7 +771,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     ) -> None:
         """Train the K singles stacked, with Adam on the plan's (or stratified) batches."""
         model = StackedMLP.from_models([single.model_ for single in singles])
-        loop = self._train_loop(model, np.random.default_rng(seed), len(X))
+        # a model with an adversary plays a game: it trains every epoch (tol's docstring)
+        games = tuple(plan.adversary and single.penalty_ is not None for single in singles)
+        loop = self._train_loop(model, np.random.default_rng(seed), len(X), games)
         stop = None
         if validation is not None:  # early stopping on the held-out rows
             Xv, yv = (torch.from_numpy(a).to(data.X.device) for a in validation)
@@ -814,7 +819,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             single.model_.eval()
             single.history_ = histories[k][: done or n_iter]
             single.n_iter_ = done or n_iter
-        if self.tol is not None and n_iter >= self.epochs:
+        capped = [  # models the plateau rule reads that never met it
+            k for k, game in enumerate(games) if not game and (early[k] if early else None) is None
+        ]
+        if self.tol is not None and n_iter >= self.epochs and capped:
             warn_not_converged(type(self).__name__, "adam", self.epochs, self.tol)
 
     def _warm_start_exact(self) -> bool:
@@ -911,7 +919,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         codes_t = None if groups is None else torch.from_numpy(groups).to(Xt.device)
         return TrainData(X=Xt, y=yt, s=codes_t, strata=strata, G=G)
 
-    def _train_loop(self, model: StackedMLP, rng: np.random.Generator, n: int) -> TrainLoop:
+    def _train_loop(
+        self, model: StackedMLP, rng: np.random.Generator, n: int, games: tuple[bool, ...] = ()
+    ) -> TrainLoop:
         r"""Adam on ``model`` (decayed per epoch when ``lr_decay != 1``) and the settings.
 
         The L2 term :math:`l_2 / (2n) \lVert W \rVert^2` on the weights is Adam's
@@ -933,7 +943,11 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             if self.lr_decay != 1.0
             else None
         )
-        stop = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
+        stop = (
+            None
+            if self.tol is None or (games and all(games))
+            else StopOnPlateau(self.tol, self.n_iter_no_change, every_epoch=games)
+        )
         return TrainLoop(self.epochs, optimizer, scheduler, rng, bool(self.verbose), stop)
 
     def _adversary_optimizer(self, penalties: Sequence[FairnessPenalty]) -> torch.optim.Optimizer:

@@ -3,31 +3,15 @@ sentences about the curve are the CSV's."""
 
 from __future__ import annotations
 
-import csv
-import importlib.util
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[2]
-MEASURED = ROOT / "docs" / "measurements"
+from tests.benchmarks._measured import MEASURED, ROOT, benchmark_script, measured_rows
 
 
 def _rows() -> list[dict[str, str]]:
-    with (MEASURED / "adapfair_early_stopping.csv").open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return measured_rows("adapfair_early_stopping")
 
 
 def _script():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        path = ROOT / "benchmarks" / "adapfair_early_stopping.py"
-        spec = importlib.util.spec_from_file_location("adapfair_early_stopping", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return benchmark_script("adapfair_early_stopping")
 
 
 def _point(rows, dataset, early, strength):

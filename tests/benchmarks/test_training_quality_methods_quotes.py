@@ -2,34 +2,19 @@
 
 from __future__ import annotations
 
-import csv
-import importlib.util
-import sys
-from pathlib import Path
+from tests.benchmarks._measured import MEASURED, ROOT, benchmark_script, measured_rows
 
-ROOT = Path(__file__).resolve().parents[2]
-MEASURED = ROOT / "docs" / "measurements"
 #: rows of models that are not otfair's own fit (scikit-learn's LogisticRegression alone,
 #: or after otfair's closed-form repair): otfair's constant check does not cover them
 NOT_OTFAIR_FITS = ("LogisticRegression", "+ LR", "(LR)")
 
 
 def _rows() -> list[dict[str, str]]:
-    with (MEASURED / "training_quality_methods.csv").open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    return measured_rows("training_quality_methods")
 
 
 def _script():
-    sys.path.insert(0, str(ROOT / "benchmarks"))
-    try:
-        path = ROOT / "benchmarks" / "training_quality_methods.py"
-        spec = importlib.util.spec_from_file_location("training_quality_methods", path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        return module
-    finally:
-        sys.path.remove(str(ROOT / "benchmarks"))
+    return benchmark_script("training_quality_methods")
 
 
 def test_every_otfair_fit_below_the_constant_warned_in_words():

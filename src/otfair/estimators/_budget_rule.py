@@ -105,11 +105,15 @@ def select_strength(
     bound) and :math:`b` = ``max_violation``, the rule is
     :math:`\operatorname{arg\,max}_{k:\ u_k \le b,\ k \text{ above the constant}}
     \bar a_k`, ties to the smaller ``strength``. The ``reference`` row (the best
-    constant predictor) is never chosen, nor a strength below it
-    (``above_reference`` False). A NaN violation (undefined on some fold) is never
-    feasible and a NaN score never wins. When every feasible strength is below the
-    constant, ``below_constant="raise"`` raises and ``"warn"`` warns (``UserWarning``)
-    and chooses among the feasible strengths as if there were no reference row.
+    constant predictor) is not chosen, nor a strength below it (``above_reference``
+    False). A NaN violation (undefined on some fold) is never feasible and a NaN score
+    never wins. When no strength can be chosen (none is feasible, or every feasible
+    one is below the constant), ``below_constant="raise"`` raises; ``"warn"`` warns
+    (``UserWarning``) and, where some strength is feasible, chooses among the feasible
+    strengths as if there were no reference row (none feasible: it raises);
+    ``"constant"`` warns and returns the ``reference`` row's index, when the
+    constant's own violation bound is within the budget (a classifier's always is: it
+    treats every group alike), else raises.
 
     Raises
     ------
@@ -117,49 +121,31 @@ def select_strength(
         When no strength is feasible (the message names the lowest violation bound
         reached and the strength reaching it), or, with ``below_constant="raise"``, when
         every feasible strength is below the best constant predictor (the message gives
-        both scores).
+        both scores); never with ``"constant"`` when the constant is within the budget.
     """
     strengths = np.asarray(results["strength"], dtype=float)
     score = np.asarray(results["mean_test_score"], dtype=float)
     bound = _upper(results)
     reference = _column(results, "reference", False).astype(bool)
-    point_key = "test_violation" if "test_violation" in results else "mean_test_violation"
-    point = np.asarray(results[point_key], dtype=float)
-    is_upper = not np.array_equal(bound, point, equal_nan=True)
-    if is_upper:
-        what = "upper bound of the held-out violation"
-    elif "pooled_test_violation" in results:
-        what = "held-out violation (pooled folds)"
-    else:
-        what = "mean held-out violation"
     feasible = ~np.isnan(bound) & (bound <= max_violation) & ~reference
-    if not feasible.any():
-        rows = np.flatnonzero(~reference & ~np.isnan(bound))
-        if rows.size == 0:
-            reached = "the held-out violation is undefined at every strength"
-        else:
-            low = rows[np.argmin(bound[rows])]
-            reached = f"the lowest {what} is {bound[low]:.4g} (strength={strengths[low]:g})"
-        margin = " or lower `margin`" if is_upper else ""
-        raise ValueError(
-            f"No strength meets max_violation={max_violation:g}: {reached}. Raise "
-            f"`max_violation`{margin}, or add larger `strengths`."
-        )
     candidates = np.flatnonzero(eligible(results, max_violation) & ~np.isnan(score))
     if candidates.size == 0:
-        if np.isnan(score[feasible]).all():
+        if not feasible.any():
+            message = _infeasible_message(results, max_violation)
+        elif np.isnan(score[feasible]).all():
             raise ValueError("The held-out score is undefined at every feasible strength.")
-        ref = np.flatnonzero(reference)
-        best = np.flatnonzero(feasible)[np.nanargmax(score[feasible])]
-        constant = f" (the constant's held-out score is {score[ref[0]]:.4g})" if ref.size else ""
-        message = (
-            f"Every strength within max_violation={max_violation:g} is below the best "
-            f"constant predictor{constant}: the best of them (strength="
-            f"{strengths[best]:g}) scores {score[best]:.4g}. The constant predictor is "
-            "perfectly fair and better; a model worth returning needs smaller `strengths`, "
-            "more training (epochs) or a larger `max_violation`."
-        )
-        if below_constant == "raise":
+        else:
+            message = _below_constant_message(results, max_violation)
+        constant = np.flatnonzero(reference & ~np.isnan(bound) & (bound <= max_violation))
+        if below_constant == "constant" and constant.size:
+            warnings.warn(
+                message + " Returning the best constant predictor instead "
+                "(below_constant='constant'): it is within the budget.",
+                UserWarning,
+                stacklevel=user_stacklevel(),
+            )
+            return int(constant[0])
+        if below_constant != "warn" or not feasible.any():
             raise ValueError(message)
         warnings.warn(
             message + " Chosen anyway (below_constant='warn').", stacklevel=user_stacklevel()
@@ -168,6 +154,53 @@ def select_strength(
     best_score = score[candidates].max()
     ties = candidates[score[candidates] == best_score]
     return int(ties[np.argmin(strengths[ties])])
+
+
+def _infeasible_message(results: Mapping[str, Any], max_violation: float) -> str:
+    """Return the words of :func:`select_strength` when no strength is within the budget."""
+    strengths = np.asarray(results["strength"], dtype=float)
+    bound = _upper(results)
+    reference = _column(results, "reference", False).astype(bool)
+    point_key = "test_violation" if "test_violation" in results else "mean_test_violation"
+    is_upper = not np.array_equal(
+        bound, np.asarray(results[point_key], dtype=float), equal_nan=True
+    )
+    if is_upper:
+        what = "upper bound of the held-out violation"
+    elif "pooled_test_violation" in results:
+        what = "held-out violation (pooled folds)"
+    else:
+        what = "mean held-out violation"
+    rows = np.flatnonzero(~reference & ~np.isnan(bound))
+    if rows.size == 0:
+        reached = "the held-out violation is undefined at every strength"
+    else:
+        low = rows[np.argmin(bound[rows])]
+        reached = f"the lowest {what} is {bound[low]:.4g} (strength={strengths[low]:g})"
+    margin = " or lower `margin`" if is_upper else ""
+    return (
+        f"No strength meets max_violation={max_violation:g}: {reached}. Raise "
+        f"`max_violation`{margin}, or add larger `strengths`."
+    )
+
+
+def _below_constant_message(results: Mapping[str, Any], max_violation: float) -> str:
+    """Return the words of :func:`select_strength` when all in budget are below the constant."""
+    strengths = np.asarray(results["strength"], dtype=float)
+    score = np.asarray(results["mean_test_score"], dtype=float)
+    bound = _upper(results)
+    reference = _column(results, "reference", False).astype(bool)
+    feasible = ~np.isnan(bound) & (bound <= max_violation) & ~reference
+    ref = np.flatnonzero(reference)
+    best = np.flatnonzero(feasible)[np.nanargmax(score[feasible])]
+    constant = f" (the constant's held-out score is {score[ref[0]]:.4g})" if ref.size else ""
+    return (
+        f"Every strength within max_violation={max_violation:g} is below the best "
+        f"constant predictor{constant}: the best of them (strength="
+        f"{strengths[best]:g}) scores {score[best]:.4g}. The constant predictor is "
+        "perfectly fair and better; a model worth returning needs smaller `strengths`, "
+        "more training (epochs) or a larger `max_violation`."
+    )
 
 
 def rank_strengths(results: Mapping[str, Any], max_violation: float) -> np.ndarray:

@@ -33,6 +33,7 @@ from otfair.estimators._fairness_cv_search import (
     grid_search,
     is_settled,
     quiet_fold_fit_quality,
+    resolve_search,
 )
 from otfair.estimators._lbfgs import one_blas_thread_if_small
 from otfair.estimators._strength_grids import default_strengths
@@ -92,8 +93,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     (log-loss of ``P(Y=1|x)``, squared error) is above it, has stopped learning from the
     labels and is excluded (:math:`k \succeq \mathrm{const}`; ``above_reference``
     False). When every strength within the budget is excluded, ``fit`` raises a
-    ``ValueError`` that gives both scores (``below_constant="warn"``: a warning, and the
-    choice among them).
+    ``ValueError`` that gives both scores (``below_constant``: a warning, and the
+    choice among them, or the constant itself).
 
     **The budget on new data.** On new data the violation of a strength whose held-out
     violation sits at the edge of the budget exceeds it about half the time, by about
@@ -157,10 +158,14 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         with ``max_violation``: 0 compares the estimate itself, 1.0 a one-sided ~84% upper
         bound, 1.645 ~95%. A larger margin never chooses a strength whose upper bound
         at the smaller margin exceeds the budget.
-    below_constant : {"raise", "warn"}, default="raise"
-        When every strength within the budget is below the best constant predictor:
-        ``"raise"`` a ``ValueError`` that says so, or ``"warn"`` (a ``UserWarning`` with
-        the same words) and choose among them anyway, as if there were no reference.
+    below_constant : {"raise", "warn", "constant"}, default="raise"
+        When no strength is worth returning (none within the budget, or all those within
+        it below the best constant predictor): ``"raise"`` a ``ValueError`` that says so;
+        ``"warn"`` that as a ``UserWarning``, choosing among those within the budget as if
+        there were no reference (none: raise); ``"constant"`` warns and chooses the
+        constant (the ``reference`` row; ``strength_`` NaN, ``best_estimator_`` a fitted
+        ``DummyClassifier(strategy="prior")`` or ``DummyRegressor()``), within any budget
+        of a classifier (it treats every group alike), a regressor's only where measured.
     pooled_violation : bool, default=True
         Measure a strength's violation on the pooled held-out predictions of all folds
         (``cv_results_["pooled_test_violation"]``); ``False``: the mean of the per-fold
@@ -189,10 +194,10 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     Attributes
     ----------
     strength_ : float
-        The chosen strength :math:`s^\star`.
+        The chosen strength :math:`s^\star` (NaN: the constant, ``below_constant``).
     best_params_ : dict
-        ``{strength_param_: strength_}`` (``GridSearchCV``'s name): the parameters
-        ``best_estimator_`` is fitted with.
+        ``{strength_param_: strength_}`` (``GridSearchCV``'s name; the constant's
+        ``params``): the parameters ``best_estimator_`` is fitted with.
     best_index_ : int
         Its index in ``cv_results_``.
     best_score_ : float
@@ -217,8 +222,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``std_test_score``, ``mean_test_violation``, ``std_test_violation`` (``ddof=0``),
         ``pooled_test_violation`` (``pooled_violation=True``), ``test_violation``
         (:math:`v_k`), ``upper_test_violation`` (:math:`u_k`), ``mean_train_loss``,
-        ``reference`` (True
-        on the constant's row), ``above_reference`` (not below the constant),
+        ``reference`` (True on the constant's row), ``above_reference`` (not below it),
         ``feasible`` (:math:`u_k` within the budget) and ``rank_test_score`` (the
         eligible strengths first, each part by score then strength; rank 1 is the chosen
         one).
@@ -273,7 +277,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         "refit": ["boolean"],
         "check_refit": ["boolean"],
         "margin": [Interval(Real, 0, None, closed="left")],
-        "below_constant": [StrOptions({"raise", "warn"})],
+        "below_constant": [StrOptions({"raise", "warn", "constant"})],
         "pooled_violation": ["boolean"],
         "search": [StrOptions({"auto", "grid", "ascending"})],
         "refine": [Interval(Integral, 0, None, closed="left")],
@@ -353,7 +357,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ValueError
             When no strength's violation bound is within ``max_violation`` (the message
             names the lowest one reached and its strength), or when every strength within
-            it is below the best constant predictor (the message gives both scores).
+            it is below the best constant predictor (the message gives both scores);
+            ``below_constant="constant"`` returns the constant instead (and warns).
 
         Warns
         -----
@@ -386,7 +391,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
 
         with quiet_fold_fit_quality():
             folds = None
-            if self._search() == "ascending":
+            if resolve_search(self.search, self.estimator) == "ascending":
                 folds = ascending_search(
                     self.estimator,
                     strengths,
@@ -410,7 +415,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.n_splits_ = len(splits)
         self.path_fit_time_ = recorder.all.fit_time
         rule = {"below_constant": self.below_constant}
-        self._choose(select_strength(self.cv_results_, self.max_violation, **rule), param)
+        self._choose(select_strength(self.cv_results_, self.max_violation, **rule))
         if self.refit:
             self._refit(X, y, s, param, recorder)
 
@@ -432,22 +437,15 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         )
         self.best_estimator_, self.refit_history_ = done.estimator, done.history
         self.refit_time_ = done.seconds
-        self._choose(done.index, param)
+        self._choose(done.index)
 
-    def _choose(self, k: int, param: str) -> None:
+    def _choose(self, k: int) -> None:
         """Set the attributes of the chosen row ``k`` of ``cv_results_``."""
         self.best_index_, rows = k, self.cv_results_
-        self.strength_ = float(rows["strength"][k])
-        self.best_params_ = {param: self.strength_}
+        self.strength_ = float(rows["strength"][k])  # NaN: the constant (below_constant)
+        self.best_params_ = dict(rows["params"][k])
         self.best_score_ = float(rows["mean_test_score"][k])
         self.best_violation_ = float(rows["test_violation"][k])
-
-    def _search(self) -> str:
-        """Resolve ``search`` (``"auto"``: ascending for an estimator with ``warm_start``)."""
-        if self.search != "auto":
-            return str(self.search)
-        has_warm_start = "warm_start" in self.estimator.get_params(deep=False)
-        return "ascending" if has_warm_start else "grid"
 
     def _recorder(
         self, X: Any, y: Any, s: Any, strengths: np.ndarray, splits: list[Any]

@@ -93,8 +93,8 @@ def next_midpoint(
             best = select_strength(table, max_violation, below_constant=below_constant)
     except ValueError:
         return None  # no choice to refine: fit raises (or warns) on the final table
-    if best == 0 or bool(table["feasible"][best - 1]):
-        return None
+    if bool(table["reference"][best]) or best == 0 or bool(table["feasible"][best - 1]):
+        return None  # the constant chosen (below_constant="constant"): nothing to refine
     low, high = int(measured[best - 1]), int(measured[best])
     middle = (low + high) // 2
     return middle if low < middle < high else None

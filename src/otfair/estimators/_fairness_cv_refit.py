@@ -28,7 +28,7 @@ import numpy as np
 from sklearn.base import clone
 
 from otfair.estimators._budget_rule import eligible
-from otfair.estimators._fairness_cv_search import violation_scores
+from otfair.estimators._fairness_cv_search import constant_predictor, violation_scores
 from otfair.utils._warnings import user_stacklevel
 
 __all__ = ["CheckedRefit", "checked_refit", "training_violation"]
@@ -121,8 +121,11 @@ def checked_refit(
     metric : callable
         The violation measure ``metric(y_true, y_score, *, sensitive_features)``.
     task : {"classification", "regression"}
-    below_constant : {"raise", "warn"}
-        As :class:`~otfair.estimators.FairnessCV`'s: which rows may be moved to.
+    below_constant : {"raise", "warn", "constant"}
+        As :class:`~otfair.estimators.FairnessCV`'s: which rows may be moved to. The
+        ``reference`` row as ``index`` (``"constant"`` chose it) refits the best
+        constant predictor on all the rows (a ``DummyClassifier(strategy="prior")`` or
+        ``DummyRegressor()``), with no further check.
     announce : callable, optional
         Called with each strength before its refit (the progress line).
 
@@ -135,6 +138,11 @@ def checked_refit(
     """
     start = time.perf_counter()
     strengths = np.asarray(results["strength"], dtype=float)
+    if bool(results.get("reference", np.zeros(len(strengths), dtype=bool))[index]):
+        constant = constant_predictor(task).fit(X, y)  # below_constant="constant" chose it
+        value = training_violation(constant, X, y, s, metric, task)
+        history = [{"strength": float("nan"), "train_violation": value}]
+        return CheckedRefit(index, constant, history, time.perf_counter() - start)
     tried: list[tuple[int, Any, float]] = []
     for row in [index, *_larger_candidates(results, index, max_violation, below_constant)]:
         value = float(strengths[row])

@@ -48,10 +48,12 @@ __all__ = [
     "accuracy",
     "ascending_search",
     "check_search_input",
+    "constant_predictor",
     "fit_strength",
     "grid_search",
     "is_settled",
     "quiet_fold_fit_quality",
+    "resolve_search",
     "warm_start_exact",
 ]
 
@@ -73,6 +75,13 @@ def training_loss(y: np.ndarray, scores: np.ndarray, task: str) -> float:
 def accuracy(est: Any, X: Any, y: Any) -> float:
     """Return the share of ``est.predict(X)`` equal to ``y`` (the ``"accuracy"`` scorer)."""
     return float(np.mean(np.asarray(est.predict(X)) == np.asarray(y)))
+
+
+def constant_predictor(task: str) -> Any:
+    """Return the unfitted best constant predictor: the training base rate, or mean."""
+    if task == "classification":
+        return DummyClassifier(strategy="prior")
+    return DummyRegressor(strategy="mean")
 
 
 def violation_scores(est: Any, X: Any, task: str) -> np.ndarray:
@@ -140,11 +149,7 @@ class FoldRecorder:
         n_strengths = self.all.scores.shape[1]
         for f in range(len(self.splits)):
             X_tr, y_tr, _ = self.fold(f)
-            constant = (
-                DummyClassifier(strategy="prior")
-                if self.task == "classification"
-                else DummyRegressor(strategy="mean")
-            ).fit(X_tr, y_tr)
+            constant = constant_predictor(self.task).fit(X_tr, y_tr)
             self.pooled_y.append(self.add(f, n_strengths, constant))
 
     def fold(self, f: int) -> tuple[Any, Any, Any]:
@@ -221,6 +226,13 @@ class FoldRecorder:
             pooled=folds.pooled,
         )
         return done, table
+
+
+def resolve_search(search: str, estimator: Any) -> str:
+    """Resolve FairnessCV's ``search``: ``"auto"`` ascends for an estimator with ``warm_start``."""
+    if search != "auto":
+        return str(search)
+    return "ascending" if "warm_start" in estimator.get_params(deep=False) else "grid"
 
 
 def check_search_input(

@@ -1,0 +1,136 @@
+"""FairnessCV(below_constant="constant"): the best constant predictor when no strength is."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.dummy import DummyClassifier, DummyRegressor
+
+from otfair.estimators import CENet, FairClassifier, FairnessCV
+from otfair.estimators._budget_rule import select_strength
+from otfair.metrics import demographic_parity_gap
+
+
+def _table(strength, score, bound, reference_bound=0.0, above=None) -> dict:
+    """A cv_results_-like table: the strengths' rows, then the constant's (last)."""
+    n = len(strength)
+    return {
+        "strength": np.append(np.asarray(strength, dtype=float), np.nan),
+        "mean_test_score": np.append(np.asarray(score, dtype=float), 0.6),
+        "mean_test_violation": np.append(np.asarray(bound, dtype=float), reference_bound),
+        "reference": np.array([False] * n + [True]),
+        "above_reference": np.append(
+            np.ones(n, dtype=bool) if above is None else np.asarray(above), False
+        ),
+    }
+
+
+def test_rule_returns_the_constant_when_no_strength_is_within_the_budget():
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.7], [0.2, 0.1, 0.05])
+    with pytest.raises(ValueError, match="No strength meets"):
+        select_strength(table, 0.02)
+    with pytest.raises(ValueError, match="No strength meets"):  # "warn" has none to choose
+        select_strength(table, 0.02, below_constant="warn")
+    with pytest.warns(UserWarning, match=r"No strength meets.*below_constant='constant'"):
+        assert select_strength(table, 0.02, below_constant="constant") == 3
+    # a strength within the budget and above the constant is chosen as before, silently
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert select_strength(table, 0.06, below_constant="constant") == 2
+
+
+def test_rule_returns_the_constant_when_every_strength_in_budget_is_below_it():
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.55], [0.2, 0.1, 0.0], above=[1, 1, 0])
+    with pytest.raises(ValueError, match="below the best constant"):
+        select_strength(table, 0.02)
+    with pytest.warns(UserWarning, match="below the best constant"):
+        assert select_strength(table, 0.02, below_constant="warn") == 2
+    with pytest.warns(UserWarning, match=r"below the best constant.*instead"):
+        assert select_strength(table, 0.02, below_constant="constant") == 3
+
+
+def test_rule_does_not_return_a_constant_over_the_budget():
+    """A regressor's constant has an error gap: it is returned only within the budget."""
+    table = _table([0.0, 1.0], [0.3, 0.2], [0.5, 0.4], reference_bound=0.3)
+    with pytest.raises(ValueError, match="No strength meets"):
+        select_strength(table, 0.1, below_constant="constant")
+    with pytest.warns(UserWarning, match="below_constant='constant'"):
+        assert select_strength(table, 0.35, below_constant="constant") == 2
+
+
+@pytest.fixture(scope="module")
+def unfair_data():
+    """The label follows the group: a DP budget of 0.001 is out of every strength's reach."""
+    rng = np.random.default_rng(0)
+    n = 600
+    s = rng.integers(0, 2, n)
+    X = np.c_[rng.normal(size=(n, 2)), s + 0.1 * rng.normal(size=n)]
+    y = (1.5 * s + X[:, 0] + 0.5 * rng.normal(size=n) > 1.0).astype(int)
+    return X, y, s
+
+
+def test_fit_returns_a_fitted_constant_classifier(unfair_data):
+    X, y, s = unfair_data
+    base = FairClassifier("gapreg", random_state=0)
+    search = FairnessCV(base, strengths=[0.0, 1.0], max_violation=0.001, cv=3, refine=2)
+    with pytest.raises(ValueError, match="No strength meets"):
+        clone(search).fit(X, y, sensitive_features=s)
+    search.set_params(below_constant="constant")
+    with pytest.warns(UserWarning, match="Returning the best constant predictor"):
+        search.fit(X, y, sensitive_features=s)
+    assert isinstance(search.best_estimator_, DummyClassifier)
+    assert np.isnan(search.strength_)
+    assert search.best_params_ == {"constant": "prior"}
+    assert search.best_index_ == len(search.cv_results_["strength"]) - 1
+    assert bool(search.cv_results_["reference"][search.best_index_])
+    # refine found nothing to bisect: only the two strengths and the constant were measured
+    assert len(search.cv_results_["strength"]) == 3
+    # the training base rate for every row: no DP gap, the majority class's accuracy
+    proba = search.predict_proba(X)[:, 1]
+    np.testing.assert_allclose(proba, np.mean(y), rtol=1e-12)
+    pred = search.predict(X)
+    assert demographic_parity_gap(y, pred, sensitive_features=s) == 0.0
+    assert search.score(X, y) == pytest.approx(max(np.mean(y), 1 - np.mean(y)))
+    assert search.refit_history_ == [
+        {"strength": pytest.approx(np.nan, nan_ok=True), "train_violation": 0.0}
+    ]
+    assert search.classes_.tolist() == [0, 1]
+    assert search.n_features_in_ == X.shape[1]
+
+
+def _spread(y_true, y_score, *, sensitive_features):
+    """A violation measure that only a constant prediction meets exactly: the spread."""
+    return float(np.std(y_score))
+
+
+def _always_one(y_true, y_score, *, sensitive_features):
+    return 1.0
+
+
+def test_a_regressor_constant_is_returned_only_within_its_own_violation(unfair_data):
+    """CENet's constant predicts the training mean; its measured violation decides."""
+    X, _, s = unfair_data
+    target = X[:, 0] + 2.0 * s
+    net = CENet(epochs=2, random_state=0)
+    search = FairnessCV(
+        net,
+        strengths=[0.0],
+        max_violation=1e-9,
+        metric=_spread,
+        cv=3,
+        pooled_violation=False,  # each fold's constant: spread 0 (pooled: the fold means)
+        below_constant="constant",
+    )
+    with pytest.warns(UserWarning, match="below_constant='constant'"):
+        search.fit(X, target, sensitive_features=s)
+    assert search.cv_results_["test_violation"][0] > 1e-9  # the net's spread
+    assert search.cv_results_["test_violation"][-1] < 1e-12  # rounding of a constant
+    assert isinstance(search.best_estimator_, DummyRegressor)
+    assert search.best_params_ == {"constant": "mean"}
+    np.testing.assert_allclose(search.predict(X[:5]), np.mean(target), rtol=1e-12)
+    # a measure the constant fails too: nothing is within the budget, fit says so
+    with pytest.raises(ValueError, match="No strength meets"):
+        clone(search).set_params(metric=_always_one).fit(X, target, sensitive_features=s)

@@ -143,7 +143,7 @@ CASES = [
         [*GERMAN, "unfair", "--max-violation", "0.02"],
         "'unfair' has none to tune",
     ),
-    ("budget-no-strength-param", [*GERMAN, "laftr", "--max-violation", "0.02"], "'laftr'"),
+    ("budget-no-strength-param", [*GERMAN, "adapfair", "--max-violation", "0.02"], "'adapfair'"),
     # laftr's mini-batches of 64 over adult's 36,000 training rows: hours by arithmetic
     (
         "absurd-epochs",

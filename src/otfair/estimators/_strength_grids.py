@@ -14,9 +14,12 @@ above alpha 0.9 (0.06 at 0.99; with 1,000 steps of Adam at lr 0.01, 0.015 at 0.9
 to the constant); Norm's falls below 0.03 at alpha 0.7 on COMPAS, and
 GapReg's only at lambda 300. The additive weight lambda of GapReg, the adversary
 and FairTorch's DP loss therefore runs to 1000, and lambda of the regression nets
-(CENet, WassersteinNet) to 100. FTM's runs to 10 (the paper's largest), dense below 3:
-past a finite lambda its constant model is the optimum (``FTM_GRID``,
-``otfair/penalties/_plan.py``).
+(CENet, WassersteinNet) to 100; the representation classifiers' adversary weights
+follow their papers' sweeps (LAFTR's gamma to 4, CFair's mu to 100, sIPM-LFR's lambda
+to 10: ``strength_grids`` in ``otfair/penalties/_representation.py``; the fair
+normalizing flows' KL weight gamma runs from 0.02 to 0.9). FTM's runs to 10 (the paper's
+largest), dense below 3: past a finite lambda its constant model is the optimum
+(``FTM_GRID``, ``otfair/penalties/_plan.py``).
 
 The grids live on the penalties (:meth:`otfair.penalties.PenaltyObject.strength_grid`,
 the regression nets' adversaries' ``strength_grids``); this module reads them for an
@@ -32,6 +35,11 @@ import numpy as np
 from otfair.estimators._path import strength_param
 from otfair.penalties import OTF, JointCriticPenalty, PenaltyObject, as_penalty_object
 from otfair.penalties._plan import ADDITIVE_GRID, CONVEX_GRID
+from otfair.penalties._representation import (
+    ConditionalAlignment,
+    LAFTRAdversary,
+    SigmoidIPMCritic,
+)
 
 __all__ = ["GRIDS", "default_strengths", "strength_param"]
 
@@ -41,11 +49,21 @@ GRIDS: dict[str, tuple[float, ...]] = {
     "convex": CONVEX_GRID,
     "additive": ADDITIVE_GRID,
     "regression": JointCriticPenalty.strength_grids["additive"],
+    "laftr": LAFTRAdversary.strength_grids["additive"],
+    "sipm": SigmoidIPMCritic.strength_grids["additive"],
+    "cfair": ConditionalAlignment.strength_grids["additive"],
+    # the fair normalizing flows' KL weight gamma in [0, 1): 0, the sweep of the lab's
+    # fair-nf (0.02, 0.1, 0.5, 0.9) and 0.3, 0.7 between (each fit trains flows: few)
+    "fair-nf": (0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9),
 }
 
 
 def _declared_row(estimator: Any) -> str | None:
-    """Return the :data:`GRIDS` row an estimator names (``_strength_grid``: the nets)."""
+    """Return the :data:`GRIDS` row an estimator names (``_strength_grid``).
+
+    The regression nets and the representation classifiers (LAFTR, sIPM-LFR, CFair)
+    name one: their strength weighs an adversary, not a ``penalty``.
+    """
     grid = getattr(estimator, "_strength_grid", None)  # a row named by the estimator
     return str(grid) if grid is not None and strength_param(estimator) else None
 
@@ -53,7 +71,12 @@ def _declared_row(estimator: Any) -> str | None:
 def _penalty_grid(estimator: Any) -> tuple[float, ...]:
     """Return the grid of ``estimator``'s penalty under the estimator's mixing."""
     params = estimator.get_params(deep=False)
-    penalty = params.get("penalty", "none")
+    if "penalty" not in params:
+        raise ValueError(
+            f"FairnessCV has no default strength grid for {type(estimator).__name__}: "
+            "pass the strengths to search, FairnessCV(strengths=[...])."
+        )
+    penalty = params["penalty"]
     if isinstance(penalty, str) and penalty == "none":
         raise ValueError(
             "FairnessCV needs a fairness penalty: the estimator has penalty='none' (no "

@@ -21,6 +21,7 @@ logging).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 import torch
 
@@ -57,6 +58,12 @@ class LAFTRAdversary(RepresentationAdversary):
     hidden : sequence of int, default=(64,)
         Hidden widths of the adversary (ReLU MLP).
     """
+
+    #: FairnessCV's default grid of gamma (``LAFTRClassifier``): 0, then Madras et al.'s
+    #: sweep (2018, §5) to 4 (a larger gamma makes the game less stable, not fairer)
+    strength_grids: ClassVar[dict[str, tuple[float, ...]]] = {
+        "additive": (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0)
+    }
 
     def __init__(
         self, latent_dim: int, notion: str | Notion = "dp", hidden: Sequence[int] = (64,)
@@ -96,6 +103,12 @@ class SigmoidIPMCritic(RepresentationAdversary):
     latent_dim : int
     """
 
+    #: FairnessCV's default grid of lambda (``SIPMClassifier``): half-decades to 10, where
+    #: the encoder is near a constant on Adult
+    strength_grids: ClassVar[dict[str, tuple[float, ...]]] = {
+        "additive": (0.0, 0.1, 0.3, 1.0, 3.0, 10.0)
+    }
+
     def __init__(self, latent_dim: int) -> None:
         super().__init__()
         self.latent_dim = int(latent_dim)
@@ -124,6 +137,12 @@ class ConditionalAlignment(RepresentationAdversary):
     hidden : sequence of int, default=(16, 8)
         Hidden widths of each adversary (AdapFair paper App. D: 16 and 8 units).
     """
+
+    #: FairnessCV's default grid of mu (``CFairClassifier``): 0, then half-decades over
+    #: Zhao et al.'s sweep (2020, §5: 0.1 to 1000) to 100
+    strength_grids: ClassVar[dict[str, tuple[float, ...]]] = {
+        "additive": (0.0, 0.1, 0.3, 1.0, 3.0, 10.0, 30.0, 100.0)
+    }
 
     requires_labels = True
 

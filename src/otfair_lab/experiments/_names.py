@@ -277,8 +277,8 @@ def _default_fit_facts(spec: object) -> dict[str, object]:
         default_strengths(estimator)
     except ValueError:
         tunable = False
-    else:
-        tunable = True
+    else:  # FairnessCV may still refuse it, and says why (AdapFair's, a flow's)
+        tunable = not getattr(estimator, "_fairness_cv_refusal", "")
     batch = estimator.get_params(deep=False).get("batch_size")
     return {"tunable": tunable, "batch_size": batch if isinstance(batch, int) else None}
 

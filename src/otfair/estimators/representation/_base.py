@@ -190,6 +190,17 @@ def groupwise_inputs(est: Any, X: Any, sensitive_features: Any) -> tuple[np.ndar
     return X, encode_fitted_groups(sensitive_features, est.groups_, len(X))
 
 
+def group_wise_refusal(name: str) -> str:
+    """FairnessCV's words for a group-wise encoder whose predictions need the group."""
+    return (
+        f"FairnessCV cannot score {name} as it is: its flows are group-wise, so its "
+        "predictions need `sensitive_features`, which FairnessCV's held-out scoring does "
+        "not pass. Put the group in a column of X and set `sensitive_column` (predict "
+        "then reads it from there), or fit a curve with fairness_path(...) and compare "
+        "its models on held-out rows with score_frame(X_val, y_val, sensitive_features=s_val)."
+    )
+
+
 def cell_batches(
     codes: np.ndarray, y: np.ndarray, batch_size: int, rng: np.random.Generator, device: Any
 ) -> Callable[[int], list[torch.Tensor]]:

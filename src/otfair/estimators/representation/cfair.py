@@ -92,6 +92,8 @@ class CFairClassifier(RepresentationClassifier):
     (200, 2)
     """
 
+    #: FairnessCV's default strengths (``GRIDS["cfair"]``, ``_strength_grids.py``)
+    _strength_grid = "cfair"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **RepresentationClassifier._parameter_constraints,
         "adversary_hidden": [Widths()],

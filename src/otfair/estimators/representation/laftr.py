@@ -96,6 +96,8 @@ class LAFTRClassifier(RepresentationClassifier):
     ((200,), (200, 8))
     """
 
+    #: FairnessCV's default strengths (``GRIDS["laftr"]``, ``_strength_grids.py``)
+    _strength_grid = "laftr"
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **RepresentationClassifier._parameter_constraints,
         "notion": [StrOptions({"dp", "eo"}), Notion],

@@ -75,6 +75,8 @@ class SIPMClassifier(RepresentationClassifier):
     (200, 2)
     """
 
+    #: FairnessCV's default strengths (``GRIDS["sipm"]``, ``_strength_grids.py``)
+    _strength_grid = "sipm"
     adversary_steps: int = 5
     adversary_lr: float | None = 1e-2
 

@@ -143,7 +143,7 @@ CASES = [
         [*GERMAN, "unfair", "--max-violation", "0.02"],
         "'unfair' has none to tune",
     ),
-    ("budget-no-strength-param", [*GERMAN, "adapfair", "--max-violation", "0.02"], "'adapfair'"),
+    ("budget-no-strength-param", [*GERMAN, "ot-repair", "--max-violation", "0.02"], "'ot-repair'"),
     # laftr's mini-batches of 64 over adult's 36,000 training rows: hours by arithmetic
     (
         "absurd-epochs",

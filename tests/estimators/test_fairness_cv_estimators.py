@@ -113,3 +113,24 @@ def test_an_estimator_without_a_grid_is_asked_for_strengths():
         FairnessCV(_Weighted(), max_violation=0.5).fit(X, y, sensitive_features=s)
     search = FairnessCV(_Weighted(), strengths=[0.0, 10.0], max_violation=1.0, cv=3)
     assert search.fit(X, y, sensitive_features=s).strength_ in (0.0, 10.0)
+
+
+def test_adapfair_is_searched_with_its_fairer_strengths_the_smaller():
+    from otfair.estimators import AdapFairClassifier
+    from otfair.estimators._strength_grids import larger_is_fairer
+
+    X, y, s = _data(300)
+    aware = AdapFairClassifier(epochs=2, base_epochs=5, random_state=0)
+    assert not larger_is_fairer(aware)
+    grid = default_strengths(aware)
+    assert grid[0] == 0.0 and grid[-1] == 1.0  # the Wasserstein term alone, the labels alone
+    with pytest.raises(ValueError, match="aware AdapFairClassifier.*sensitive_column"):
+        FairnessCV(aware, max_violation=0.1).fit(X, y, sensitive_features=s)
+    blind = aware.set_params(mode="blind")
+    with pytest.raises(ValueError, match="search='ascending'.*smaller"):
+        FairnessCV(blind, max_violation=0.1, search="ascending").fit(X, y, sensitive_features=s)
+    search = FairnessCV(blind, strengths=[0.1, 1.0], max_violation=1.0, cv=3, refine=1)
+    search.fit(X, y, sensitive_features=s)
+    assert search.strength_ in search.cv_results_["strength"]
+    assert search.best_estimator_.strength == search.strength_
+    assert search.predict(X).shape == (len(y),)

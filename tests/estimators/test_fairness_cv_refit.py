@@ -164,3 +164,21 @@ def test_below_constant_warn_may_move_to_a_row_below_the_constant(data, training
         )
     assert [h["strength"] for h in raised.history] == [0.0]
     assert [h["strength"] for h in warned.history][:2] == [0.0, 0.3]
+
+
+def test_the_fairer_candidates_follow_the_strength_direction():
+    """A refit over the budget moves to the next fairer eligible strength, nearest first."""
+    from otfair.estimators._fairness_cv_refit import _fairer_candidates
+
+    results = {
+        "strength": np.array([0.0, 0.1, 0.3, 0.5, 0.9, np.nan]),
+        "mean_test_score": np.array([0.8, 0.82, 0.84, 0.85, 0.86, 0.7]),
+        "mean_test_violation": np.array([0.0, 0.01, 0.02, 0.04, 0.08, 0.0]),
+        "reference": np.array([False] * 5 + [True]),
+        "above_reference": np.array([False, True, True, True, True, False]),
+    }
+    # a penalty's weight: the larger strengths are fairer (none above 0.9 is eligible)
+    assert _fairer_candidates(results, 1, 0.05, "raise") == [2, 3]
+    # AdapFair's: the smaller ones; strength 0 is below the constant, so excluded
+    assert _fairer_candidates(results, 3, 0.05, "raise", larger_is_fairer=False) == [2, 1]
+    assert _fairer_candidates(results, 3, 0.05, "warn", larger_is_fairer=False) == [2, 1, 0]

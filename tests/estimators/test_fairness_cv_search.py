@@ -265,3 +265,27 @@ def test_equalized_odds_ascends_to_the_grids_choice(adult):
         rtol=0,
         atol=5e-3,
     )
+
+
+@pytest.mark.parametrize(
+    ("measured", "violation", "score", "expected"),
+    [
+        # the fairer strengths are the smaller ones (AdapFair): the mirrored cases
+        ([0, 4, 8], [0.01, 0.05, 0.2], [0.8, 0.85, 0.9], 2),  # bisect (0, 4)
+        ([0, 2, 4, 8], [0.01, 0.015, 0.05, 0.2], [0.8, 0.83, 0.85, 0.9], 3),  # then (2, 4)
+        ([0, 4, 8], [0.004, 0.005, 0.01], [0.8, 0.9, 0.85], None),  # the one above: in budget
+        ([0, 4], [0.005, 0.01], [0.85, 0.9], None),  # the choice is the last strength
+    ],
+)
+def test_next_midpoint_mirrors_when_the_smaller_strengths_are_fairer(
+    measured, violation, score, expected
+):
+    table = _refine_table(violation, score)
+    assert next_midpoint(np.asarray(measured), table, 0.02, "raise", False) == expected
+
+
+def test_the_constant_chosen_is_not_refined():
+    table = _refine_table([0.2, 0.1, 0.05], [0.9, 0.85, 0.8])  # nothing within 0.02
+    # (the choice's warning is the final choice's to give: next_midpoint keeps it quiet)
+    assert next_midpoint(np.array([0, 4, 8]), table, 0.02, "constant") is None
+    assert next_midpoint(np.array([0, 4, 8]), table, 0.02, "constant", False) is None

@@ -257,9 +257,8 @@ def test_a_stacked_curve_with_tol_ends_each_net_where_its_separate_fit_ends():
 def test_a_clone_of_adapfair_keeps_its_pretrained_classifier_and_fairnesscv_says_no():
     """The pretrained classifier is frozen, never refit: a clone (fairness_path,
     cross-validation) keeps that fitted object, where scikit-learn's default clone gave
-    an unfitted copy that AdapFair then refused. FairnessCV, which cannot search
-    AdapFair's strength (a smaller one is fairer; predictions need the groups), says so
-    and names the alternative."""
+    an unfitted copy that AdapFair then refused. FairnessCV cannot score an aware model
+    whose predictions need the groups, and says so; a blind one it searches."""
     from sklearn.base import clone
 
     from otfair.estimators import (
@@ -281,10 +280,13 @@ def test_a_clone_of_adapfair_keeps_its_pretrained_classifier_and_fairnesscv_says
     assert (
         fitted.fit(X, y, sensitive_features=s).transform(X, sensitive_features=s).shape == X.shape
     )
-    with pytest.raises(
-        ValueError, match=r"FairnessCV does not search AdapFairClassifier.*fairness_path"
-    ):
+    with pytest.raises(ValueError, match=r"cannot score an aware AdapFairClassifier"):
         FairnessCV(est, max_violation=0.1).fit(X, y, sensitive_features=s)
+    # blind, it is searched, every fold and the refit on the one frozen classifier
+    blind = clone(est).set_params(mode="blind")
+    search = FairnessCV(blind, strengths=[0.5, 1.0], max_violation=1.0, cv=2)
+    search.fit(X, y, sensitive_features=s)
+    assert search.best_estimator_.base_classifier_ is base
 
 
 def test_a_balanced_objective_is_held_to_the_balanced_constant():

@@ -36,7 +36,7 @@ from otfair.estimators._fairness_cv_search import (
     resolve_search,
 )
 from otfair.estimators._lbfgs import one_blas_thread_if_small
-from otfair.estimators._strength_grids import default_strengths
+from otfair.estimators._strength_grids import default_strengths, larger_is_fairer
 from otfair.utils import HasMethods, Interval, StrOptions, check_strengths, fit_context
 
 __all__ = ["FairnessCV"]
@@ -408,6 +408,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
                 lambda k: fit_strength(self.estimator, strengths, recorder, param, folds, k),
                 self.max_violation,
                 self.below_constant,
+                larger_is_fairer(self.estimator),
             )
         _, self.cv_results_ = table()
         self.strength_param_ = param
@@ -434,6 +435,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
             task=self._task(),
             below_constant=self.below_constant,
             announce=lambda value: announce_refit(param, value, recorder.progress),
+            larger_is_fairer=larger_is_fairer(self.estimator),
         )
         self.best_estimator_, self.refit_history_ = done.estimator, done.history
         self.refit_time_ = done.seconds

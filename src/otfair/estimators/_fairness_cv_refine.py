@@ -77,15 +77,18 @@ def next_midpoint(
     table: dict,
     max_violation: float,
     below_constant: str,
+    larger_is_fairer: bool = True,
 ) -> int | None:
     """Return the index (in the full grid) of the next strength to fit, or None.
 
     ``measured``: the full-grid indices of the table's strength rows, ascending (the
     table's last row is the constant). The next strength is the midpoint index between
-    the chosen strength and the largest smaller measured strength whose violation bound
-    is over the budget; None when no strength is chosen, when that smaller strength is
-    within the budget (nothing to gain below the choice) or when no candidate lies
-    between them (the interval is refined to the last round, or runs down to 0).
+    the chosen strength and its less fair measured neighbour (the largest smaller
+    strength; the smallest larger one where ``larger_is_fairer`` is False) when that
+    one's violation bound is over the budget; None when no strength is chosen (or the
+    constant is), when that neighbour is within the budget (nothing to gain past the
+    choice) or when no candidate lies between them (the interval is refined to the last
+    round, or runs down to 0).
     """
     try:
         with warnings.catch_warnings():  # the final choice says it, once
@@ -93,9 +96,12 @@ def next_midpoint(
             best = select_strength(table, max_violation, below_constant=below_constant)
     except ValueError:
         return None  # no choice to refine: fit raises (or warns) on the final table
-    if bool(table["reference"][best]) or best == 0 or bool(table["feasible"][best - 1]):
+    if bool(table["reference"][best]):
         return None  # the constant chosen (below_constant="constant"): nothing to refine
-    low, high = int(measured[best - 1]), int(measured[best])
+    other = best - 1 if larger_is_fairer else best + 1  # the less fair neighbour
+    if not 0 <= other < len(measured) or bool(table["feasible"][other]):
+        return None
+    low, high = sorted((int(measured[other]), int(measured[best])))
     middle = (low + high) // 2
     return middle if low < middle < high else None
 
@@ -106,6 +112,7 @@ def refine(
     fit_strength: Callable[[int], None],
     max_violation: float,
     below_constant: str,
+    larger_is_fairer: bool = True,
 ) -> int:
     """Run up to ``rounds`` bisection rounds; return how many strengths were fitted.
 
@@ -115,7 +122,7 @@ def refine(
     fitted = 0
     for _ in range(rounds):
         done, table = measured()
-        k = next_midpoint(done, table, max_violation, below_constant)
+        k = next_midpoint(done, table, max_violation, below_constant, larger_is_fairer)
         if k is None:
             break
         fit_strength(k)

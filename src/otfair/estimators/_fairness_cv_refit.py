@@ -8,8 +8,9 @@ had a DP gap of 0.025 on its own training rows and 0.035 on the test split
 (``docs/budget.md``). A model's violation on its training rows flatters it, so a refit
 over the budget there is likely over it on new data. :func:`checked_refit` therefore
 measures the refit's violation on the training rows and, while it is over
-``max_violation``, refits at the next larger strength that the table allows (eligible:
-within the budget on the folds, not below the constant), up to the table's largest.
+``max_violation``, refits at the next fairer strength that the table allows (eligible:
+within the budget on the folds, not below the constant): the next larger one, or the next
+smaller one for AdapFair, whose strength weighs the cross-entropy.
 
 Where the first refit is within the budget on its training rows (every logistic case of
 the benchmarks, with a wide margin: Adult's DP gap is 0.003 to 0.006 there at a 0.02
@@ -72,19 +73,35 @@ def training_violation(
     return float(metric(labels, scores, sensitive_features=s))
 
 
-def _larger_candidates(
-    results: Mapping[str, Any], index: int, max_violation: float, below_constant: str
+def _fairer_candidates(
+    results: Mapping[str, Any],
+    index: int,
+    max_violation: float,
+    below_constant: str,
+    larger_is_fairer: bool = True,
 ) -> list[int]:
-    """Return the rows a refit over the budget may move to, by increasing strength.
+    """Return the rows a refit over the budget may move to, the nearest first.
 
-    The strengths above ``results["strength"][index]`` that the choice could take:
-    eligible ones (within the budget, not below the constant), or under
-    ``below_constant="warn"`` any within the budget.
+    The strengths fairer than ``results["strength"][index]`` (above it; below it where
+    ``larger_is_fairer`` is False: AdapFair's) that the choice could take: eligible ones
+    (within the budget, not below the constant), or under ``below_constant="warn"`` any
+    within the budget.
     """
     strengths = np.asarray(results["strength"], dtype=float)
     allowed = eligible(results, max_violation, require_above=below_constant != "warn")
-    rows = np.flatnonzero(allowed & (strengths > strengths[index]))
-    return rows[np.argsort(strengths[rows], kind="stable")].tolist()
+    sign = 1.0 if larger_is_fairer else -1.0
+    rows = np.flatnonzero(allowed & (sign * strengths > sign * strengths[index]))
+    return rows[np.argsort(sign * strengths[rows], kind="stable")].tolist()
+
+
+def _constant_refit(
+    index: int, X: Any, y: Any, s: Any, metric: Callable[..., float], task: str, start: float
+) -> CheckedRefit:
+    """Fit the best constant predictor on all the rows (``below_constant="constant"``)."""
+    constant = constant_predictor(task).fit(X, y)
+    value = training_violation(constant, X, y, s, metric, task)
+    history = [{"strength": float("nan"), "train_violation": value}]
+    return CheckedRefit(index, constant, history, time.perf_counter() - start)
 
 
 def checked_refit(
@@ -101,6 +118,7 @@ def checked_refit(
     task: str,
     below_constant: str = "raise",
     announce: Callable[[float], None] | None = None,
+    larger_is_fairer: bool = True,
 ) -> CheckedRefit:
     """Refit ``estimator`` at the chosen strength; move up while over the budget on ``X``.
 
@@ -128,6 +146,8 @@ def checked_refit(
         ``DummyRegressor()``), with no further check.
     announce : callable, optional
         Called with each strength before its refit (the progress line).
+    larger_is_fairer : bool, default=True
+        The fairer strengths' direction (``_strength_grids.larger_is_fairer``).
 
     Returns
     -------
@@ -139,12 +159,10 @@ def checked_refit(
     start = time.perf_counter()
     strengths = np.asarray(results["strength"], dtype=float)
     if bool(results.get("reference", np.zeros(len(strengths), dtype=bool))[index]):
-        constant = constant_predictor(task).fit(X, y)  # below_constant="constant" chose it
-        value = training_violation(constant, X, y, s, metric, task)
-        history = [{"strength": float("nan"), "train_violation": value}]
-        return CheckedRefit(index, constant, history, time.perf_counter() - start)
+        return _constant_refit(index, X, y, s, metric, task, start)
     tried: list[tuple[int, Any, float]] = []
-    for row in [index, *_larger_candidates(results, index, max_violation, below_constant)]:
+    fairer = _fairer_candidates(results, index, max_violation, below_constant, larger_is_fairer)
+    for row in [index, *fairer]:
         value = float(strengths[row])
         if announce is not None:
             announce(value)

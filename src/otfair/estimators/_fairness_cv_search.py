@@ -45,6 +45,7 @@ from sklearn.utils.validation import check_consistent_length, check_X_y, indexab
 
 from otfair.estimators._budget_rule import FoldMeasures, cv_results, eligible
 from otfair.estimators._path import fairness_path, strength_param
+from otfair.estimators._strength_grids import larger_is_fairer
 from otfair.estimators._torch_base import FitQualityWarning
 from otfair.utils._sklearn_compat import safe_indexing as _safe_indexing
 
@@ -236,6 +237,12 @@ class FoldRecorder:
 
 def resolve_search(search: str, estimator: Any) -> str:
     """Resolve FairnessCV's ``search``: ``"auto"`` ascends for an estimator with ``warm_start``."""
+    if search == "ascending" and not larger_is_fairer(estimator):
+        raise ValueError(
+            "search='ascending' stops once a larger strength scores less, which needs the "
+            f"larger strengths to be the fairer ones; {type(estimator).__name__}'s smaller "
+            "strengths are (its strength weighs the task). Use search='grid'."
+        )
     if search != "auto":
         return str(search)
     return "ascending" if "warm_start" in estimator.get_params(deep=False) else "grid"

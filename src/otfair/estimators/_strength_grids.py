@@ -41,7 +41,7 @@ from otfair.penalties._representation import (
     SigmoidIPMCritic,
 )
 
-__all__ = ["GRIDS", "default_strengths", "strength_param"]
+__all__ = ["GRIDS", "default_strengths", "larger_is_fairer", "strength_param"]
 
 #: the grids by kind, as the penalties state them (kept for callers of this name)
 GRIDS: dict[str, tuple[float, ...]] = {
@@ -55,6 +55,11 @@ GRIDS: dict[str, tuple[float, ...]] = {
     # the fair normalizing flows' KL weight gamma in [0, 1): 0, the sweep of the lab's
     # fair-nf (0.02, 0.1, 0.5, 0.9) and 0.3, 0.7 between (each fit trains flows: few)
     "fair-nf": (0.0, 0.02, 0.1, 0.3, 0.5, 0.7, 0.9),
+    # AdapFair's lambda in [0, 1] weighs the cross-entropy (eq. 1): 1 trains its flows on
+    # the labels alone, 0 on the Wasserstein term alone; the lab's sweep (0.9 to 0.1) and
+    # both ends, with 0.01 and 0.03 (blind flows move between 0.1 and 0). The fairer
+    # strengths are the smaller ones (``larger_is_fairer``).
+    "adapfair": (0.0, 0.01, 0.03, 0.1, 0.3, 0.5, 0.7, 0.9, 1.0),
 }
 
 
@@ -124,3 +129,13 @@ def default_strengths(estimator: Any) -> np.ndarray:
     row = _declared_row(estimator)
     grid = GRIDS[row] if row is not None else _penalty_grid(estimator)
     return np.asarray(grid, dtype=float)
+
+
+def larger_is_fairer(estimator: Any) -> bool:
+    """Whether ``estimator``'s larger strengths are its fairer models (a penalty's weight).
+
+    False for an estimator whose strength weighs the task (AdapFair's lambda:
+    ``_fairer_strengths = "smaller"``): FairnessCV's refit check then moves to smaller
+    strengths, and its refinement bisects towards the larger ones.
+    """
+    return getattr(estimator, "_fairer_strengths", "larger") != "smaller"

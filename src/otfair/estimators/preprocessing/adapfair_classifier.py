@@ -126,16 +126,23 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
     (200, 2)
     """
 
-    #: Why :class:`~otfair.estimators.FairnessCV` does not search this estimator (it says so).
-    _fairness_cv_refusal = (
-        "FairnessCV does not search AdapFairClassifier's strength: it weighs the "
-        "cross-entropy, so a smaller strength is fairer (FairnessCV moves to larger "
-        "strengths for fairness), and its predictions need `sensitive_features`, which "
-        "FairnessCV's held-out scoring does not pass. Fit a curve with "
-        "fairness_path(AdapFairClassifier(...), X, y, sensitive_features=s, "
-        "strengths=[...]) and compare its models on held-out rows with its "
-        "score_frame(X_val, y_val, sensitive_features=s_val)."
-    )
+    #: FairnessCV's default strengths (``GRIDS["adapfair"]``) and their direction: the
+    #: strength weighs the cross-entropy, so the smaller strengths are the fairer ones
+    _strength_grid = "adapfair"
+    _fairer_strengths = "smaller"
+
+    @property
+    def _fairness_cv_refusal(self) -> str:
+        """Why FairnessCV cannot search this estimator ("" where it can)."""
+        if self.mode == "blind" or self.sensitive_column is not None:
+            return ""
+        return (
+            "FairnessCV cannot score an aware AdapFairClassifier as it is: its predictions "
+            "need `sensitive_features`, which FairnessCV's held-out scoring does not pass. "
+            "Put the group in a column of X and set `sensitive_column` (predict then reads "
+            "it from there), or use mode='blind'."
+        )
+
     _parameter_constraints: ClassVar[dict[str, Any]] = {
         **{k: AdapFairPreprocessor._parameter_constraints[k] for k in _FLOW_PARAMS},
         "base_classifier": "no_validation",  # any classifier, or None

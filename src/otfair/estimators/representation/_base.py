@@ -190,15 +190,29 @@ def groupwise_inputs(est: Any, X: Any, sensitive_features: Any) -> tuple[np.ndar
     return X, encode_fitted_groups(sensitive_features, est.groups_, len(X))
 
 
-def group_wise_refusal(name: str) -> str:
-    """FairnessCV's words for a group-wise encoder whose predictions need the group."""
-    return (
-        f"FairnessCV cannot score {name} as it is: its flows are group-wise, so its "
-        "predictions need `sensitive_features`, which FairnessCV's held-out scoring does "
-        "not pass. Put the group in a column of X and set `sensitive_column` (predict "
-        "then reads it from there), or fit a curve with fairness_path(...) and compare "
-        "its models on held-out rows with score_frame(X_val, y_val, sensitive_features=s_val)."
-    )
+class GroupWiseSearch:
+    """What FairnessCV needs to know of a group-wise encoder (the fair normalizing flows).
+
+    Its default strengths are ``GRIDS["fair-nf"]`` (the KL weight gamma in [0, 1)); it
+    is searched only with the group in a column of ``X`` (``sensitive_column``): its
+    predictions need the group, which FairnessCV's held-out scoring does not pass.
+    """
+
+    _strength_grid = "fair-nf"
+
+    @property
+    def _fairness_cv_refusal(self) -> str:
+        """Why FairnessCV cannot search this estimator ("" where it can)."""
+        if getattr(self, "sensitive_column", None) is not None:
+            return ""
+        return (
+            f"FairnessCV cannot score {type(self).__name__} as it is: its flows are "
+            "group-wise, so its predictions need `sensitive_features`, which FairnessCV's "
+            "held-out scoring does not pass. Put the group in a column of X and set "
+            "`sensitive_column` (predict then reads it from there), or fit a curve with "
+            "fairness_path(...) and compare its models on held-out rows with "
+            "score_frame(X_val, y_val, sensitive_features=s_val)."
+        )
 
 
 def cell_batches(

@@ -64,9 +64,9 @@ from otfair.estimators.representation._base import (
     CONVERGENCE,
     FITTED_ATTRIBUTES,
     FitStart,
+    GroupWiseSearch,
     RepresentationEstimator,
     cell_batches,
-    group_wise_refusal,
     groupwise_inputs,
 )
 from otfair.models.mlp import MLP
@@ -155,7 +155,7 @@ def fit_density(
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES, convergence=CONVERGENCE)
 @dataclass(eq=False, repr=False)
-class FairNormalizingFlowClassifier(RepresentationEstimator):
+class FairNormalizingFlowClassifier(GroupWiseSearch, RepresentationEstimator):
     r"""Fair Normalizing Flows (Balunović et al. 2022), simplified (see the module doc).
 
     Parameters
@@ -223,18 +223,6 @@ class FairNormalizingFlowClassifier(RepresentationEstimator):
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
     (200, 2)
     """
-
-    #: FairnessCV's default strengths (``GRIDS["fair-nf"]``: gamma in [0, 1))
-    _strength_grid = "fair-nf"
-
-    @property
-    def _fairness_cv_refusal(self) -> str:
-        """Why FairnessCV cannot search this estimator ("" where it can)."""
-        return (
-            ""
-            if self.sensitive_column is not None
-            else group_wise_refusal("FairNormalizingFlowClassifier")
-        )
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **RepresentationEstimator._parameter_constraints,

@@ -62,9 +62,9 @@ from otfair.estimators.preprocessing.sensitive_column import split_sensitive_col
 from otfair.estimators.representation._base import (
     FITTED_ATTRIBUTES,
     FitStart,
+    GroupWiseSearch,
     RepresentationEstimator,
     cell_batches,
-    group_wise_refusal,
     groupwise_inputs,
 )
 from otfair.estimators.representation._discrete_coding import DiscreteCoding
@@ -104,7 +104,7 @@ def rank_matching(log_p_source: np.ndarray, log_p_target: np.ndarray) -> np.ndar
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
 @dataclass(eq=False, repr=False)
-class DiscreteFairNFClassifier(RepresentationEstimator):
+class DiscreteFairNFClassifier(GroupWiseSearch, RepresentationEstimator):
     r"""Fair Normalizing Flows with the exact encoder of a finite input space.
 
     See the module doc for the math (Balunović et al. 2022, §5).
@@ -173,18 +173,6 @@ class DiscreteFairNFClassifier(RepresentationEstimator):
     >>> clf.fit(X, y, sensitive_features=s).predict_proba(X, sensitive_features=s).shape
     (200, 2)
     """
-
-    #: FairnessCV's default strengths (``GRIDS["fair-nf"]``: gamma in [0, 1))
-    _strength_grid = "fair-nf"
-
-    @property
-    def _fairness_cv_refusal(self) -> str:
-        """Why FairnessCV cannot search this estimator ("" where it can)."""
-        return (
-            ""
-            if self.sensitive_column is not None
-            else group_wise_refusal("DiscreteFairNFClassifier")
-        )
 
     _parameter_constraints: ClassVar[dict[str, list[Any]]] = {
         **RepresentationEstimator._parameter_constraints,

@@ -112,10 +112,10 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     ----------
     estimator : estimator
         An unfitted :class:`~otfair.estimators.FairClassifier` (any penalty but
-        ``"none"``), :class:`~otfair.estimators.CENet`, ``WassersteinNet``, a
-        representation classifier (LAFTR, CFair, sIPM-LFR; the fair flows with the group
-        in ``sensitive_column``); its ``strength`` is set by ``FairnessCV``, the others
-        are kept. Use an integer ``random_state`` for reproducible choices.
+        ``"none"``), ``CENet``, ``WassersteinNet``, LAFTR, CFair, sIPM-LFR, or with the
+        group in ``sensitive_column`` a fair flow or AdapFair (blind too; its smaller
+        strengths are the fairer ones, docs/budget.md); its ``strength`` is set by
+        ``FairnessCV``. Use an integer ``random_state`` for reproducible choices.
     strengths : array-like of float, optional
         The strengths searched (distinct, non-negative; sorted ascending). ``None``: the
         method's default grid, strength 0 then a log grid

@@ -84,6 +84,7 @@ nitpick_ignore = [
     ("py:class", "otfair.estimators.regression._base.NeuralFairRegressor"),
     ("py:class", "otfair.estimators.representation._base.RepresentationClassifier"),
     ("py:class", "otfair.estimators.representation._base.RepresentationEstimator"),
+    ("py:class", "otfair.estimators.representation._base.GroupWiseSearch"),
     ("py:class", "otfair.penalties._critics._JointAdversaryPenalty"),
     # parameter declarations shared by dataclass estimator families, and the penalty
     # protocol's private parts (the old evaluation methods, the grids' mixin)

@@ -26,8 +26,6 @@ generated from the CSV alone: ``--report-only``). Run
 
 from __future__ import annotations
 
-import csv
-import sys
 import time
 import warnings
 from collections.abc import Callable
@@ -35,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from _common import ArgumentParser, markdown_table
+from _common import load_split, markdown_table, measurement_main, write_csv
 
 DATASETS = ("german", "compas")
 BUDGET = 0.05
@@ -89,18 +87,6 @@ def methods() -> dict[str, tuple[Callable[[], Any], bool]]:
     }
 
 
-def load(name: str, max_rows: int) -> tuple[tuple, tuple]:
-    """Return the training rows (subsampled) and the test rows of dataset ``name``."""
-    from otfair.datasets import load_dataset
-
-    split = load_dataset(name).split(random_state=0)
-    X, y, s = split.X_train, np.asarray(split.y_train), np.asarray(split.s_train)
-    if len(y) > max_rows:
-        keep = np.sort(np.random.default_rng(0).choice(len(y), max_rows, replace=False))
-        X, y, s = X[keep], y[keep], s[keep]
-    return (X, y, s), (split.X_test, np.asarray(split.y_test), np.asarray(split.s_test))
-
-
 def measure(name: str, label: str, max_rows: int) -> dict:
     """Run FairnessCV with method ``label`` on dataset ``name``; return its CSV row."""
     from otfair.estimators import FairnessCV
@@ -108,7 +94,7 @@ def measure(name: str, label: str, max_rows: int) -> dict:
     from otfair.metrics import demographic_parity_gap
 
     make, group_column = methods()[label]
-    (X, y, s), (X_test, y_test, s_test) = load(name, max_rows)
+    (X, y, s), (X_test, y_test, s_test) = load_split(name, max_rows)
     if group_column:
         X, X_test = np.c_[X, s], np.c_[X_test, s_test]
     majority_label = 1 if np.mean(y == 1) >= 0.5 else 0  # the best constant's prediction
@@ -146,24 +132,8 @@ def measure(name: str, label: str, max_rows: int) -> dict:
 
 
 def write_rows(path: Path, rows: list[dict]) -> None:
-    """Write ``rows`` (floats to 4 decimals, CPU to 1; a missing value empty)."""
-
-    def cell(key: str, value: Any) -> Any:
-        if isinstance(value, float):
-            return f"{value:.1f}" if key == "cpu_s" else f"{value:.4f}"
-        return value
-
-    with path.open("w", newline="", encoding="utf-8") as f:
-        writer = csv.DictWriter(f, fieldnames=COLUMNS)
-        writer.writeheader()
-        for r in rows:
-            writer.writerow({k: cell(k, r.get(k, "")) for k in COLUMNS})
-
-
-def read_rows(path: Path) -> list[dict]:
-    """Read the CSV back (every value a string, as written)."""
-    with path.open(newline="", encoding="utf-8") as f:
-        return list(csv.DictReader(f))
+    """Write ``rows`` under ``COLUMNS`` (``_common.write_csv``)."""
+    write_csv(path, rows, COLUMNS)
 
 
 def report(rows: list[dict], command: str) -> str:
@@ -222,38 +192,25 @@ def report(rows: list[dict], command: str) -> str:
     return "\n".join(lines)
 
 
+def measure_all(max_rows: int, add: Callable[[dict], None]) -> None:
+    """Run every method's search on every dataset, one row each."""
+    for name in DATASETS:
+        for label in methods():
+            add(measure(name, label, max_rows))
+            print(f"{name} {label}: done", flush=True)
+
+
 def main() -> None:
     """Run the searches (unless ``--report-only``), write the CSV and the report."""
-    parser = ArgumentParser(prog="benchmarks/fairness_cv_methods.py", description=__doc__)
-    parser.add_argument("--max-train-rows", type=int, default=5_000)
-    parser.add_argument("--report-only", action="store_true", help="only rewrite the report")
-    parser.add_argument("--out", default=str(PREFIX), help="PREFIX of PREFIX.csv and PREFIX.md")
-    args = parser.parse_args()
-    if args.max_train_rows < 100:
-        parser.error("--max-train-rows must be at least 100")
-    csv_path, md_path = Path(args.out + ".csv"), Path(args.out + ".md")
-    command = "python benchmarks/fairness_cv_methods.py " + " ".join(sys.argv[1:])
-    if args.report_only:
-        if not csv_path.exists():
-            parser.error(f"{csv_path} does not exist: run without --report-only first")
-        page = md_path.read_text(encoding="utf-8") if md_path.exists() else ""
-        if "Last command: `" in page:
-            command = page.split("Last command: `", 1)[1].split("`", 1)[0]
-    else:
-        import torch
-        from threadpoolctl import threadpool_limits
-
-        torch.set_num_threads(1)
-        rows: list[dict] = []
-        with threadpool_limits(limits=1):
-            for name in DATASETS:
-                for label in methods():
-                    rows.append(measure(name, label, args.max_train_rows))
-                    print(f"{name} {label}: done", flush=True)
-                    csv_path.parent.mkdir(parents=True, exist_ok=True)
-                    write_rows(csv_path, rows)
-    md_path.write_text(report(read_rows(csv_path), command.strip()) + "\n", encoding="utf-8")
-    print(f"wrote {md_path}")
+    measurement_main(
+        "benchmarks/fairness_cv_methods.py",
+        __doc__,
+        str(PREFIX),
+        5_000,
+        measure_all,
+        write_rows,
+        report,
+    )
 
 
 if __name__ == "__main__":

@@ -49,7 +49,9 @@ def test_the_mean_and_better_fits_pass_and_a_worse_one_warns_with_its_numbers():
         _check(y + 0.1, y)  # MSE 0.01
         _check(np.full(4, 1.5) * (1 + 1e-9), y)  # within rounding of the constant's
     # predicting 0 everywhere: MSE (0 + 1 + 4 + 9) / 4 = 3.5 against 1.25, R^2 = -1.8
-    with pytest.warns(FitQualityWarning, match=r"squared error 3\.5 vs 1\.25, R\^2 -1\.8000"):
+    with pytest.warns(
+        FitQualityWarning, match=r"squared error 3\.5 vs 1\.25 in the units of `y`, R\^2 -1\.8000"
+    ):
         _check(np.zeros(4), y)
     with pytest.warns(FitQualityWarning, match="strength=50 the penalty may outweigh"):
         _check(np.zeros(4), y, strength=50.0, penalized=True)

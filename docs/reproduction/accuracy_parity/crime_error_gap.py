@@ -15,7 +15,7 @@ exact) for the unfair regressor and both methods over the paper's lambda grid, o
 ``SEEDS`` 80/20 splits (the paper: 10; App. B settings: 100 epochs, batch 256, Adadelta).
 Group 0 is S = 0 (communities with < 80 % white residents, the config's
 ``sensitive="white"``). Writes ``crime_error_gap.csv`` (one row per method, lambda and
-seed) and ``crime_error_gap_mean.csv`` (means over the seeds). 59 s wall here:
+seed) and ``crime_error_gap_mean.csv`` (means over the seeds). Run it with:
 
     OTFAIR_DATA_DIR=... python docs/reproduction/accuracy_parity/crime_error_gap.py
 """

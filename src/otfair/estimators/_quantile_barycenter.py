@@ -292,19 +292,23 @@ def fit_or_calibration_split(
     stratify: np.ndarray,
     seed: int,
     groups: Any = None,
+    sensitive: Any = None,
 ) -> np.ndarray:
     """Set ``meta.estimator_`` and return the calibration rows of a post-processor.
 
     ``meta.prefit``: the given estimator is used as is and every row calibrates;
     otherwise a clone is fitted on ``1 - meta.calibration_fraction`` of the rows (split
     stratified by group: ``stratify`` holds the group codes, ``groups`` their labels for
-    the messages, :func:`check_split_groups`) and the rest calibrates.
+    the messages, :func:`check_split_groups`) and the rest calibrates. A base estimator
+    whose ``fit`` takes ``sensitive_features`` (otfair's fair models) gets those rows of
+    ``sensitive`` (the post-processor's ``sensitive_features``, an array of ``len(X)``
+    rows).
     """
     import math
 
     from sklearn.base import clone
     from sklearn.model_selection import train_test_split
-    from sklearn.utils.validation import check_is_fitted
+    from sklearn.utils.validation import check_is_fitted, has_fit_parameter
 
     if meta.prefit:
         check_is_fitted(meta.estimator)
@@ -324,5 +328,10 @@ def fit_or_calibration_split(
     train, calib = train_test_split(
         np.arange(len(X)), test_size=frac, random_state=seed, stratify=stratify
     )
-    meta.estimator_ = clone(meta.estimator).fit(X[train], y[train])
+    base = clone(meta.estimator)
+    if sensitive is not None and has_fit_parameter(base, "sensitive_features"):
+        base.fit(X[train], y[train], sensitive_features=np.asarray(sensitive)[train])
+    else:
+        base.fit(X[train], y[train])
+    meta.estimator_ = base
     return calib

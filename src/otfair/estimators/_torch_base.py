@@ -235,14 +235,15 @@ def constant_baseline(y: np.ndarray) -> tuple[float, float]:
     return ce, max(p, 1.0 - p)
 
 
-def warn_feature_scale(X: np.ndarray, owner: str) -> None:
-    """Warn when a feature's magnitude exceeds :data:`MAX_FEATURE_MAGNITUDE`.
+def warn_feature_scale(X: np.ndarray, owner: str) -> bool:
+    """Warn when a feature's magnitude exceeds :data:`MAX_FEATURE_MAGNITUDE`; say whether.
 
     Gradient training on raw scales (incomes in dollars) ends far from the optimum or
-    overflows; the warning names the largest column and the fix.
+    overflows; the warning names the largest column and the fix. The return value
+    (True: it warned) lets the fit-quality checks name the scale as the likely cause.
     """
     if X.size == 0:
-        return
+        return False
     magnitude = np.maximum(X.max(axis=0), -X.min(axis=0))  # no |X| temporary
     column = int(np.argmax(magnitude))
     if magnitude[column] > MAX_FEATURE_MAGNITUDE:
@@ -254,6 +255,8 @@ def warn_feature_scale(X: np.ndarray, owner: str) -> None:
             FitQualityWarning,
             stacklevel=user_stacklevel(),
         )
+        return True
+    return False
 
 
 def warn_not_converged(
@@ -291,6 +294,13 @@ def check_finite_model(model: torch.nn.Module, owner: str) -> None:
             )
 
 
+#: the cause a fit on features far from a unit scale names first (:func:`warn_feature_scale`)
+SCALE_CAUSE = (
+    "the features are far from a unit scale, which gradient training cannot fit (a "
+    "StandardScaler before the model in a Pipeline); else "
+)
+
+
 def _likely_cause(
     strength: float, penalized: bool, at_cap: bool, more_training: str, remedy: str
 ) -> str:
@@ -324,6 +334,7 @@ def check_against_constant(
     at_cap: bool = False,
     remedy: str = "raise `epochs`, or use solver='lbfgs'",
     balanced: bool = False,
+    raw_scale: bool = False,
 ) -> None:
     """Warn when training ``logits`` do worse than the best constant or predict one class.
 
@@ -358,6 +369,8 @@ def check_against_constant(
         own parameters).
     balanced : bool, default=False
         Compare on the class-balanced measures (above).
+    raw_scale : bool, default=False
+        :func:`warn_feature_scale` warned: the message names the scale first.
 
     Raises
     ------
@@ -367,12 +380,8 @@ def check_against_constant(
     _check_not_diverged(logits, owner, "scores")
     predicted = (logits >= 0).astype(np.int64)
     acc, ce, const_acc, const_ce, kind, measure = _against_constant(predicted, logits, y, balanced)
-    cause = _likely_cause(
-        strength,
-        penalized,
-        at_cap,
-        "more `epochs` or solver='lbfgs'",
-        remedy,
+    cause = SCALE_CAUSE * raw_scale + _likely_cause(
+        strength, penalized, at_cap, "more `epochs` or solver='lbfgs'", remedy
     )
     if acc < const_acc - 1e-12 or ce > const_ce * (1 + CONSTANT_LOSS_RTOL):
         warnings.warn(
@@ -430,6 +439,7 @@ def check_regression_against_constant(
     owner: str,
     strength: float,
     penalized: bool,
+    raw_scale: bool = False,
 ) -> None:
     r"""Warn when training ``predictions`` have a larger squared error than the mean.
 
@@ -449,6 +459,8 @@ def check_regression_against_constant(
         The fit's strength (named in the message).
     penalized : bool
         Whether an adversary was active (the message names the likely cause).
+    raw_scale : bool, default=False
+        :func:`warn_feature_scale` warned: the message names the scale first.
 
     Raises
     ------
@@ -459,10 +471,13 @@ def check_regression_against_constant(
     mse = float(np.mean((predictions - y) ** 2))
     constant = float(np.var(y))
     if mse > constant * (1 + CONSTANT_LOSS_RTOL):
-        cause = _likely_cause(strength, penalized, False, "more `epochs`", "raise `epochs`")
+        cause = SCALE_CAUSE * raw_scale + _likely_cause(
+            strength, penalized, False, "more `epochs`", "raise `epochs`"
+        )
         warnings.warn(
             f"{owner} ends below the best constant predictor (the training mean) on its "
-            f"training data (mean squared error {mse:.4g} vs {constant:.4g}, R^2 "
+            f"training data (mean squared error {mse:.4g} vs {constant:.4g} in the units "
+            f"of `y`, R^2 "
             f"{1.0 - mse / constant if constant > 0 else float('nan'):.4f}); the constant is "
             f"perfectly fair, so the fit did not optimize: {cause}.",
             FitQualityWarning,

@@ -196,13 +196,26 @@ def _binned_terms(
     }
 
 
+#: decimals a label's position in bin widths is rounded to before its bin is taken
+BIN_POSITION_DECIMALS = 9
+
+
 def _bin_edges(y: np.ndarray, n_bins: int) -> tuple[np.ndarray, np.ndarray]:
-    """Equal-width edges on ``[min y, max y]`` and the bin index of every sample."""
+    """Equal-width edges on ``[min y, max y]`` and the bin index of every sample.
+
+    A label on an edge belongs to the bin above it (the last bin is closed). Its
+    position in bin widths, ``(y - min y) / width``, is rounded to
+    :data:`BIN_POSITION_DECIMALS` decimals first: labels on a grid (grade points in
+    steps of 0.1, rates in steps of 0.01) fall on edges, and float rounding would
+    otherwise put them on either side depending on the units of ``y`` (the terms
+    then changed with the units).
+    """
     lo, hi = float(y.min()), float(y.max())
     if hi <= lo:  # constant labels: one effective bin
         hi = lo + 1.0
     edges = np.linspace(lo, hi, n_bins + 1)
-    bins = np.clip(np.searchsorted(edges, y, side="right") - 1, 0, n_bins - 1)
+    position = np.round((y - lo) / (hi - lo) * n_bins, BIN_POSITION_DECIMALS)
+    bins = np.clip(np.floor(position).astype(np.int64), 0, n_bins - 1)
     return edges, bins
 
 

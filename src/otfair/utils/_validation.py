@@ -87,6 +87,12 @@ def check_finite_1d(x: Any, name: str, *, dtype: type = np.float64) -> np.ndarra
     return arr
 
 
+def _n_rows(a: Any) -> int:
+    """Return the first dimension of an array-like (``shape[0]``, sparse too), else len."""
+    shape = getattr(a, "shape", None)
+    return int(shape[0]) if shape is not None and len(shape) else len(a)
+
+
 def check_consistent_length(**arrays: Any) -> int:
     """Check that all named arrays have the same first dimension and return it.
 
@@ -95,7 +101,7 @@ def check_consistent_length(**arrays: Any) -> int:
     >>> check_consistent_length(y_true=[0, 1], y_pred=[1, 1])
     2
     """
-    lengths = {name: len(a) for name, a in arrays.items() if a is not None}
+    lengths = {name: _n_rows(a) for name, a in arrays.items() if a is not None}
     if len(set(lengths.values())) > 1:
         desc = ", ".join(f"`{k}` has {v}" for k, v in lengths.items())
         raise ValueError(f"Inconsistent numbers of samples: {desc}.")

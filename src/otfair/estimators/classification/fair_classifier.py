@@ -63,6 +63,7 @@ from otfair.utils import (
     HasMethods,
     Interval,
     StrOptions,
+    check_consistent_length,
     check_group_sizes,
     check_sensitive_features,
     draw_seed,
@@ -528,7 +529,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         penalty, plan, X, y, s, groups = ref._prepare(
             X, y, sensitive_features, built[singles.index(ref)]
         )
-        warn_feature_scale(X, type(self).__name__)
+        raw_scale = warn_feature_scale(X, type(self).__name__)
         solver = self._solver(plan)
         warm_seed = getattr(self, "_warm_seed", None)
         seed = draw_seed(self.random_state) if warm_seed is None else int(warm_seed)
@@ -582,6 +583,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
                 at_cap=(
                     not single._converged if solver == "lbfgs" else single.n_iter_ >= self.epochs
                 ),
+                raw_scale=raw_scale,
             )
 
     def _build_models(
@@ -853,6 +855,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             penalty = self._make_penalty()
         plan = self._plan(penalty)
         pairs = plan.batches is not None  # its own batches need the groups at any strength
+        with contextlib.suppress(TypeError):  # inputs without a length: validate_data's words
+            check_consistent_length(X=X, y=y)
         X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
         y = self._encode_labels(y)
         n = X.shape[0]
@@ -971,7 +975,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
 
     def predict_proba(self, X: Any) -> np.ndarray:
         """Class probabilities, shape (n, 2): columns P(y=0), P(y=1)."""
-        p1 = 1.0 / (1.0 + np.exp(-self.decision_function(X)))
+        from scipy.special import expit  # no overflow warning at large logits
+
+        p1 = expit(self.decision_function(X))
         return np.column_stack([1.0 - p1, p1])
 
     def predict(self, X: Any) -> np.ndarray:

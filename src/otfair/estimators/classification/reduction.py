@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from numbers import Integral, Real
 from typing import Any
 
@@ -16,6 +17,7 @@ from otfair.utils import (
     RANDOM_STATE,
     Interval,
     StrOptions,
+    check_consistent_length,
     draw_seed,
     encode_groups,
     fit_context,
@@ -38,15 +40,18 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
     Kim et al., TMLR 2024, App. D.2; the paper used a torch version).
 
     :meth:`predict_proba` returns the mixture's *expected* positive probability
-    :math:`p(x) = \sum_t Q_t h_t(x)`. :meth:`predict` is, by default, fairlearn's
+    :math:`p(x) = \sum_t Q_t h_t(x)` with :math:`h_t(x) \in \{0, 1\}` the base models'
+    labels (fairlearn's ``_pmf_predict``): the probability that the randomized classifier
+    predicts 1, a step function of few values, not a calibrated :math:`P(Y = 1 \mid x)`
+    (its log-loss is not a model's, and its AUC ranks few distinct values).
+    :meth:`predict` is, by default, fairlearn's
     randomized prediction: :math:`\hat y = 1` iff :math:`p(x) \ge u` with
     :math:`u \sim U[0, 1)` drawn per row, so that :math:`P(\hat y = 1 \mid x) = p(x)`
     and the constraint :math:`|\gamma(Q)| \le \epsilon` that exponentiated gradient
     guarantees for :math:`Q` holds for the predictions themselves (Agarwal et al. 2018,
     §3). ``prediction="deterministic"`` thresholds :math:`p(x) \ge 0.5` instead:
-    reproducible per row, but without that guarantee (on Adult, sex not an input,
-    ``eps = 0.005``, seeds 0-2: DP 0.030-0.040 deterministic against 0.014-0.018
-    randomized, the same as fairlearn's own randomized predictions).
+    reproducible per row, but without that guarantee (the thresholded labels' violation
+    can exceed ``eps``).
 
     Parameters
     ----------
@@ -127,6 +132,8 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
 
         # eps > 0 and prediction in PREDICTIONS: _parameter_constraints, checked on entry
         notion = as_notion(self.notion, allowed=("dp", "eo"))
+        with contextlib.suppress(TypeError):  # inputs without a length: validate_data's words
+            check_consistent_length(X=X, y=y)
         X, y = validate_data(self, X, y, dtype=np.float64)
         classes, y = encode_binary_labels(y, "y")
         if sensitive_features is None:
@@ -158,7 +165,11 @@ class ReductionClassifier(ClassifierMixin, BaseEstimator):
         return tags
 
     def predict_proba(self, X: Any) -> np.ndarray:
-        """Return the randomized classifier's expected class probabilities, shape (n, 2)."""
+        r"""Return the probability that the randomized classifier predicts each class, (n, 2).
+
+        A mixture of the base models' labels (class docstring), not a calibrated
+        :math:`P(Y \mid x)`.
+        """
         check_is_fitted(self, "mitigator_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         pmf = np.asarray(self.mitigator_._pmf_predict(X), dtype=np.float64)

@@ -143,7 +143,9 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         self.n_features_in_ = X.shape[1]
         self._seed = draw_fit_seed(self.random_state)
         classes, y = (None, None) if self.prefit else encode_binary_labels(y, "y")
-        calib = fit_or_calibration_split(self, X, y, codes, self._seed, self.groups_)
+        calib = fit_or_calibration_split(
+            self, X, y, codes, self._seed, self.groups_, sensitive=self.groups_[codes]
+        )
         self.classes_ = np.asarray(self.estimator_.classes_) if classes is None else classes
         scores = self._scores(X[calib])
         codes = codes[calib]
@@ -179,6 +181,18 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
         accept = self.predict_acceptance(X, sensitive_features=sensitive_features)
         rng = np.random.default_rng([self._seed, 1])
         return self.classes_[(rng.uniform(size=len(accept)) < accept).astype(np.int64)]
+
+    def score(
+        self, X: Any, y: Any, sample_weight: Any = None, *, sensitive_features: Any = None
+    ) -> float:
+        """Return the accuracy of :meth:`predict` on ``X`` (its groups ``sensitive_features``).
+
+        scikit-learn's ``ClassifierMixin.score`` with the groups the predictions need.
+        """
+        from sklearn.metrics import accuracy_score
+
+        pred = self.predict(X, sensitive_features=sensitive_features)
+        return float(accuracy_score(y, pred, sample_weight=sample_weight))
 
 
 def _error_curve(q: np.ndarray, rates: np.ndarray) -> np.ndarray:

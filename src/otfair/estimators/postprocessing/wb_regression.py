@@ -8,6 +8,7 @@ the EquiPy package). See ``docs/baselines.md``.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from numbers import Real
 from typing import Any, ClassVar
@@ -35,6 +36,7 @@ from otfair.utils import (
     set_params_from_init,
 )
 from otfair.utils._validation import _to_numpy
+from otfair.utils._warnings import user_stacklevel
 
 __all__ = ["WassersteinBarycenterRegressor"]
 
@@ -74,7 +76,9 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         :math:`\lambda \in [0, 1]` (one per attribute, or one for all); 1 is exact DP, 0
         returns the base predictions. (EquiPy's ``epsilon`` is :math:`1 - \lambda`.)
     sigma : float, default=1e-4
-        Half-width of the uniform jitter (in the units of the predictions).
+        Half-width of the uniform jitter (in the units of the predictions): small
+        against their spread; ``fit`` warns when it exceeds 1% of the base predictions'
+        standard deviation (targets on a small scale need a smaller one).
     prefit : bool, default=False
         If True, ``estimator`` is already fitted and all of ``X`` is calibration data
         (``y`` unused). If False, a clone is fitted on a random part of the data and the
@@ -181,9 +185,12 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         self._seed = draw_fit_seed(self.random_state)
         if not (self.prefit or y is None):
             y = check_finite_1d(column_or_1d(y, warn=True), "y")
-        calib = fit_or_calibration_split(self, X, y, codes_arr[:, 0], self._seed, self.groups_[0])
+        calib = fit_or_calibration_split(
+            self, X, y, codes_arr[:, 0], self._seed, self.groups_[0], sensitive=_original(sens)
+        )
         self.n_features_in_ = X.shape[1]
         pred = np.asarray(self.estimator_.predict(X[calib]), dtype=np.float64).ravel()
+        warn_jitter_scale(self.sigma, pred)
         rng = np.random.default_rng([self._seed, 0])
         self.steps_, fair = [], pred.copy()
         for j in range(codes_arr.shape[1]):
@@ -212,6 +219,18 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
             step[key] = (present, maps)
             out[rows] = maps.to_barycenter(jittered, local)
         return step, out
+
+    def score(
+        self, X: Any, y: Any, sample_weight: Any = None, *, sensitive_features: Any = None
+    ) -> float:
+        """Return the :math:`R^2` of :meth:`predict` on ``X`` (its groups ``sensitive_features``).
+
+        scikit-learn's ``RegressorMixin.score`` with the groups the predictions need.
+        """
+        from sklearn.metrics import r2_score
+
+        pred = self.predict(X, sensitive_features=sensitive_features)
+        return float(r2_score(y, pred, sample_weight=sample_weight))
 
     def _strengths(self, k: int) -> list[float]:
         raw = self.strength
@@ -270,6 +289,36 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
                 new[rows] = maps.to_barycenter(jit, local)
             out = strengths[j] * new + (1.0 - strengths[j]) * out
         return out
+
+
+#: the jitter's half-width may be at most this share of the predictions' standard
+#: deviation before :func:`warn_jitter_scale` warns
+MAX_JITTER_SHARE = 0.01
+
+
+def warn_jitter_scale(sigma: float, pred: np.ndarray) -> None:
+    """Warn when the jitter ``sigma`` is not small against the spread of the predictions.
+
+    ``sigma`` is in the units of the predictions (default 1e-4, for targets of order 1):
+    on targets a million times smaller it swamps them and the fair predictions are the
+    jitter's quantiles. The message names the value that keeps its share.
+    """
+    spread = float(np.std(pred))
+    if spread > 0 and sigma > MAX_JITTER_SHARE * spread:
+        warnings.warn(
+            f"WassersteinBarycenterRegressor: the jitter sigma={sigma:g} is "
+            f"{sigma / spread:.3g} times the standard deviation of the base predictions "
+            f"({spread:.3g}); it would swamp them. `sigma` is in the units of the "
+            f"predictions: pass sigma={1e-4 * spread:.3g} (1e-4 of their spread), or "
+            "rescale the targets.",
+            UserWarning,
+            stacklevel=user_stacklevel(),
+        )
+
+
+def _original(sens: np.ndarray) -> np.ndarray:
+    """Return the sensitive features as given to ``fit``: one column as a 1-D array."""
+    return sens[:, 0] if sens.shape[1] == 1 else sens
 
 
 def _as_columns(sensitive_features: Any, n: int) -> np.ndarray:

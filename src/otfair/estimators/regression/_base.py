@@ -111,6 +111,9 @@ class FairRegressorMixin(RegressorMixin):
     (predictions are mapped back), ``True`` always scales, ``False`` requires [0, 1].
     """
 
+    #: whether the fit needs two sensitive groups (False: accepted, checked, unused)
+    _uses_groups: ClassVar[bool] = True
+
     def _check_X(self, X: Any, *, reset: bool) -> np.ndarray:
         """Return ``X`` as float32, checked by scikit-learn's ``validate_data``.
 
@@ -126,11 +129,14 @@ class FairRegressorMixin(RegressorMixin):
         """Return ``X`` (float32), targets scaled to [0, 1] and group codes in {0, 1}."""
         X = self._check_X(X, reset=True)
         y = _check_target(y)
-        if sensitive_features is None:
+        if sensitive_features is None and self._uses_groups:
             raise ValueError("`sensitive_features` is required (pass it as a keyword).")
-        codes, groups = encode_groups(sensitive_features, "sensitive_features")
+        if sensitive_features is None:  # a model that does not use them (UnfairRegressor)
+            codes, groups = np.zeros(len(y), dtype=np.int64), np.array([])
+        else:
+            codes, groups = encode_groups(sensitive_features, "sensitive_features")
         check_consistent_length(X=X, y=y, sensitive_features=codes)
-        if len(groups) != 2:
+        if self._uses_groups and len(groups) != 2:
             raise ValueError(
                 f"`sensitive_features` must be binary; found {len(groups)} groups "
                 f"({groups.tolist()[:5]})."
@@ -267,7 +273,7 @@ class NeuralFairRegressor(
 
     @fits_in_training_state
     @fit_context
-    def fit(self, X: Any, y: Any, *, sensitive_features: Any) -> NeuralFairRegressor:
+    def fit(self, X: Any, y: Any, *, sensitive_features: Any = None) -> NeuralFairRegressor:
         """Fit the regression net (and its adversary).
 
         Parameters
@@ -277,7 +283,9 @@ class NeuralFairRegressor(
         y : array-like of shape (n,)
             Numeric targets; see ``scale_y``.
         sensitive_features : array-like of shape (n,)
-            Binary sensitive attribute, used only in training.
+            Binary sensitive attribute, used only in training: required by the fair
+            nets; optional for :class:`~otfair.estimators.UnfairRegressor`, which does
+            not use it.
 
         Returns
         -------
@@ -324,7 +332,7 @@ class NeuralFairRegressor(
         epochs, batch_size, lr, n_critic = self._check_training_params()
         forget_fit(self)
         X, y_scaled, codes = self._check_fit_inputs(X, y, sensitive_features)
-        warn_feature_scale(X, type(self).__name__)
+        raw_scale = warn_feature_scale(X, type(self).__name__)
         device = resolve_device(self.device)
         self.device_ = device
         seed = draw_seed(self.random_state)
@@ -338,8 +346,7 @@ class NeuralFairRegressor(
             nets.penalty.generator = init
         K = len(strengths)
         plateau = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
-        if plateau is not None and K > 1:
-            # a net that converges before the others ends there, as its separate fit
+        if plateau is not None and K > 1:  # a net converged before the others ends there
             plateau.on_converged = lambda i, epoch: nets.export(i, built[i])
         history = train_stacked_nets(
             nets,
@@ -378,12 +385,13 @@ class NeuralFairRegressor(
             ]
             single.n_iter_ = done or len(history)
             (fitted,) = predict_in_chunks(single._scaled_prediction, X, device)
-            check_regression_against_constant(
-                fitted.astype(np.float64),
-                y_scaled,
+            check_regression_against_constant(  # in the units of y
+                single._unscale(fitted.astype(np.float64)),
+                self._unscale(y_scaled.astype(np.float64)),
                 owner=type(single).__name__,
                 strength=float(strengths[k]),
                 penalized=adversary is not None,
+                raw_scale=raw_scale,
             )
 
     def _scaled_prediction(self, x: torch.Tensor) -> torch.Tensor:

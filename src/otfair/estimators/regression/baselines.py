@@ -12,6 +12,7 @@ r"""Baselines of the accuracy-disparity experiments: unfair net, BGL and COD.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
@@ -21,6 +22,7 @@ from sklearn.linear_model import LinearRegression
 from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators._docs import fill_estimator_doc
+from otfair.estimators._torch_base import FitQualityWarning
 from otfair.estimators.regression._base import (
     CONVERGENCE,
     FITTED_ATTRIBUTES,
@@ -39,9 +41,12 @@ from otfair.utils import (
     set_params_from_init,
 )
 from otfair.utils._docstrings import fill_doc
-from otfair.utils._warnings import quiet_fairlearn_deprecations
+from otfair.utils._warnings import quiet_fairlearn_deprecations, user_stacklevel
 
 __all__ = ["BGLRegressor", "CODRegressor", "UnfairRegressor"]
+
+#: relative slack of BGL's bound check (fairlearn's game meets it to its own tolerance)
+BOUND_RTOL = 0.05
 
 
 @fill_estimator_doc
@@ -55,8 +60,9 @@ class UnfairRegressor(NeuralFairRegressor):
         \min_{g, h}\ \frac1n \sum_i \big(\sigma(h(g(x_i))) - y_i\big)^2
 
     Same parameters as :class:`~otfair.estimators.WassersteinNet` without the adversary;
-    ``sensitive_features`` is accepted (and validated) for a uniform interface but
-    unused.
+    ``sensitive_features`` is optional: accepted (and validated: one value per row) for a
+    uniform interface but unused, so ``fit(X, y)`` and scikit-learn's model selection
+    (``cross_val_score``) work as for any regressor.
 
     Parameters
     ----------
@@ -103,6 +109,8 @@ class UnfairRegressor(NeuralFairRegressor):
     (200,)
     """
 
+    _uses_groups: ClassVar[bool] = False
+
 
 @fill_estimator_doc
 @fill_doc(fitted_attributes=FITTED_ATTRIBUTES)
@@ -144,6 +152,11 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         Coefficients of the linear predictors of the BGL game's iterates.
     weights_ : numpy.ndarray
         Mixture weight of each predictor (the prediction is their weighted mean).
+    group_losses_ : numpy.ndarray of shape (2,)
+        Each group's mean square loss of the fitted prediction on the rows it was fitted
+        on, in the scaled units of ``eps``: the bound holds where every entry is at most
+        ``eps``. Where one is above it, ``fit`` warns (:class:`FitQualityWarning`): the
+        bound is infeasible for the base learner, or ``max_iter`` ended the game first.
     {fitted_attributes}
 
     See Also
@@ -210,15 +223,33 @@ class BGLRegressor(FairRegressorMixin, BaseEstimator):
         keep = weights > 0
         self.predictors_ = [p for p, k in zip(mitigator.predictors_, keep, strict=True) if k]
         self.weights_ = weights[keep] / weights[keep].sum()
+        loss = (self._expected(X.astype(np.float64)) - y_scaled) ** 2
+        self.group_losses_ = np.array([loss[codes == g].mean() for g in (0, 1)])
+        if self.group_losses_.max() > eps * (1.0 + BOUND_RTOL):
+            warnings.warn(
+                f"BGLRegressor: the bound eps={eps:g} is not met on the training rows "
+                f"(group losses {self.group_losses_[0]:.4g} and {self.group_losses_[1]:.4g}, "
+                "in the scaled target units of eps); the bound is infeasible for the base "
+                f"learner, or max_iter={max_iter} ended the game first. Raise eps (or "
+                "max_iter); `group_losses_` holds the losses reached.",
+                FitQualityWarning,
+                stacklevel=user_stacklevel(),
+            )
         return self
+
+    def _expected(self, X: np.ndarray) -> np.ndarray:
+        """Return the ensemble's expected prediction in scaled target units, shape (n,)."""
+        pairs = zip(self.weights_, self.predictors_, strict=True)
+        return np.asarray(
+            sum(w * np.asarray(p.predict(X), dtype=np.float64) for w, p in pairs),
+            dtype=np.float64,
+        )
 
     def predict(self, X: Any) -> np.ndarray:
         """Return the expected prediction of the fitted randomized ensemble, shape (n,)."""
         check_is_fitted(self, "predictors_")
         X = self._check_X(X, reset=False).astype(np.float64)
-        pairs = zip(self.weights_, self.predictors_, strict=True)
-        pred = sum(w * np.asarray(p.predict(X), dtype=np.float64) for w, p in pairs)
-        return self._unscale(np.asarray(pred, dtype=np.float64))
+        return self._unscale(self._expected(X))
 
 
 @dataclass(eq=False, repr=False)
@@ -328,15 +359,22 @@ class CODRegressor(FairRegressorMixin, BaseEstimator, CODParams):
         p = codes.mean()
         delta = X[codes == 1].mean(axis=0) - X[codes == 0].mean(axis=0)
         sigma_b = p * (1.0 - p) * np.outer(delta, delta)
-
-        beta_ols = np.linalg.solve(sigma_x, q)
-        if eps >= 1.0 or _cod(beta_ols, sigma_b, sigma_x) <= eps:
-            beta = beta_ols
+        # solved for gamma = D beta, D the features' standard deviations: the same problem
+        # (the CoD is invariant to it), on a unit scale whatever the features' units (raw
+        # features of magnitude 1e6 put Sigma_X near 1e12 and the SDP solver failed)
+        std = np.sqrt(np.diag(sigma_x))
+        inv = 1.0 / np.where(std > 0, std, 1.0)
+        sigma_x, sigma_b = sigma_x * np.outer(inv, inv), sigma_b * np.outer(inv, inv)
+        q, delta = q * inv, delta * inv
+        gamma_ols = np.linalg.solve(sigma_x, q)
+        if eps >= 1.0 or _cod(gamma_ols, sigma_b, sigma_x) <= eps:
+            gamma = gamma_ols
         else:
-            beta = self._solve_sdp(sigma_x, q, sigma_b, eps, delta, beta_ols)
+            gamma = self._solve_sdp(sigma_x, q, sigma_b, eps, delta, gamma_ols)
+        beta = gamma * inv
         self.coef_ = beta
         self.intercept_ = float(y_mean - x_mean @ beta)
-        self.cod_ = _cod(beta, sigma_b, sigma_x)
+        self.cod_ = _cod(gamma, sigma_b, sigma_x)
         return self
 
     def _solve_sdp(
@@ -361,7 +399,13 @@ class CODRegressor(FairRegressorMixin, BaseEstimator, CODParams):
         constraints = [lifted[d, d] == 1, cp.trace((sigma_b - eps * sigma_x) @ W) <= 0]
         problem = cp.Problem(objective, constraints)
         solver = self.solver or ("CLARABEL" if "CLARABEL" in cp.installed_solvers() else "SCS")
-        problem.solve(solver=solver)
+        try:
+            problem.solve(solver=solver)
+        except cp.error.SolverError as exc:
+            raise RuntimeError(
+                f"COD: the SDP solver {solver} failed ({exc}); try another `solver` "
+                f"(installed: {', '.join(cp.installed_solvers())}) or a larger `eps`."
+            ) from exc
         if lifted.value is None:
             raise RuntimeError(f"COD: the SDP solver {solver} failed ({problem.status}).")
         candidates = [np.asarray(w.value).ravel()]

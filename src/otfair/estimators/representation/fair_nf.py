@@ -135,21 +135,29 @@ def fit_density(
         weights = np.full(len(rows), 1.0 / len(rows))
         found = _GMM(weights, means, np.full_like(means, bandwidth**2))
     else:
-        with np.errstate(all="ignore"):  # raw scales overflow: the check below says so
-            gmm = GaussianMixture(
-                min(n_components, len(X)),
-                covariance_type="diag",
-                reg_covar=reg_covar,
-                random_state=seed,
-            ).fit(X)
+        try:
+            with np.errstate(all="ignore"):  # raw scales overflow: the check below says so
+                gmm = GaussianMixture(
+                    min(n_components, len(X)),
+                    covariance_type="diag",
+                    reg_covar=reg_covar,
+                    random_state=seed,
+                ).fit(X)
+        except ValueError as exc:  # EM's ill-defined covariance at raw scales
+            raise ValueError(_unscaled_density_message(X, f"failed ({exc})")) from exc
         found = _GMM(gmm.weights_, gmm.means_, gmm.covariances_)
     if not all(bool(torch.isfinite(b).all()) for b in found.buffers()):
-        raise ValueError(
-            f"The density estimate of the features is not finite in float32 (`X` reaches "
-            f"{float(np.abs(X).max()):.3g} in magnitude): put a "
-            "sklearn.preprocessing.StandardScaler before the estimator in a Pipeline."
-        )
+        raise ValueError(_unscaled_density_message(X, "is not finite in float32"))
     return found
+
+
+def _unscaled_density_message(X: np.ndarray, what: str) -> str:
+    """Return the error of a density estimate that failed on ``X``: its scale, the fix."""
+    return (
+        f"The density estimate of the features {what}: `X` reaches "
+        f"{float(np.abs(X).max()):.3g} in magnitude; put a "
+        "sklearn.preprocessing.StandardScaler before the estimator in a Pipeline."
+    )
 
 
 @fill_estimator_doc

@@ -255,8 +255,15 @@ class DiscreteFairNFClassifier(GroupWiseSearch, RepresentationEstimator):
         max_cells = int(self.max_cells)
         if coding.n_cells_ > max_cells:
             one_hot = coding.cardinalities_[: coding.n_one_hot_]
-            blocks_only = int(np.prod(one_hot, dtype=np.float64)) if one_hot else 0
-            if 0 < blocks_only <= max_cells:
+            blocks_only = int(np.prod(one_hot, dtype=np.float64))
+            if not one_hot:
+                fix = (
+                    "no column of `X` is part of a 0/1 one-hot block, so every column is "
+                    "binned into `n_bins` levels (one-hot columns scaled by a "
+                    "StandardScaler are no longer 0/1: scale only the numeric columns, e.g. "
+                    "with a ColumnTransformer); lower `n_bins` or select fewer columns"
+                )
+            elif blocks_only <= max_cells:
                 fix = (
                     f"lower `n_bins` (None drops the non-one-hot columns: the one-hot "
                     f"blocks alone have {blocks_only:,} cells) or `max_levels`"

@@ -1,0 +1,85 @@
+"""What a practitioner's battery of the classifiers found, kept fixed.
+
+A length mismatch names the arguments; ``predict_proba`` at huge logits is quiet and
+exact; Discrete Fair NF's refusal names the cause when one-hot columns were scaled;
+Fair NF's mixture on raw scales fails with the scaler's name, not EM's words;
+``ReductionClassifier.predict_proba`` is the randomized labels' probability (a mixture
+of the base models' labels), which its docstring says.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.special import expit
+from sklearn.preprocessing import StandardScaler
+
+from otfair.estimators import (
+    DiscreteFairNFClassifier,
+    FairClassifier,
+    FairNormalizingFlowClassifier,
+    ReductionClassifier,
+)
+
+
+def _data(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    s = rng.integers(0, 2, n)
+    X = rng.normal(size=(n, 3)) + 0.5 * s[:, None]
+    y = (X[:, 0] + rng.normal(scale=0.5, size=n) > 0).astype(int)
+    return X, y, s
+
+
+@pytest.mark.parametrize("make", [FairClassifier, ReductionClassifier])
+def test_a_length_mismatch_names_the_arguments(make):
+    X, y, s = _data()
+    with pytest.raises(ValueError, match=r"`X` has 300, `y` has 295"):
+        make().fit(X, y[:-5], sensitive_features=s)
+
+
+def test_predict_proba_at_huge_logits_is_quiet_and_exact():
+    X, y, s = _data()
+    model = FairClassifier(random_state=0).fit(X, y)
+    big = X * 1e4  # logits of order 1e4: exp(-logit) overflows
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        proba = model.predict_proba(big)
+    np.testing.assert_array_equal(proba[:, 1], expit(model.decision_function(big)))
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+
+
+def test_discrete_fair_nf_names_scaled_one_hot_columns_as_the_cause():
+    rng = np.random.default_rng(0)
+    n = 400
+    one_hot = np.eye(2)[rng.integers(0, 2, (n, 30))].reshape(n, 60)  # 30 blocks of 2
+    y, s = rng.integers(0, 2, n), rng.integers(0, 2, n)
+    scaled = StandardScaler().fit_transform(one_hot)  # no column is 0/1 any more
+    with pytest.raises(ValueError, match="no column of `X` is part of a 0/1 one-hot") as info:
+        DiscreteFairNFClassifier(max_cells=10_000).fit(scaled, y, sensitive_features=s)
+    assert "0 cells" not in str(info.value) and "ColumnTransformer" in str(info.value)
+    # the unscaled blocks are found (30 blocks of 2 levels: over the cap, blocks named)
+    with pytest.raises(ValueError, match="one-hot blocks alone have 1,073,741,824 cells"):
+        DiscreteFairNFClassifier(max_cells=10_000).fit(one_hot, y, sensitive_features=s)
+
+
+def test_fair_nf_mixture_failure_on_raw_scales_names_the_scaler():
+    X, y, s = _data(200)
+    X = np.column_stack([X, (X[:, 0] > 0).astype(float)]) * 1e7  # a collapsed column
+    with (
+        pytest.raises(ValueError, match=r"density estimate of the features .*StandardScaler"),
+        warnings.catch_warnings(),
+    ):
+        warnings.simplefilter("ignore")  # the scale warning comes first
+        FairNormalizingFlowClassifier(epochs=1, random_state=0).fit(X, y, sensitive_features=s)
+
+
+def test_reduction_predict_proba_is_a_mixture_of_the_base_models_labels():
+    X, y, s = _data()
+    model = ReductionClassifier(0.01, random_state=0).fit(X, y, sensitive_features=s)
+    p = model.predict_proba(X)[:, 1]
+    weights = np.asarray(model.mitigator_.weights_, dtype=float)
+    labels = np.column_stack([h.predict(X) for h in model.mitigator_.predictors_])
+    np.testing.assert_allclose(p, np.clip(labels @ weights, 0, 1), atol=1e-12)
+    assert "not a calibrated" in type(model).predict_proba.__doc__

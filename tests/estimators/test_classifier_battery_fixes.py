@@ -83,3 +83,18 @@ def test_reduction_predict_proba_is_a_mixture_of_the_base_models_labels():
     labels = np.column_stack([h.predict(X) for h in model.mitigator_.predictors_])
     np.testing.assert_allclose(p, np.clip(labels @ weights, 0, 1), atol=1e-12)
     assert "not a calibrated" in type(model).predict_proba.__doc__
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e6])
+def test_representation_fit_quality_warning_names_the_scale_when_it_is_the_cause(scale):
+    from otfair.estimators import LAFTRClassifier
+
+    X, y, s = _data()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        LAFTRClassifier(epochs=1, random_state=0).fit(X * scale, y, sensitive_features=s)
+    below = [str(w.message) for w in caught if "ends below the best constant" in str(w.message)]
+    if scale > 1:  # one epoch on raw scales: below the constant, the scale named first
+        assert below and "far from a unit scale" in below[0]
+    else:  # on a unit scale no warning blames it
+        assert not any("far from a unit scale" in text for text in below)

@@ -163,7 +163,8 @@ def start_fit(est: Any, X: Any, y: Any, sensitive_features: Any) -> FitStart:
     """
     X = check_input(est, X, reset=True)
     X, y, codes, est.groups_, est.classes_ = check_fit_inputs(X, y, sensitive_features)
-    warn_feature_scale(X, type(est).__name__)
+    # the fit-quality check names the scale first when this warned
+    est._feature_scale_warned = warn_feature_scale(X, type(est).__name__)
     seed = draw_seed(est.random_state)
     return FitStart(
         X,
@@ -304,6 +305,7 @@ class RepresentationEstimator(
             classes=self.classes_,
             remedy="raise `epochs` or `lr`",
             balanced=self._balanced_objective,
+            raw_scale=self._feature_scale_warned,
         )
         return self
 

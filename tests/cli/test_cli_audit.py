@@ -323,3 +323,18 @@ def test_string_predictions_with_pos_label(predictions, tmp_path):
     _one_line_error(_run(*base, "--score", "typo", "--pos-label", ">50K"), ">50K.")
     numeric = [path, "--label", "label", "--sensitive", "sex"]
     _one_line_error(_run(*numeric, "--score", "predicted"), "--pos-label")
+
+
+def test_a_typo_in_a_numeric_column_names_its_cell(tmp_path):
+    """A score column of numbers with one typo reads as strings: the error names that
+    cell's CSV line, not --pos-label."""
+    path = tmp_path / "typo.csv"
+    path.write_text("y,p,s\n1,0.9,0\n0,0.2,1\n1,abc,1\n0,0.4,0\n1,0.7,1\n")
+    res = _run(path, "--label", "y", "--score", "p", "--sensitive", "s")
+    assert res.exit_code == 2, res.output
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "line 4: 'abc'" in lines[0] and "--pos-label" not in lines[0]
+    labels = tmp_path / "labels.csv"
+    labels.write_text("y,p,s\nyes,0.9,0\nno,0.2,1\nyes,0.5,1\n")  # true strings: as before
+    res = _run(labels, "--label", "y", "--score", "p", "--sensitive", "s")
+    assert res.exit_code == 2 and "--pos-label" in res.stderr

@@ -114,3 +114,17 @@ def test_interrupted_demo_says_what_was_kept_and_exits_128_plus_signal(
     assert lines[0].startswith(f"interrupted by {signame}: 4 runs stored, 2 abandoned")
     assert "10 not started" in lines[0] and "resume" in res.stderr
     assert "Report:" not in res.stdout
+
+
+def test_an_out_holding_another_sweep_names_only_the_demos_own_fix(tmp_path):
+    """The store's refusal offers --merge to `otfair sweep`; the demo has no such flag."""
+    from otfair_lab.experiments._claim import claim_store
+
+    out = tmp_path / "o"
+    store = open_store(out)
+    claim_store(store, replace(demo_spec(None), name="other"), "full")
+    res = CliRunner().invoke(app, ["demo", "--out", str(out)])
+    assert res.exit_code == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1 and "already holds sweep 'other'" in lines[0]
+    assert lines[0].endswith("Use another --out.") and "--merge" not in lines[0]

@@ -100,11 +100,11 @@ def test_estimate_is_printed_and_json_stays_pure():
 
     otf = {**run, "method": "otf"}
     seconds, words = budget_fits(otf, 3)  # 3 folds x the path piloted on 2/3 of the rows
-    assert seconds > 0 and f"3 folds x a path of {len(GRIDS['otf'])} strengths" in words
+    assert seconds > 0 and f"3 folds x a path of up to {len(GRIDS['otf'])} strengths" in words
     budget = estimate_fit(otf, cv=3, before_s=1.5)  # --max-violation: the CV's fits too
     assert budget is not None
     grid = len(GRIDS["otf"])  # the default grid FairnessCV searches
-    assert f"FairnessCV: 3 folds x a path of {grid} strengths" in budget.describe()
+    assert f"FairnessCV: 3 folds x a path of up to {grid} strengths" in budget.describe()
     assert budget.whole_s == pytest.approx(1.5 + budget.spent_s + budget.seconds)
     assert estimate_fit({**run, "epochs": 2}) is None  # no pilot for a 2-epoch fit
     runner = CliRunner()

@@ -111,6 +111,15 @@ CASES = [
         ["audit", "{tmp}/p.csv", "--label", "y", "--sensitive", "s", "--score", "nocol"],
         False,
     ),
+    # --epochs for a method that does not train in epochs (was ignored in silence)
+    *[
+        (
+            f"epochs-unused-{m}",
+            ["fit", "--dataset", "german", "--method", m, "--epochs", "5"],
+            True,
+        )
+        for m in ("fair-pca", "reduction", "cod")
+    ],
     # a layer width below 1 (was a torch traceback for -1, a constant model for 0)
     *[
         (

@@ -52,6 +52,19 @@ def test_rule_returns_the_constant_when_every_strength_in_budget_is_below_it():
         assert select_strength(table, 0.02, below_constant="constant") == 3
 
 
+def test_a_tie_with_the_constant_names_the_training_loss_that_excluded_it():
+    """The held-out scores tie (0.6 = 0.6): the refusal says the training loss did it,
+    not that 0.6 is below 0.6."""
+    table = _table([0.0, 1.0], [0.9, 0.6], [0.2, 0.0], above=[1, 0])
+    table["mean_train_loss"] = np.array([0.40, 0.66, 0.61])
+    with pytest.raises(
+        ValueError,
+        match=r"scores 0\.6 as well, but its training loss \(0\.66\) "
+        r"is above the constant's \(0\.61\)",
+    ):
+        select_strength(table, 0.02)
+
+
 def test_rule_does_not_return_a_constant_over_the_budget():
     """A regressor's constant has an error gap: it is returned only within the budget."""
     table = _table([0.0, 1.0], [0.3, 0.2], [0.5, 0.4], reference_bound=0.3)

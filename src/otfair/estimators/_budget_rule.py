@@ -194,10 +194,17 @@ def _below_constant_message(results: Mapping[str, Any], max_violation: float) ->
     ref = np.flatnonzero(reference)
     best = np.flatnonzero(feasible)[np.nanargmax(score[feasible])]
     constant = f" (the constant's held-out score is {score[ref[0]]:.4g})" if ref.size else ""
+    scores = f"scores {score[best]:.4g}"
+    if ref.size and score[best] >= score[ref[0]]:  # its held-out score ties: the loss did it
+        loss = _column(results, "mean_train_loss", np.nan).astype(float)
+        scores += (
+            f" as well, but its training loss ({loss[best]:.4g}) is above the constant's "
+            f"({loss[ref[0]]:.4g}): it did not learn from the labels"
+        )
     return (
         f"Every strength within max_violation={max_violation:g} is below the best "
         f"constant predictor{constant}: the best of them (strength="
-        f"{strengths[best]:g}) scores {score[best]:.4g}. The constant predictor is "
+        f"{strengths[best]:g}) {scores}. The constant predictor is "
         "perfectly fair and better; a model worth returning needs smaller `strengths`, "
         "more training (epochs) or a larger `max_violation`."
     )

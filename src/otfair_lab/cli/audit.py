@@ -83,6 +83,7 @@ def _labels(frame: pd.DataFrame, label: str, pos_label: str | None, task: str) -
     column = frame[label]
     if pos_label is None:
         if task == "classification" and not _is_numeric(column):
+            _stray_cells("--label", label, column)
             values = sorted(map(str, column.unique()))[:10]
             fail(
                 f"--label column {label!r} holds strings ({', '.join(values)}): "
@@ -99,6 +100,25 @@ def _labels(frame: pd.DataFrame, label: str, pos_label: str | None, task: str) -
             f"values: {', '.join(values)}"
         )
     return (text == pos_label).astype(int)
+
+
+def _stray_cells(flag: str, name: str, column: Any) -> None:
+    """Fail naming the cells of a mostly numeric ``column`` that are not numbers.
+
+    A column of numbers with one typo (``abc``) reads as strings; the words then name
+    that cell (its CSV line: the header is line 1), not ``--pos-label``.
+    """
+    import pandas as pd
+
+    parsed = pd.to_numeric(column, errors="coerce")
+    bad = parsed.isna() & column.notna()
+    if bad.any() and int(bad.sum()) * 2 < len(column):
+        rows = [int(i) for i in column.index[bad.to_numpy()][:3]]
+        cells = ", ".join(f"line {i + 2}: {column[i]!r}" for i in rows)
+        fail(
+            f"{flag} column {name!r} holds numbers but {int(bad.sum())} cell(s) that are "
+            f"not ({cells}); fix or drop them"
+        )
 
 
 def _is_numeric(column: Any) -> bool:
@@ -140,6 +160,7 @@ def _check_scores(
                 f"column {label!r}: {', '.join(stray[:10])} (labels: {', '.join(sorted(known))})"
             )
     if not numeric:
+        _stray_cells("--score", score, column)
         if task == "classification":
             values = sorted(map(str, column.unique()))[:10]
             fail(

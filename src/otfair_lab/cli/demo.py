@@ -43,6 +43,7 @@ def demo_command(
     """Run a quick trade-off sweep (a few methods x strengths x 2 seeds) and write a report."""
     from otfair.datasets import DataFileError
     from otfair_lab.experiments import SweepInterrupted, demo_spec, make_report, run_sweep
+    from otfair_lab.experiments._claim import StoreConflictError
 
     check_output_dir(out)
     try:
@@ -59,6 +60,8 @@ def demo_command(
         show = sys.stderr.isatty() if progress is None else progress
         summary = run_sweep(spec, out, workers=n_workers, progress=show)
         index = make_report(out)
+    except StoreConflictError as exc:  # the demo has no --merge: its words name --out only
+        fail(str(exc).split(" Use another --out")[0] + " Use another --out.")
     except (DataFileError, FileNotFoundError, ValueError) as exc:
         fail(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
     except SweepInterrupted as stop:

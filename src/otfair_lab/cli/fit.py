@@ -176,6 +176,12 @@ def _check_run(run: dict[str, Any], budget: _Budget | None) -> None:
         options=run["method_options"],
         epochs=run["epochs"],
     )
+    if run["epochs"] is not None:  # a flag the method would ignore
+        from otfair_lab.experiments._names import epochs_problem
+
+        problem = epochs_problem(run["method"])
+        if problem:
+            fail(problem)
     check_dataset(run["dataset"])
     if budget is not None:
         check_budget_method(run["method"], budget[1])

@@ -168,8 +168,9 @@ def sweep_command(
 ) -> None:
     """Run every pending run of CONFIG, storing each result as it finishes (resumable).
 
-    Prints the plan first (runs, estimated time from stored timings or the first run);
-    a sweep estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
+    Prints the plan first (runs, and the time estimated from a pilot fit of each method x
+    dataset group, or from stored timings; --no-pilot times the runs as they go); a sweep
+    estimated above --confirm-above hours needs --yes. Exit codes: 0 all runs
     ok, 1 some run failed, 2 user error, 130/143 interrupted by SIGINT/SIGTERM.
 
     A spec runs code like a script: its plugins are imported and a dataset named

@@ -47,8 +47,8 @@ from otfair_lab.experiments._sweep_result import DISK_FULL, LOST_CLUSTER, future
 
 __all__ = ["WORKER_RETRIES", "SweepJob", "SweepOutcome", "dispatch"]
 
-#: The plan's basis when no pilot times a one-run sweep (it trains once).
-_NO_PILOT = "not estimated ahead: one run, timed as it runs (--pilot times a pilot first)"
+#: The plan's basis when no pilot runs: a one-run sweep (it trains once), or --no-pilot.
+_NO_PILOT = "not estimated ahead: {what} (--pilot times a pilot first)"
 
 #: How many times a run whose worker died is queued again before it is stored as failed.
 WORKER_RETRIES = 2
@@ -208,7 +208,8 @@ class _Dispatch:
             return False
         groups = self.untimed_groups()
         if groups and not self.job.wants_pilots(len(self.queue)):
-            on_plan(replace(self.plan, basis=_NO_PILOT))  # trains once: no estimate ahead
+            what = "one run, timed as it runs" if len(self.queue) == 1 else "timed as they run"
+            on_plan(replace(self.plan, basis=_NO_PILOT.format(what=what)))
             return False
         if groups:
             on_plan(self.plan)  # "timing ..." before the pilots

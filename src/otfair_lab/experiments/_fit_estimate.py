@@ -134,7 +134,7 @@ def budget_fits(run: Mapping[str, Any], cv: int) -> tuple[float, str]:
     path = fixed + epochs * (times[1] if per_epoch is None else per_epoch)
     rounds = int(FairnessCV(estimator, max_violation=0.0).refine)  # the default rounds
     return cv * path * (1 + rounds / len(strengths)), (
-        f"FairnessCV: {cv} folds x a path of {len(strengths)} strengths on {cv - 1}/{cv} "
+        f"FairnessCV: {cv} folds x a path of up to {len(strengths)} strengths on {cv - 1}/{cv} "
         f"of the rows ({format_seconds(path)} each, from 2- and 1-epoch path pilots)"
         + (f", up to {rounds} refinement strengths per fold" if rounds else "")
         + " and the refit"

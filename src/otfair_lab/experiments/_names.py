@@ -28,6 +28,7 @@ __all__ = [
     "METHODS",
     "VALUES",
     "dataset_options_problem",
+    "epochs_problem",
     "MethodNames",
     "method_names",
     "method_problem",
@@ -201,6 +202,25 @@ def values_problem(
         problem = None if entry is None else value_problem(entry, value)
         if problem:
             return problem
+    return None
+
+
+def epochs_problem(method: str) -> str | None:
+    """Return the refusal of an explicit ``--epochs`` for a method that has none, or ``None``.
+
+    A method whose estimator declares no ``epochs`` (fair PCA, OT repair, the reductions,
+    COD, the barycenter post-processors) is checked by the table against the fallback
+    rule of :func:`otfair_lab.experiments.methods.check_run_values` (its owner is the
+    method, not the estimator). One run (``otfair fit``) refuses the flag there, which
+    would otherwise be ignored; a sweep's epochs apply to its methods that train in
+    epochs.
+    """
+    entry = VALUES.get(method, {}).get("epochs")
+    if entry is not None and str(entry.get("owner", "")).startswith("method "):
+        return (
+            f"method {method!r} does not train in epochs (its estimator has no `epochs`); "
+            "drop --epochs."
+        )
     return None
 
 

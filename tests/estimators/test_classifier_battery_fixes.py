@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 from scipy.special import expit
 from sklearn.preprocessing import StandardScaler
+from tests.estimators._classif_data import two_group_data
 
 from otfair.estimators import (
     DiscreteFairNFClassifier,
@@ -24,23 +25,15 @@ from otfair.estimators import (
 )
 
 
-def _data(n=300, seed=0):
-    rng = np.random.default_rng(seed)
-    s = rng.integers(0, 2, n)
-    X = rng.normal(size=(n, 3)) + 0.5 * s[:, None]
-    y = (X[:, 0] + rng.normal(scale=0.5, size=n) > 0).astype(int)
-    return X, y, s
-
-
 @pytest.mark.parametrize("make", [FairClassifier, ReductionClassifier])
 def test_a_length_mismatch_names_the_arguments(make):
-    X, y, s = _data()
+    X, y, s = two_group_data(300)
     with pytest.raises(ValueError, match=r"`X` has 300, `y` has 295"):
         make().fit(X, y[:-5], sensitive_features=s)
 
 
 def test_predict_proba_at_huge_logits_is_quiet_and_exact():
-    X, y, s = _data()
+    X, y, s = two_group_data(300)
     model = FairClassifier(random_state=0).fit(X, y)
     big = X * 1e4  # logits of order 1e4: exp(-logit) overflows
     with warnings.catch_warnings():
@@ -65,7 +58,7 @@ def test_discrete_fair_nf_names_scaled_one_hot_columns_as_the_cause():
 
 
 def test_fair_nf_mixture_failure_on_raw_scales_names_the_scaler():
-    X, y, s = _data(200)
+    X, y, s = two_group_data(200)
     X = np.column_stack([X, (X[:, 0] > 0).astype(float)]) * 1e7  # a collapsed column
     with (
         pytest.raises(ValueError, match=r"density estimate of the features .*StandardScaler"),
@@ -76,7 +69,7 @@ def test_fair_nf_mixture_failure_on_raw_scales_names_the_scaler():
 
 
 def test_reduction_predict_proba_is_a_mixture_of_the_base_models_labels():
-    X, y, s = _data()
+    X, y, s = two_group_data(300)
     model = ReductionClassifier(0.01, random_state=0).fit(X, y, sensitive_features=s)
     p = model.predict_proba(X)[:, 1]
     weights = np.asarray(model.mitigator_.weights_, dtype=float)
@@ -89,7 +82,7 @@ def test_reduction_predict_proba_is_a_mixture_of_the_base_models_labels():
 def test_representation_fit_quality_warning_names_the_scale_when_it_is_the_cause(scale):
     from otfair.estimators import LAFTRClassifier
 
-    X, y, s = _data()
+    X, y, s = two_group_data(300)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         LAFTRClassifier(epochs=1, random_state=0).fit(X * scale, y, sensitive_features=s)

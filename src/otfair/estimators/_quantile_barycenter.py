@@ -231,6 +231,18 @@ def check_fit_groups(X: np.ndarray, sensitive_features: Any) -> tuple[np.ndarray
     return codes, groups
 
 
+def grouped_score(
+    est: Any, X: Any, y: Any, sample_weight: Any, sensitive_features: Any, metric: Any
+) -> float:
+    """Return ``metric(y, est.predict(X, sensitive_features=...))``: a post-processor's score.
+
+    scikit-learn's ``score`` with the groups the predictions need (accuracy for the
+    classifier, :math:`R^2` for the regressor).
+    """
+    pred = est.predict(X, sensitive_features=sensitive_features)
+    return float(metric(y, pred, sample_weight=sample_weight))
+
+
 def check_n_features(estimator: Any, X: np.ndarray) -> None:
     """Raise if ``X`` has another number of columns than at fit time (scikit-learn's words)."""
     if X.shape[1] != estimator.n_features_in_:

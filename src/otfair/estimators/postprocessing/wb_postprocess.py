@@ -21,6 +21,7 @@ from otfair.estimators._quantile_barycenter import (
     draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
+    grouped_score,
 )
 from otfair.estimators._torch_base import encode_binary_labels
 from otfair.utils import HasMethods, Interval, fit_context, set_params_from_init
@@ -185,14 +186,10 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     def score(
         self, X: Any, y: Any, sample_weight: Any = None, *, sensitive_features: Any = None
     ) -> float:
-        """Return the accuracy of :meth:`predict` on ``X`` (its groups ``sensitive_features``).
-
-        scikit-learn's ``ClassifierMixin.score`` with the groups the predictions need.
-        """
+        """Return the accuracy of :meth:`predict` on ``X`` (its groups ``sensitive_features``)."""
         from sklearn.metrics import accuracy_score
 
-        pred = self.predict(X, sensitive_features=sensitive_features)
-        return float(accuracy_score(y, pred, sample_weight=sample_weight))
+        return grouped_score(self, X, y, sample_weight, sensitive_features, accuracy_score)
 
 
 def _error_curve(q: np.ndarray, rates: np.ndarray) -> np.ndarray:

@@ -24,6 +24,7 @@ from otfair.estimators._quantile_barycenter import (
     draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
+    grouped_score,
 )
 from otfair.utils import (
     HasMethods,
@@ -223,14 +224,10 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     def score(
         self, X: Any, y: Any, sample_weight: Any = None, *, sensitive_features: Any = None
     ) -> float:
-        """Return the :math:`R^2` of :meth:`predict` on ``X`` (its groups ``sensitive_features``).
-
-        scikit-learn's ``RegressorMixin.score`` with the groups the predictions need.
-        """
+        """Return the :math:`R^2` of :meth:`predict` on ``X`` (groups ``sensitive_features``)."""
         from sklearn.metrics import r2_score
 
-        pred = self.predict(X, sensitive_features=sensitive_features)
-        return float(r2_score(y, pred, sample_weight=sample_weight))
+        return grouped_score(self, X, y, sample_weight, sensitive_features, r2_score)
 
     def _strengths(self, k: int) -> list[float]:
         raw = self.strength

@@ -136,7 +136,7 @@ def test_each_distinct_warning_is_said_once_with_its_count(plugin_path, tmp_path
         result = CliRunner().invoke(app, [*argv, "--workers", str(workers), "--no-stack"])
     said = [ln for ln in result.output.splitlines() if "dummy-lr: a small group" in ln]
     assert said == ["  6 x UserWarning: dummy-lr: a small group"], result.output
-    assert "1 distinct warning (runs that gave it):" in result.output
+    assert "1 distinct warning (fits that gave it):" in result.output
 
 
 def test_a_finished_sweep_resumes_without_checking_or_probing(plugin_path, tmp_path, monkeypatch):
@@ -212,3 +212,28 @@ def test_a_dask_cluster_without_workers_is_said_once_after_a_bounded_wait(capsys
     backend._client.status = "closed"
     with pytest.raises(ClusterLostError, match="lost the Dask scheduler tcp://head:8786"):
         backend.check_cluster()
+
+
+def test_a_stacked_groups_warnings_count_once_not_once_per_strength(tmp_path):
+    """A stacked group is one fit: its warnings (caught once) count once. Crediting every
+    strength with every other's said "2 x ... strength=0.5" for a warning of one run."""
+    import re
+    import warnings
+
+    from typer.testing import CliRunner
+
+    from otfair_lab.cli import app
+
+    config = tmp_path / "s.toml"
+    config.write_text(
+        'name = "stacked"\nseeds = 1\nmax_train_rows = 300\nepochs = 1\n'
+        '[[datasets]]\nname = "synthetic"\n'
+        '[[methods]]\nname = "otf"\nstrengths = [0.5, 0.9]\n'
+    )
+    argv = ["sweep", str(config), "--out", str(tmp_path / "out"), "--no-progress", "--yes"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")  # as outside the tests (where warnings are errors)
+        result = CliRunner().invoke(app, [*argv, "--workers", "1", "--no-pilot"])
+    assert result.exit_code == 0, result.output
+    counts = [int(m.group(1)) for m in re.finditer(r"^  (\d+) x ", result.output, re.M)]
+    assert counts and all(c == 1 for c in counts), result.output  # one fit of two strengths

@@ -120,13 +120,17 @@ def _print_errors(summary: SweepSummary) -> None:
 
 
 def _print_warnings(summary: SweepSummary) -> None:
-    """Print each distinct warning of the sweep's runs once, with how many runs gave it."""
+    """Print each distinct warning of the sweep's fits once, with how many fits gave it.
+
+    A stacked group of strengths is one fit: its warnings, caught once for the group,
+    count once (crediting each strength with every other's warnings overcounted them).
+    """
     n = len(summary.warnings)
     if not n:
         return
     shown = summary.warnings[:SHOWN_ERRORS]
     more = f", the first {len(shown)}" if n > len(shown) else ""
-    typer.echo(f"{n} distinct warning{'s' if n != 1 else ''} (runs that gave it){more}:", err=True)
+    typer.echo(f"{n} distinct warning{'s' if n != 1 else ''} (fits that gave it){more}:", err=True)
     for message, count in shown:
         typer.echo(f"  {count} x {message}", err=True)
 

@@ -93,7 +93,9 @@ class SweepOutcome:
     not_started: int = 0
     halted: str = ""  # why the sweep stopped like on a signal (a full disk, a lost cluster)
     halt_label: str = ""  # SweepSummary.interrupted of that stop
-    warnings: Counter[str] = field(default_factory=Counter)  # line -> runs that gave it
+    # line -> fits that gave it (a stacked group of strengths is one fit: its warnings,
+    # caught once for the group, are counted once, not once per strength)
+    warnings: Counter[str] = field(default_factory=Counter)
 
 
 def dispatch(
@@ -139,13 +141,14 @@ class _Dispatch:
 
     # -- storing -----------------------------------------------------------------------
 
-    def write(self, config: RunConfig, record: dict[str, Any]) -> None:
-        """Store one run's record and count it."""
+    def write(self, config: RunConfig, record: dict[str, Any], *, first: bool = True) -> None:
+        """Store one run's record and count it (its warnings only for an item's ``first``)."""
         job, outcome = self.job, self.outcome
         self.store.write(
             config, record, sweep=job.name, versions=job.versions, profile=job.profile
         )
-        outcome.warnings.update(record.get("warnings") or ())
+        if first:
+            outcome.warnings.update(record.get("warnings") or ())
         failed = record["status"] != "ok"
         outcome.failed += failed
         outcome.ok += not failed
@@ -159,7 +162,7 @@ class _Dispatch:
         for k, (config, record) in enumerate(zip(runs, records, strict=True)):
             if not (alone and record["status"] != "ok"):
                 try:
-                    self.write(config, record)
+                    self.write(config, record, first=k == 0)
                 except StoreFullError:  # this run and the item's next ones are not stored
                     self.outcome.abandoned.extend(runs[k:])
                     raise
@@ -291,7 +294,7 @@ class _Dispatch:
                     outcome.abandoned.append(config)
                     continue
                 try:
-                    self.write(config, finished[k])
+                    self.write(config, finished[k], first=k == 0)
                 except StoreFullError as exc:
                     outcome.halted, outcome.halt_label = str(exc), DISK_FULL
                     outcome.abandoned.append(config)

@@ -65,7 +65,8 @@ _DATA_ATTRIBUTES = (
 #: (``{fitted_attributes}``).
 FITTED_ATTRIBUTES = """
 groups_ : numpy.ndarray
-    The two sensitive groups; ``groups_[1]`` is the group :math:`A = 1`.
+    The two sensitive groups; ``groups_[1]`` is the group :math:`A = 1`
+    (``UnfairRegressor``, which does not use them: those given, or none).
 y_offset_, y_scale_ : float
     Target scaling applied before the fit and undone by ``predict`` (``scale_y``).
 n_features_in_ : int

@@ -123,3 +123,19 @@ def test_progress_never_reaches_stdout(flag):
     res = _fit("--method", "unfair", "--epochs", "2", "--max-train-rows", "300", "--json", flag)
     assert res.exit_code == 0, res.output
     json.loads(res.stdout)
+
+
+def test_the_epochs_floor_names_the_batches_the_method_uses_on_that_dataset():
+    # FTM trains on German in the paper's 200-row batches, not its default 1024
+    from otfair_lab.cli._checks import _run_floor
+    from otfair_lab.experiments.methods._settings import paper_settings
+
+    german = paper_settings("german", "ftm")["batch_size"]
+    floor, batch = _run_floor({"method": "ftm", "dataset": "german", "epochs": 10})
+    assert batch == german == 200 and floor is not None and floor > 0
+    _, default = _run_floor({"method": "ftm", "dataset": "adult", "epochs": 10})
+    assert default == paper_settings("adult", "ftm")["batch_size"]
+    res = CliRunner().invoke(
+        app, ["fit", "--dataset", "german", "--method", "ftm", "--epochs", "100000000"]
+    )
+    assert res.exit_code == 2 and "mini-batches of 200" in res.output, res.output

@@ -92,6 +92,22 @@ def test_option_types_sensitive_names_and_devices_are_one_error_each():
         check_request(_spec().with_device("tpu").runs())
 
 
+def test_a_dimension_wider_than_the_probe_data_is_left_to_the_run():
+    # FairPCA's n_components=40 is more than the probe data's 24 features: the probe is
+    # fitted again on data wide enough, and the run's own data decides (German has 56)
+    spec = parse_spec(
+        {
+            "datasets": [{"name": "synthetic"}],
+            "methods": [{"name": "fair-pca", "options": {"n_components": 40}}],
+        }
+    )
+    check_request(spec.runs())
+    # a value no data can take is still the request's error, in fit's words
+    bad = replace(spec, methods=(replace(spec.methods[0], options={"n_components": -3}),))
+    with pytest.raises((ConfigError, RequestError), match="n_components"):
+        check_request(bad.runs())
+
+
 def test_missing_data_files_are_named_with_the_fix(tmp_path, monkeypatch):
     monkeypatch.setenv("OTFAIR_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))

@@ -207,7 +207,7 @@ def check_budget_method(method: str, metric: str | None) -> None:
 
 def _run_floor(run: Mapping[str, Any]) -> tuple[float | None, Any]:
     """Return the arithmetic floor of ``run``'s explicit epochs (or None) and its batch."""
-    from otfair_lab.experiments._names import BATCH_SIZES, DATASET_OPTIONS
+    from otfair_lab.experiments._names import BATCH_SIZES, DATASET_BATCH_SIZES, DATASET_OPTIONS
     from otfair_lab.experiments._value_checks import epochs_floor_seconds
 
     epochs = run.get("epochs")
@@ -220,7 +220,10 @@ def _run_floor(run: Mapping[str, Any]) -> tuple[float | None, Any]:
         rows = options.get("n_samples", rows)
     elif set(options) - {"scaling", "verify", "data_home"}:
         rows = None  # a variant (task, sensitive, split...) may hold other rows
-    batch = dict(run.get("method_options") or {}).get("batch_size", BATCH_SIZES[run["method"]])
+    default = DATASET_BATCH_SIZES.get(run["method"], {}).get(
+        str(run.get("dataset")), BATCH_SIZES[run["method"]]
+    )
+    batch = dict(run.get("method_options") or {}).get("batch_size", default)
     floor = epochs_floor_seconds(
         epochs=epochs,
         batch_size=batch if isinstance(batch, int) else None,

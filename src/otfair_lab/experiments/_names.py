@@ -83,6 +83,12 @@ BATCH_SIZES: dict[str, int | None] = {
     name: row.get("batch_size") for name, row in _DATA["methods"].items()
 }
 
+#: Per built-in method, the datasets on which its estimator's ``batch_size`` differs from
+#: :data:`BATCH_SIZES` (the papers' settings: FTM's 200 rows on German).
+DATASET_BATCH_SIZES: dict[str, dict[str, int | None]] = {
+    name: row.get("batch_sizes", {}) for name, row in _DATA["methods"].items()
+}
+
 #: Per registered dataset: ``options`` (the loader's option names), ``choices`` (the
 #: fixed values of some of them), ``real`` (read from files) and ``rows`` (with the
 #: default options; ``None`` when not known in advance).
@@ -300,7 +306,25 @@ def _default_fit_facts(spec: object) -> dict[str, object]:
     else:  # FairnessCV may still refuse it, and says why (AdapFair's, a flow's)
         tunable = not getattr(estimator, "_fairness_cv_refusal", "")
     batch = estimator.get_params(deep=False).get("batch_size")
-    return {"tunable": tunable, "batch_size": batch if isinstance(batch, int) else None}
+    default = batch if isinstance(batch, int) else None
+    batches = _dataset_batches(spec, default)
+    return {"tunable": tunable, "batch_size": default, "batch_sizes": batches}
+
+
+def _dataset_batches(spec: object, default: int | None) -> dict[str, int | None]:
+    """Return the datasets on which the entry's estimator has another ``batch_size``."""
+    from otfair.datasets import dataset_entries
+
+    out: dict[str, int | None] = {}
+    for dataset in sorted(dataset_entries()):
+        estimator = spec.build(  # type: ignore[attr-defined]
+            None, notion=None, random_state=0, epochs=None, device="cpu", dataset=dataset
+        )
+        batch = estimator.get_params(deep=False).get("batch_size")
+        batch = batch if isinstance(batch, int) else None
+        if batch != default:
+            out[dataset] = batch
+    return out
 
 
 def _dataset_facts() -> dict[str, dict[str, object]]:

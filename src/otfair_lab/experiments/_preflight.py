@@ -20,7 +20,9 @@ of their cost, and raises :class:`RequestError` with one line at the first probl
    runner's warm-up; nothing of the sweep's data is touched). A probe that fails while
    the same method with its default strength and no options succeeds on the same data
    is the request's error; when the default fails too, the probe says nothing (the
-   synthetic data does not suit the method) and the run reports its own errors.
+   synthetic data does not suit the method) and the run reports its own errors. A probe
+   with an integer option fails only if it fails again on data wide enough for that
+   integer (:data:`MAX_PROBE_FEATURES`): dimensions are the run's data's to judge.
 """
 
 from __future__ import annotations
@@ -36,6 +38,11 @@ from otfair_lab.experiments._spec import RunConfig
 PROBE_ROWS = 128
 #: Features of the probe data (enough for options such as ``n_components=10``).
 PROBE_FEATURES = 24
+#: The widest probe data: a probe that failed is fitted again on data with one more
+#: feature than its largest integer option (up to this many features, twice as many
+#: rows), so that a dimension such as ``n_components=40`` is not refused because the
+#: probe data has 24 features (the run's own data decides; ``fit`` names the problem).
+MAX_PROBE_FEATURES = 256
 #: The environment variables of :mod:`otfair.datasets` the data-file errors name
 ENV_VAR, VERIFY_ENV_VAR = "OTFAIR_DATA_DIR", "OTFAIR_VERIFY"
 
@@ -237,16 +244,17 @@ class _Prober:
     """Fit built estimators for one epoch on tiny synthetic data (see the module doc)."""
 
     def __init__(self) -> None:
-        self._splits: dict[tuple[str, bool], Any] = {}
+        self._splits: dict[tuple[str, bool, int], Any] = {}
         self._outcomes: dict[tuple[Any, ...], str | None] = {}
 
-    def _split(self, task: str, sensitive_as_input: bool) -> Any:
-        key = (task, sensitive_as_input)
+    def _split(self, task: str, sensitive_as_input: bool, n_features: int) -> Any:
+        key = (task, sensitive_as_input, n_features)
         if key not in self._splits:
             from otfair.datasets import load_dataset
 
             name = "synthetic_regression" if task == "regression" else "synthetic"
-            data = load_dataset(name, n_samples=PROBE_ROWS, n_features=PROBE_FEATURES)
+            rows = max(PROBE_ROWS, 2 * n_features)
+            data = load_dataset(name, n_samples=rows, n_features=n_features)
             self._splits[key] = data.split(
                 test_size=0.5, random_state=0, sensitive_as_input=sensitive_as_input
             )
@@ -259,10 +267,21 @@ class _Prober:
         key = (config.method, strength, config.notion, _options_key(options))
         if key in self._outcomes:
             return self._outcomes[key]
+        error = self._fit(config, strength, options, PROBE_FEATURES)
+        wide = wide_enough(options)
+        if error is not None and wide > PROBE_FEATURES:
+            error = self._fit(config, strength, options, wide)
+        self._outcomes[key] = error
+        return error
+
+    def _fit(
+        self, config: RunConfig, strength: float | None, options: Mapping[str, Any], width: int
+    ) -> str | None:
+        """Fit the probe on synthetic data with ``width`` features; its error's first line."""
         from otfair_lab.experiments.methods import get_method
 
         spec = get_method(config.method)
-        split = self._split(spec.task, spec.sensitive_as_input)
+        split = self._split(spec.task, spec.sensitive_as_input, width)
         try:
             estimator = spec.build(
                 strength,
@@ -277,10 +296,20 @@ class _Prober:
                 warnings.simplefilter("ignore")
                 estimator.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
         except Exception as exc:  # noqa: BLE001 - any probe failure is compared below
-            self._outcomes[key] = _first_line(exc)
-        else:
-            self._outcomes[key] = None
-        return self._outcomes[key]
+            return _first_line(exc)
+        return None
+
+
+def wide_enough(options: Mapping[str, Any]) -> int:
+    """Features a probe needs for ``options``' integers (one more than the largest, capped).
+
+    >>> wide_enough({"n_components": 40, "gamma": 0.5})
+    41
+    >>> wide_enough({"reg": True})
+    24
+    """
+    ints = [v for v in options.values() if isinstance(v, int) and not isinstance(v, bool)]
+    return min(max([PROBE_FEATURES - 1, *ints]) + 1, MAX_PROBE_FEATURES)
 
 
 def check_estimators(configs: Iterable[RunConfig]) -> int:

@@ -16,6 +16,7 @@ from sklearn.linear_model import LinearRegression, LogisticRegression
 
 from otfair.estimators import (
     FairClassifier,
+    FairPCA,
     OTRepair,
     WassersteinBarycenterClassifier,
     WassersteinBarycenterRegressor,
@@ -39,6 +40,18 @@ def test_ot_repair_refuses_a_continuous_attribute(data):
     with pytest.raises(ValueError, match="`sensitive_features` looks continuous") as info:
         OTRepair().fit(X, sensitive_features=rng.normal(size=N))
     assert f"{N} distinct values" in str(info.value) and "bin" in str(info.value)
+
+
+def test_fair_pca_refuses_a_continuous_attribute_and_keeps_integer_codes():
+    # one group-mean direction per value: 300 "groups" used to fit without a word
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(300, 40))
+    with pytest.raises(ValueError, match="`sensitive_features` looks continuous") as info:
+        FairPCA(n_components=5).fit(X, sensitive_features=rng.normal(size=300))
+    assert "300 distinct values" in str(info.value) and "FairPCA" in str(info.value)
+    # integer group codes, every value on several rows, stay groups (here 3 of them)
+    fitted = FairPCA(n_components=5).fit(X, sensitive_features=np.arange(300) % 3)
+    assert len(fitted.groups_) == 3 and fitted.transform(X).shape == (300, 5)
 
 
 def test_ot_repair_names_a_one_row_group(data):

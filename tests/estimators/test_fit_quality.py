@@ -385,4 +385,7 @@ def test_an_adversary_trains_every_epoch_and_its_plain_sibling_still_stops():
         )
     assert [m.n_iter_ for m in path.estimators_] == [plain.n_iter_, 300]
     assert plain.n_iter_ < 300  # the unpenalized member stopped on the plateau, as alone
-    np.testing.assert_allclose(path.estimators_[0].predict_proba(X), plain.predict_proba(X))
+    # float32 fits: the stacked run sums in another order than the single fit (1e-7 apart)
+    np.testing.assert_allclose(
+        path.estimators_[0].predict_proba(X), plain.predict_proba(X), rtol=1e-5, atol=1e-6
+    )

@@ -194,6 +194,34 @@ def test_adapfair_says_when_its_frozen_classifier_predicts_one_class():
     assert sum("AdapFairClassifier predicts class 1" in m for m in said) == 2
 
 
+def test_the_preprocessor_alone_is_held_against_the_constant_and_names_its_classifier():
+    """AdapFairPreprocessor (the flows in front of the user's frozen classifier) used to
+    return a one-class pipeline with a ConvergenceWarning only; it now says so, and blames
+    the classifier when the classifier alone is no better than the constant."""
+    from otfair.estimators import AdapFairPreprocessor, FairClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    s = rng.integers(0, 2, 400)
+    y = (rng.random(400) < 0.9).astype(int)
+    base = FairClassifier(random_state=0).fit(X, y)  # no signal: the base rate everywhere
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        AdapFairPreprocessor(base, epochs=2, random_state=0).fit(X, y, sensitive_features=s)
+    said = [str(w.message) for w in caught if issubclass(w.category, FitQualityWarning)]
+    assert len(said) == 1, said
+    assert "AdapFairPreprocessor predicts class 1 for every training row" in said[0]
+    assert "frozen `classifier` alone is no better" in said[0]
+    # a classifier that learned the labels: the fitted pipeline keeps them, no warning
+    X, y, s = two_group_data(400)
+    good = FairClassifier(random_state=0).fit(X, y)
+    assert good.score(X, y) > max(y.mean(), 1 - y.mean())
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        AdapFairPreprocessor(good, epochs=5, random_state=0).fit(X, y, sensitive_features=s)
+    assert not [w for w in caught if issubclass(w.category, FitQualityWarning)]
+
+
 def test_adapfair_warns_of_raw_feature_scales_in_its_own_name():
     """AdapFair trains its flows (and its base classifier) by gradient: raw scales get
     the warning that names the scaler, once, in the name of the estimator the user fit."""

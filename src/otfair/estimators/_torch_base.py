@@ -202,7 +202,7 @@ class FitQualityWarning(UserWarning):
     --------
     >>> import warnings
     >>> import numpy as np
-    >>> from otfair.estimators import FairClassifier
+    >>> from otfair.estimators import FairClassifier, FitQualityWarning
     >>> X = np.random.default_rng(0).normal(size=(100, 2)); y = (X[:, 0] > 0).astype(int)
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")

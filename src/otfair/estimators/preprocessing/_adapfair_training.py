@@ -43,7 +43,13 @@ from otfair.estimators._early_stopping import StopOnHeldOut, validation_split
 from otfair.estimators._training import EpochLogs, run_epochs, stratified_batches
 from otfair.utils import draw_seed, torch_generator
 
-__all__ = ["fit_generators", "fit_seed", "held_out_stop", "train_stratified"]
+__all__ = [
+    "check_preprocessed_fit",
+    "fit_generators",
+    "fit_seed",
+    "held_out_stop",
+    "train_stratified",
+]
 
 #: held-out rows measured at once: a larger held-out set is cut into fixed stratified
 #: chunks of about this size (the sharp Sinkhorn distance holds a dense n0 x n1 cost)
@@ -137,3 +143,61 @@ def held_out_stop(
 
     stop = StopOnHeldOut(module, score, float(settings.tol), int(settings.n_iter_no_change))
     return rows, stop
+
+
+def check_preprocessed_fit(
+    model: Any,
+    X: np.ndarray,
+    y: np.ndarray,
+    codes: np.ndarray,
+    *,
+    strength: float,
+    raw_scale: bool,
+) -> None:
+    """Hold a fitted preprocessor's pipeline (flows, frozen classifier) against the constant.
+
+    :func:`~otfair.estimators._torch_base.check_against_constant` on the training rows
+    (``y`` 0/1, ``codes`` the group codes of ``model.groups_``): a training accuracy or
+    cross-entropy below the base rate's, or one predicted class for every row, warns
+    (``FitQualityWarning``), naming the features' scale first when ``raw_scale``. When
+    the frozen classifier alone, on the untouched features, is no more accurate than the
+    constant, the message says so: the flows cannot teach it the labels.
+    """
+    from otfair.estimators._torch_base import check_against_constant, constant_baseline
+
+    p1 = model.predict_proba(X, sensitive_features=model.groups_[codes])[:, 1]
+    y = np.asarray(y, dtype=np.float64)
+    alone = _frozen_accuracy(model, X, y)
+    weak = alone <= constant_baseline(y)[1] + 1e-12
+    check_against_constant(
+        _logits(p1),
+        y,
+        owner=type(model).__name__,
+        strength=strength,
+        penalized=strength > 0 and not weak,
+        classes=model.classes_,
+        remedy=(
+            f"its frozen `classifier` alone is no better on these rows, accuracy {alone:.4f}:"
+            " train it first, e.g. with train_base_classifier"
+            if weak
+            else "raise `epochs`"
+        ),
+        raw_scale=raw_scale,
+    )
+
+
+def _logits(p1: np.ndarray) -> np.ndarray:
+    """Logits of probabilities, saturated ones clipped to 1e-15 from 0 and 1."""
+    p1 = np.clip(np.asarray(p1, dtype=np.float64), 1e-15, 1.0 - 1e-15)
+    return np.log(p1) - np.log1p(-p1)
+
+
+def _frozen_accuracy(model: Any, X: np.ndarray, y: np.ndarray) -> float:
+    """Training accuracy of the frozen classifier on the features without the flows."""
+    from otfair.estimators.preprocessing.adapfair_scorer import frozen
+
+    device = next(model.flows_.parameters()).device
+    with torch.no_grad(), frozen(model.scorer_):  # eval mode: batch-norm statistics stay
+        scores = model.scorer_(torch.as_tensor(X, dtype=torch.float32, device=device))
+    predicted = (scores.double().cpu().numpy().reshape(-1) >= 0).astype(np.float64)
+    return float(np.mean(predicted == y))

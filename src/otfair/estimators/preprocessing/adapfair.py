@@ -37,6 +37,7 @@ from otfair.estimators._torch_base import (
 )
 from otfair.estimators._training import EpochLogs, predict_from_proba
 from otfair.estimators.preprocessing._adapfair_training import (
+    check_preprocessed_fit,
     fit_generators,
     held_out_stop,
     train_stratified,
@@ -200,6 +201,7 @@ class AdapFairPreprocessor(
     Examples
     --------
     >>> import numpy as np, torch
+    >>> from otfair.estimators import AdapFairPreprocessor
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3)).astype("float32"); s = (X[:, 0] > 0).astype(int)
     >>> y = (X[:, 0] + rng.normal(size=200) > 0).astype(int)
@@ -304,7 +306,7 @@ class AdapFairPreprocessor(
         weight = float(renamed_param(self, "lam", "strength", default=0.5))
         scorer = as_torch_classifier(self.classifier, self.output)
         X_np, y_np, codes = self._check_fit_data(X, y, sensitive_features, scorer.n_features)
-        warn_feature_scale(X_np, self._owner)
+        raw_scale = warn_feature_scale(X_np, self._owner)
         device = resolve_device(self.device)
         seed, rng = fit_generators(self.random_state)
         mask_seed = int(rng.integers(2**31))
@@ -318,6 +320,8 @@ class AdapFairPreprocessor(
         if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
             raise RuntimeError("The classifier's parameters changed during fit.")
         self.classifier_fingerprint_ = fingerprint
+        if self._owner == type(self).__name__:  # AdapFairClassifier checks its whole fit
+            check_preprocessed_fit(self, X_np, y_np, codes, strength=weight, raw_scale=raw_scale)
         return self
 
     def _check_fit_data(

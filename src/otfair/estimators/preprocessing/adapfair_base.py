@@ -12,12 +12,12 @@ from typing import Any
 import numpy as np
 import torch
 
+from otfair.estimators._torch_base import encode_binary_labels, warn_feature_scale
 from otfair.estimators.preprocessing._adapfair_training import fit_generators, train_stratified
 from otfair.models.mlp import MLP
 from otfair.notions import as_notion, stratum_codes
 from otfair.penalties import make_penalty
 from otfair.utils import (
-    check_binary_labels,
     check_consistent_length,
     check_features,
     encode_groups,
@@ -26,6 +26,8 @@ from otfair.utils import (
     use_generator,
 )
 from otfair.utils._deprecation import renamed_argument, renamed_value
+from otfair.utils._params import check_positive_int, check_scalar
+from otfair.utils._torch import fits_in_training_state, training_state
 
 __all__ = ["BASE_PENALTIES", "RENAMED_PENALTIES", "train_base_classifier"]
 
@@ -75,7 +77,7 @@ def train_base_classifier(
     Parameters
     ----------
     X, y : array-like of shape (n, d) and (n,)
-        Training data; binary labels.
+        Training data; labels of two classes (the larger one is the positive class).
     sensitive_features : array-like of shape (n,), optional
         Needed only for ``penalty="gapreg"``.
     penalty : {"none", "gapreg"}, default="none"
@@ -110,6 +112,7 @@ def train_base_classifier(
     --------
     >>> import numpy as np
     >>> import torch
+    >>> from otfair.estimators import train_base_classifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3)).astype(np.float32)
     >>> y = (X[:, 0] > 0).astype(int)
@@ -118,15 +121,25 @@ def train_base_classifier(
     torch.Size([4, 1])
     """
     notion, strength = _renamed_base_arguments(notion, strength, penalty_notion, penalty_strength)
+    training = _training_settings(lr, epochs, batch_size)  # checked before any data
     X_np, y_np, codes, gap = _base_data(X, y, sensitive_features, penalty, notion)
     seed, rng = fit_generators(random_state)
-    with use_generator(torch_generator(seed)):  # initial weights
-        model = MLP(X_np.shape[1], hidden=hidden).to(resolve_device(device))
-    training: dict[str, Any] = {"lr": lr, "epochs": int(epochs), "batch_size": int(batch_size)}
+    with training_state(), use_generator(torch_generator(seed)):  # any caller's torch state
+        model = MLP(X_np.shape[1], hidden=hidden).to(resolve_device(device))  # initial weights
     _train_base(model, X_np, y_np, codes, gap, strength, rng, verbose=verbose, **training)
     return model.eval()
 
 
+def _training_settings(lr: Any, epochs: Any, batch_size: Any) -> dict[str, Any]:
+    """Return the base classifier's ``lr``, ``epochs`` and ``batch_size``, checked."""
+    return {
+        "lr": check_scalar(lr, "lr", minimum=0.0, strict=True),
+        "epochs": check_positive_int(epochs, "epochs"),
+        "batch_size": check_positive_int(batch_size, "batch_size"),
+    }
+
+
+@fits_in_training_state  # gradients on, float32, whatever the caller's torch state
 def _train_base(
     model: MLP,
     X_np: np.ndarray,
@@ -191,8 +204,9 @@ def _base_data(
     Without a penalty there is one group: the batches are stratified by label only.
     """
     X_np = check_features(X, "X")
-    y_np = check_binary_labels(y, "y")
+    _, y_np = encode_binary_labels(y, "y")  # two classes; the larger is the positive one
     check_consistent_length(X=X_np, y=y_np)
+    warn_feature_scale(X_np, "train_base_classifier")
     penalty, notion = _check_base_penalty(penalty, notion)
     if penalty == "none":
         return X_np, y_np, np.zeros_like(y_np), None

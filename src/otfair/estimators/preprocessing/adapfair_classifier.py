@@ -18,6 +18,7 @@ An already trained classifier can be passed as ``base_classifier`` instead.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import KW_ONLY, dataclass
 from typing import Any, ClassVar
 
@@ -265,6 +266,12 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
                 )
         else:
             X_src, y_src, s_src = X_np, y, s
+        with warnings.catch_warnings():  # this estimator warns of the scale in its own name
+            warnings.filterwarnings("ignore", message="train_base_classifier: feature column")
+            return self._train_base(X_src, y_src, s_src)
+
+    def _train_base(self, X_src: Any, y_src: Any, s_src: Any) -> Any:
+        """Train the base classifier with this estimator's ``base_*`` settings."""
         return train_base_classifier(
             X_src,
             y_src,

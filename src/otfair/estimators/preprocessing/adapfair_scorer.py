@@ -8,7 +8,8 @@ predictions and their gradients with respect to the *input*; its parameters neve
   probabilities of the positive class (shape ``(n,)``, ``(n, 1)``, or ``(n, 2)`` for a
   two-class softmax head);
 - fitted scikit-learn ``LogisticRegression``/linear classifiers and ``MLPClassifier``
-  (rebuilt exactly as torch modules from ``coef_``/``coefs_``);
+  (rebuilt exactly as torch modules from ``coef_``/``coefs_``), alone or as the last step
+  of a ``Pipeline`` whose other steps are ``StandardScaler`` steps;
 - otfair estimators exposing their fitted torch module as ``module_`` (or ``model_``, as
   :class:`~otfair.estimators.FairClassifier` does).
 """
@@ -79,6 +80,7 @@ class TorchScorer(nn.Module):
     Examples
     --------
     >>> import torch
+    >>> from otfair.estimators import TorchScorer
     >>> scorer = TorchScorer(torch.nn.Linear(3, 2))  # a two-class head: column 1
     >>> scorer(torch.zeros(4, 3)).shape
     torch.Size([4])
@@ -146,8 +148,46 @@ def _infer_in_features(module: nn.Module) -> int | None:
     return None
 
 
+class _Standardize(nn.Module):
+    """A fitted ``StandardScaler``'s map ``(x - mean) / scale`` (float32 buffers)."""
+
+    shift: torch.Tensor
+    scale: torch.Tensor
+
+    def __init__(self, mean: Any, scale: Any, n_features: int) -> None:
+        super().__init__()
+        shift = np.zeros(n_features) if mean is None else np.asarray(mean, dtype=np.float64)
+        scale = np.ones(n_features) if scale is None else np.asarray(scale, dtype=np.float64)
+        self.register_buffer("shift", torch.as_tensor(shift, dtype=torch.float32))
+        self.register_buffer("scale", torch.as_tensor(scale, dtype=torch.float32))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (x - self.shift) / self.scale
+
+
+def _from_pipeline(est: Any) -> TorchScorer | None:
+    """Rebuild a fitted ``Pipeline`` of ``StandardScaler`` steps and a supported classifier."""
+    from sklearn.preprocessing import StandardScaler
+
+    steps = [step for _, step in est.steps if step not in (None, "passthrough")]
+    if not steps or not all(isinstance(step, StandardScaler) for step in steps[:-1]):
+        return None
+    final = _from_sklearn(steps[-1])
+    if final is None or final.output != "logits":
+        return None
+    layers: list[nn.Module] = [
+        _Standardize(step.mean_, step.scale_, int(step.n_features_in_)) for step in steps[:-1]
+    ]
+    n_features = int(steps[0].n_features_in_)
+    return TorchScorer(nn.Sequential(*layers, final.module), "logits", n_features)
+
+
 def _from_sklearn(est: Any) -> TorchScorer | None:
     """Rebuild a fitted binary scikit-learn classifier as a torch module (logits)."""
+    from sklearn.pipeline import Pipeline
+
+    if isinstance(est, Pipeline):
+        return _from_pipeline(est)
     classes = getattr(est, "classes_", None)
     if classes is None:
         return None
@@ -161,7 +201,7 @@ def _from_sklearn(est: Any) -> TorchScorer | None:
             raise ValueError(f"Unsupported MLPClassifier activation {est.activation!r}.")
         layers: list[nn.Module] = []
         for i, (w, b) in enumerate(zip(est.coefs_, est.intercepts_, strict=True)):
-            lin = nn.Linear(w.shape[0], w.shape[1])
+            lin = _copied_linear(w.shape[0], w.shape[1])
             with torch.no_grad():
                 lin.weight.copy_(torch.as_tensor(np.asarray(w).T, dtype=torch.float32))
                 lin.bias.copy_(torch.as_tensor(np.asarray(b), dtype=torch.float32))
@@ -172,12 +212,22 @@ def _from_sklearn(est: Any) -> TorchScorer | None:
     coef = getattr(est, "coef_", None)
     if coef is not None and hasattr(est, "decision_function"):  # linear classifiers
         coef = np.atleast_2d(np.asarray(coef))
-        lin = nn.Linear(coef.shape[1], 1)
+        lin = _copied_linear(coef.shape[1], 1)
         with torch.no_grad():
             lin.weight.copy_(torch.as_tensor(coef, dtype=torch.float32))
             lin.bias.copy_(torch.as_tensor(np.ravel(est.intercept_), dtype=torch.float32))
         return TorchScorer(lin, "logits", coef.shape[1])
     return None
+
+
+def _copied_linear(n_in: int, n_out: int) -> nn.Linear:
+    """Return a float32 ``nn.Linear`` left uninitialized (its weights are copied in next).
+
+    ``nn.Linear``'s own initialization draws from torch's global generator, which a
+    wrapper of a fitted model has no reason to touch (``torch.manual_seed(0)`` followed
+    by ``torch.rand`` gives the same numbers with or without it).
+    """
+    return torch.nn.utils.skip_init(nn.Linear, n_in, n_out, dtype=torch.float32)
 
 
 def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchScorer:
@@ -212,6 +262,7 @@ def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchS
     >>> import numpy as np
     >>> import torch
     >>> from sklearn.linear_model import LogisticRegression
+    >>> from otfair.estimators import as_torch_classifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(100, 3))
     >>> clf = LogisticRegression().fit(X, (X[:, 0] > 0).astype(int))
@@ -237,11 +288,28 @@ def as_torch_classifier(classifier: Any, output: Output | None = None) -> TorchS
     if scorer is None:
         raise TypeError(
             "`classifier` must be a torch.nn.Module, a callable, a fitted scikit-learn "
-            "linear or MLP classifier, or an otfair estimator with a fitted `module_` / "
-            "`model_`; "
-            f"got {type(classifier).__name__} (is it fitted?)."
+            "linear or MLP classifier (alone or after StandardScaler steps in a Pipeline), "
+            "or an otfair estimator with a fitted `module_` / `model_`; "
+            f"got {type(classifier).__name__}{_why_unsupported(classifier)}."
         )
     return scorer
+
+
+def _why_unsupported(classifier: Any) -> str:
+    """Return why a scikit-learn-like ``classifier`` is not supported, for the message."""
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    if not hasattr(classifier, "fit"):
+        return ""
+    try:
+        check_is_fitted(classifier)
+    except (NotFittedError, TypeError):
+        return " (is it fitted?)"
+    return (
+        ", fitted, but AdapFair needs the classifier's gradient in its input, which only "
+        "linear and MLP classifiers (and scalers) give here"
+    )
 
 
 def state_fingerprint(module: nn.Module) -> str:

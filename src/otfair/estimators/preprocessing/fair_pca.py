@@ -30,6 +30,7 @@ from otfair.utils import (
     fit_context,
     set_params_from_init,
 )
+from otfair.utils._discrete_groups import refuse_continuous_groups
 
 __all__ = ["FairPCA"]
 
@@ -140,6 +141,9 @@ class FairPCA(TransformerMixin, BaseEstimator):
         """Compute the fair projection from ``X`` and the groups."""
         X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
+        refuse_continuous_groups(
+            codes, self.groups_, why="FairPCA removes one mean direction per discrete group"
+        )
         notion = as_notion(self.notion, allowed=("dp", "eopp"))
         if notion.requires_labels:  # eopp: the rows of its label cell, Y = 1
             if y is None:

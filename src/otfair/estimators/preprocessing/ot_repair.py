@@ -243,28 +243,15 @@ def _check_discrete(codes: np.ndarray, groups: np.ndarray) -> None:
     """Refuse a continuous attribute, or a group of one row (too small to map).
 
     OTRepair moves each *discrete* group to the barycenter; a continuous attribute
-    (a numeric one with more than :data:`~otfair.utils._sensitive.MAX_CATEGORIES`
-    distinct values, some on a single row or not whole numbers) would make one group per
-    value, each mapped by the quantile function of a point or two, which collapses the
-    features.
+    (:func:`otfair.utils._discrete_groups.refuse_continuous_groups`) would make one group
+    per value, each mapped by the quantile function of a point or two, which collapses
+    the features.
     """
-    from otfair.utils._sensitive import MAX_CATEGORIES
+    from otfair.utils._discrete_groups import refuse_continuous_groups
     from otfair.utils._validation import describe_groups, small_groups
 
+    refuse_continuous_groups(codes, groups, why="OTRepair repairs between discrete groups")
     found = small_groups(codes, groups, 2)
-    numeric = groups.dtype.kind in "iuf" or all(
-        isinstance(g, (int, float, np.number)) and not isinstance(g, (bool, np.bool_))
-        for g in groups
-    )
-    if numeric and len(groups) > MAX_CATEGORIES:
-        fractional = bool(np.any(np.mod(np.asarray(groups, dtype=np.float64), 1.0) != 0.0))
-        if found or fractional:
-            raise ValueError(
-                f"`sensitive_features` looks continuous ({len(groups)} distinct values, "
-                f"{len(found)} of them on a single row): OTRepair repairs between discrete "
-                "groups; bin the attribute into a few groups first (e.g. numpy.digitize or "
-                "pandas.cut)."
-            )
     if not found:
         return
     raise ValueError(

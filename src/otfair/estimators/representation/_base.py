@@ -96,7 +96,7 @@ groups_ : numpy.ndarray
 history_ : list of dict
     Per-epoch training losses.
 n_iter_ : int
-    Epochs trained (exactly ``epochs``: the papers' protocols).
+    Epochs trained: ``epochs`` (the papers' protocols) unless ``tol`` stopped it first.
 device_ : torch.device
     Device the modules live on.
 n_features_in_ : int

@@ -45,7 +45,11 @@ class LAFTRClassifier(RepresentationClassifier):
     Parameters
     ----------
     strength : float, default=1.0
-        :math:`\gamma \ge 0`, the weight of the adversary objective (0: unfair MLP).
+        :math:`\gamma \ge 0`, the weight of the adversary objective (0: unfair MLP). The
+        min-max game is not monotone in :math:`\gamma`: past a few units the encoder can
+        win against the adversary and the test DP gap rise back towards the unfair
+        model's, differently per seed; the default grid of ``FairnessCV`` stops at 4,
+        and held-out measurement (``FairnessCV``, ``fairness_path``) is the check.
     notion : {"dp", "eo"}, default="dp"
         Adversary objective: demographic parity or equalized odds.
     latent_dim : int, default=8
@@ -88,6 +92,7 @@ class LAFTRClassifier(RepresentationClassifier):
     Examples
     --------
     >>> import numpy as np
+    >>> from otfair.estimators import LAFTRClassifier
     >>> rng = np.random.default_rng(0)
     >>> X, s = rng.normal(size=(200, 3)), rng.integers(0, 2, 200)
     >>> y = (X[:, 0] + s > 0.5).astype(int)

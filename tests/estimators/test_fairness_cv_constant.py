@@ -99,6 +99,9 @@ def test_fit_returns_a_fitted_constant_classifier(unfair_data):
     assert search.best_params_ == {"constant": "prior"}
     assert search.best_index_ == len(search.cv_results_["strength"]) - 1
     assert bool(search.cv_results_["reference"][search.best_index_])
+    # the chosen row is rank 1 (the ranking's own first was a strength over the budget)
+    rank = search.cv_results_["rank_test_score"]
+    assert rank[search.best_index_] == 1 and sorted(rank) == [1, 2, 3]
     # refine found nothing to bisect: only the two strengths and the constant were measured
     assert len(search.cv_results_["strength"]) == 3
     # the training base rate for every row: no DP gap, the majority class's accuracy
@@ -107,6 +110,11 @@ def test_fit_returns_a_fitted_constant_classifier(unfair_data):
     pred = search.predict(X)
     assert demographic_parity_gap(y, pred, sensitive_features=s) == 0.0
     assert search.score(X, y) == pytest.approx(max(np.mean(y), 1 - np.mean(y)))
+    # weighted as the scorer weighs (a Pipeline's score routes sample_weight here)
+    weights = np.where(y == 1, 3.0, 1.0)
+    majority = float(np.mean(y) >= 0.5)
+    expected = np.average(y == majority, weights=weights)
+    assert search.score(X, y, sample_weight=weights) == pytest.approx(expected)
     assert search.refit_history_ == [
         {"strength": pytest.approx(np.nan, nan_ok=True), "train_violation": 0.0}
     ]
@@ -147,3 +155,14 @@ def test_a_regressor_constant_is_returned_only_within_its_own_violation(unfair_d
     # a measure the constant fails too: nothing is within the budget, fit says so
     with pytest.raises(ValueError, match="No strength meets"):
         clone(search).set_params(metric=_always_one).fit(X, target, sensitive_features=s)
+
+
+def test_default_strengths_of_an_estimator_without_a_strength_says_so():
+    # LogisticRegression has a `penalty` parameter (deprecated, 'deprecated' by default
+    # in recent scikit-learn): the message used to be about that penalty's value
+    from sklearn.linear_model import LogisticRegression
+
+    from otfair.estimators import default_strengths
+
+    with pytest.raises(ValueError, match="LogisticRegression has no strength parameter"):
+        default_strengths(LogisticRegression())

@@ -225,6 +225,21 @@ def rank_strengths(results: Mapping[str, Any], max_violation: float) -> np.ndarr
     return rank
 
 
+def rank_first(rank: np.ndarray, k: int) -> None:
+    """Move row ``k`` to rank 1 in place; the rows ranked before it move one down.
+
+    The refit check or ``below_constant`` may choose another row than the ranking's
+    first (:func:`rank_strengths`); the chosen one is rank 1 all the same.
+
+    >>> rank = np.array([2, 1, 3])
+    >>> rank_first(rank, 2)
+    >>> rank.tolist()
+    [3, 2, 1]
+    """
+    rank[rank < rank[k]] += 1
+    rank[k] = 1
+
+
 def standard_error(values: np.ndarray) -> np.ndarray:
     """Return the standard error of the fold mean (axis 0): ``std(ddof=1) / sqrt(F)``."""
     n = values.shape[0]

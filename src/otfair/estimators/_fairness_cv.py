@@ -18,6 +18,7 @@ from otfair.estimators._budget_rule import (
     METRIC_NAMES,
     chosen_metric,
     make_splits,
+    rank_first,
     resolve_metric,
     select_strength,
 )
@@ -196,8 +197,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     strength_ : float
         The chosen strength :math:`s^\star` (NaN: the constant, ``below_constant``).
     best_params_ : dict
-        ``{strength_param_: strength_}`` (``GridSearchCV``'s name; the constant's
-        ``params``): the parameters ``best_estimator_`` is fitted with.
+        ``{strength_param_: strength_}`` (the constant's ``params``): ``best_estimator_``'s.
     best_index_ : int
         Its index in ``cv_results_``.
     best_score_ : float
@@ -225,7 +225,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``reference`` (True on the constant's row), ``above_reference`` (not below it),
         ``feasible`` (:math:`u_k` within the budget) and ``rank_test_score`` (the
         eligible strengths first, each part by score then strength; rank 1 is the chosen
-        one).
+        one, ``best_index_``, also where the refit check or ``below_constant`` chose it).
     strength_param_ : str
         The estimator's strength parameter (``"strength"`` or ``"lam"``).
     metric_ : str
@@ -364,9 +364,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         -----
         FitQualityWarning
             From the refit only. The fold fits' are silenced: a strength past the useful
-            range ends below the best constant predictor on every fold, which the table
-            records (the ``reference`` row, ``above_reference``, ``mean_train_loss``) and
-            the choice excludes.
+            range ends below the best constant on every fold, which the table records (the
+            ``reference`` row, ``above_reference``, ``mean_train_loss``) and excludes.
         UserWarning
             ``check_refit``: no refit allowed by the table is within the budget on its
             training rows (the least violating is kept).
@@ -382,9 +381,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         splits = list(make_splits(self.cv, X, y, s, self._task()))
         recorder = self._recorder(X, y, s, strengths, splits)
         if self.verbose:
-            recorder.progress = ProgressLine(
-                strengths, len(splits), param, recorder.all.metric_name
-            )
+            name = recorder.all.metric_name
+            recorder.progress = ProgressLine(strengths, len(splits), param, name)
 
         def table() -> tuple[np.ndarray, dict[str, Any]]:
             return recorder.table(strengths, param, self.max_violation, self.margin)
@@ -442,8 +440,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self._choose(done.index)
 
     def _choose(self, k: int) -> None:
-        """Set the attributes of the chosen row ``k`` of ``cv_results_``."""
+        """Set the attributes of the chosen row ``k`` of ``cv_results_``; rank it first."""
         self.best_index_, rows = k, self.cv_results_
+        rank_first(rows["rank_test_score"], k)
         self.strength_ = float(rows["strength"][k])  # NaN: the constant (below_constant)
         self.best_params_ = dict(rows["params"][k])
         self.best_score_ = float(rows["mean_test_score"][k])
@@ -477,9 +476,10 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         """Class probabilities of ``best_estimator_`` (classifiers)."""
         return self._best().predict_proba(X)
 
-    def score(self, X: Any, y: Any) -> float:
-        """Return the ``scoring`` score of ``best_estimator_`` on ``(X, y)``."""
-        return float(self._scorer()(self._best(), X, y))
+    def score(self, X: Any, y: Any, sample_weight: Any = None) -> float:
+        """Return the ``scoring`` score of ``best_estimator_`` on ``(X, y)`` (weighted)."""
+        weights = {} if sample_weight is None else {"sample_weight": sample_weight}
+        return float(self._scorer()(self._best(), X, y, **weights))
 
     @property
     def classes_(self) -> np.ndarray:

@@ -79,9 +79,10 @@ def training_loss(y: np.ndarray, scores: np.ndarray, task: str) -> float:
     return float(mean_squared_error(y, scores))
 
 
-def accuracy(est: Any, X: Any, y: Any) -> float:
-    """Return the share of ``est.predict(X)`` equal to ``y`` (the ``"accuracy"`` scorer)."""
-    return float(np.mean(np.asarray(est.predict(X)) == np.asarray(y)))
+def accuracy(est: Any, X: Any, y: Any, sample_weight: Any = None) -> float:
+    """Return the (weighted) share of ``est.predict(X)`` equal to ``y`` (``"accuracy"``)."""
+    hits = np.asarray(est.predict(X)) == np.asarray(y)
+    return float(np.average(hits, weights=sample_weight))
 
 
 def constant_predictor(task: str) -> Any:

@@ -90,7 +90,7 @@ def strength_param(estimator: Any) -> str:
             return name
     raise ValueError(
         f"{type(estimator).__name__} has no strength parameter ({' or '.join(_STRENGTH_NAMES)});"
-        " fairness_path needs an estimator with one."
+        " fairness_path and FairnessCV need an estimator with one."
     )
 
 

@@ -75,6 +75,9 @@ def _declared_row(estimator: Any) -> str | None:
 
 def _penalty_grid(estimator: Any) -> tuple[float, ...]:
     """Return the grid of ``estimator``'s penalty under the estimator's mixing."""
+    from otfair.estimators._path import strength_param
+
+    strength_param(estimator)  # "has no strength parameter" (LogisticRegression's penalty)
     params = estimator.get_params(deep=False)
     if "penalty" not in params:
         raise ValueError(

@@ -166,3 +166,61 @@ def test_default_strengths_of_an_estimator_without_a_strength_says_so():
 
     with pytest.raises(ValueError, match="LogisticRegression has no strength parameter"):
         default_strengths(LogisticRegression())
+
+
+def test_a_continuous_attribute_is_budgeted_on_its_correlation_not_on_groups():
+    # dp_gap would make each value a group of one row (every violation 1, a flood of
+    # small-group warnings): "auto" takes the correlation measure, dp_gap is refused
+    from otfair.metrics import pdp_violation
+
+    rng = np.random.default_rng(0)
+    X, age = rng.normal(size=(300, 3)), rng.normal(size=300)
+    y = (X[:, 0] + age + rng.normal(size=300) > 0).astype(int)
+    base = FairClassifier("norm", sensitive_type="continuous", random_state=0)
+    search = FairnessCV(base, strengths=[0.0, 0.5], max_violation=0.5, cv=3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)  # no small-group warning
+        search.fit(X, y, sensitive_features=age)
+    assert search.metric_ == "pdp_violation"
+    refit = search.best_estimator_.predict_proba(X)[:, 1]
+    assert search.refit_history_[-1]["train_violation"] == pytest.approx(
+        pdp_violation(y, refit, sensitive_features=age)
+    )
+    with pytest.raises(ValueError, match=r"`metric`='dp_gap' compares groups.*pdp_violation"):
+        clone(search).set_params(metric="dp_gap").fit(X, y, sensitive_features=age)
+
+
+def test_a_group_absent_from_a_held_out_fold_is_named_before_any_fit():
+    # 3 rows of group "b" cannot fill 5 held-out folds: the metric used to fail deep
+    # inside ("found only 1 group") after the folds' fits
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    s = np.array(["a"] * 197 + ["b"] * 3)
+    search = FairnessCV(FairClassifier("gapreg", random_state=0), max_violation=0.1, cv=5)
+    with pytest.raises(
+        ValueError, match=r"fold \d has no row of the sensitive group 'b' \(3 rows"
+    ):
+        search.fit(X, y, sensitive_features=s)
+    # three folds hold it (one row each): the search runs
+    search.set_params(cv=3, strengths=[0.0, 1.0], max_violation=1.0)
+    search.fit(X, y, sensitive_features=s)
+    assert search.n_splits_ == 3
+
+
+def test_the_folds_warnings_are_said_once_each_with_their_count():
+    # a 12-row group: every fold fit and every fold measure warned (about 40 warnings
+    # of 2 texts); each distinct text is now said once, with how often it came (the
+    # refit's own warnings come as they are)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] > 0).astype(int)
+    s = np.array(["a"] * 288 + ["b"] * 12)
+    search = FairnessCV(FairClassifier("gapreg", random_state=0), max_violation=1.0, cv=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        search.fit(X, y, sensitive_features=s)
+    small = [str(w.message) for w in caught if "min_group_size" in str(w.message)]
+    counted = [m for m in small if "times in the folds' fits and measures" in m]
+    assert len(counted) == len(set(counted)) == 2 and all(m.endswith(").") for m in counted)
+    assert sum(int(m.split(" (")[-1].split(" ")[0]) for m in counted) > len(small)

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -425,3 +425,36 @@ def make_splits(
             return KFold(int(cv), shuffle=True, random_state=FOLD_SEED).split(X)
         return StratifiedKFold(int(cv), shuffle=True, random_state=FOLD_SEED).split(X, key)
     return check_cv(cv, y, classifier=task == "classification").split(X, y)
+
+
+def folds_with_every_group(
+    splits: Iterable[tuple[np.ndarray, np.ndarray]], sensitive_features: Any
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Return ``splits`` as a list; ValueError when a held-out fold misses a group.
+
+    A group measure on a held-out fold without one of the groups fails deep in the
+    metric ("found only 1 group"); this names the fold, the group and its size. An
+    attribute of more than :data:`~otfair.utils._sensitive.MAX_CATEGORIES` values (a
+    continuous one, measured by correlation) is not checked.
+    """
+    from otfair.utils._sensitive import MAX_CATEGORIES
+
+    splits = list(splits)
+    codes = _codes(sensitive_features)
+    values = np.asarray(sensitive_features, dtype=object).reshape(len(codes), -1)
+    n_groups = int(codes.max(initial=-1)) + 1
+    if n_groups > MAX_CATEGORIES:
+        return splits
+    sizes = np.bincount(codes, minlength=n_groups)
+    for f, (_, test) in enumerate(splits):
+        missing = np.setdiff1d(np.arange(n_groups), codes[np.asarray(test)])
+        if len(missing):
+            g = int(missing[0])
+            group = values[np.flatnonzero(codes == g)[0]].tolist()
+            raise ValueError(
+                f"Held-out fold {f} has no row of the sensitive group "
+                f"{group[0] if len(group) == 1 else tuple(group)!r} ({sizes[g]} rows in "
+                f"all, for {len(splits)} folds): every fold's violation compares the "
+                "groups. Merge or drop that group, collect more rows, or lower `cv`."
+            )
+    return splits

@@ -16,13 +16,12 @@ from sklearn.utils.validation import check_is_fitted
 
 from otfair.estimators._budget_rule import (
     METRIC_NAMES,
-    chosen_metric,
+    folds_with_every_group,
     make_splits,
     rank_first,
-    resolve_metric,
     select_strength,
 )
-from otfair.estimators._fairness_cv_progress import ProgressLine, announce_refit
+from otfair.estimators._fairness_cv_progress import announce_refit
 from otfair.estimators._fairness_cv_refine import refine, refinement_grid
 from otfair.estimators._fairness_cv_refit import checked_refit
 from otfair.estimators._fairness_cv_search import (
@@ -33,6 +32,7 @@ from otfair.estimators._fairness_cv_search import (
     fit_strength,
     grid_search,
     is_settled,
+    make_recorder,
     quiet_fold_fit_quality,
     resolve_search,
 )
@@ -119,8 +119,7 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         ``FairnessCV``. Use an integer ``random_state`` for reproducible choices.
     strengths : array-like of float, optional
         The strengths searched (distinct, non-negative; sorted ascending). ``None``: the
-        method's default grid, strength 0 then a log grid
-        (``GRIDS`` in ``otfair/estimators/_strength_grids.py``, docs/budget.md).
+        method's default grid, 0 then a log grid (``default_strengths``, docs/budget.md).
     max_violation : float
         The budget :math:`b \ge 0` on the mean held-out ``metric``.
     metric : str or callable, default="auto"
@@ -132,8 +131,9 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         callable ``metric(y_true, y_score, *, sensitive_features) -> float``.
         ``"auto"``: the measure of the estimator's ``notion`` (``"dp_gap"``;
         ``"max_eo_gap"`` under ``notion="eo"``, the worst of the two label cells' gaps as
-        in fairlearn's ``EqualizedOdds``; ``"tpr_gap"`` under ``"eopp"``), ``"error_gap"``
-        for a regressor; ``metric_`` names the one used.
+        in fairlearn's ``EqualizedOdds``; ``"tpr_gap"`` under ``"eopp"``; a continuous
+        attribute: ``"pdp_violation"`` or ``"peo_violation"``, the only measures it takes),
+        ``"error_gap"`` for a regressor; ``metric_`` names the one used.
     scoring : str or callable, optional
         What "most accurate" means: a scikit-learn scorer name (``"roc_auc"``,
         ``"balanced_accuracy"``, ``"neg_mean_squared_error"``...) or a scorer
@@ -378,11 +378,8 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     def _search_and_refit(self, X: Any, y: Any, s: Any, param: str) -> None:
         """Search the strengths on the folds, choose one, refit it (``fit``'s work)."""
         strengths, grid = refinement_grid(self._strength_grid(), self.refine)
-        splits = list(make_splits(self.cv, X, y, s, self._task()))
-        recorder = self._recorder(X, y, s, strengths, splits)
-        if self.verbose:
-            name = recorder.all.metric_name
-            recorder.progress = ProgressLine(strengths, len(splits), param, name)
+        splits = folds_with_every_group(make_splits(self.cv, X, y, s, self._task()), s)
+        recorder = make_recorder(self, X, y, s, strengths, splits, param)
 
         def table() -> tuple[np.ndarray, dict[str, Any]]:
             return recorder.table(strengths, param, self.max_violation, self.margin)
@@ -447,15 +444,6 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
         self.best_params_ = dict(rows["params"][k])
         self.best_score_ = float(rows["mean_test_score"][k])
         self.best_violation_ = float(rows["test_violation"][k])
-
-    def _recorder(
-        self, X: Any, y: Any, s: Any, strengths: np.ndarray, splits: list[Any]
-    ) -> FoldRecorder:
-        """Return the fold measurements' recorder (the constants measured already)."""
-        task = self._task()
-        name, metric = resolve_metric(chosen_metric(self.metric, self.estimator, task), task)
-        scorer, pooled = self._scorer(), self.pooled_violation
-        return FoldRecorder(X, y, s, splits, len(strengths), task, scorer, metric, name, pooled)
 
     # ------------------------------------------------------------------ predict
     def _best(self) -> Any:

@@ -43,7 +43,13 @@ from sklearn.dummy import DummyClassifier, DummyRegressor
 from sklearn.metrics import mean_squared_error
 from sklearn.utils.validation import check_consistent_length, check_X_y, indexable
 
-from otfair.estimators._budget_rule import FoldMeasures, cv_results, eligible
+from otfair.estimators._budget_rule import (
+    FoldMeasures,
+    chosen_metric,
+    cv_results,
+    eligible,
+    resolve_metric,
+)
 from otfair.estimators._path import fairness_path, strength_param
 from otfair.estimators._strength_grids import larger_is_fairer
 from otfair.estimators._torch_base import FitQualityWarning
@@ -276,6 +282,31 @@ def check_search_input(
     return X, y, s, param
 
 
+def make_recorder(
+    search: Any,
+    X: Any,
+    y: Any,
+    s: Any,
+    strengths: np.ndarray,
+    splits: list[Any],
+    param: str,
+) -> FoldRecorder:
+    """Return ``search``'s (a FairnessCV's) fold recorder, with its progress line if verbose.
+
+    The violation measure is ``search.metric`` as :func:`chosen_metric` resolves it for
+    these sensitive features (a continuous attribute: the correlation measures).
+    """
+    from otfair.estimators._fairness_cv_progress import ProgressLine
+
+    task = search._task()
+    name, metric = resolve_metric(chosen_metric(search.metric, search.estimator, task, s), task)
+    scorer, pooled = search._scorer(), search.pooled_violation
+    recorder = FoldRecorder(X, y, s, splits, len(strengths), task, scorer, metric, name, pooled)
+    if search.verbose:
+        recorder.progress = ProgressLine(strengths, len(splits), param, name)
+    return recorder
+
+
 def grid_search(
     estimator: Any, strengths: np.ndarray, recorder: FoldRecorder, indices: Sequence[int]
 ) -> None:
@@ -292,16 +323,28 @@ def grid_search(
 
 @contextlib.contextmanager
 def quiet_fold_fit_quality() -> Iterator[None]:
-    """Silence the fold fits' :class:`FitQualityWarning` (the table records what it says).
+    """Silence the fold fits' :class:`FitQualityWarning`; say every other warning once.
 
     A strength past the useful range ends below the best constant predictor on every
     fold; the search handles that (the ``reference`` row, ``above_reference``,
     ``mean_train_loss``), so one warning per fold and strength would only bury the
-    user's screen. Other warnings pass; the refit's own warnings are shown.
+    user's screen. Other warnings (a small group, a fit that reached its cap) are
+    collected and, when the search ends without an error, each distinct one is shown
+    once, with the number of times it was raised; the refit's own warnings are shown as
+    they come.
     """
-    with warnings.catch_warnings():
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         warnings.filterwarnings("ignore", category=FitQualityWarning)
         yield
+    counts: dict[tuple[type[Warning], str], list[Any]] = {}
+    for w in caught:
+        counts.setdefault((w.category, str(w.message)), []).append(w)
+    for (category, message), found in counts.items():
+        if len(found) > 1:
+            text = message.rstrip().removesuffix(".")
+            message = f"{text} ({len(found)} times in the folds' fits and measures)."
+        warnings.warn_explicit(message, category, found[0].filename, found[0].lineno)
 
 
 def warm_start_exact(est: Any) -> bool:

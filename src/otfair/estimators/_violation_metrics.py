@@ -99,11 +99,46 @@ def default_violation_metric(task: str, notion: Any = None) -> str:
 METRIC_NAMES = {"auto"} | set(CLASSIFICATION_METRICS) | set(REGRESSION_METRICS)
 
 
-def chosen_metric(metric: str | MetricFn, estimator: Any, task: str) -> str | MetricFn:
-    """``metric``, or under ``"auto"`` :func:`default_violation_metric` of the notion."""
+#: The measures that read the sensitive columns as numbers (correlations), not as groups
+LINEAR_METRICS = {"pdp_violation": "dp", "peo_violation": "eo"}
+
+
+def chosen_metric(
+    metric: str | MetricFn, estimator: Any, task: str, sensitive_features: Any = None
+) -> str | MetricFn:
+    """``metric``, or under ``"auto"`` :func:`default_violation_metric` of the notion.
+
+    A classifier's ``sensitive_features`` with a continuous column (the estimator's
+    ``sensitive_type``, else otfair's rule: numeric with more than 10 distinct values)
+    has no groups to compare: ``"auto"`` is then the correlation measure of the notion
+    (``pdp_violation``, or ``peo_violation`` where labels enter), and a group measure
+    such as ``"dp_gap"`` is refused (each value would be a group of one row).
+    """
+    notion = estimator.get_params(deep=False).get("notion")
+    continuous = task == "classification" and _continuous_columns(sensitive_features, estimator)
     if isinstance(metric, str) and metric == "auto":
-        return default_violation_metric(task, estimator.get_params(deep=False).get("notion"))
+        if continuous:
+            name = "dp" if notion is None else str(getattr(notion, "name", notion))
+            return "pdp_violation" if name == "dp" else "peo_violation"
+        return default_violation_metric(task, notion)
+    if continuous and isinstance(metric, str) and metric not in LINEAR_METRICS:
+        raise ValueError(
+            f"`metric`={metric!r} compares groups, but `sensitive_features` has continuous "
+            f"column(s) {continuous} (each value would be a group of its own): use "
+            "metric='pdp_violation' or 'peo_violation' (the scores' correlation with the "
+            "attribute), or bin the attribute into a few groups."
+        )
     return metric
+
+
+def _continuous_columns(sensitive_features: Any, estimator: Any) -> list[str]:
+    """Names of the continuous columns of ``sensitive_features`` (none when not given)."""
+    if sensitive_features is None:
+        return []
+    from otfair.utils._sensitive import split_sensitive
+
+    kind = estimator.get_params(deep=False).get("sensitive_type")
+    return list(split_sensitive(sensitive_features, sensitive_type=kind).continuous)
 
 
 def resolve_metric(metric: str | MetricFn, task: str) -> tuple[str, MetricFn]:

@@ -511,3 +511,17 @@ def test_verbose_reports_each_fold_fit_and_the_refit_on_stderr(search, capsys):
         assert f"dp_gap {res['split1_test_violation'][k]:.4f}" in fold[0]
     assert lines[-1].startswith(f"[FairnessCV] refit at strength={loud.strength_:.4g}")
     np.testing.assert_array_equal(loud.predict_proba(X), quiet.predict_proba(X))
+
+
+def test_the_measures_of_an_unknown_task_are_refused_naming_it():
+    # "clf" used to return the regression measures; "foo" to say "not a foo violation measure"
+    from otfair.estimators import get_violation_metric, get_violation_metric_names
+
+    assert "dp_gap" in get_violation_metric_names("classification")
+    assert "error_gap" in get_violation_metric_names("regression")
+    with pytest.raises(
+        ValueError, match="`task` must be 'classification' or 'regression'; got 'clf'"
+    ):
+        get_violation_metric_names("clf")
+    with pytest.raises(ValueError, match="got 'foo'"):
+        get_violation_metric("dp_gap", "foo")

@@ -114,3 +114,18 @@ def test_an_estimator_without_strength_is_refused():
     X, y, s = _data(50)
     with pytest.raises(ValueError, match="no strength parameter"):
         fairness_path(LogisticRegression(), X, y, sensitive_features=s, strengths=[1.0])
+
+
+def test_a_path_indexes_and_iterates_its_estimators_and_refuses_no_penalty():
+    X, y, s = _data()
+    path = fairness_path(
+        FairClassifier("gapreg", random_state=0), X, y, sensitive_features=s, strengths=[0.0, 1.0]
+    )
+    assert path[1] is path.estimators_[1] and list(path) == path.estimators_
+    assert [est.strength for est in path] == path.strengths_.tolist() == [0.0, 1.0]
+    # no penalty: every strength is the same model (FairnessCV refuses it too)
+    with pytest.raises(ValueError, match="penalty='none': every strength fits the same"):
+        fairness_path(FairClassifier("none"), X, y, sensitive_features=s, strengths=[0.0, 5.0])
+    assert (
+        len(fairness_path(FairClassifier("none"), X, y, sensitive_features=s, strengths=[0])) == 1
+    )

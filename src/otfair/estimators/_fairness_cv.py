@@ -170,7 +170,12 @@ class FairnessCV(MetaEstimatorMixin, BaseEstimator):
     pooled_violation : bool, default=True
         Measure a strength's violation on the pooled held-out predictions of all folds
         (``cv_results_["pooled_test_violation"]``); ``False``: the mean of the per-fold
-        violations (``mean_test_violation``, the rule before this option).
+        violations (``mean_test_violation``, the rule before this option). Pooled, the
+        folds' signed gaps average out: folds of +0.04, -0.05 and +0.06 pool near 0.02,
+        below each fold's gap. The refit is one model, and its gap is estimated by that
+        mean (the mean of the folds' absolute gaps is biased up by their noise); where
+        the folds' gaps disagree in sign, ``margin`` or ``pooled_violation=False`` is
+        the cautious choice.
     search : {"auto", "grid", "ascending"}, default="auto"
         How the strengths are fitted (``otfair/estimators/_fairness_cv_search.py``).
         ``"grid"``: every strength on every fold, each fold's path in one stacked run.

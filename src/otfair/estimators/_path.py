@@ -28,7 +28,7 @@ that differ only in strength through :func:`fairness_path` too.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from numbers import Real
 from typing import Any
 
@@ -188,6 +188,12 @@ def fairness_path(
     """
     param = strength_param(estimator)
     values = check_strengths(strengths)
+    penalty = estimator.get_params(deep=False).get("penalty")
+    if isinstance(penalty, str) and penalty == "none" and any(v > 0 for v in values):
+        raise ValueError(
+            "The estimator has penalty='none': every strength fits the same model. Choose "
+            "a fairness penalty (FairClassifier('otf'), 'gapreg', ...) for a trade-off curve."
+        )
     if supports_stacking(estimator):
         fitted = list(
             estimator.__otfair_fit_path__(X, y, sensitive_features, values, **fit_params)
@@ -249,6 +255,14 @@ class FairnessPath:
 
     def __len__(self) -> int:
         return len(self.estimators_)
+
+    def __getitem__(self, k: int) -> Any:
+        """Return the fitted estimator of ``strengths_[k]`` (``estimators_[k]``)."""
+        return self.estimators_[k]
+
+    def __iter__(self) -> Iterator[Any]:
+        """Iterate over the fitted estimators, in the order of ``strengths_``."""
+        return iter(self.estimators_)
 
     def score_frame(self, X: Any, y: Any, *, sensitive_features: Any) -> Any:
         """Score every model of the path on ``(X, y)``: a DataFrame, one row per strength.

@@ -149,7 +149,7 @@ def resolve_metric(metric: str | MetricFn, task: str) -> tuple[str, MetricFn]:
     """
     if callable(metric):
         return getattr(metric, "__name__", "metric"), metric
-    table = CLASSIFICATION_METRICS if task == "classification" else REGRESSION_METRICS
+    table = _table(task)
     if metric not in table:
         raise ValueError(
             f"`metric`={metric!r} is not a {task} violation measure; choose one of "
@@ -216,5 +216,13 @@ def get_violation_metric_names(task: str) -> list[str]:
     >>> get_violation_metric_names("regression")
     ['error_gap', 'ksdp', 'mean_score_gap', 'pdp_violation', 'wdp']
     """
-    table = CLASSIFICATION_METRICS if task == "classification" else REGRESSION_METRICS
-    return sorted(table)
+    return sorted(_table(task))
+
+
+def _table(task: str) -> dict[str, MetricFn]:
+    """Return the measures of ``task`` (ValueError naming ``task`` for any other value)."""
+    if task == "classification":
+        return CLASSIFICATION_METRICS
+    if task == "regression":
+        return REGRESSION_METRICS
+    raise ValueError(f"`task` must be 'classification' or 'regression'; got {task!r}.")

@@ -104,3 +104,17 @@ def test_an_unsupported_fitted_classifier_is_told_why_and_an_unfitted_one_to_fit
             as_torch_classifier(fitted)
     with pytest.raises(TypeError, match=r"got LogisticRegression \(is it fitted\?\)"):
         as_torch_classifier(LogisticRegression())
+
+
+def test_a_float64_module_takes_the_float32_features(data):
+    # the scorer casts its input to the module's dtype; the message used to blame the
+    # input dimension ("mat1 and mat2 must have the same dtype")
+    X, y = data
+    net = torch.nn.Linear(3, 1).double()
+    scorer = as_torch_classifier(net)
+    x = torch.as_tensor(X, dtype=torch.float32)
+    with torch.no_grad():
+        expected = net(x.double())[:, 0].float()
+        assert scorer.dtype == torch.float64
+        np.testing.assert_allclose(scorer(x).numpy(), expected.numpy(), rtol=1e-6)
+    assert scorer(x).dtype == torch.float32

@@ -114,9 +114,22 @@ class TorchScorer(nn.Module):
             return p.device
         return torch.device("cpu")
 
+    @property
+    def dtype(self) -> torch.dtype | None:
+        """Floating dtype of the classifier's parameters (None for a parameter-free callable)."""
+        for p in self.module.parameters():
+            return p.dtype if p.is_floating_point() else None
+        return None
+
     def raw(self, x: torch.Tensor) -> torch.Tensor:
-        """Return the classifier's positive-class output (logit or probability), shape (n,)."""
-        out = self.module(x.to(self.device))
+        """Return the classifier's positive-class output (logit or probability), shape (n,).
+
+        The input is moved to the classifier's device and cast to its parameters' dtype
+        (a float64 module takes the float32 features); the output is float32.
+        """
+        out = self.module(x.to(device=self.device, dtype=self.dtype or x.dtype))
+        if isinstance(out, torch.Tensor) and out.is_floating_point():
+            out = out.to(x.dtype)
         if not isinstance(out, torch.Tensor):
             raise TypeError(f"`classifier` must return a torch.Tensor; got {type(out).__name__}.")
         if out.ndim == 2 and out.shape[1] == 2:

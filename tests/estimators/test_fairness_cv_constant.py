@@ -190,13 +190,17 @@ def test_a_continuous_attribute_is_budgeted_on_its_correlation_not_on_groups():
         clone(search).set_params(metric="dp_gap").fit(X, y, sensitive_features=age)
 
 
+def _with_small_group(n: int, small: int):
+    """``n`` rows whose label follows feature 0, of which the last ``small`` are group b."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(n, 3))
+    return X, (X[:, 0] > 0).astype(int), np.array(["a"] * (n - small) + ["b"] * small)
+
+
 def test_a_group_absent_from_a_held_out_fold_is_named_before_any_fit():
     # 3 rows of group "b" cannot fill 5 held-out folds: the metric used to fail deep
     # inside ("found only 1 group") after the folds' fits
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(200, 3))
-    y = (X[:, 0] > 0).astype(int)
-    s = np.array(["a"] * 197 + ["b"] * 3)
+    X, y, s = _with_small_group(200, 3)
     search = FairnessCV(FairClassifier("gapreg", random_state=0), max_violation=0.1, cv=5)
     with pytest.raises(
         ValueError, match=r"fold \d has no row of the sensitive group 'b' \(3 rows"
@@ -212,10 +216,7 @@ def test_the_folds_warnings_are_said_once_each_with_their_count():
     # a 12-row group: every fold fit and every fold measure warned (about 40 warnings
     # of 2 texts); each distinct text is now said once, with how often it came (the
     # refit's own warnings come as they are)
-    rng = np.random.default_rng(0)
-    X = rng.normal(size=(300, 3))
-    y = (X[:, 0] > 0).astype(int)
-    s = np.array(["a"] * 288 + ["b"] * 12)
+    X, y, s = _with_small_group(300, 12)
     search = FairnessCV(FairClassifier("gapreg", random_state=0), max_violation=1.0, cv=3)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")

@@ -55,6 +55,25 @@ def test_hand_computed_perfect_correlation():
     assert peo_violation(y, p, sensitive_features=s) == pytest.approx(0.0, abs=1e-12)
 
 
-def test_string_columns_need_one_hot():
-    with pytest.raises(ValueError, match="one-hot"):
-        pdp_violation([0, 1], [0.1, 0.2], sensitive_features=["a", "b"])
+def test_categorical_columns_are_one_hot_as_in_the_report():
+    # a categorical attribute (strings, or integer codes of 3 levels) is one-hot encoded,
+    # as fairness_report and FairnessPath.score_frame do: Pearson on the codes 0/1/2
+    # used to give another number under the same name (scipy is the reference)
+    from scipy.stats import pearsonr
+
+    from otfair.metrics import fairness_report, peo_violation
+
+    rng = np.random.default_rng(0)
+    codes = rng.integers(0, 3, 300)
+    p = rng.random(300) * 0.5 + 0.2 * (codes == 2)
+    y = (rng.random(300) < p).astype(int)
+    onehot = np.eye(3)[codes]
+    expected = max(abs(pearsonr(p, onehot[:, k])[0]) for k in range(3))
+    named = np.array(["a", "b", "c"])[codes]
+    for s in (codes, named, onehot):
+        assert pdp_violation(y, p, sensitive_features=s) == pytest.approx(expected, rel=1e-9)
+    report = fairness_report(y, p, sensitive_features=codes).summary
+    assert report["pdp_violation"] == pytest.approx(expected, rel=1e-9)
+    assert report["peo_violation"] == pytest.approx(
+        peo_violation(y, p, sensitive_features=named), rel=1e-9
+    )

@@ -158,7 +158,8 @@ def test_undefined_values_are_nan_not_errors():
     y = np.array([1, 1, 0, 0, 0, 0])
     p = np.array([0.9, 0.2, 0.6, 0.1, 0.7, 0.3])
     s = np.array([0, 0, 0, 1, 1, 1])  # group 1 has no positive: TPR undefined
-    m = fairness_report(y, p, sensitive_features=s).summary
+    with pytest.warns(UndefinedMetricWarning, match=r"tpr_gap .*group\(s\) 1 have no row"):
+        m = fairness_report(y, p, sensitive_features=s, min_group_size=0).summary
     assert math.isnan(m["tpr_gap"]) and math.isnan(m["eo_gap"]) and math.isnan(m["max_eo_gap"])
     # FPR: group 0 has one negative (score .6 -> 1): 1 ; group 1: (.1, .7, .3) -> 1/3
     assert m["fpr_gap"] == pytest.approx(1 - 1 / 3)

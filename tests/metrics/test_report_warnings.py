@@ -111,6 +111,8 @@ def test_demographic_parity_gap_agrees_with_fairness_report_on_a_tiny_group():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         everyone = demographic_parity_gap(y, p, sensitive_features=group, min_group_size=0)
+    # the one person has no y_true = 0: their FPR, and the FPR gap, are undefined
+    with pytest.warns(UndefinedMetricWarning, match=r"fpr_gap .*group\(s\) C have no row"):
         rep0 = fairness_report(y, p, sensitive_features=group, min_group_size=0)
     assert everyone == pytest.approx(
         demographic_parity_difference(y, p >= 0.5, sensitive_features=group)
@@ -161,3 +163,16 @@ def test_min_group_size_is_validated_by_the_metric_functions(bad):
     y, p, s = _useful()
     with pytest.raises(ValueError, match="min_group_size"):
         demographic_parity_gap(y, p, sensitive_features=s, min_group_size=bad)
+
+
+def test_a_gap_left_undefined_by_a_group_says_why():
+    # a group without a positive: its TPR is undefined, the gap NaN, and the report said
+    # nothing (the standalone tpr gap raises; fairlearn gives NaN too)
+    rng = np.random.default_rng(0)
+    s = np.repeat([0, 1], 100)
+    y = rng.integers(0, 2, 200)
+    y[s == 1] = 0
+    with pytest.warns(UndefinedMetricWarning, match="group\\(s\\) 1 have no row with y_true = 1"):
+        rep = fairness_report(y, rng.random(200), sensitive_features=s)
+    assert np.isnan(rep.summary["tpr_gap"]) and np.isnan(rep.summary["max_eo_gap"])
+    assert not np.isnan(rep.summary["fpr_gap"]) and any("tpr_gap" in n for n in rep.notes)

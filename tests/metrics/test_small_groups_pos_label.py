@@ -87,7 +87,11 @@ def test_two_groups_one_of_them_a_single_row_still_warns():
     y01, _, proba, _ = _data(n=40)
     s = np.zeros(40, dtype=int)
     s[0] = 1
-    with pytest.warns(UserWarning, match=r"1 \(n=1\)"):
+    # the one row lacks a class: its TPR or FPR is undefined, and said so too
+    with (
+        pytest.warns(metrics.UndefinedMetricWarning, match="have no row with y_true"),
+        pytest.warns(UserWarning, match=r"1 \(n=1\)"),
+    ):
         rep = metrics.fairness_report(y01, proba, sensitive_features=s)
     assert rep.notes and "1 (n=1)" in rep.notes[0]
 

@@ -110,3 +110,24 @@ def test_check_predictions_edge_cases():
     # numeric values outside [0, 1] that are not labels: the usual range error
     with pytest.raises(ValueError, match="probabilities in"):
         check_predictions([3.0, 0.5], y_true=[1, 2], pos_label=2)
+
+
+def test_predicted_01_labels_under_another_positive_label_are_labels_not_scores():
+    # clf.predict's 0/1 with pos_label=0 used to be read as scores (1 = positive): the
+    # accuracy and the AUC came out inverted (scikit-learn is the reference)
+    from sklearn.metrics import accuracy_score, roc_auc_score
+
+    from otfair.metrics import accuracy, roc_auc
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 400)
+    pred = np.where(rng.random(400) < 0.8, y, 1 - y)
+    assert accuracy(y, pred, pos_label=0) == pytest.approx(accuracy_score(y, pred))
+    assert roc_auc(y, pred, pos_label=0) == pytest.approx(roc_auc_score(y == 0, pred == 0))
+    # labels 1/2, the positive one 2, a predictor that always says 1
+    y12 = np.where(rng.random(400) < 0.8, 1, 2)
+    always = np.ones(400, dtype=int)
+    assert accuracy(y12, always, pos_label=2) == pytest.approx(accuracy_score(y12, always))
+    # under pos_label=1 the 0/1 labels and the 0/1 scores agree, and scores stay scores
+    assert accuracy(y, pred, pos_label=1) == pytest.approx(accuracy_score(y, pred))
+    np.testing.assert_array_equal(check_predictions([0.2, 0.9], pos_label=0), [0.2, 0.9])

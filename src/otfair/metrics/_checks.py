@@ -18,9 +18,9 @@ from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
     check_predictions,
-    check_sensitive_features,
     encode_groups,
 )
+from otfair.utils._sensitive import split_sensitive
 from otfair.utils._validation import describe_groups, small_groups
 
 
@@ -239,7 +239,7 @@ def validate_metric_input(
     arrays = {"y_true": y_true, score_name: y_score}
     if groups != "none":
         arrays["sensitive_features"] = sensitive_features
-    n = check_lengths(**arrays)
+    check_lengths(**arrays)
     y = np.empty(0, dtype=np.int64)
     if labels == "real":
         y = check_finite_1d(y_true, "y_true")
@@ -252,8 +252,8 @@ def validate_metric_input(
             y_score, score_name, y_true=y_true, pos_label=pos_label, probabilities=probabilities
         )
     none = np.empty(0, dtype=np.int64)
-    if groups == "columns":
-        columns = check_sensitive_features(sensitive_features, n)
+    if groups == "columns":  # the report's columns: categories one-hot, numbers as they are
+        columns = split_sensitive(sensitive_features).linear  # its length checked above
         return MetricInput(y, score, none, none, columns)
     if groups == "none":
         return MetricInput(y, score, none, none, none)

@@ -58,8 +58,10 @@ def pdp_violation(
     y_score : array-like of shape (n,)
         Scores or predictions (any real values).
     sensitive_features : array-like of shape (n,) or (n, k)
-        Numeric sensitive columns: binary, one-hot encoded categories (one column per
-        category) and continuous attributes may be mixed.
+        Sensitive columns, read as :func:`fairness_report` reads them
+        (:func:`otfair.metrics.split_sensitive`): a categorical column (strings, or codes
+        of at most 10 values) one-hot encoded, a continuous one as it is; they may be
+        mixed.
     {pos_label}
 
     Returns
@@ -97,7 +99,7 @@ def peo_violation(
     y_score : array-like of shape (n,)
         Scores.
     sensitive_features : array-like of shape (n,) or (n, k)
-        Numeric sensitive columns (see :func:`pdp_violation`).
+        Sensitive columns (see :func:`pdp_violation`).
     {pos_label}
 
     Returns

@@ -22,7 +22,7 @@ from otfair.metrics._checks import (
     validate_metric_input,
 )
 from otfair.metrics._constraints import GROUP_SIZE, THRESHOLD
-from otfair.metrics._degenerate import degenerate_warnings
+from otfair.metrics._degenerate import UndefinedMetricWarning, degenerate_warnings
 from otfair.metrics._distribution import (
     ks_distance,
     max_pairwise_distance,
@@ -288,9 +288,34 @@ def _panel_notes(
     if task == "regression":
         return _accuracy_disparity(y, score, sens)
     found = degenerate_warnings(y, score, tau, summary["auc"])
+    undefined = _undefined_gaps(y, sens, summary)
+    found += [(message, UndefinedMetricWarning) for message in undefined]
     for message, category in found:
         warnings.warn(message, category, stacklevel=3)
     return None, tuple(message for message, _ in found)
+
+
+def _undefined_gaps(y: np.ndarray, sens: SensitiveColumns, summary: dict[str, float]) -> list[str]:
+    """Say why a classification panel's TPR or FPR gap is NaN (both classes present).
+
+    A group without a row of a class: its TPR (no ``y_true = 1``) or FPR (no ``y_true =
+    0``) is undefined, and so are the gaps that read it. (Every column continuous: the
+    group measures are NaN by design, and ``sensitive`` records the reading.)
+    """
+    if y.min() == y.max() or sens.codes is None or sens.groups is None:
+        return []  # one class: degenerate_warnings says so
+    notes = []
+    for label, rate in ((1, "tpr_gap"), (0, "fpr_gap")):
+        if not np.isnan(summary[rate]):
+            continue
+        present = np.bincount(sens.codes[y == label], minlength=len(sens.groups)) > 0
+        missing = [str(g) for g in np.asarray(sens.groups)[~present][:5]]
+        if missing:
+            notes.append(
+                f"{rate} and the equalized-odds gaps are NaN: group(s) {', '.join(missing)} "
+                f"have no row with y_true = {label}, so their rate is undefined."
+            )
+    return notes
 
 
 def _small_groups(

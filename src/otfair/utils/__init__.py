@@ -22,6 +22,7 @@ from otfair.utils._constraints import (
 )
 from otfair.utils._init_params import set_params_from_init
 from otfair.utils._params import check_features, check_positive_int, check_scalar
+from otfair.utils._predictions import check_predictions
 from otfair.utils._random import (
     draw_seed,
     local_random_state,
@@ -40,7 +41,6 @@ from otfair.utils._validation import (
     check_consistent_length,
     check_finite_1d,
     check_group_sizes,
-    check_predictions,
     check_probabilities,
     check_sensitive_features,
     encode_groups,

@@ -52,6 +52,15 @@ def test_rule_returns_the_constant_when_every_strength_in_budget_is_below_it():
         assert select_strength(table, 0.02, below_constant="constant") == 3
 
 
+def test_the_refusal_suggests_larger_strengths_only_when_the_largest_was_the_fairest():
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.7], [0.2, 0.05, 0.1])
+    with pytest.raises(ValueError, match=r"\(strength=1\)\. .*the strengths above 1 violate more"):
+        select_strength(table, 0.02)
+    table = _table([0.0, 1.0, 10.0], [0.9, 0.8, 0.7], [0.2, 0.1, 0.05])
+    with pytest.raises(ValueError, match=r"\(strength=10\)\. .*or add larger `strengths`"):
+        select_strength(table, 0.02)
+
+
 def test_a_tie_with_the_constant_names_the_training_loss_that_excluded_it():
     """The held-out scores tie (0.6 = 0.6): the refusal says the training loss did it,
     not that 0.6 is below 0.6."""

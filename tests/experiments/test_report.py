@@ -91,6 +91,10 @@ def test_report_files_and_methods(plugin_path, tmp_path):
     table = (out / "tables" / "synthetic.md").read_text()
     assert table.split("matched")[0].count("| dummy-lr |") == 3  # one row per strength
     assert len((out / "results.csv").read_text().splitlines()) == 1 + 8
+    # a rerun writes the same files: the SVG had a date and random element ids
+    again = make_report(out.parent, tmp_path / "again").parent
+    for name in ("plots/synthetic__dp_gap.svg", "plots/synthetic__dp_gap.png", "index.md"):
+        assert (again / name).read_bytes() == (out / name).read_bytes(), name
 
 
 def test_html_has_every_section_and_working_links(plugin_path, tmp_path):
@@ -246,3 +250,38 @@ def test_a_row_whose_key_was_edited_is_listed_apart(plugin_path, tmp_path):
     assert sorted(_points(index).to_list()) == [1, 2, 2]  # the edited row is in no mean
     text = index.read_text()
     assert "its key is not the key of its configuration" in text
+
+
+def test_the_training_budget_line_names_the_methods_a_value_applies_to():
+    # only norm ran with epochs = 30; gapreg's L-BFGS ran to its own default (stored
+    # null): the line said "30 epochs" for every run
+    import pandas as pd
+
+    from otfair_lab.experiments._report import _budget_lines
+
+    frame = pd.DataFrame(
+        {
+            "method": ["norm", "norm", "gapreg", "gapreg"],
+            "epochs": [30, 30, None, None],
+            "max_train_rows": [2000] * 4,
+        }
+    )
+    (line, _) = _budget_lines(frame)
+    assert "2,000 training rows per split at most" in line
+    assert "30 epochs (norm; the other methods at their own defaults)" in line
+    same = _budget_lines(frame.assign(epochs=30))[0]
+    assert same.endswith("; 30 epochs.")
+
+
+def test_a_long_warning_line_ends_in_an_ellipsis_not_mid_sentence():
+    import warnings
+
+    from otfair_lab.experiments._execute import WARNING_LINE_MAX, warning_line
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.warn("x" * 2000 + " the fix", UserWarning, stacklevel=1)
+        warnings.warn("short one", UserWarning, stacklevel=1)
+    long, short = (warning_line(w) for w in caught)
+    assert len(long) == WARNING_LINE_MAX and long.endswith("…")
+    assert short == "UserWarning: short one"

@@ -133,3 +133,25 @@ def test_sfp_audit_of_the_reference_itself_is_perfect():
     assert res["sfp_flip_rate"] == 0.0
     with pytest.raises(ValueError, match="'sfp' audit needs a classification run"):
         run_single("law_school", "unfair-reg", epochs=1, audits=["sfp"])
+
+
+def test_a_randomized_classifier_is_measured_on_its_draws_and_ranked_on_its_mixture():
+    # ReductionClassifier predicts by drawing each label with the mixture's probability;
+    # the panel used to cut that probability at 0.5 (another model): accuracy and DP now
+    # come from predict, AUC from predict_proba (fairlearn's DP is the reference)
+    from otfair.estimators import ReductionClassifier
+
+    res = run_single("synthetic", "reduction", strength=0.02, seed=0, test_size=0.25)
+    split = load_dataset("synthetic").split(
+        test_size=0.25, random_state=0, sensitive_as_input=True
+    )
+    model = ReductionClassifier(0.02, notion="dp", random_state=0)
+    model.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    drawn = model.predict(split.X_test)
+    p = model.predict_proba(split.X_test)[:, 1]
+    assert res["accuracy"] == pytest.approx(accuracy_score(split.y_test, drawn))
+    dp = demographic_parity_difference(split.y_test, drawn, sensitive_features=split.s_test)
+    assert res["dp_gap"] == pytest.approx(dp)
+    assert res["auc"] == pytest.approx(roc_auc_score(split.y_test, p))
+    # the 0.5 cut, what the panel read before, is another model on these rows
+    assert np.mean(drawn != (p >= 0.5)) > 0.01

@@ -172,15 +172,18 @@ def _infeasible_message(results: Mapping[str, Any], max_violation: float) -> str
     else:
         what = "mean held-out violation"
     rows = np.flatnonzero(~reference & ~np.isnan(bound))
+    larger = ", or add larger `strengths`"
     if rows.size == 0:
         reached = "the held-out violation is undefined at every strength"
     else:
         low = rows[np.argmin(bound[rows])]
         reached = f"the lowest {what} is {bound[low]:.4g} (strength={strengths[low]:g})"
+        if strengths[low] < np.nanmax(strengths[rows]):  # larger ones measured: no lower
+            larger = f" (the strengths above {strengths[low]:g} violate more)"
     margin = " or lower `margin`" if is_upper else ""
     return (
         f"No strength meets max_violation={max_violation:g}: {reached}. Raise "
-        f"`max_violation`{margin}, or add larger `strengths`."
+        f"`max_violation`{margin}{larger}."
     )
 
 

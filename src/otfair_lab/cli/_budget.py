@@ -97,13 +97,28 @@ def run_budget_single(
         announce(f"FairnessCV: {cv} folds, metric {name}, budget {max_violation:g}")
     split = data.split
     start = time.perf_counter()
-    search.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    try:
+        search.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+    except ValueError as exc:  # the library's words, in the command's
+        raise ValueError(in_command_words(str(exc))) from None
     fit_time = time.perf_counter() - start
     best = search.best_estimator_
     result = evaluate(request, data, best, strength=search.strength_, fit_time=fit_time)
     measure = get_violation_metric(name, task)
     result.update(_cv_fields(search, split, measure, max_violation, name))
     return result
+
+
+def in_command_words(message: str) -> str:
+    """FairnessCV's refusal in ``otfair fit``'s words: its options, no ``strengths``.
+
+    >>> in_command_words("No strength meets max_violation=0.01: ... Raise `max_violation`, "
+    ...                  "or add larger `strengths`.")
+    'No strength meets --max-violation 0.01: ... Raise --max-violation.'
+    """
+    message = message.replace("max_violation=", "--max-violation ")
+    message = message.replace("`max_violation`", "--max-violation")
+    return message.replace(", or add larger `strengths`", "")
 
 
 #: The columns of FairnessCV's ``cv_results_`` that the run's ``path`` keeps.

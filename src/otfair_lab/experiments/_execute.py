@@ -215,11 +215,20 @@ def execute_item(item: WorkItem, plugins: Sequence[str] = ()) -> Any:
     return records if isinstance(item, tuple) else records[0]
 
 
+#: The longest warning line a sweep prints (the fixes come last in otfair's messages)
+WARNING_LINE_MAX = 800
+
+
 def warning_line(caught: warnings.WarningMessage) -> str:
-    """One line naming a caught warning: ``UserWarning: first line of its message``."""
+    """One line naming a caught warning: ``UserWarning: first line of its message``.
+
+    A line longer than :data:`WARNING_LINE_MAX` ends in an ellipsis, never mid-word
+    without a sign.
+    """
     text = str(caught.message).strip()
     first = text.splitlines()[0] if text else ""
-    return f"{caught.category.__name__}: {first}"[:300]
+    line = f"{caught.category.__name__}: {first}"
+    return line if len(line) <= WARNING_LINE_MAX else line[: WARNING_LINE_MAX - 1] + "…"
 
 
 def execute_run(config: RunConfig, plugins: Sequence[str] = ()) -> dict[str, Any]:

@@ -252,11 +252,14 @@ def _budget_lines(frame: pd.DataFrame) -> list[str]:
         ("max_train_rows", "training rows per split at most"),
         ("epochs", "epochs"),
     ):
-        values = pd.to_numeric(frame.get(column, pd.Series(dtype=float)), errors="coerce")
-        values = sorted({int(v) for v in values.dropna()})
+        given = pd.to_numeric(frame.get(column, pd.Series(dtype=float)), errors="coerce")
+        values = sorted({int(v) for v in given.dropna()})
         if values:
-            shown = ", ".join(f"{v:,}" for v in values)
-            parts.append(f"{shown} {text}")
+            shown = f"{', '.join(f'{v:,}' for v in values)} {text}"
+            if given.isna().any() and "method" in frame:  # the others: their own defaults
+                named = sorted(frame.loc[given.notna(), "method"].astype(str).unique())
+                shown += f" ({', '.join(named)}; the other methods at their own defaults)"
+            parts.append(shown)
     return [f"Training budget of these runs: {'; '.join(parts)}.", ""] if parts else []
 
 

@@ -171,7 +171,10 @@ def _plot(
     )
     fig.tight_layout()
     paths = [stem.with_suffix(".png"), stem.with_suffix(".svg")]
-    for path in paths:
-        fig.savefig(path, dpi=110)
+    # the same files on a rerun: no date in the SVG, its element ids from a fixed salt
+    with plt.rc_context({"svg.hashsalt": "otfair-report"}):
+        for path in paths:
+            metadata = {"Date": None} if path.suffix == ".svg" else None
+            fig.savefig(path, dpi=110, metadata=metadata)
     plt.close(fig)
     return paths

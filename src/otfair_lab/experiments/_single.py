@@ -82,6 +82,28 @@ def _positive_scores(estimator: Any, X: np.ndarray, task: str) -> np.ndarray:
     return np.asarray(estimator.predict(X), dtype=np.float64).ravel()
 
 
+#: The panel's measures of hard decisions: a randomized classifier's are its draws'
+HARD_DECISION_KEYS = ("accuracy", "dp_gap", "tpr_gap", "fpr_gap", "eo_gap", "max_eo_gap")
+
+
+def _decisions_of_randomized(panel: Any, estimator: Any, split: Any) -> None:
+    """Measure a randomized classifier's hard decisions on its own ``predict`` (in place).
+
+    ``ReductionClassifier`` (``prediction_ == "randomized"``, fairlearn's rule) predicts
+    by drawing each label with its mixture probability; cutting that probability at 0.5
+    is another, deterministic model (with another DP gap and accuracy). The panel's
+    ranking and score measures (AUC, WDP, PDP...) stay those of the probability.
+    """
+    from otfair.metrics import fairness_report
+
+    if getattr(estimator, "prediction_", None) != "randomized":
+        return
+    labels = np.asarray(estimator.predict(split.X_test))
+    drawn = (labels == estimator.classes_[1]).astype(np.float64)
+    hard = fairness_report(split.y_test, drawn, sensitive_features=split.s_test)
+    panel.summary.update({key: hard.summary[key] for key in HARD_DECISION_KEYS})
+
+
 #: Test scores of unfair reference models, per (dataset, options, seed, split, budget):
 #: a sweep's worker reuses them across the strengths of every method (bounded size).
 _REFERENCE_CACHE: dict[tuple, np.ndarray] = {}
@@ -307,6 +329,7 @@ def evaluate(
     with warnings.catch_warnings():  # the result records a degenerate run as `constant`
         warnings.simplefilter("ignore", DegeneratePredictorWarning)
         panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test, task=task)
+        _decisions_of_randomized(panel, estimator, split)
 
     result: dict[str, Any] = {
         "dataset": data.name,

@@ -123,3 +123,21 @@ def test_performance_and_other_entry_points():
         fairness_report(Y, P, sensitive_features=S, task="ranking")
     with pytest.raises(TypeError, match="sensitive_features.*array-like"):
         demographic_parity_gap(Y, P, sensitive_features=3)
+
+
+@pytest.mark.parametrize("score_range", [(0.0, np.inf), 5, (0, 1, 2), ("a", "b"), (1.0, 0.0)])
+def test_tvdp_names_a_bad_score_range(score_range):
+    # (0, inf) returned 0.0 with numpy's "invalid value"; the others raised TypeErrors
+    from otfair.metrics import tv_demographic_parity
+
+    y, p, s = [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8], [0, 0, 1, 1]
+    with pytest.raises(ValueError, match="`score_range` must be two finite numbers"):
+        tv_demographic_parity(y, p, sensitive_features=s, score_range=score_range)
+
+
+def test_hard_labels_of_any_two_values_are_constant_only_when_one_occurs():
+    from otfair.metrics import is_constant_prediction
+
+    assert not is_constant_prediction([1, 2, 1, 2])  # read as scores >= 0.5: "one class"
+    assert is_constant_prediction([2, 2, 2]) and is_constant_prediction([0.2, 0.3])
+    assert not is_constant_prediction([0, 1, 1])

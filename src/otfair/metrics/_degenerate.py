@@ -36,7 +36,7 @@ def is_constant_prediction(y_pred_or_scores: Any, *, threshold: float | None = 0
 
     the second condition applying to classification scores (``threshold`` :math:`\tau`,
     the estimators' convention :math:`P(y=1) \ge 0.5`). Hard labels (0/1, or any two
-    values) are constant when only one value occurs; pass ``threshold=None`` for
+    values, such as 1/2) are constant when only one value occurs; pass ``threshold=None`` for
     regression predictions (only the spread is tested).
 
     Parameters
@@ -66,11 +66,13 @@ def is_constant_prediction(y_pred_or_scores: Any, *, threshold: float | None = 0
     if values.dtype.kind not in "biuf":  # string labels: one distinct value
         return bool(np.unique(values.ravel()).size < 2)
     values = values.astype(float).ravel()
-    finite = values[np.isfinite(values)]
+    finite = values[np.isfinite(values)]  # NaN predictions (a diverged model): degenerate
     if finite.size == 0 or float(np.std(finite)) < CONSTANT_STD:
         return True
     if threshold is None:
         return False
+    if np.unique(values).size == 2 and (values.min() < 0 or values.max() > 1):
+        return False  # hard labels of two values (1/2): not scores to threshold
     labels = values >= threshold
     return bool(labels.all() or not labels.any())
 

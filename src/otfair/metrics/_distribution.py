@@ -198,9 +198,7 @@ def tv_demographic_parity(
     >>> tv_demographic_parity(y, p, sensitive_features=s, bins=2)  # [0, 0.5) and [0.5, 1]
     0.5
     """
-    lo, hi = (float(v) for v in score_range)
-    if not hi > lo:
-        raise ValueError(f"`score_range` must be (low, high) with low < high; got {score_range}.")
+    lo, hi = _check_score_range(score_range)
     _, score, codes, groups, _ = validate_metric_input(
         y_true, y_score, sensitive_features, pos_label, min_group_size, labels="length"
     )
@@ -211,3 +209,17 @@ def tv_demographic_parity(
         )
     edges = np.linspace(lo, hi, int(bins) + 1)
     return max_pairwise_distance(score, codes, len(groups), lambda u, v: tv_histogram(u, v, edges))
+
+
+def _check_score_range(score_range: Any) -> tuple[float, float]:
+    """Return ``(low, high)``, two finite numbers with low < high; ValueError naming it."""
+    try:
+        lo, hi = (float(v) for v in score_range)
+    except (TypeError, ValueError):
+        lo = hi = float("nan")
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+        raise ValueError(
+            "`score_range` must be two finite numbers (low, high) with low < high; "
+            f"got {score_range!r}."
+        )
+    return lo, hi

@@ -246,7 +246,9 @@ def test_small_groups_flagged_left_out_and_named_on_stderr(tmp_path):
     assert flags == {"Asian": True, "Black": False, "Native": True, "White": False}
     everyone = _run(path, "--label", "y", "--score", "p", "--sensitive", "race", "--json",
                     "--min-group-size", "0")  # fmt: skip
-    assert "warning:" not in everyone.stderr
+    assert "min_group_size" not in everyone.stderr  # no small-group warning at 0
+    # the two Asian rows have no y = 1: their TPR, and the TPR gap, are undefined
+    assert "tpr_gap and the equalized-odds gaps are NaN: group(s) Asian" in everyone.stderr
     assert json.loads(everyone.stdout)["dp_gap"] == pytest.approx(1.0)  # Asian 1 vs Native 0
 
 

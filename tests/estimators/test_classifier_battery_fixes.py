@@ -91,3 +91,31 @@ def test_representation_fit_quality_warning_names_the_scale_when_it_is_the_cause
         assert below and "far from a unit scale" in below[0]
     else:  # on a unit scale no warning blames it
         assert not any("far from a unit scale" in text for text in below)
+
+
+def test_each_fit_keeps_the_message_of_its_check_against_the_constant():
+    # the warning was printed once and lost; sweeps and reports read the attribute
+    from otfair.estimators import FitQualityWarning, fairness_path
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 4))
+    s = rng.integers(0, 2, 400)
+    y = (rng.random(400) < 0.9).astype(int)  # no signal: the base rate everywhere
+    with pytest.warns(FitQualityWarning, match="predicts class 1 for every training row"):
+        weak = FairClassifier(random_state=0).fit(X, y, sensitive_features=s)
+    assert "predicts class 1 for every training row" in weak.fit_quality_warning_
+    y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int)
+    good = FairClassifier(random_state=0).fit(X, y, sensitive_features=s)
+    assert good.fit_quality_warning_ is None
+    # a curve's models each keep their own check: the label is the group, so parity
+    # at a huge strength leaves one class
+    X[:, 1] += 2 * s
+    y = ((s + 0.2 * rng.normal(size=400)) > 0.5).astype(int)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)
+        path = fairness_path(
+            FairClassifier("gapreg", random_state=0), X, y, sensitive_features=s,
+            strengths=[0.0, 1e9],
+        )  # fmt: skip
+    assert path[0].fit_quality_warning_ is None
+    assert path[1].fit_quality_warning_ is not None

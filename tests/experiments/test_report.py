@@ -285,3 +285,27 @@ def test_a_long_warning_line_ends_in_an_ellipsis_not_mid_sentence():
     long, short = (warning_line(w) for w in caught)
     assert len(long) == WARNING_LINE_MAX and long.endswith("…")
     assert short == "UserWarning: short one"
+
+
+def test_fits_that_ended_below_the_constant_are_marked_with_their_count():
+    # a sweep printed the FitQualityWarning once on stderr, and the report then offered
+    # the run as a method's best model; the stored flag now marks its row and says why
+    from otfair_lab.experiments._report import _strength_table, aggregate
+    from otfair_lab.experiments._report_plot import fit_quality_note
+
+    frame = pd.DataFrame(
+        {
+            "dataset": ["d"] * 4,
+            "method": ["norm", "norm", "gapreg", "gapreg"],
+            "notion": [None] * 4,
+            "strength": [0.9, 0.9, 1.0, 1.0],
+            "seed": [0, 1, 0, 1],
+            "accuracy": [0.55, 0.80, 0.81, 0.82],
+            "fit_quality_warning": [True, False, False, False],
+        }
+    )
+    agg = aggregate(frame, ["accuracy"])
+    rows = {r[0] for r in _strength_table(agg, "d", ["accuracy"]).rows}
+    assert "norm **below constant (training)** 1/2" in rows and "gapreg" in rows
+    assert fit_quality_note(agg).startswith("**below constant (training)** (1 row)")
+    assert fit_quality_note(aggregate(frame.drop(columns="fit_quality_warning"), [])) == ""

@@ -155,3 +155,18 @@ def test_a_randomized_classifier_is_measured_on_its_draws_and_ranked_on_its_mixt
     assert res["auc"] == pytest.approx(roc_auc_score(split.y_test, p))
     # the 0.5 cut, what the panel read before, is another model on these rows
     assert np.mean(drawn != (p >= 0.5)) > 0.01
+
+
+def test_a_run_records_whether_its_fit_ended_at_or_below_the_constant():
+    # GapReg at 1e9 on the synthetic data (its label follows the group) leaves one class
+    import warnings
+
+    from otfair.estimators import FitQualityWarning
+
+    options = {"model": "logistic", "solver": "lbfgs"}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FitQualityWarning)
+        strong = run_single("synthetic", "gapreg", strength=1e9, method_options=options)
+    plain = run_single("synthetic", "gapreg", strength=0.0, method_options=options)
+    assert strong["fit_quality_warning"] is True
+    assert plain["fit_quality_warning"] is False

@@ -191,7 +191,9 @@ class FitQualityWarning(UserWarning):
     """A fit ended below the best constant predictor, or at one predicted class.
 
     Also raised for features on a raw scale (magnitude above 1e4), which gradient
-    training cannot fit well; the message names the fix.
+    training cannot fit well; the message names the fix. A fitted torch estimator keeps
+    the message of its fit's check in ``fit_quality_warning_`` (None when it passed),
+    which sweeps record and reports mark.
 
     See Also
     --------
@@ -335,8 +337,11 @@ def check_against_constant(
     remedy: str = "raise `epochs`, or use solver='lbfgs'",
     balanced: bool = False,
     raw_scale: bool = False,
-) -> None:
+) -> str | None:
     """Warn when training ``logits`` do worse than the best constant or predict one class.
+
+    Returns the warning's message (None: no warning); the estimator keeps it as
+    ``fit_quality_warning_``.
 
     Worse: a lower training accuracy, or a training cross-entropy above the constant's
     by more than :data:`CONSTANT_LOSS_RTOL` of it (``FairnessCV`` excludes such a
@@ -383,21 +388,21 @@ def check_against_constant(
     cause = SCALE_CAUSE * raw_scale + _likely_cause(
         strength, penalized, at_cap, "more `epochs` or solver='lbfgs'", remedy
     )
+    message = None
     if acc < const_acc - 1e-12 or ce > const_ce * (1 + CONSTANT_LOSS_RTOL):
-        warnings.warn(
+        message = (
             f"{owner} ends below the best constant predictor on its training data "
             f"({measure.format(acc, const_acc, ce, const_ce)}); the constant is perfectly "
-            f"fair, so the fit did not optimize: {cause}.",
-            FitQualityWarning,
-            stacklevel=user_stacklevel(),
+            f"fair, so the fit did not optimize: {cause}."
         )
     elif len(np.unique(predicted)) == 1:
-        warnings.warn(
+        message = (
             f"{owner} predicts class {classes[int(predicted[0])]} for every training row "
-            f"({kind} {acc:.4f}, the best constant's {const_acc:.4f}): {cause}.",
-            FitQualityWarning,
-            stacklevel=user_stacklevel(),
+            f"({kind} {acc:.4f}, the best constant's {const_acc:.4f}): {cause}."
         )
+    if message is not None:
+        warnings.warn(message, FitQualityWarning, stacklevel=user_stacklevel())
+    return message
 
 
 def _check_not_diverged(values: np.ndarray, owner: str, noun: str) -> None:
@@ -440,14 +445,15 @@ def check_regression_against_constant(
     strength: float,
     penalized: bool,
     raw_scale: bool = False,
-) -> None:
+) -> str | None:
     r"""Warn when training ``predictions`` have a larger squared error than the mean.
 
     The best constant regressor predicts the training mean :math:`\bar y` and its mean
     squared error is the variance of ``y``; a fit whose training MSE exceeds it by more
     than :data:`CONSTANT_LOSS_RTOL` of it (a training :math:`R^2` below 0) warns
     (:class:`FitQualityWarning`): the constant is perfectly fair, so such a fit did not
-    optimize.
+    optimize. Returns the warning's message (None: no warning), which the estimator keeps
+    as ``fit_quality_warning_``.
 
     Parameters
     ----------
@@ -470,19 +476,20 @@ def check_regression_against_constant(
     _check_not_diverged(predictions, owner, "predictions")
     mse = float(np.mean((predictions - y) ** 2))
     constant = float(np.var(y))
-    if mse > constant * (1 + CONSTANT_LOSS_RTOL):
-        cause = SCALE_CAUSE * raw_scale + _likely_cause(
-            strength, penalized, False, "more `epochs`", "raise `epochs`"
-        )
-        warnings.warn(
-            f"{owner} ends below the best constant predictor (the training mean) on its "
-            f"training data (mean squared error {mse:.4g} vs {constant:.4g} in the units "
-            f"of `y`, R^2 "
-            f"{1.0 - mse / constant if constant > 0 else float('nan'):.4f}); the constant is "
-            f"perfectly fair, so the fit did not optimize: {cause}.",
-            FitQualityWarning,
-            stacklevel=user_stacklevel(),
-        )
+    if mse <= constant * (1 + CONSTANT_LOSS_RTOL):
+        return None
+    cause = SCALE_CAUSE * raw_scale + _likely_cause(
+        strength, penalized, False, "more `epochs`", "raise `epochs`"
+    )
+    r2 = 1.0 - mse / constant if constant > 0 else float("nan")
+    message = (
+        f"{owner} ends below the best constant predictor (the training mean) on its "
+        f"training data (mean squared error {mse:.4g} vs {constant:.4g} in the units of "
+        f"`y`, R^2 {r2:.4f}); the constant is perfectly fair, so the fit did not "
+        f"optimize: {cause}."
+    )
+    warnings.warn(message, FitQualityWarning, stacklevel=user_stacklevel())
+    return message
 
 
 def training_logits(model: torch.nn.Module, X: torch.Tensor) -> np.ndarray:

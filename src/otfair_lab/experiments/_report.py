@@ -25,7 +25,12 @@ import pandas as pd
 
 from otfair_lab.experiments._labels import method_label
 from otfair_lab.experiments._report_apart import split_current
-from otfair_lab.experiments._report_plot import _plot, _seed_phrase, constant_note
+from otfair_lab.experiments._report_plot import (
+    _plot,
+    _seed_phrase,
+    constant_note,
+    fit_quality_note,
+)
 from otfair_lab.experiments._report_plot import pareto_front as pareto_front  # public here
 from otfair_lab.experiments._store import STORE_FILENAME, ResultStore
 
@@ -73,9 +78,10 @@ def aggregate(frame: pd.DataFrame, measures: Sequence[str]) -> pd.DataFrame:
     for m in present:
         out[f"{m}_mean"] = grouped[m].mean()
         out[f"{m}_std"] = grouped[m].std(ddof=1).fillna(0.0)
-    if "constant" in df.columns:  # runs that predicted a constant, per group
-        df["constant"] = df["constant"].map(lambda v: v is True or v == 1).astype(int)
-        out["constant"] = df.groupby(keys, dropna=False, sort=True)["constant"].sum()
+    for flag in ("constant", "fit_quality_warning"):  # flagged runs, per group
+        if flag in df.columns:
+            df[flag] = df[flag].map(lambda v: v is True or v == 1).astype(int)
+            out[flag] = df.groupby(keys, dropna=False, sort=True)[flag].sum()
     out = out.reset_index()
     out["label"] = [method_label(m, n) for m, n in zip(out["method"], out["notion"], strict=True)]
     return out
@@ -129,6 +135,9 @@ def _strength_table(agg: pd.DataFrame, dataset: str, cols: Sequence[str]) -> _Ta
         label = r["label"]
         if int(r.get("constant", 0) or 0) > 0:  # a constant predictor: marked and explained
             label = f"{label} **constant** {int(r['constant'])}/{int(r['n_seeds'])}"
+        warned = int(r.get("fit_quality_warning", 0) or 0)
+        if warned > 0:  # its fit ended below the constant on its training rows
+            label = f"{label} **below constant (training)** {warned}/{int(r['n_seeds'])}"
         rows.append([label, strength, str(int(r["n_seeds"])), *cells])
     title = f"{dataset}: every method and strength (mean ± std over seeds)"
     return _Table(title, header, rows)
@@ -314,7 +323,8 @@ def _dataset_section(
         rel_png, rel_svg = png.relative_to(out).as_posix(), svg.relative_to(out).as_posix()
         md += [f"![{dataset} {measure}]({rel_png})", "", f"[SVG]({rel_svg})", ""]
     tables = [_strength_table(agg, dataset, [*perf, *fair, *extras, "fit_time_s"])]
-    tables[0].note = " ".join(t for t in (_timing_note(rows), constant_note(agg)) if t)
+    notes = (_timing_note(rows), constant_note(agg), fit_quality_note(agg))
+    tables[0].note = " ".join(t for t in notes if t)
     levels_cfg = options.get("matched_levels", {})
     for measure in fair[:2] if perf else []:
         levels = levels_cfg.get(measure) or _auto_levels(agg[f"{measure}_mean"].to_numpy())

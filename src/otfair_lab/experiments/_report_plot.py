@@ -75,6 +75,20 @@ def constant_note(agg: pd.DataFrame) -> str:
     )
 
 
+def fit_quality_note(agg: pd.DataFrame) -> str:
+    """Return the note for a table with fits that warned of their training (or "")."""
+    if "fit_quality_warning" not in agg or not (agg["fit_quality_warning"] > 0).any():
+        return ""
+    n = int((agg["fit_quality_warning"] > 0).sum())
+    return (
+        f"**below constant (training)** ({n} row{'s' if n != 1 else ''}): in that many "
+        "seeds the fit ended below the best constant predictor on its training rows, or "
+        "predicted one class for every one of them (otfair's `FitQualityWarning`; the "
+        "sweep printed why): the method did not optimize there, so its point says little "
+        "about the trade-off."
+    )
+
+
 def _mark_constant(ax: Any, grp: pd.DataFrame, x: Any, y: Any, marked: list[bool]) -> None:
     """Cross out the points of ``grp`` some of whose seeds predicted a constant."""
     if "constant" not in grp:

@@ -104,6 +104,19 @@ def _decisions_of_randomized(panel: Any, estimator: Any, split: Any) -> None:
     panel.summary.update({key: hard.summary[key] for key in HARD_DECISION_KEYS})
 
 
+def _fit_quality_warned(estimator: Any) -> bool:
+    """Whether the fit (or the estimator a wrapper fitted) gave a ``FitQualityWarning``.
+
+    otfair's torch estimators keep the message of their fit's check against the best
+    constant predictor in ``fit_quality_warning_`` (None when it passed); a stacked
+    curve's models each keep their own, which a sweep's caught warnings cannot tell.
+    """
+    for model in (estimator, getattr(estimator, "estimator_", None)):
+        if getattr(model, "fit_quality_warning_", None) is not None:
+            return True
+    return False
+
+
 #: Test scores of unfair reference models, per (dataset, options, seed, split, budget):
 #: a sweep's worker reuses them across the strengths of every method (bounded size).
 _REFERENCE_CACHE: dict[tuple, np.ndarray] = {}
@@ -348,6 +361,8 @@ def evaluate(
     result["constant"] = is_constant_prediction(
         scores, threshold=0.5 if task == "classification" else None
     )
+    # the fit's own check against the best constant (FitQualityWarning), kept per model
+    result["fit_quality_warning"] = _fit_quality_warned(estimator)
     result["fit_time_s"] = fit_time
     result["predict_time_s"] = predict_time
     reference = None

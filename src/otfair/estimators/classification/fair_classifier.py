@@ -257,6 +257,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     history_ : list of float
         Mean training objective per Adam epoch, or the objective after each L-BFGS
         iteration.
+    fit_quality_warning_ : str or None
+        The :class:`FitQualityWarning` this fit gave (below the best constant predictor
+        on its training rows, or one class for every row), None when it gave none.
     n_iter_ : int
         Adam epochs or L-BFGS iterations run (at most ``epochs``; a penalized L-BFGS fit
         of the logistic model from scratch with Norm or Barycenter first minimizes the
@@ -573,7 +576,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             if single is not ref:
                 single._copy_data_attributes(ref)
             check_finite_model(single.model_, type(self).__name__)
-            check_against_constant(
+            single.fit_quality_warning_ = check_against_constant(
                 training_logits(single.model_, Xt),
                 y,
                 owner=type(self).__name__,

@@ -169,7 +169,7 @@ def check_preprocessed_fit(
     y = np.asarray(y, dtype=np.float64)
     alone = _frozen_accuracy(model, X, y)
     weak = alone <= constant_baseline(y)[1] + 1e-12
-    check_against_constant(
+    model.fit_quality_warning_ = check_against_constant(
         _logits(p1),
         y,
         owner=type(model).__name__,

@@ -182,6 +182,9 @@ class AdapFairPreprocessor(
         epoch's wall time ``time_s``.
     n_iter_ : int
         Epochs trained (``epochs`` without ``early_stopping``).
+    fit_quality_warning_ : str or None
+        The :class:`~otfair.estimators.FitQualityWarning` of the fitted pipeline (None:
+        none; not checked, so None, inside :class:`AdapFairClassifier`, which checks).
     validation_loss_ : list of float
         ``early_stopping`` only (empty without it): the held-out objective after each
         epoch; the flows are those of its smallest.
@@ -320,6 +323,7 @@ class AdapFairPreprocessor(
         if state_fingerprint(scorer) != fingerprint:  # pragma: no cover - a guard
             raise RuntimeError("The classifier's parameters changed during fit.")
         self.classifier_fingerprint_ = fingerprint
+        self.fit_quality_warning_ = None
         if self._owner == type(self).__name__:  # AdapFairClassifier checks its whole fit
             check_preprocessed_fit(self, X_np, y_np, codes, strength=weight, raw_scale=raw_scale)
         return self

@@ -111,6 +111,9 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
     n_iter_ : int
         Epochs the flows trained (``preprocessor_.n_iter_``; their held-out objective
         per epoch: ``preprocessor_.validation_loss_``).
+    fit_quality_warning_ : str or None
+        The :class:`~otfair.estimators.FitQualityWarning` of the fitted pipeline, None
+        when it gave none.
 
     See Also
     --------
@@ -349,7 +352,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         if np.all(np.isfinite(p1)):
             p1 = np.clip(p1, 1e-15, 1.0 - 1e-15)  # logits of saturated probabilities
         strength = float(renamed_param(self, "lam", "strength", default=0.5))
-        check_against_constant(
+        self.fit_quality_warning_ = check_against_constant(
             np.log(p1) - np.log1p(-p1),
             np.asarray(y, dtype=np.float64),
             owner=type(self).__name__,

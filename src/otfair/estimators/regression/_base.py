@@ -386,7 +386,7 @@ class NeuralFairRegressor(
             ]
             single.n_iter_ = done or len(history)
             (fitted,) = predict_in_chunks(single._scaled_prediction, X, device)
-            check_regression_against_constant(  # in the units of y
+            single.fit_quality_warning_ = check_regression_against_constant(  # units of y
                 single._unscale(fitted.astype(np.float64)),
                 self._unscale(y_scaled.astype(np.float64)),
                 owner=type(single).__name__,

@@ -92,6 +92,8 @@ class UnfairRegressor(NeuralFairRegressor):
         Per-epoch training ``mse``.
     n_iter_ : int
         Epochs trained (``epochs`` unless ``tol`` ended the training first).
+    fit_quality_warning_ : str or None
+        The :class:`~otfair.estimators.FitQualityWarning` this fit gave, None when none.
     {fitted_attributes}
     {device_attribute}
 

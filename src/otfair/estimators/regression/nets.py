@@ -108,6 +108,8 @@ class CENet(AdversarialNet):
         Per-epoch training ``mse`` and ``adversary_loss`` (on scaled targets).
     n_iter_ : int
         Epochs trained (``epochs`` unless ``tol`` ended the training first).
+    fit_quality_warning_ : str or None
+        The :class:`~otfair.estimators.FitQualityWarning` this fit gave, None when none.
     {fitted_attributes}
     {device_attribute}
 
@@ -181,6 +183,8 @@ class WassersteinNet(AdversarialNet):
         the weighted gradient penalty if any; joint steps only).
     n_iter_ : int
         Epochs trained (``epochs`` unless ``tol`` ended the training first).
+    fit_quality_warning_ : str or None
+        The :class:`~otfair.estimators.FitQualityWarning` this fit gave, None when none.
     {fitted_attributes}
     {device_attribute}
 

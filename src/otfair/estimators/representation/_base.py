@@ -95,6 +95,8 @@ groups_ : numpy.ndarray
     The two sensitive groups.
 history_ : list of dict
     Per-epoch training losses.
+fit_quality_warning_ : str or None
+    The :class:`~otfair.estimators.FitQualityWarning` this fit gave, None when none.
 n_iter_ : int
     Epochs trained: ``epochs`` (the papers' protocols) unless ``tol`` stopped it first.
 device_ : torch.device
@@ -296,7 +298,7 @@ class RepresentationEstimator(
         data = start_fit(self, X, y, sensitive_features)
         self._fit(data, sensitive_features)
         strength = float(self.strength)
-        check_against_constant(  # the fit held against the best constant predictor
+        self.fit_quality_warning_ = check_against_constant(  # held against the constant
             self._forward(X, sensitive_features)[1],
             data.y.astype(np.float64),
             owner=type(self).__name__,

@@ -77,3 +77,19 @@ def test_categorical_columns_are_one_hot_as_in_the_report():
     assert report["peo_violation"] == pytest.approx(
         peo_violation(y, p, sensitive_features=named), rel=1e-9
     )
+
+
+def test_peo_says_when_a_label_cell_is_too_small_for_a_correlation():
+    # one positive: the max over the two cells ran over the negatives alone, silently
+    from scipy.stats import pearsonr
+
+    from otfair.metrics import UndefinedMetricWarning, peo_violation
+
+    rng = np.random.default_rng(0)
+    y = np.zeros(100, dtype=int)
+    y[0] = 1
+    p, s = rng.random(100), rng.integers(0, 2, 100)
+    with pytest.warns(UndefinedMetricWarning, match="y_true = 1 has 1 sample"):
+        value = peo_violation(y, p, sensitive_features=s)
+    negatives = y == 0
+    assert value == pytest.approx(abs(pearsonr(p[negatives], s[negatives])[0]))

@@ -9,11 +9,13 @@ variance. One-hot (categorical) and continuous sensitive columns are both allowe
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from otfair.metrics._checks import validate_metric_input
+from otfair.metrics._degenerate import UndefinedMetricWarning
 from otfair.metrics._docs import fill_doc
 
 _RTOL = 1e-12  # relative spread below which a column counts as constant
@@ -117,6 +119,15 @@ def peo_violation(
     value = peo_columns(y, score, sens)
     if np.isnan(value):
         raise ValueError("`y_true` needs at least two samples of some label for PEO.")
+    thin = [label for label in (0, 1) if np.sum(y == label) < 2]
+    if thin:  # the max runs over the other label's cell only
+        warnings.warn(
+            f"peo_violation: the label cell y_true = {thin[0]} has "
+            f"{int(np.sum(y == thin[0]))} sample(s), too few for a correlation; the value "
+            "is that of the other cell alone.",
+            UndefinedMetricWarning,
+            stacklevel=2,
+        )
     return value
 
 

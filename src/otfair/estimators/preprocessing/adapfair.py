@@ -184,7 +184,7 @@ class AdapFairPreprocessor(
         Epochs trained (``epochs`` without ``early_stopping``).
     fit_quality_warning_ : str or None
         The :class:`~otfair.estimators.FitQualityWarning` of the fitted pipeline (None:
-        none; not checked, so None, inside :class:`AdapFairClassifier`, which checks).
+        none; not checked, so None, inside :class:`~otfair.estimators.AdapFairClassifier`).
     validation_loss_ : list of float
         ``early_stopping`` only (empty without it): the held-out objective after each
         epoch; the flows are those of its smallest.

@@ -316,6 +316,30 @@ def fit_estimator(estimator: Any, data: RunData) -> float:
     return time.perf_counter() - start
 
 
+def _sfp_reference(request: RunRequest, data: RunData) -> np.ndarray:
+    """Return the unfair reference's test scores for the 'sfp' audit (cached per split)."""
+    split, task = data.split, data.split.task
+    if data.source is not None or task != "classification":
+        raise ValueError(
+            "The 'sfp' audit needs a classification run without domains "
+            f"(got task={task!r}, domains={request.source_domain!r}->"
+            f"{request.target_domain!r})."
+        )
+    key = (
+        data.name,
+        repr(sorted(request.dataset_options.items())),
+        request.seed,
+        request.test_size,
+        request.max_train_rows,
+        request.train_group_share,
+        request.epochs,
+        request.spec.sensitive_as_input,
+    )
+    return _reference_scores(
+        key, split, seed=request.seed, epochs=request.epochs, device=request.device
+    )
+
+
 def evaluate(
     request: RunRequest,
     data: RunData,
@@ -357,35 +381,17 @@ def evaluate(
         "target_domain": request.target_domain,
     }
     result.update(panel.summary)
-    # one class for every test row, or constant scores: flagged in stores and reports
-    result["constant"] = is_constant_prediction(
-        scores, threshold=0.5 if task == "classification" else None
+    result.update(
+        # one class for every test row, or constant scores: flagged in stores and reports
+        constant=is_constant_prediction(
+            scores, threshold=0.5 if task == "classification" else None
+        ),
+        # the fit's own check against the best constant (FitQualityWarning), per model
+        fit_quality_warning=_fit_quality_warned(estimator),
+        fit_time_s=fit_time,
+        predict_time_s=predict_time,
     )
-    # the fit's own check against the best constant (FitQualityWarning), kept per model
-    result["fit_quality_warning"] = _fit_quality_warned(estimator)
-    result["fit_time_s"] = fit_time
-    result["predict_time_s"] = predict_time
-    reference = None
-    if "sfp" in request.audits:
-        if data.source is not None or task != "classification":
-            raise ValueError(
-                "The 'sfp' audit needs a classification run without domains "
-                f"(got task={task!r}, domains={request.source_domain!r}->"
-                f"{request.target_domain!r})."
-            )
-        key = (
-            data.name,
-            repr(sorted(request.dataset_options.items())),
-            request.seed,
-            request.test_size,
-            request.max_train_rows,
-            request.train_group_share,
-            request.epochs,
-            spec.sensitive_as_input,
-        )
-        reference = _reference_scores(
-            key, split, seed=request.seed, epochs=request.epochs, device=request.device
-        )
+    reference = _sfp_reference(request, data) if "sfp" in request.audits else None
     loaded = data.loaded
     raw = (
         raw_test_features(loaded, split)

@@ -309,3 +309,10 @@ def test_fits_that_ended_below_the_constant_are_marked_with_their_count():
     assert "norm **below constant (training)** 1/2" in rows and "gapreg" in rows
     assert fit_quality_note(agg).startswith("**below constant (training)** (1 row)")
     assert fit_quality_note(aggregate(frame.drop(columns="fit_quality_warning"), [])) == ""
+
+
+def test_a_gaps_error_bar_stops_at_zero():
+    from otfair_lab.experiments._report_plot import _clipped_at_zero
+
+    bars = _clipped_at_zero([0.01, 0.5], [0.03, 0.1])
+    np.testing.assert_allclose(bars, [[0.01, 0.1], [0.03, 0.1]])  # below, above

@@ -75,6 +75,16 @@ def constant_note(agg: pd.DataFrame) -> str:
     )
 
 
+def _clipped_at_zero(mean: Any, std: Any) -> np.ndarray:
+    """Error bars ``(below, above)`` of a nonnegative measure: never below 0.
+
+    A violation (a gap, a distance) is at least 0, so ``mean - std`` is not a value it
+    can take; the bar stops at 0 and the spread above stays ``std``.
+    """
+    mean, std = np.asarray(mean, dtype=float), np.asarray(std, dtype=float)
+    return np.vstack([np.minimum(std, np.maximum(mean, 0.0)), std])
+
+
 def fit_quality_note(agg: pd.DataFrame) -> str:
     """Return the note for a table with fits that warned of their training (or "")."""
     if "fit_quality_warning" not in agg or not (agg["fit_quality_warning"] > 0).any():
@@ -140,7 +150,7 @@ def _plot(
                 ax.errorbar(
                     x,
                     y,
-                    xerr=grp[f"{measure}_std"],
+                    xerr=_clipped_at_zero(x, grp[f"{measure}_std"]),
                     yerr=grp[f"{p}_std"],
                     marker="o",
                     markersize=4,

@@ -139,3 +139,14 @@ def test_the_epochs_floor_names_the_batches_the_method_uses_on_that_dataset():
         app, ["fit", "--dataset", "german", "--method", "ftm", "--epochs", "100000000"]
     )
     assert res.exit_code == 2 and "mini-batches of 200" in res.output, res.output
+
+
+def test_a_randomized_method_names_its_draws_beside_the_panel():
+    res = CliRunner().invoke(
+        app, ["fit", "--dataset", "synthetic", "--method", "reduction", "--json"]
+    )
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert 0.0 <= out["drawn_accuracy"] <= 1.0 and "drawn_dp_gap" in out
+    assert f"accuracy {out['drawn_accuracy']:.4f}" in res.stderr
+    assert "predicts by drawing each label" in res.stderr

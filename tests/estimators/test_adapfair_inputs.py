@@ -75,8 +75,10 @@ def test_train_base_classifier_warns_of_raw_feature_scales(data):
         lambda: LogisticRegression(),
         lambda: MLPClassifier(hidden_layer_sizes=(4,), max_iter=300, random_state=0),
         lambda: make_pipeline(StandardScaler(), LogisticRegression()),
+        lambda: make_pipeline(StandardScaler(with_mean=False), LogisticRegression()),
+        lambda: make_pipeline(StandardScaler(with_std=False), LogisticRegression()),
     ],
-    ids=["logistic", "mlp", "scaled-pipeline"],
+    ids=["logistic", "mlp", "scaled-pipeline", "scaled-not-centred", "centred-not-scaled"],
 )
 def test_wrapping_a_fitted_model_matches_it_and_leaves_torchs_generator_alone(data, make):
     X, y = data

@@ -219,6 +219,12 @@ def test_a_group_absent_from_a_held_out_fold_is_named_before_any_fit():
     search.set_params(cv=3, strengths=[0.0, 1.0], max_violation=1.0)
     search.fit(X, y, sensitive_features=s)
     assert search.n_splits_ == 3
+    # three groups: a fold without the small one still compares the other two
+    s3 = np.array(["c"] * 100 + ["a"] * 96 + ["b"] * 4)  # a fold holds no b
+    base = FairClassifier("norm", random_state=0)
+    multi = FairnessCV(base, strengths=[0.0, 0.5], max_violation=1.0, cv=5)
+    multi.fit(X, y, sensitive_features=s3)
+    assert multi.n_splits_ == 5
 
 
 def test_the_folds_warnings_are_said_once_each_with_their_count():

@@ -102,6 +102,9 @@ def test_a_dimension_wider_than_the_probe_data_is_left_to_the_run():
         }
     )
     check_request(spec.runs())
+    # wider than any probe (256 features): left to the run's data too
+    wide = replace(spec, methods=(replace(spec.methods[0], options={"n_components": 300}),))
+    check_request(wide.runs())
     # a value no data can take is still the request's error, in fit's words
     bad = replace(spec, methods=(replace(spec.methods[0], options={"n_components": -3}),))
     with pytest.raises((ConfigError, RequestError), match="n_components"):

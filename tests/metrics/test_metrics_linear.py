@@ -93,3 +93,10 @@ def test_peo_says_when_a_label_cell_is_too_small_for_a_correlation():
         value = peo_violation(y, p, sensitive_features=s)
     negatives = y == 0
     assert value == pytest.approx(abs(pearsonr(p[negatives], s[negatives])[0]))
+
+
+def test_a_constant_sensitive_column_contributes_zero():
+    # docs/metrics.md: zero covariance, so 0 rather than NaN (or an error)
+    assert (
+        pdp_violation([0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8], sensitive_features=[1, 1, 1, 1]) == 0.0
+    )

@@ -131,3 +131,8 @@ def test_predicted_01_labels_under_another_positive_label_are_labels_not_scores(
     # under pos_label=1 the 0/1 labels and the 0/1 scores agree, and scores stay scores
     assert accuracy(y, pred, pos_label=1) == pytest.approx(accuracy_score(y, pred))
     np.testing.assert_array_equal(check_predictions([0.2, 0.9], pos_label=0), [0.2, 0.9])
+    # a saturated predict_proba column of the positive class 0 (floats 0.0/1.0) is a
+    # score of that class, not labels: P(y = 0) = 1 where the prediction is 0
+    p0 = (pred == 0).astype(np.float64)
+    assert accuracy(y, p0, pos_label=0) == pytest.approx(accuracy_score(y, pred))
+    assert roc_auc(y, p0, pos_label=0) == pytest.approx(roc_auc_score(y == 0, p0))

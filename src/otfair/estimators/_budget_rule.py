@@ -433,12 +433,14 @@ def make_splits(
 def folds_with_every_group(
     splits: Iterable[tuple[np.ndarray, np.ndarray]], sensitive_features: Any
 ) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Return ``splits`` as a list; ValueError when a held-out fold misses a group.
+    """Return ``splits`` as a list; ValueError when a held-out fold has only one group.
 
-    A group measure on a held-out fold without one of the groups fails deep in the
-    metric ("found only 1 group"); this names the fold, the group and its size. An
-    attribute of more than :data:`~otfair.utils._sensitive.MAX_CATEGORIES` values (a
-    continuous one, measured by correlation) is not checked.
+    A group measure compares the groups a held-out fold holds; with one group left it
+    fails deep in the metric ("found only 1 group"), so this names the fold, the missing
+    group and its size first. A fold that lacks a group but keeps two or more is
+    measured on those, as before. An attribute of more than
+    :data:`~otfair.utils._sensitive.MAX_CATEGORIES` distinct values (a continuous one,
+    measured by correlation, or many intersections) is not checked.
     """
     from otfair.utils._sensitive import MAX_CATEGORIES
 
@@ -450,14 +452,14 @@ def folds_with_every_group(
         return splits
     sizes = np.bincount(codes, minlength=n_groups)
     for f, (_, test) in enumerate(splits):
-        missing = np.setdiff1d(np.arange(n_groups), codes[np.asarray(test)])
-        if len(missing):
-            g = int(missing[0])
+        present = np.unique(codes[np.asarray(test)])
+        if n_groups >= 2 and len(present) < 2:
+            g = int(np.setdiff1d(np.arange(n_groups), present)[0])
             group = values[np.flatnonzero(codes == g)[0]].tolist()
             raise ValueError(
                 f"Held-out fold {f} has no row of the sensitive group "
                 f"{group[0] if len(group) == 1 else tuple(group)!r} ({sizes[g]} rows in "
-                f"all, for {len(splits)} folds): every fold's violation compares the "
-                "groups. Merge or drop that group, collect more rows, or lower `cv`."
+                f"all, for {len(splits)} folds), so no second group to compare. Merge or "
+                "drop that group, collect more rows, or lower `cv`."
             )
     return splits

@@ -30,6 +30,7 @@ after the ascent, from scratch after the grid.
 from __future__ import annotations
 
 import contextlib
+import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator, Sequence
@@ -330,8 +331,9 @@ def quiet_fold_fit_quality() -> Iterator[None]:
     ``mean_train_loss``), so one warning per fold and strength would only bury the
     user's screen. Other warnings (a small group, a fit that reached its cap) are
     collected and, when the search ends without an error, each distinct one is shown
-    once, with the number of times it was raised; the refit's own warnings are shown as
-    they come.
+    once, with the number of times it was raised, from its own place and module (a
+    ``module=`` filter applies); a search that raises shows its error alone. The
+    refit's own warnings are shown as they come.
     """
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -340,11 +342,14 @@ def quiet_fold_fit_quality() -> Iterator[None]:
     counts: dict[tuple[type[Warning], str], list[Any]] = {}
     for w in caught:
         counts.setdefault((w.category, str(w.message)), []).append(w)
+    modules = {getattr(m, "__file__", None): name for name, m in list(sys.modules.items())}
     for (category, message), found in counts.items():
         if len(found) > 1:
             text = message.rstrip().removesuffix(".")
             message = f"{text} ({len(found)} times in the folds' fits and measures)."
-        warnings.warn_explicit(message, category, found[0].filename, found[0].lineno)
+        first = found[0]  # its place and module: a user's `module=` filter still applies
+        module = modules.get(first.filename)
+        warnings.warn_explicit(message, category, first.filename, first.lineno, module=module)
 
 
 def warm_start_exact(est: Any) -> bool:

@@ -18,6 +18,7 @@ from otfair.utils import (
     check_consistent_length,
     check_finite_1d,
     check_predictions,
+    check_sensitive_features,
     encode_groups,
 )
 from otfair.utils._sensitive import split_sensitive
@@ -239,7 +240,7 @@ def validate_metric_input(
     arrays = {"y_true": y_true, score_name: y_score}
     if groups != "none":
         arrays["sensitive_features"] = sensitive_features
-    check_lengths(**arrays)
+    n = check_lengths(**arrays)
     y = np.empty(0, dtype=np.int64)
     if labels == "real":
         y = check_finite_1d(y_true, "y_true")
@@ -253,7 +254,10 @@ def validate_metric_input(
         )
     none = np.empty(0, dtype=np.int64)
     if groups == "columns":  # the report's columns: categories one-hot, numbers as they are
-        columns = split_sensitive(sensitive_features).linear  # its length checked above
+        try:
+            columns = split_sensitive(sensitive_features).linear  # its length checked above
+        except ValueError:  # e.g. one constant column: numbers, which contribute 0
+            columns = check_sensitive_features(sensitive_features, n)
         return MetricInput(y, score, none, none, columns)
     if groups == "none":
         return MetricInput(y, score, none, none, none)

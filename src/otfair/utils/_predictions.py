@@ -33,9 +33,10 @@ def check_predictions(
     as :func:`check_binary_labels` maps ``y_true``: 1 where ``y_pred == pos_label``, else
     0. They are recognised when ``pos_label`` is given and every value of ``y_pred`` is a
     label of ``y_true`` (or ``pos_label``), and ``y_pred`` is not numeric (strings), has
-    a value outside [0, 1] (labels ``1``/``2``), or holds only 0 and 1 while the positive
-    label is not 1 (``predict``'s labels under ``pos_label=0``); other numbers in [0, 1]
-    are scores of the positive class.
+    a value outside [0, 1] (labels ``1``/``2``), or is an integer or boolean array of 0s
+    and 1s while the positive label is not 1 (``predict``'s labels under
+    ``pos_label=0``); other numbers in [0, 1], floats 0.0/1.0 included, are scores of the
+    positive class.
 
     Parameters
     ----------
@@ -105,9 +106,11 @@ def _holds_predicted_labels(arr: np.ndarray, name: str, pos_label: Any) -> bool:
     values = arr.astype(np.float64)
     if not np.all(np.isfinite(values)):
         return False
-    # 0/1 under another positive label (0, 2, False): predicted labels (``predict``'s),
-    # which as scores would flip (1 read as positive)
-    hard = bool(np.all((values == 0) | (values == 1))) and not _is_one(pos_label)
+    # integer or boolean 0/1 under another positive label (0, 2, False): ``predict``'s
+    # labels, which as scores would flip (1 read as positive); float 0.0/1.0 stays a
+    # score (a saturated ``predict_proba`` column)
+    integral = arr.dtype.kind in "biu"
+    hard = integral and bool(np.all((values == 0) | (values == 1))) and not _is_one(pos_label)
     return hard or values.min() < 0 or values.max() > 1
 
 

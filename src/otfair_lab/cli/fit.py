@@ -137,6 +137,13 @@ def fit_command(
             f"{method} predicted a constant on the test split (one class for every row, or "
             "constant scores): its fairness gaps are trivially small; `constant` is true."
         )
+    if "drawn_accuracy" in result:  # a randomized classifier: its own predictions differ
+        note(
+            f"{method} predicts by drawing each label with its probability (randomized); "
+            "the panel cuts that probability at 0.5. Its draws on the test split: accuracy "
+            f"{result['drawn_accuracy']:.4f}, dp_gap {result['drawn_dp_gap']:.4f}, "
+            f"max_eo_gap {result['drawn_max_eo_gap']:.4f} (`drawn_*`)."
+        )
     if as_json:
         echo_json(result)
     elif budget is not None:

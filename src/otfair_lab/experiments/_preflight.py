@@ -42,6 +42,7 @@ PROBE_FEATURES = 24
 #: feature than its largest integer option (up to this many features, twice as many
 #: rows), so that a dimension such as ``n_components=40`` is not refused because the
 #: probe data has 24 features (the run's own data decides; ``fit`` names the problem).
+#: An option past this width is not judged by a probe at all: the run's ``fit`` does.
 MAX_PROBE_FEATURES = 256
 #: The environment variables of :mod:`otfair.datasets` the data-file errors name
 ENV_VAR, VERIFY_ENV_VAR = "OTFAIR_DATA_DIR", "OTFAIR_VERIFY"
@@ -271,6 +272,8 @@ class _Prober:
         wide = wide_enough(options)
         if error is not None and wide > PROBE_FEATURES:
             error = self._fit(config, strength, options, wide)
+            if error is not None and _names_a_wide_integer(error, options):
+                error = None  # wider than any probe: the run's data decides
         self._outcomes[key] = error
         return error
 
@@ -298,6 +301,15 @@ class _Prober:
         except Exception as exc:  # noqa: BLE001 - any probe failure is compared below
             return _first_line(exc)
         return None
+
+
+def _names_a_wide_integer(error: str, options: Mapping[str, Any]) -> bool:
+    """Whether ``error`` names an integer option at least :data:`MAX_PROBE_FEATURES`."""
+    return any(
+        isinstance(v, int) and not isinstance(v, bool) and v >= MAX_PROBE_FEATURES
+        and str(v) in error
+        for v in options.values()
+    )  # fmt: skip
 
 
 def wide_enough(options: Mapping[str, Any]) -> int:

@@ -82,26 +82,27 @@ def _positive_scores(estimator: Any, X: np.ndarray, task: str) -> np.ndarray:
     return np.asarray(estimator.predict(X), dtype=np.float64).ravel()
 
 
-#: The panel's measures of hard decisions: a randomized classifier's are its draws'
+#: The panel's measures of hard decisions, measured again on a randomized classifier's draws
 HARD_DECISION_KEYS = ("accuracy", "dp_gap", "tpr_gap", "fpr_gap", "eo_gap", "max_eo_gap")
 
 
-def _decisions_of_randomized(panel: Any, estimator: Any, split: Any) -> None:
-    """Measure a randomized classifier's hard decisions on its own ``predict`` (in place).
+def _decisions_of_randomized(estimator: Any, split: Any) -> dict[str, float]:
+    """Return a randomized classifier's hard-decision measures on its own draws (``drawn_*``).
 
     ``ReductionClassifier`` (``prediction_ == "randomized"``, fairlearn's rule) predicts
-    by drawing each label with its mixture probability; cutting that probability at 0.5
-    is another, deterministic model (with another DP gap and accuracy). The panel's
-    ranking and score measures (AUC, WDP, PDP...) stay those of the probability.
+    by drawing each label with its mixture probability. The panel, like every run's,
+    cuts the probability at 0.5 (the archived protocols' numbers, and a deterministic
+    model); its draws' accuracy and gaps are added beside it as ``drawn_accuracy``,
+    ``drawn_dp_gap``..., and ``otfair fit`` prints them. Empty for other estimators.
     """
     from otfair.metrics import fairness_report
 
     if getattr(estimator, "prediction_", None) != "randomized":
-        return
+        return {}
     labels = np.asarray(estimator.predict(split.X_test))
     drawn = (labels == estimator.classes_[1]).astype(np.float64)
     hard = fairness_report(split.y_test, drawn, sensitive_features=split.s_test)
-    panel.summary.update({key: hard.summary[key] for key in HARD_DECISION_KEYS})
+    return {f"drawn_{key}": hard.summary[key] for key in HARD_DECISION_KEYS}
 
 
 def _fit_quality_warned(estimator: Any) -> bool:
@@ -366,7 +367,7 @@ def evaluate(
     with warnings.catch_warnings():  # the result records a degenerate run as `constant`
         warnings.simplefilter("ignore", DegeneratePredictorWarning)
         panel = fairness_report(split.y_test, scores, sensitive_features=split.s_test, task=task)
-        _decisions_of_randomized(panel, estimator, split)
+        drawn = _decisions_of_randomized(estimator, split)
 
     result: dict[str, Any] = {
         "dataset": data.name,
@@ -382,6 +383,7 @@ def evaluate(
     }
     result.update(panel.summary)
     result.update(
+        drawn,
         # one class for every test row, or constant scores: flagged in stores and reports
         constant=is_constant_prediction(
             scores, threshold=0.5 if task == "classification" else None

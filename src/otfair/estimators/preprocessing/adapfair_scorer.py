@@ -125,7 +125,7 @@ class TorchScorer(nn.Module):
         """Return the classifier's positive-class output (logit or probability), shape (n,).
 
         The input is moved to the classifier's device and cast to its parameters' dtype
-        (a float64 module takes the float32 features); the output is float32.
+        (a float64 module takes the float32 features); the output has the input's dtype.
         """
         out = self.module(x.to(device=self.device, dtype=self.dtype or x.dtype))
         if isinstance(out, torch.Tensor) and out.is_floating_point():
@@ -189,7 +189,12 @@ def _from_pipeline(est: Any) -> TorchScorer | None:
     if final is None or final.output != "logits":
         return None
     layers: list[nn.Module] = [
-        _Standardize(step.mean_, step.scale_, int(step.n_features_in_)) for step in steps[:-1]
+        _Standardize(  # what transform does: mean_ is kept even when not subtracted
+            step.mean_ if step.with_mean else None,
+            step.scale_ if step.with_std else None,
+            int(step.n_features_in_),
+        )
+        for step in steps[:-1]
     ]
     n_features = int(steps[0].n_features_in_)
     return TorchScorer(nn.Sequential(*layers, final.module), "logits", n_features)

@@ -62,16 +62,23 @@ def pareto_front(x: np.ndarray, y: np.ndarray) -> np.ndarray:
     return front
 
 
+def _flag_note(agg: pd.DataFrame, column: str, mark: str, said: str) -> str:
+    """Return ``mark (n rows[...]): said`` when ``column`` flags rows of ``agg`` (or "")."""
+    if column not in agg or not (agg[column] > 0).any():
+        return ""
+    n = int((agg[column] > 0).sum())
+    return f"{mark} ({n} row{'s' if n != 1 else ''}{said}"
+
+
 def constant_note(agg: pd.DataFrame) -> str:
     """Return the note for a table with constant predictions among its rows (or "")."""
-    if "constant" not in agg or not (agg["constant"] > 0).any():
-        return ""
-    n = int((agg["constant"] > 0).sum())
-    return (
-        f"**constant** ({n} row{'s' if n != 1 else ''}, a red x in the plots): in that many "
-        "seeds (`constant` = k/n) the model predicted one class for every test row, or "
-        "constant scores; its fairness gaps are trivially small and its accuracy is the "
-        "majority rate, not a fair model."
+    return _flag_note(
+        agg,
+        "constant",
+        "**constant**",
+        ", a red x in the plots): in that many seeds (`constant` = k/n) the model predicted "
+        "one class for every test row, or constant scores; its fairness gaps are trivially "
+        "small and its accuracy is the majority rate, not a fair model.",
     )
 
 
@@ -87,15 +94,14 @@ def _clipped_at_zero(mean: Any, std: Any) -> np.ndarray:
 
 def fit_quality_note(agg: pd.DataFrame) -> str:
     """Return the note for a table with fits that warned of their training (or "")."""
-    if "fit_quality_warning" not in agg or not (agg["fit_quality_warning"] > 0).any():
-        return ""
-    n = int((agg["fit_quality_warning"] > 0).sum())
-    return (
-        f"**below constant (training)** ({n} row{'s' if n != 1 else ''}): in that many "
-        "seeds the fit ended below the best constant predictor on its training rows, or "
-        "predicted one class for every one of them (otfair's `FitQualityWarning`; the "
-        "sweep printed why): the method did not optimize there, so its point says little "
-        "about the trade-off."
+    return _flag_note(
+        agg,
+        "fit_quality_warning",
+        "**below constant (training)**",
+        "): in that many seeds the fit ended below the best constant predictor on its "
+        "training rows, or predicted one class for every one of them (otfair's "
+        "`FitQualityWarning`; the sweep printed why): the method did not optimize there, "
+        "so its point says little about the trade-off.",
     )
 
 

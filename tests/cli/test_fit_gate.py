@@ -150,3 +150,12 @@ def test_a_randomized_method_names_its_draws_beside_the_panel():
     assert 0.0 <= out["drawn_accuracy"] <= 1.0 and "drawn_dp_gap" in out
     assert f"accuracy {out['drawn_accuracy']:.4f}" in res.stderr
     assert "predicts by drawing each label" in res.stderr
+
+
+def test_an_lbfgs_fit_announces_iterations_not_epochs():
+    res = CliRunner().invoke(
+        app, ["fit", "--dataset", "synthetic", "--method", "otf", "-o", "solver=lbfgs"]
+    )
+    assert res.exit_code == 0, res.output
+    assert "training full-batch L-BFGS, at most 100 iterations," in res.stderr
+    assert "training 100 epochs" not in res.stderr

@@ -176,7 +176,10 @@ def _configure(
     if announce is not None and not verbose and isinstance(epochs, int) and epochs > 1:
         rows = f" on {n_rows:,} training rows" if n_rows else ""
         bar = " (--progress shows a progress bar)" if "verbose" in params else ""
-        announce(f"{spec.name}: training {epochs} epochs{rows}{bar}")
+        budget = f"{epochs} epochs"
+        if params.get("solver") == "lbfgs":  # full batch: epochs caps the iterations
+            budget = f"full-batch L-BFGS, at most {epochs} iterations,"
+        announce(f"{spec.name}: training {budget}{rows}{bar}")
     batch = params.get("batch_size")
     few = isinstance(epochs, int) and epochs > 1 and isinstance(batch, int) and n_rows
     few = few and params.get("solver") != "lbfgs"  # full-batch: epochs caps iterations

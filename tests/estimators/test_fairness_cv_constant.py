@@ -240,3 +240,14 @@ def test_the_folds_warnings_are_said_once_each_with_their_count():
     counted = [m for m in small if "times in the folds' fits and measures" in m]
     assert len(counted) == len(set(counted)) == 2 and all(m.endswith(").") for m in counted)
     assert sum(int(m.split(" (")[-1].split(" ")[0]) for m in counted) > len(small)
+
+
+def test_a_module_filter_still_silences_the_folds_warnings():
+    # re-emitted from their own module: a user's `module=` filter applies to them
+    X, y, s = _with_small_group(300, 12)
+    search = FairnessCV(FairClassifier("gapreg", random_state=0), max_violation=1.0, cv=3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        warnings.filterwarnings("ignore", module="otfair")
+        search.fit(X, y, sensitive_features=s)
+    assert not [str(w.message) for w in caught if "min_group_size" in str(w.message)]

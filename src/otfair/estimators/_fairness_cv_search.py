@@ -342,14 +342,28 @@ def quiet_fold_fit_quality() -> Iterator[None]:
     counts: dict[tuple[type[Warning], str], list[Any]] = {}
     for w in caught:
         counts.setdefault((w.category, str(w.message)), []).append(w)
-    modules = {getattr(m, "__file__", None): name for name, m in list(sys.modules.items())}
     for (category, message), found in counts.items():
         if len(found) > 1:
             text = message.rstrip().removesuffix(".")
             message = f"{text} ({len(found)} times in the folds' fits and measures)."
         first = found[0]  # its place and module: a user's `module=` filter still applies
-        module = modules.get(first.filename)
+        module = _module_of(first.filename)
         warnings.warn_explicit(message, category, first.filename, first.lineno, module=module)
+
+
+def _module_of(filename: str) -> str | None:
+    """Return the name of the imported module whose file is ``filename`` (None if none).
+
+    A module's ``__file__`` is read defensively: lazy modules (six's moves) import on
+    attribute access and may raise.
+    """
+    for name, module in list(sys.modules.items()):
+        try:
+            if getattr(module, "__file__", None) == filename:
+                return name
+        except Exception:  # noqa: BLE001 - a lazy module that cannot load is not the one
+            continue
+    return None
 
 
 def warm_start_exact(est: Any) -> bool:

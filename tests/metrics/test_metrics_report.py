@@ -60,7 +60,23 @@ def test_keys_are_stable():
     )
     assert set(reg.summary) >= PROMISED_REGRESSION and tuple(reg.summary) == REGRESSION_KEYS
     # JSON friendly: plain floats / ints, by_group as records
-    json.dumps(cls.to_dict())
+    json.dumps(cls.to_dict(), allow_nan=False)
+
+
+def test_to_dict_is_strict_json_when_a_gap_is_undefined():
+    rng = np.random.default_rng(0)
+    s = rng.integers(0, 2, 100)
+    y = np.where(s == 1, 1, rng.integers(0, 2, 100))  # group 1 has no negatives: no FPR
+    score = np.clip(0.25 + 0.5 * y + rng.normal(0, 0.2, 100), 0, 1)  # ranks well
+    with pytest.warns(UndefinedMetricWarning):
+        rep = fairness_report(y, score, sensitive_features=s)
+    assert np.isnan(rep.summary["fpr_gap"])
+    out = rep.to_dict()
+    assert out["fpr_gap"] is None and out["dp_gap"] == rep.summary["dp_gap"]
+    back = json.loads(json.dumps(out, allow_nan=False))
+    assert back["by_group"][0].keys() == out["by_group"][0].keys()
+    reg = fairness_report(rng.random(100), rng.random(100), sensitive_features=s, task="regression")
+    json.dumps(reg.to_dict(), allow_nan=False)
 
 
 def test_classification_panel_on_adult(adult_panel):

@@ -124,14 +124,31 @@ class FairnessReport:
     def to_dict(self) -> dict[str, Any]:
         """Return the summary, ``"by_group"`` records and (regression) the audit.
 
-        JSON friendly: ``"by_group"`` is a list of records; for regression the
-        ``"accuracy_disparity"`` dict (or ``None``) is included.
+        JSON friendly (``json.dumps(..., allow_nan=False)`` takes it): ``"by_group"`` is
+        a list of records; for regression the ``"accuracy_disparity"`` dict (or
+        ``None``) is included; an undefined value (NaN in :attr:`summary`) is ``None``
+        and numpy scalars are Python numbers.
         """
         out: dict[str, Any] = dict(self.summary)
         out["by_group"] = self.by_group.reset_index().to_dict(orient="records")
         if self.task == "regression":
             out["accuracy_disparity"] = self.accuracy_disparity
-        return out
+        return _plain(out)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with numpy scalars and arrays as Python values, NaN and infinities as None."""
+    if isinstance(value, dict):
+        return {k if isinstance(k, str) else _plain(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not np.isfinite(value):
+        return None
+    return value
 
 
 @validate_params(

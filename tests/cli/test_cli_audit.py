@@ -203,6 +203,23 @@ def test_pos_label_for_string_labels(predictions, tmp_path):
     _one_line_error(_run(*reg, "--task", "regression", "--pos-label", "x"), "classification")
 
 
+def test_regression_audit_names_its_two_groups(tmp_path):
+    rng = np.random.default_rng(2)
+    n = 150
+    sex = np.where(rng.random(n) < 0.4, "female", "male")
+    frame = pd.DataFrame({"t": rng.normal(size=n), "sex": sex})
+    frame["p"] = frame["t"] + rng.normal(scale=np.where(sex == "male", 0.3, 0.8))
+    path = tmp_path / "r.csv"
+    frame.to_csv(path, index=False)
+    res = _run(path, "--label", "t", "--score", "p", "--sensitive", "sex", "--task", "regression")
+    assert res.exit_code == 0, res.output
+    assert "0 = female, 1 = male" in res.stdout
+    res = _run(path, "--label", "t", "--score", "p", "--sensitive", "sex", "--task", "regression",
+               "--json")  # fmt: skip
+    audit = json.loads(res.stdout)["accuracy_disparity"]
+    assert audit["groups"] == ["female", "male"] and audit["n_0"] == int((sex == "female").sum())
+
+
 def test_regression_audit_skipped_with_three_groups(tmp_path):
     rng = np.random.default_rng(2)
     n = 150

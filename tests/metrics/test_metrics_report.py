@@ -75,7 +75,8 @@ def test_to_dict_is_strict_json_when_a_gap_is_undefined():
     assert out["fpr_gap"] is None and out["dp_gap"] == rep.summary["dp_gap"]
     back = json.loads(json.dumps(out, allow_nan=False))
     assert back["by_group"][0].keys() == out["by_group"][0].keys()
-    reg = fairness_report(rng.random(100), rng.random(100), sensitive_features=s, task="regression")
+    target = rng.random(100)
+    reg = fairness_report(target, target + 0.1, sensitive_features=s, task="regression")
     json.dumps(reg.to_dict(), allow_nan=False)
 
 
@@ -220,6 +221,12 @@ def test_regression_report_carries_the_accuracy_disparity_audit():
             assert rep.accuracy_disparity[key] == pytest.approx(value), key
     assert rep.to_dict()["accuracy_disparity"] == rep.accuracy_disparity
     assert rep.accuracy_disparity["error_gap"] == pytest.approx(rep.summary["error_gap"])
+    assert rep.accuracy_disparity["groups"] == [0, 1]
+    sex = np.where(s == 1, "male", "female")  # the audit names the groups by their labels
+    named = fairness_report(y, pred, sensitive_features=sex, task="regression")
+    assert named.accuracy_disparity["groups"] == ["female", "male"]
+    assert named.accuracy_disparity["n_0"] == int((s == 0).sum())
+    assert named.accuracy_disparity["mse_1"] == pytest.approx(expected["mse_1"])
     three = fairness_report(y, pred, sensitive_features=rng.integers(0, 3, n), task="regression")
     assert three.accuracy_disparity is None and "found 3" in three.notes[0]
     clf = fairness_report((y > 0).astype(int), 1 / (1 + np.exp(-pred)), sensitive_features=s)

@@ -107,7 +107,9 @@ class FairnessReport:
         How the sensitive columns were interpreted (groups vs. linear columns).
     accuracy_disparity : dict or None
         Regression only: :func:`otfair.metrics.accuracy_disparity_audit` of the two
-        groups (``None`` for classification, or when it does not apply; see ``notes``).
+        groups (``None`` for classification, or when it does not apply; see ``notes``),
+        its ``groups`` the two labels as in :attr:`by_group` (group 0, of ``n_0`` and
+        ``mse_0``, first).
     notes : tuple of str
         Why a part of the panel was skipped (e.g. the accuracy-disparity audit needs
         exactly two groups).
@@ -376,9 +378,12 @@ def _accuracy_disparity(
             f"found {n_groups}",
         )
     try:
-        return accuracy_disparity_audit(y, pred, sensitive_features=sens.codes), ()
+        audit = accuracy_disparity_audit(y, pred, sensitive_features=sens.codes)
     except ValueError as exc:
         return None, (f"accuracy-disparity audit skipped: {str(exc).splitlines()[0]}",)
+    assert sens.groups is not None  # two groups, above
+    audit["groups"] = _plain(list(sens.groups))  # the labels, group 0 (``n_0``) first
+    return audit, ()
 
 
 def _nan_dict(keys: tuple[str, ...]) -> dict[str, float]:

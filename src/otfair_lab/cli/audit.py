@@ -194,9 +194,10 @@ def _print_tables(report: FairnessReport, title: str) -> None:
     else:
         typer.echo("no categorical sensitive column: group measures are NaN")
     if report.accuracy_disparity:
-        flat = {
-            k: v for k, v in report.accuracy_disparity.items() if isinstance(v, (int, float, str))
-        }
+        audit = report.accuracy_disparity
+        named = ", ".join(f"{k} = {g}" for k, g in enumerate(audit["groups"]))
+        flat: dict[str, Any] = {"groups": named}
+        flat.update((k, v) for k, v in audit.items() if isinstance(v, (int, float, str)))
         print_panel("accuracy disparity (regression)", flat)
 
 

@@ -35,6 +35,7 @@ from otfair.metrics._sensitive import SensitiveColumns, split_sensitive
 from otfair.utils import (
     MIN_GROUP_SIZE,
     StrOptions,
+    to_jsonable,
     validate_params,
 )
 
@@ -135,22 +136,7 @@ class FairnessReport:
         out["by_group"] = self.by_group.reset_index().to_dict(orient="records")
         if self.task == "regression":
             out["accuracy_disparity"] = self.accuracy_disparity
-        return _plain(out)
-
-
-def _plain(value: Any) -> Any:
-    """``value`` with numpy scalars and arrays as Python values, NaN and infinities as None."""
-    if isinstance(value, dict):
-        return {k if isinstance(k, str) else _plain(k): _plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, np.ndarray):
-        return _plain(value.tolist())
-    if isinstance(value, np.generic):
-        value = value.item()
-    if isinstance(value, float) and not np.isfinite(value):
-        return None
-    return value
+        return to_jsonable(out)
 
 
 @validate_params(
@@ -382,7 +368,7 @@ def _accuracy_disparity(
     except ValueError as exc:
         return None, (f"accuracy-disparity audit skipped: {str(exc).splitlines()[0]}",)
     assert sens.groups is not None  # two groups, above
-    audit["groups"] = _plain(list(sens.groups))  # the labels, group 0 (``n_0``) first
+    audit["groups"] = to_jsonable(list(sens.groups))  # the labels, group 0 (``n_0``) first
     return audit, ()
 
 

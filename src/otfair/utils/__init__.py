@@ -21,6 +21,7 @@ from otfair.utils._constraints import (
     validate_params,
 )
 from otfair.utils._init_params import set_params_from_init
+from otfair.utils._json import to_jsonable
 from otfair.utils._params import check_features, check_positive_int, check_scalar
 from otfair.utils._predictions import check_predictions
 from otfair.utils._random import (
@@ -89,6 +90,7 @@ __all__ = [
     "safe_indexing",
     "set_params_from_init",
     "split_sensitive",
+    "to_jsonable",
     "torch_generator",
     "use_generator",
     "validate_option",

@@ -76,7 +76,11 @@ CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 def to_jsonable(obj: Any) -> Any:
-    """Convert numpy scalars/arrays and nested containers to JSON types (NaN -> None)."""
+    """Convert numpy scalars/arrays and nested containers to JSON types (NaN -> None).
+
+    :func:`otfair.utils.to_jsonable` does the same; this copy keeps the store (and the
+    CLI commands that read it) free of ``otfair.utils``, whose import loads torch.
+    """
     if isinstance(obj, Mapping):
         return {str(k): to_jsonable(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

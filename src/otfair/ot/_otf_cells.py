@@ -64,7 +64,10 @@ on German's EO search (282 recorded solves) it took six times the evaluations an
 some unsolved, because the valleys are flatter than the smoothing: in a traced solve the
 limit fell by 7e-6 along the direction while the smoothed :math:`\Phi` at the limit's
 minimum was 6e-4 above its start, so the limit's kink is no guide to the smoothed
-minimum.
+minimum. Stopping short of the kink by ``8 eps / |slope change|`` (and trying the line
+search again only after an accepted step) cut the evaluations by 44% (3,845 against
+6,910) to the same minima, but the line search (four evaluations' worth of array
+operations) took the time saved: 1.13 s against 1.12 s for the 282 solves.
 """
 
 from __future__ import annotations

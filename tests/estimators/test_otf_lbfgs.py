@@ -42,6 +42,50 @@ def test_objective_gradient_matches_finite_differences():
         assert numeric == pytest.approx(grad[j], rel=2e-3, abs=2e-5)
 
 
+def test_the_torch_objective_on_fixed_batches_is_the_logistic_objective():
+    """The MLP's L-BFGS objective (autograd through the fixed-batch solver), checked on
+    the logistic model against the NumPy objective of the logistic fits."""
+    from otfair.estimators._training import TrainData
+    from otfair.estimators.classification._train import FullBatchObjective
+    from otfair.models import MLP
+
+    objective, X = _penalized_objective()
+    theta = np.random.default_rng(1).normal(scale=0.5, size=X.shape[1] + 1)
+    expected, expected_grad = objective(theta)
+    model = MLP(X.shape[1], hidden=()).double()
+    (layer,) = [m for m in model.modules() if isinstance(m, torch.nn.Linear)]
+    with torch.no_grad():
+        layer.weight.copy_(torch.from_numpy(theta[:-1])[None, :])
+        layer.bias.copy_(torch.from_numpy(theta[-1:]))
+    data = TrainData(torch.from_numpy(X.astype(np.float64)), torch.from_numpy(objective.y))
+    torch_objective = FullBatchObjective(
+        model, data, None, strength=0.3, convex=True, l2=1.0 / (2 * len(X)),
+        batched=objective.penalty,
+    )  # fmt: skip
+    value = torch_objective()
+    value.backward()
+    assert float(value.detach()) == pytest.approx(expected, rel=1e-7)
+    grad = np.r_[layer.weight.grad.numpy().ravel(), layer.bias.grad.numpy()]
+    np.testing.assert_allclose(grad, expected_grad, rtol=1e-5, atol=1e-8)
+
+
+@pytest.mark.parametrize("notion", ["dp", "eo"])
+def test_the_mlp_fits_otf_of_two_groups_with_lbfgs(notion):
+    """solver='lbfgs' with the MLP minimizes the fixed-batch objective (it raised a
+    shape error inside the logistic model's objective)."""
+    X, y, s = two_group_data(n=400, seed=0)
+    fits = [
+        FairClassifier(
+            "otf", strength, notion=notion, model="mlp", solver="lbfgs", epochs=60,
+            random_state=0,
+        ).fit(X, y, sensitive_features=s)
+        for strength in (0.0, 0.9)
+    ]  # fmt: skip
+    assert all(f.solver_ == "lbfgs" and 0 < f.n_iter_ <= 60 for f in fits)
+    gaps = [_score_gap(f.predict_proba(X)[:, 1], y, s, notion) for f in fits]
+    assert gaps[1] < 0.5 * gaps[0]
+
+
 def test_preconditioned_lbfgs_finds_the_same_minimum():
     objective, X = _penalized_objective(strength=0.05)
     theta0 = np.zeros(X.shape[1] + 1)

@@ -55,7 +55,7 @@ from otfair.estimators._training import (
     stratified_batches,
 )
 from otfair.models.stacked import StackedMLP
-from otfair.penalties import BatchSchedule, PenaltyBatch, PenaltyStack
+from otfair.penalties import BatchSchedule, FixedBatchPenalty, PenaltyBatch, PenaltyStack
 
 
 class _Batch(NamedTuple):
@@ -310,6 +310,10 @@ class FullBatchObjective:
         The coefficient :math:`l_2 / (2n)` of the squared weights.
     constraints : bool
         The penalty reads the constraint matrix ``G`` and the inputs as features.
+    batched : FixedBatchPenalty or None
+        :math:`R` as the mean over fixed batches (OTF of two groups: the NumPy solver
+        the logistic model's objective calls too), in place of ``penalty``: the MLP's
+        L-BFGS fit of that objective (:func:`fixed_batch_value`).
     """
 
     model: nn.Module
@@ -320,13 +324,17 @@ class FullBatchObjective:
     l2: float
     constraints: bool = False
     cache: dict[Any, Any] = field(default_factory=dict)
+    batched: FixedBatchPenalty | None = None
 
     def __call__(self) -> torch.Tensor:
         """Return the objective at the model's current parameters."""
         data, a = self.data, self.strength
         logits = self.model(data.X)[:, 0]
         loss = F.binary_cross_entropy_with_logits(logits, data.y)
-        if self.penalty is not None:
+        if self.batched is not None and a > 0:
+            value = fixed_batch_value(torch.sigmoid(logits), self.batched)
+            loss = (1 - a) * loss + a * value if self.convex else loss + a * value
+        elif self.penalty is not None:
             features = data.X if self.constraints else None
             s = cast(torch.Tensor, data.s)  # None only where G stands in for it
             batch = PenaltyBatch(torch.sigmoid(logits), s, data.y, features, data.G, self.cache)
@@ -341,6 +349,32 @@ class FullBatchObjective:
         """Return the objective's value at the model's current parameters (no graph)."""
         with torch.no_grad():
             return float(self())
+
+
+class _FixedBatchValue(torch.autograd.Function):
+    """A :class:`FixedBatchPenalty` of the scores as a torch function (its own gradient)."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: torch.Tensor, penalty: FixedBatchPenalty) -> torch.Tensor:
+        value, grad = penalty.value_and_grad(scores.detach().cpu().double().numpy())
+        ctx.save_for_backward(torch.from_numpy(grad).to(scores.device, scores.dtype))
+        return scores.new_tensor(value)
+
+    @staticmethod
+    def backward(ctx: Any, *outputs: torch.Tensor) -> tuple[torch.Tensor, None]:
+        (grad,) = ctx.saved_tensors
+        return outputs[0] * grad, None
+
+
+def fixed_batch_value(scores: torch.Tensor, penalty: FixedBatchPenalty) -> torch.Tensor:
+    r"""Return ``penalty``'s mean over its fixed batches at ``scores`` (n,), differentiable.
+
+    :math:`\frac1B \sum_b R(h_b)` and its gradient come from
+    :meth:`FixedBatchPenalty.value_and_grad` (NumPy, float64; a solver that keeps
+    state between calls, as the duals of OTF's, sees the calls in the order of the
+    evaluations); autograd carries the gradient to the model's parameters.
+    """
+    return cast(torch.Tensor, _FixedBatchValue.apply(scores, penalty))
 
 
 def _digest(t: torch.Tensor) -> tuple[float, ...]:

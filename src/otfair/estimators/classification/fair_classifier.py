@@ -154,7 +154,9 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         elsewhere (several or continuous attributes) Adam. That objective is nonsmooth
         near fairness, so ``"lbfgs"`` minimizes it by full-memory BFGS with a weak Wolfe
         line search (up to 2,000 parameters; ``otfair/estimators/_bfgs.py``), which
-        keeps the curvature across its kinks that L-BFGS forgets.
+        keeps the curvature across its kinks that L-BFGS forgets. ``"lbfgs"`` with the
+        MLP (asked for; ``"auto"`` takes Adam) minimizes the same objective by L-BFGS
+        in torch, the fixed batches' OTF and its gradient from the same solver.
     epochs : int, default=300
         The cap on the training: Adam epochs (passes over the data) or L-BFGS
         iterations. A fit that reaches it before ``tol`` is met warns
@@ -710,7 +712,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         unpenalized: tuple[dict[str, torch.Tensor], int] | None = None  # shared start
         for single in singles:
             pen = single.penalty_
-            if batched is not None:  # its strength-0 member too: the same solver
+            if batched is not None and self.model == "logistic":  # strength 0 too
                 logistic = LogisticObjective(
                     data.X.cpu().numpy(),
                     data.y.cpu().numpy(),
@@ -725,11 +727,12 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             objective = FullBatchObjective(
                 single.model_,
                 data,
-                None if pen is None else PenaltyStack(pen.full_batch_variant()),
+                None if pen is None or batched else PenaltyStack(pen.full_batch_variant()),
                 strength=float(single.strength),
                 convex=self._mixing(plan) == "convex",
                 l2=self.l2 / (2 * data.X.shape[0]),
                 constraints=plan.constraints,
+                batched=None if pen is None else batched,  # the MLP's, on fixed batches
             )
             plain = None
             kinked = plan.kink_at_constant and single._starts_constant()
@@ -750,9 +753,10 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
             if plain is not None:  # n_iter_ counts both phases; history_ is the second's
                 result = dataclasses.replace(result, n_iter=plain + result.n_iter)
             self._record_lbfgs(single, result)
-            if pen is not None and single.strength > 0:  # never above the constant's value
-                # (not OTF's fixed-batch objective above: its entropic term is not least at
-                # the constant, and its solver's duals carry over to a warm-started fit)
+            if pen is not None and single.strength > 0 and batched is None:
+                # never above the constant's value (not on OTF's fixed-batch objective: its
+                # entropic term is not least at the constant, and its solver's duals carry
+                # over to a warm-started fit)
                 keep_constant_if_lower(single.model_, data.y.cpu().numpy(), objective.value)
 
     def _record_lbfgs(self, single: FairClassifier, result: LbfgsResult) -> None:

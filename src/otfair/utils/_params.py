@@ -86,7 +86,8 @@ def check_features(X: Any, name: str = "X", n_features: int | None = None) -> np
     if hasattr(X, "detach"):
         X = X.detach().cpu().numpy()
     try:
-        arr = np.asarray(X, dtype=np.float32)
+        # C order and writable: the array becomes a tensor (``TORCH_READY``)
+        arr = np.require(np.asarray(X, dtype=np.float32), requirements=["C", "W"])
     except (TypeError, ValueError) as exc:
         raise ValueError(f"`{name}` must be a numeric array of shape (n, d).") from exc
     if arr.ndim != 2:

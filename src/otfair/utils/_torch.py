@@ -17,6 +17,12 @@ import torch
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: ``validate_data`` settings for features that become tensors (``torch.as_tensor``
+#: shares their memory): C order, as torch refuses negative strides (``X[::-1]``, a
+#: frame's ``iloc[::-1]``), and writable, as torch warns on a read-only array (pandas 3
+#: gives one for every frame). Either is a copy only where the array is not so already.
+TORCH_READY: dict[str, Any] = {"order": "C", "force_writeable": True}
+
 
 def resolve_device(device: str | torch.device | None = None) -> torch.device:
     """Return a ``torch.device``.

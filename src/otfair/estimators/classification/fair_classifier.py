@@ -75,7 +75,7 @@ from otfair.utils import (
 )
 from otfair.utils._sensitive import SensitiveColumns, split_sensitive
 from otfair.utils._strength import check_strength, check_strengths
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._torch import TORCH_READY, fits_in_training_state
 
 
 class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
@@ -864,7 +864,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         pairs = plan.batches is not None  # its own batches need the groups at any strength
         with contextlib.suppress(TypeError):  # inputs without a length: validate_data's words
             check_consistent_length(X=X, y=y)
-        X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2)
+        X, y = validate_data(self, X, y, dtype=np.float32, ensure_min_samples=2, **TORCH_READY)
         y = self._encode_labels(y)
         n = X.shape[0]
         s = sens = None
@@ -975,7 +975,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
     def decision_function(self, X: Any) -> np.ndarray:
         """Logits of the positive class, shape (n,)."""
         check_is_fitted(self, "model_")
-        X = validate_data(self, X, dtype=np.float32, reset=False)
+        X = validate_data(self, X, dtype=np.float32, reset=False, **TORCH_READY)
         device = next(self.model_.parameters()).device
         (logits,) = predict_in_chunks(lambda x: self.model_(x)[:, 0], X, device, 65536)
         return logits.astype(np.float64)

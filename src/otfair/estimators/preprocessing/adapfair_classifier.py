@@ -49,7 +49,7 @@ from otfair.utils import (
 )
 from otfair.utils._deprecation import LAM_DOC, renamed_param, renamed_value
 from otfair.utils._docstrings import fill_doc
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._torch import TORCH_READY, fits_in_training_state
 
 #: The parameters that AdapFairClassifier passes on to its AdapFairPreprocessor.
 _FLOW_PARAMS = tuple(k for k in AdapFairPreprocessor._get_param_names() if k != "classifier")
@@ -247,9 +247,16 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         """Return ``X`` as float32 by scikit-learn's ``validate_data`` (``n_features_in_``)."""
         if reset:
             return validate_data(
-                self, X, dtype=np.float32, ensure_min_samples=2, ensure_all_finite=False
+                self,
+                X,
+                dtype=np.float32,
+                ensure_min_samples=2,
+                ensure_all_finite=False,
+                **TORCH_READY,
             )
-        return validate_data(self, X, dtype=np.float32, reset=False, ensure_all_finite=False)
+        return validate_data(
+            self, X, dtype=np.float32, reset=False, ensure_all_finite=False, **TORCH_READY
+        )
 
     def _base(self, X_np: np.ndarray, y: Any, s: Any, source_data: Any) -> Any:
         """Return the given base classifier, or train one on ``source_data`` (else on ``X``)."""

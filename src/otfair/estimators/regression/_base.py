@@ -47,7 +47,7 @@ from otfair.utils import (
     use_generator,
 )
 from otfair.utils._deprecation import renamed_param
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._torch import TORCH_READY, fits_in_training_state
 
 __all__ = ["FairRegressorMixin", "NeuralFairRegressor", "make_encoder"]
 
@@ -121,8 +121,8 @@ class FairRegressorMixin(RegressorMixin):
         Sets (``reset``) or checks ``n_features_in_``; a fit needs two samples.
         """
         if reset:
-            return validate_data(self, X, dtype=np.float32, ensure_min_samples=2)
-        return validate_data(self, X, dtype=np.float32, reset=False)
+            return validate_data(self, X, dtype=np.float32, ensure_min_samples=2, **TORCH_READY)
+        return validate_data(self, X, dtype=np.float32, reset=False, **TORCH_READY)
 
     def _check_fit_inputs(
         self, X: Any, y: Any, sensitive_features: Any

@@ -70,7 +70,7 @@ from otfair.utils import (
     torch_generator,
     use_generator,
 )
-from otfair.utils._torch import fits_in_training_state
+from otfair.utils._torch import TORCH_READY, fits_in_training_state
 
 _PREDICT_CHUNK = 8192
 
@@ -114,9 +114,13 @@ def check_input(est: Any, X: Any, *, reset: bool) -> np.ndarray:
     infinite values are a ``ValueError`` naming ``X``.
     """
     if reset:
-        X = validate_data(est, X, dtype=np.float32, ensure_min_samples=2, ensure_all_finite=False)
+        X = validate_data(
+            est, X, dtype=np.float32, ensure_min_samples=2, ensure_all_finite=False, **TORCH_READY
+        )
     else:
-        X = validate_data(est, X, dtype=np.float32, reset=False, ensure_all_finite=False)
+        X = validate_data(
+            est, X, dtype=np.float32, reset=False, ensure_all_finite=False, **TORCH_READY
+        )
     return check_features(X, "X")
 
 

@@ -59,3 +59,17 @@ def test_a_frames_rows_in_reverse_order_predict_like_the_array():
     np.testing.assert_array_equal(
         est.predict_proba(frame.iloc[::-1]), est.predict_proba(frame)[::-1]
     )
+
+
+@pytest.mark.parametrize("name", method_names())
+def test_a_frames_columns_are_checked_by_name(name):
+    """scikit-learn's rule: a frame fitted with names predicts only on those columns in
+    that order (six estimators took reordered columns and predicted garbage)."""
+    X, y, s = toy_data(name)
+    columns = [f"x{j}" for j in range(X.shape[1])]
+    frame = pd.DataFrame(np.asarray(X, dtype=np.float32), columns=columns)
+    est = _fitted(name, frame, y, s)
+    assert list(est.feature_names_in_) == columns
+    reordered = frame[columns[::-1]]
+    with pytest.raises(ValueError, match="feature names should match"):
+        _score(est, reordered)

@@ -28,7 +28,6 @@ from otfair.utils import draw_seed, encode_groups
 __all__ = [
     "GroupQuantiles",
     "check_fit_groups",
-    "check_n_features",
     "draw_fit_seed",
     "encode_fitted_groups",
     "fit_or_calibration_split",
@@ -241,15 +240,6 @@ def grouped_score(
     """
     pred = est.predict(X, sensitive_features=sensitive_features)
     return float(metric(y, pred, sample_weight=sample_weight))
-
-
-def check_n_features(estimator: Any, X: np.ndarray) -> None:
-    """Raise if ``X`` has another number of columns than at fit time (scikit-learn's words)."""
-    if X.shape[1] != estimator.n_features_in_:
-        raise ValueError(
-            f"X has {X.shape[1]} features, but {type(estimator).__name__} is expecting "
-            f"{estimator.n_features_in_} features as input."
-        )
 
 
 def draw_fit_seed(random_state: Any) -> int:

@@ -12,12 +12,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, MetaEstimatorMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
-    check_n_features,
     draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
@@ -139,7 +138,7 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     ) -> WassersteinBarycenterClassifier:
         """Fit the base classifier (unless ``prefit``) and the group thresholds."""
         strength = float(self.strength)  # fit_context checked it
-        X = check_array(X, dtype=None, ensure_min_samples=2, input_name="X")
+        X = validate_data(self, X, dtype=None, ensure_min_samples=2)
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         self.n_features_in_ = X.shape[1]
         self._seed = draw_fit_seed(self.random_state)
@@ -170,8 +169,7 @@ class WassersteinBarycenterClassifier(MetaEstimatorMixin, ClassifierMixin, BaseE
     def predict_acceptance(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
         """Probability that the randomized classifier predicts 1, shape (n,)."""
         check_is_fitted(self, "thresholds_")
-        X = check_array(X, dtype=None, input_name="X")
-        check_n_features(self, X)
+        X = validate_data(self, X, dtype=None, reset=False)
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
         scores = self._scores(X)
         t, gamma = self.thresholds_[codes], self.tie_probability_[codes]

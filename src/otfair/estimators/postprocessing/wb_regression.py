@@ -15,12 +15,11 @@ from typing import Any, ClassVar
 
 import numpy as np
 from sklearn.base import BaseEstimator, MetaEstimatorMixin, RegressorMixin
-from sklearn.utils.validation import check_array, check_is_fitted, column_or_1d
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
-    check_n_features,
     draw_fit_seed,
     encode_fitted_groups,
     fit_or_calibration_split,
@@ -172,9 +171,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
         """
         if not np.isfinite(self.sigma):
             raise ValueError(f"`sigma` must be a finite number >= 0; got {self.sigma!r}.")
-        X = check_array(
-            X, dtype=None, ensure_all_finite=True, ensure_min_samples=2, input_name="X"
-        )
+        X = validate_data(self, X, dtype=None, ensure_all_finite=True, ensure_min_samples=2)
         sens = _as_columns(sensitive_features, len(X))
         self.groups_, codes = [], []
         for j in range(sens.shape[1]):
@@ -241,8 +238,7 @@ class WassersteinBarycenterRegressor(MetaEstimatorMixin, RegressorMixin, BaseEst
     def predict(self, X: Any, *, sensitive_features: Any) -> np.ndarray:
         r"""Return the fair predictions :math:`g_\lambda(x, s)`, shape (n,)."""
         check_is_fitted(self, "steps_")
-        X = check_array(X, dtype=None, ensure_all_finite=True, input_name="X")
-        check_n_features(self, X)
+        X = validate_data(self, X, dtype=None, ensure_all_finite=True, reset=False)
         pred = np.asarray(self.estimator_.predict(X), dtype=np.float64).ravel()
         return self.transform_predictions(pred, sensitive_features=sensitive_features)
 

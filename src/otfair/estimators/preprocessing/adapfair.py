@@ -25,7 +25,7 @@ from typing import Any, ClassVar, Literal, cast
 import numpy as np
 import torch
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 from torch import nn
 
 from otfair.estimators._docs import fill_estimator_doc
@@ -335,6 +335,7 @@ class AdapFairPreprocessor(
 
         Every group needs a sample in each label cell of the notion.
         """
+        validate_data(self, X, skip_check_array=True)  # its feature names, if a frame
         X_np = check_features(X, "X", n_features)
         y_np = self._encode_labels(y)
         check_consistent_length(X=X_np, y=y_np, sensitive_features=sensitive_features)
@@ -447,6 +448,7 @@ class AdapFairPreprocessor(
     def _transform(self, X: Any, sensitive_features: Any, inverse: bool) -> torch.Tensor:
         check_is_fitted(self, "flows_")
         X_np = check_features(X, "X", self.n_features_in_)
+        validate_data(self, X, reset=False, skip_check_array=True)  # names as at fit
         device = next(self.flows_.parameters()).device
         codes = None
         if self.mode == "aware":
@@ -488,5 +490,6 @@ class AdapFairPreprocessor(
         """Positive-class probability of the *untouched* classifier, shape (n,)."""
         check_is_fitted(self, "flows_")
         X_np = check_features(X, "X", self.n_features_in_)
+        validate_data(self, X, reset=False, skip_check_array=True)  # names as at fit
         with torch.no_grad(), frozen(self.scorer_):
             return torch.sigmoid(self.scorer_(torch.as_tensor(X_np))).double().cpu().numpy()

@@ -223,7 +223,7 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
         y = self._encode_labels(y)
         base = self._base(X_np, y, s, source_data)
         self._fit_flows(base, X, X_np, y, s)
-        self._check_against_constant(X, y, s)
+        self._check_against_constant(X_np, y, s)
         return self
 
     def check_params(self) -> None:
@@ -345,17 +345,19 @@ class AdapFairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator, Fl
             model.n_features_in_ = first.n_features_in_
             if hasattr(first, "feature_names_in_"):
                 model.feature_names_in_ = first.feature_names_in_
-            model._check_against_constant(X, y, s)
+            model._check_against_constant(X_np, y, s)
         return models
 
-    def _check_against_constant(self, X: Any, y: np.ndarray, s: Any) -> None:
+    def _check_against_constant(self, X_np: np.ndarray, y: np.ndarray, s: Any) -> None:
         """Hold the fitted pipeline (flows, frozen classifier) against the best constant.
 
         :func:`~otfair.estimators._torch_base.check_against_constant` on the training
-        rows: a training accuracy or cross-entropy below the base rate's, or one
-        predicted class for every row, warns (``FitQualityWarning``).
+        rows (``X_np``, ``s``: as :meth:`_split_sensitive` gave them to the flows): a
+        training accuracy or cross-entropy below the base rate's, or one predicted class
+        for every row, warns (``FitQualityWarning``).
         """
-        p1 = self.predict_proba(X, sensitive_features=s)[:, 1].astype(np.float64)
+        proba = self.preprocessor_.predict_proba(X_np, sensitive_features=s)
+        p1 = proba[:, 1].astype(np.float64)
         if np.all(np.isfinite(p1)):
             p1 = np.clip(p1, 1e-15, 1.0 - 1e-15)  # logits of saturated probabilities
         strength = float(renamed_param(self, "lam", "strength", default=0.5))

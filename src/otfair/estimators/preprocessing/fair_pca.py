@@ -13,12 +13,11 @@ from typing import Any, ClassVar, cast
 import numpy as np
 from scipy.linalg import eigh, null_space
 from sklearn.base import BaseEstimator, TransformerMixin
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     check_fit_groups,
-    check_n_features,
     encode_fitted_groups,
 )
 from otfair.notions import Notion, as_notion
@@ -139,7 +138,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
     @fit_context
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> FairPCA:
         """Compute the fair projection from ``X`` and the groups."""
-        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         refuse_continuous_groups(
             codes, self.groups_, why="FairPCA removes one mean direction per discrete group"
@@ -205,8 +204,7 @@ class FairPCA(TransformerMixin, BaseEstimator):
         """
         check_is_fitted(self, "components_")
         strength = check_strength(self.strength, maximum=1.0)
-        X = check_array(X, dtype=np.float64, input_name="X")
-        check_n_features(self, X)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         if sensitive_features is not None:
             encode_fitted_groups(sensitive_features, self.groups_, len(X))
         Xs = (X - self.mean_) / self.scale_

@@ -15,13 +15,12 @@ from typing import Any, ClassVar
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.neighbors import NearestNeighbors
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._docs import fill_estimator_doc
 from otfair.estimators._quantile_barycenter import (
     GroupQuantiles,
     check_fit_groups,
-    check_n_features,
     draw_fit_seed,
     encode_fitted_groups,
 )
@@ -144,7 +143,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
     @fit_context
     def fit(self, X: Any, y: Any = None, *, sensitive_features: Any) -> OTRepair:
         """Estimate the group distributions and the barycenter maps."""
-        X = check_array(X, dtype=np.float64, ensure_min_samples=2, input_name="X")
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         codes, self.groups_ = check_fit_groups(X, sensitive_features)
         _check_discrete(codes, self.groups_)
         self.n_features_in_ = X.shape[1]
@@ -202,8 +201,7 @@ class OTRepair(TransformerMixin, BaseEstimator):
         """Return the (partially) repaired features, shape (n, d)."""
         check_is_fitted(self, "groups_")
         strength = check_strength(self.strength, maximum=1.0)
-        X = check_array(X, dtype=np.float64, input_name="X")
-        check_n_features(self, X)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         codes = encode_fitted_groups(sensitive_features, self.groups_, len(X))
         rng = np.random.default_rng([self._seed, 1])
         Xc = X[:, self.columns_]

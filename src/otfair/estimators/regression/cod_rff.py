@@ -17,10 +17,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, RegressorMixin
 from sklearn.kernel_approximation import RBFSampler
 from sklearn.preprocessing import MinMaxScaler
-from sklearn.utils.validation import check_array, check_is_fitted
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._docs import fill_estimator_doc
-from otfair.estimators._quantile_barycenter import check_n_features, encode_fitted_groups
+from otfair.estimators._quantile_barycenter import encode_fitted_groups
 from otfair.estimators.regression.baselines import CODParams, CODRegressor
 from otfair.utils import (
     StrOptions,
@@ -128,8 +128,7 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator, CODParams):
         """Draw the random features and solve the CoD-constrained least squares."""
         gammas = _check_gammas(self.gamma)  # each value of a list (a grid)
         n_comp = int(self.n_components)
-        X = check_array(X, dtype=np.float64, input_name="X")
-        self.n_features_in_ = X.shape[1]
+        X = validate_data(self, X, dtype=np.float64)
         self.scaler_ = None
         if self.rescale == "minmax":
             self.scaler_ = MinMaxScaler().fit(X)
@@ -157,8 +156,7 @@ class CODRFFRegressor(RegressorMixin, BaseEstimator, CODParams):
     def predict(self, X: Any, *, sensitive_features: Any = None) -> np.ndarray:
         """Predict, shape (n,); ``sensitive_features`` is optional (validated if given)."""
         check_is_fitted(self, "cod_")
-        X = check_array(X, dtype=np.float64, input_name="X")
-        check_n_features(self, X)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
         if sensitive_features is not None:
             encode_fitted_groups(sensitive_features, self.groups_, len(X))
         if self.scaler_ is not None:

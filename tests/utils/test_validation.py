@@ -44,6 +44,20 @@ def test_encode_groups_single_and_intersectional():
         utils.encode_groups(np.array(["a", None], dtype=object))
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        pd.Series(["m", "f", np.nan, "m"]),  # a text column with a missing value
+        pd.Series(["m", "f", pd.NA, "m"], dtype="string"),
+        np.array(["m", "f", None, "m"], dtype=object),
+        pd.DataFrame({"sex": ["m", "f", np.nan, "m"], "race": ["a", "b", "a", "b"]}),
+    ],
+)
+def test_a_missing_text_group_is_called_missing_not_mixed_types(values):
+    with pytest.raises(ValueError, match="contains missing values"):
+        utils.encode_groups(values, "sensitive_features")
+
+
 def test_sensitive_features_numeric_2d():
     assert utils.check_sensitive_features([0, 1, 1]).shape == (3, 1)
     with pytest.raises(ValueError, match="one-hot encode"):

@@ -339,7 +339,7 @@ def _check_one_kind(x: Any, arr: np.ndarray, name: str) -> None:
         return
     columns = values.T if values.ndim == 2 else values.reshape(1, -1)  # one kind per column
     for column in columns:
-        types = {t for t in set(map(type, column)) if t is not type(None)}
+        types = {type(v) for v in column if not _is_missing(v)}  # missing: said below
         text = {t for t in types if issubclass(t, (str, bytes))}
         if text and len(text) < len(types):
             shown = ", ".join(sorted(t.__name__ for t in types))
@@ -349,12 +349,17 @@ def _check_one_kind(x: Any, arr: np.ndarray, name: str) -> None:
             )
 
 
+def _is_missing(value: Any) -> bool:
+    """Whether a group value is missing: None, pandas' NA or a float NaN."""
+    return value is None or value is pd.NA or (isinstance(value, float) and value != value)
+
+
 def _check_no_nan(arr: np.ndarray, name: str) -> None:
     if arr.dtype.kind == "f":
         if not np.all(np.isfinite(arr)):
             raise ValueError(f"`{name}` contains NaN or infinite values.")
     elif arr.dtype == object and any(
-        v is None or (isinstance(v, float) and not np.isfinite(v)) for v in arr.ravel()
+        _is_missing(v) or (isinstance(v, float) and not np.isfinite(v)) for v in arr.ravel()
     ):
         raise ValueError(f"`{name}` contains missing values (None/NaN).")
 

@@ -12,7 +12,10 @@ import json
 import pytest
 from typer.testing import CliRunner
 
+from otfair.estimators._strength_grids import GRIDS
 from otfair_lab.cli import app
+
+GRIDS_OTF = GRIDS["otf"]
 
 
 def _fit(*args):
@@ -105,6 +108,7 @@ def test_estimate_is_printed_and_json_stays_pure():
     assert budget is not None
     grid = len(GRIDS["otf"])  # the default grid FairnessCV searches
     assert f"FairnessCV: 3 folds x a path of up to {grid} strengths" in budget.describe()
+    assert "from FairnessCV pilots" in budget.describe()
     assert budget.whole_s == pytest.approx(1.5 + budget.spent_s + budget.seconds)
     assert estimate_fit({**run, "epochs": 2}) is None  # no pilot for a 2-epoch fit
     runner = CliRunner()
@@ -116,6 +120,69 @@ def test_estimate_is_printed_and_json_stays_pure():
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["n_train"] == 300  # stdout is only the JSON
     assert "estimated" in res.stderr
+
+
+def _pilots(monkeypatch, fake=None):
+    """Record ``budget_fits``' FairnessCV pilots: ``(epochs, params, budgeted, pilot)``."""
+    import otfair_lab.experiments._fit_estimate as fit_estimate
+
+    seen = []
+    real = fit_estimate._search_pilot
+
+    def pilot(estimator, split, fold, epochs, params, *, budgeted=False):
+        assert len(fold[0]) + len(fold[1]) == len(split.y_train)  # one fold of the rows
+        done = (fake or real)(estimator, split, fold, epochs, params, budgeted=budgeted)
+        seen.append((epochs, dict(params), budgeted, done))
+        return done
+
+    monkeypatch.setattr(fit_estimate, "_search_pilot", pilot)
+    return seen
+
+
+def test_the_budget_estimate_is_folds_times_one_fold_and_the_refit(monkeypatch):
+    """Adam: FairnessCV on one fold at 1 and 10 epochs, extrapolated; never a full fit.
+
+    Each fold's path is one stacked run of all the strengths (not one fit per strength),
+    and the run is ``cv`` such folds and one refit: with a fold of 10 s + 1 s an epoch
+    and a refit of 2 s an epoch, 3 folds of 40 epochs are 3 x 50 s + 80 s.
+    """
+    from types import SimpleNamespace
+
+    from otfair_lab.experiments._fit_estimate import SearchPilot, budget_fits
+
+    def fake(estimator, split, fold, epochs, params, *, budgeted=False):
+        return SearchPilot(10.0 + epochs, 2.0 * epochs, SimpleNamespace())
+
+    seen = _pilots(monkeypatch, fake)
+    run = {"dataset": "synthetic", "method": "gapreg", "epochs": 40, "max_train_rows": 300}
+    seconds, words = budget_fits(run, 3, 0.05)
+    assert [epochs for epochs, *_ in seen] == [1, 10, 1, 10]  # the faster of two each
+    assert not any(budgeted for _, _, budgeted, _ in seen)
+    assert 230.0 <= seconds < 230.0 + 30.0  # + the data preparation (a loaded machine)
+    assert "(50 s each, from 1- and 10-epoch pilots) and the refit (80 s)" in words
+
+
+def test_an_lbfgs_budget_estimate_times_one_folds_real_search(monkeypatch):
+    """L-BFGS: one fold's real search (ascending, stopped when settled) at full length.
+
+    Its fits stop at their convergence, far below the iteration cap, and FairnessCV's
+    ascending search warm-starts the strengths and stops once the choice is settled:
+    one fold's search at the run's own budget is timed and counted ``cv`` times, not
+    ``cv`` x strengths x the capped iterations.
+    """
+    from otfair_lab.experiments._fit_estimate import budget_fits
+
+    seen = _pilots(monkeypatch)
+    run = {"dataset": "synthetic", "method": "otf", "max_train_rows": 600}
+    run["method_options"] = {"solver": "lbfgs", "tol": 1e-4}
+    seconds, words = budget_fits(run, 3, 0.05, "dp_gap")
+    assert [(epochs, budgeted) for epochs, _, budgeted, _ in seen] == [(1, False), (100, True)]
+    assert seen[1][1] == {"max_violation": 0.05, "metric": "dp_gap"}
+    real = seen[1][3]
+    strengths = real.search.cv_results_["strength"]
+    assert 0 < len(strengths) - 1 < len(GRIDS_OTF)  # the ascent stopped when settled
+    assert seconds >= 3 * real.fold_s + real.refit_s
+    assert "as one fold's search took at full length" in words
 
 
 @pytest.mark.parametrize("flag", ["--no-progress", "--progress"])

@@ -54,18 +54,32 @@ def _progress_default(progress: bool | None) -> bool:
     return sys.stderr.isatty()
 
 
-def _gate(run: dict[str, Any], yes: bool, confirm_above: float, cv: int | None = None) -> None:
+#: ``--max-violation``'s settings: the budget, the metric and the folds.
+_Budget = tuple[float, str | None, int]
+
+
+def _gate(
+    run: dict[str, Any], yes: bool, confirm_above: float, budget: _Budget | None = None
+) -> None:
     """Print the command's estimate on stderr; refuse (exit 2) above ``confirm_above`` hours.
 
     The gate of ``otfair sweep``: on a terminal it asks, otherwise ``--yes`` is needed.
-    ``cv``: the fit is ``--max-violation``'s cross-validation (its paths are counted).
-    The estimate is of the whole command: start-up, checks and pilots included.
+    ``budget``: the fit is ``--max-violation``'s cross-validation, piloted by FairnessCV
+    on one fold (its folds' paths and the refit are counted). The estimate is of the
+    whole command: start-up, checks and pilots included.
     """
     from otfair_lab.cli import started
     from otfair_lab.experiments._fit_estimate import estimate_fit
     from otfair_lab.experiments._plan import format_duration
 
-    estimate = estimate_fit(run, cv=cv, before_s=time.perf_counter() - started())
+    before_s = time.perf_counter() - started()
+    if budget is None:
+        estimate = estimate_fit(run, before_s=before_s)
+    else:
+        max_violation, metric, cv = budget
+        estimate = estimate_fit(
+            run, cv=cv, max_violation=max_violation, metric=metric, before_s=before_s
+        )
     if estimate is None:
         return
     note(f"{run['method']} on {run['dataset']}: {estimate.describe()}")
@@ -79,10 +93,6 @@ def _gate(run: dict[str, Any], yes: bool, confirm_above: float, cv: int | None =
         f"this fit is estimated at {format_duration(estimate.whole_s)}, above "
         f"{confirm_above:g} h; pass --yes to run it, fewer --epochs, or --confirm-above HOURS."
     )
-
-
-#: ``--max-violation``'s settings: the budget, the metric and the folds.
-_Budget = tuple[float, str | None, int]
 
 
 def fit_command(
@@ -221,7 +231,7 @@ def _fit(
 
     try:
         with contextlib.redirect_stdout(sys.stderr):  # progress bars: never on stdout
-            _gate(run, yes, confirm_above, None if budget is None else budget[2])
+            _gate(run, yes, confirm_above, budget)
             if budget is None:
                 return run_single(**run, verbose=verbose, announce=note)
             from otfair_lab.cli._budget import run_budget_single

@@ -109,7 +109,7 @@ class FairnessReport:
     accuracy_disparity : dict or None
         Regression only: :func:`otfair.metrics.accuracy_disparity_audit` of the two
         groups (``None`` for classification, or when it does not apply; see ``notes``),
-        its ``groups`` the two labels as in :attr:`by_group` (group 0, of ``n_0`` and
+        its ``groups`` the two labels as in ``by_group`` (group 0, of ``n_0`` and
         ``mse_0``, first).
     notes : tuple of str
         Why a part of the panel was skipped (e.g. the accuracy-disparity audit needs
@@ -129,7 +129,7 @@ class FairnessReport:
 
         JSON friendly (``json.dumps(..., allow_nan=False)`` takes it): ``"by_group"`` is
         a list of records; for regression the ``"accuracy_disparity"`` dict (or
-        ``None``) is included; an undefined value (NaN in :attr:`summary`) is ``None``
+        ``None``) is included; an undefined value (NaN in ``summary``) is ``None``
         and numpy scalars are Python numbers.
         """
         out: dict[str, Any] = dict(self.summary)

@@ -207,10 +207,13 @@ def test_the_fit_does_not_depend_on_the_rounding_of_the_costs(data_dir, strength
 def test_a_logistic_fit_is_the_same_on_any_torch_thread_count(data_dir):
     """Small data train on one torch thread (and one BLAS thread), the caller's count restored.
 
-    The logistic model's fits and FairnessCV's searches run torch's work (the fixed
-    batches' transport costs) on one thread, so the fit is bit-identical whatever the
-    machine's cores; an MLP's Adam fit keeps the caller's torch threads.
+    Every torch fit on small data runs torch's work (the fixed batches' transport costs,
+    an MLP's steps) on one thread, so the fit is bit-identical whatever the machine's
+    cores; large inputs keep the caller's threads.
     """
+    from otfair.utils._threads import ONE_BLAS_THREAD_MAX_ENTRIES
+    from otfair.utils._torch import fits_in_training_state
+
     X, y, s = _adult_rows(3000)
     seen: dict[str, int] = {}
     original_fit = FairClassifier._fit_models
@@ -229,8 +232,12 @@ def test_a_logistic_fit_is_the_same_on_any_torch_thread_count(data_dir):
             assert torch.get_num_threads() == threads  # restored
             fits.append((est.predict_proba(X)[:, 1], est.history_))
             assert seen["logistic"] == 1
+        torch.set_num_threads(2)
         FairClassifier(model="mlp", epochs=1, random_state=0).fit(X[:200], y[:200])
-        assert seen["mlp"] == 2  # the caller's
+        assert seen["mlp"] == 1 and torch.get_num_threads() == 2
+        large = np.broadcast_to(np.float32(0), (ONE_BLAS_THREAD_MAX_ENTRIES // 100 + 1, 100))
+        counted = fits_in_training_state(lambda self, X: torch.get_num_threads())
+        assert counted(None, X) == 1 and counted(None, X=large) == 2  # the caller's
     finally:
         FairClassifier._fit_models = original_fit  # type: ignore[method-assign]
         torch.set_num_threads(before)

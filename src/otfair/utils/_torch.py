@@ -15,6 +15,8 @@ from typing import Any, TypeVar, cast
 import numpy as np
 import torch
 
+from otfair.utils._threads import one_blas_thread_if_small
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 #: ``validate_data`` settings for features that become tensors (``torch.as_tensor``
@@ -100,9 +102,9 @@ def training_state() -> Iterator[None]:
     ``torch.set_default_dtype(torch.float64)``; inside this context gradients are on and
     inference mode is off (both thread-local in torch), and the default dtype is float32.
     The default dtype is process-wide: it is set only when the caller changed it, and
-    restored on exit. Torch's thread count is the caller's here; the logistic model's
-    fits and FairnessCV's searches on small inputs run on one thread and restore it
-    (:func:`otfair.estimators._lbfgs.one_blas_thread`).
+    restored on exit. Torch's and BLAS's thread counts are the caller's here;
+    :func:`fits_in_training_state` runs a fit on small inputs on one thread of each
+    (:mod:`otfair.utils._threads`).
     """
     dtype = torch.get_default_dtype()
     with torch.inference_mode(False), torch.enable_grad():
@@ -117,11 +119,17 @@ def training_state() -> Iterator[None]:
 
 
 def fits_in_training_state(method: F) -> F:
-    """Decorate a torch estimator's ``fit`` (or path hook) to run in :func:`training_state`."""
+    """Decorate a torch estimator's ``fit`` (or path hook) to run in :func:`training_state`.
+
+    On small inputs (the method's ``X``: its first argument after ``self``, or ``X=``)
+    the fit runs on one torch and one BLAS thread, the caller's counts restored on exit
+    (:func:`otfair.utils._threads.one_blas_thread_if_small`).
+    """
 
     @functools.wraps(method)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        with training_state():
+        X = args[1] if len(args) > 1 else kwargs.get("X")
+        with training_state(), one_blas_thread_if_small(X, torch_threads=True):
             return method(*args, **kwargs)
 
     return cast(F, wrapper)

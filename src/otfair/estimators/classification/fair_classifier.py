@@ -16,7 +16,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from otfair.estimators._early_stopping import StopOnValidation, validation_split
-from otfair.estimators._lbfgs import LbfgsResult, one_blas_thread_if_small, train_lbfgs
+from otfair.estimators._lbfgs import LbfgsResult, train_lbfgs
 from otfair.estimators._torch_base import (
     TorchEstimatorMixin,
     base_rate_log_odds,
@@ -488,9 +488,8 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         forget_fit(self)
         with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
             penalty = self._check_params()  # the one build of the penalty in this fit
-        try:
-            with one_blas_thread_if_small(X, torch_threads=self.model == "logistic"):
-                self._fit_models([self], [penalty], X, y, sensitive_features)
+        try:  # on one thread on small data (fits_in_training_state)
+            self._fit_models([self], [penalty], X, y, sensitive_features)
         finally:
             self._warm_state = self._warm_seed = None
         return self
@@ -507,8 +506,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         singles = [clone(self).set_params(strength=a) for a in check_strengths(strengths)]
         with use_generator(torch_generator(0)):  # an adversary's weights, redrawn later
             penalties = [single._check_params() for single in singles]  # one build per model
-        with one_blas_thread_if_small(X, torch_threads=self.model == "logistic"):
-            self._fit_models(singles, penalties, X, y, sensitive_features)
+        self._fit_models(singles, penalties, X, y, sensitive_features)
         return singles
 
     def _fit_models(

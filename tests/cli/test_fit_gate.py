@@ -1,6 +1,7 @@
 """``otfair fit`` states its estimate and needs ``--yes`` above ``--confirm-above`` hours.
 
-The estimate comes from 2- and 1-epoch pilot fits (the sweep's rule); the gate refuses
+The estimate comes from 2- and 1-epoch pilot fits (the sweep's rule), ``--max-violation``'s
+from FairnessCV's own pilots on one fold (folds x one fold, and the refit); the gate refuses
 before the real fit, with the estimate in the one error line and exit code 2. Progress
 and notes go to stderr, so that ``--json`` output stays parseable.
 """
@@ -173,7 +174,7 @@ def test_an_lbfgs_budget_estimate_times_one_folds_real_search(monkeypatch):
     from otfair_lab.experiments._fit_estimate import budget_fits
 
     seen = _pilots(monkeypatch)
-    run = {"dataset": "synthetic", "method": "otf", "max_train_rows": 600}
+    run = {"dataset": "synthetic", "method": "otf", "max_train_rows": 2000}
     run["method_options"] = {"solver": "lbfgs", "tol": 1e-4}
     seconds, words = budget_fits(run, 3, 0.05, "dp_gap")
     assert [(epochs, budgeted) for epochs, _, budgeted, _ in seen] == [(1, False), (100, True)]

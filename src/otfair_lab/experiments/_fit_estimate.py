@@ -210,7 +210,9 @@ def _search_pilot(
     )
     start = time.perf_counter()
     try:
-        search.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
+        with warnings.catch_warnings():  # an under-trained pilot's, not the run's
+            warnings.simplefilter("ignore")
+            search.fit(split.X_train, split.y_train, sensitive_features=split.s_train)
     except ValueError:  # no strength within the budget on this fold: the path was fitted
         if not budgeted:
             raise

@@ -3,8 +3,9 @@
 A fit on small data makes short products between stretches of Python: a second BLAS or
 torch thread then spins or waits at every product, billing the process for CPU that
 barely shortens the fit, and on a loaded machine its wake-ups slow each small product
-many times over (an MLP's Adam fit on German took several times longer on two torch
-threads than on one while another process held one of the two cores). Every torch
+many times over (``benchmarks/torch_threads_bench.py``: an MLP's Adam fit on German
+took about twice the CPU on two torch threads for no shorter wall time, and several
+times the wall time while another process held one of the two cores). Every torch
 estimator's ``fit`` holds :func:`one_blas_thread_if_small` with torch's threads
 (``fits_in_training_state``, :mod:`otfair.utils._torch`), as do FairnessCV's searches;
 the caller's counts come back on exit.

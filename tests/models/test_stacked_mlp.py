@@ -83,3 +83,41 @@ def test_a_stack_of_one_is_its_model_and_keeps_track_of_its_parameters():
     stack.to(torch.float64)
     assert stack(x.double()).dtype == torch.float64
     torch.testing.assert_close(stack(x.double()).float(), out)
+
+
+@pytest.mark.parametrize("per_model_inputs", [False, True])
+def test_a_frozen_model_outputs_zeros_and_leaves_the_others_bitwise_equal(per_model_inputs):
+    """freeze(k): model k stops costing its products; the others are unchanged, bit for bit."""
+    torch.manual_seed(2)
+    nets = [MLP(4, hidden=(6, 5)).double() for _ in range(3)]
+    x = torch.randn(3, 9, 4, dtype=torch.float64) if per_model_inputs else torch.randn(9, 4)
+    x = x.double().requires_grad_(True)
+    w = torch.randn(3, 9, dtype=torch.float64)
+    runs = []
+    for frozen in ([], [1]):
+        stacked = StackedMLP.from_models(nets)
+        for k in frozen:
+            stacked.freeze(k)
+        assert stacked.frozen == frozenset(frozen)
+        x.grad = None
+        out = stacked(x)
+        (out * w).sum().backward()
+        runs.append((out.detach(), [p.grad.clone() for p in stacked.parameters()], x.grad))
+    (full, full_grads, full_x), (part, part_grads, part_x) = runs
+    assert torch.equal(part[1], torch.zeros(9, dtype=torch.float64))
+    for k in (0, 2):
+        assert torch.equal(part[k], full[k])
+        for g_part, g_full in zip(part_grads, full_grads, strict=True):
+            assert torch.equal(g_part[k], g_full[k])
+    for g_part in part_grads:  # model 1 gets no gradient
+        assert not g_part[1].any()
+    # the input's gradient: model 1's share is gone, the others' stay
+    if per_model_inputs:
+        assert not part_x[1].any() and torch.equal(part_x[0], full_x[0])
+    else:
+        alone = StackedMLP.from_models([nets[1]])
+        xs = x.detach().clone().requires_grad_(True)
+        (alone(xs)[0] * w[1]).sum().backward()
+        torch.testing.assert_close(part_x, full_x - xs.grad)
+    with pytest.raises(ValueError, match="`k`"):
+        StackedMLP.from_models(nets).freeze(3)

@@ -72,9 +72,9 @@ def _aligned_stack(w: torch.Tensor) -> torch.Tensor:
     return out.copy_(w.detach())
 
 
-def _model_rows(h: torch.Tensor, K: int) -> list[torch.Tensor]:
+def _model_rows(h: torch.Tensor, k: int) -> torch.Tensor:
     """Model k's input rows, aligned: ``h[k]``, or the shared ``h`` (n, in)."""
-    return [h] * K if h.dim() == 2 else [_aligned(r) for r in h.unbind(0)]
+    return h if h.dim() == 2 else _aligned(h[k])
 
 
 class _StackedLinear(torch.autograd.Function):
@@ -87,7 +87,8 @@ class _StackedLinear(torch.autograd.Function):
     with the same operand layouts and alignment: forward ``addmm(b_k, h_k, W_k^T)``,
     backward ``g_k W_k`` (input), ``g_k^T h_k`` (weight), :math:`\sum_i g_{k,i}` (bias),
     one BLAS call per model without autograd overhead (for these small nets about as
-    fast as the batched products).
+    fast as the batched products). A model in ``frozen`` (:meth:`StackedLayers.freeze`)
+    makes none: its output is zeros and its gradients are zeros.
 
     The output (K, n, out) is laid out in rows of more than ``n`` entries when ``n`` is
     not a multiple of :data:`_BLOCK`. Elementwise kernels run a vectorized body and a
@@ -98,29 +99,49 @@ class _StackedLinear(torch.autograd.Function):
     """
 
     @staticmethod
-    def forward(ctx, h: torch.Tensor, w: torch.Tensor, b: torch.Tensor) -> torch.Tensor:  # noqa: D102
+    def forward(  # noqa: D102
+        ctx, h: torch.Tensor, w: torch.Tensor, b: torch.Tensor, frozen: frozenset[int]
+    ) -> torch.Tensor:
         ctx.save_for_backward(h, w)
+        ctx.frozen = frozen
         K, n, width = w.shape[0], h.shape[-2], w.shape[1]
         # rows padded to a multiple of 16 entries keep each row's start 64-byte aligned
         rows_out = n if n % _BLOCK == 0 else (n // 16 + 1) * 16
         out = h.new_empty(K, rows_out, width)
-        for k, hk in enumerate(_model_rows(h, K)):
+        for k in range(K):
+            if k in frozen:  # a finished model: zeros, no product
+                out[k, :n].zero_()
+                continue
+            hk = _model_rows(h, k)
             torch.addmm(b[k, 0], hk, _aligned(w[k]).t(), out=out[k, :n])
         return out[:, :n]
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor | None, ...]:  # noqa: D102
         h, w = ctx.saved_tensors
-        K = w.shape[0]
-        grads = [_aligned(g) for g in grad.unbind(0)]
+        frozen = ctx.frozen
+        grads = [_aligned(g) if k not in frozen else g for k, g in enumerate(grad.unbind(0))]
         grad_h = None
         if ctx.needs_input_grad[0]:
-            grad_h = torch.stack([g.mm(_aligned(wk)) for g, wk in zip(grads, w, strict=True)])
+            rows_in = h.shape[-2]
+            grad_h = torch.stack(
+                [
+                    g.mm(_aligned(wk)) if k not in frozen else g.new_zeros(rows_in, wk.shape[1])
+                    for k, (g, wk) in enumerate(zip(grads, w, strict=True))
+                ]
+            )
             if h.dim() == 2:
                 grad_h = grad_h.sum(0)
-        rows = _model_rows(h, K)
-        grad_w = torch.stack([g.t().mm(hk) for g, hk in zip(grads, rows, strict=True)])
-        return grad_h, grad_w, grad.sum(1, keepdim=True)
+        grad_w = torch.stack(
+            [
+                g.t().mm(_model_rows(h, k)) if k not in frozen else torch.zeros_like(w[k])
+                for k, g in enumerate(grads)
+            ]
+        )
+        grad_b = grad.sum(1, keepdim=True)
+        if frozen:
+            grad_b[sorted(frozen)] = 0.0
+        return grad_h, grad_w, grad_b, None
 
 
 class StackedLayers(nn.Module):
@@ -160,6 +181,7 @@ class StackedLayers(nn.Module):
         self.activation = activation
         self.activate_last = bool(activate_last)
         self._act = act()
+        self._frozen: frozenset[int] = frozenset()
 
     @classmethod
     def from_linears(
@@ -187,6 +209,24 @@ class StackedLayers(nn.Module):
     def n_models(self) -> int:
         """Number K of stacked models."""
         return self.weights[0].shape[0]
+
+    @property
+    def frozen(self) -> frozenset[int]:
+        """The stacks :meth:`freeze` has finished (their products are no longer made)."""
+        return self._frozen
+
+    def freeze(self, k: int) -> None:
+        """Finish stack ``k``: from now on it outputs zeros and its parameters get no gradient.
+
+        A curve's model that has converged before the others (its parameters exported)
+        stops costing its products: its later epochs are not its fit's, and the other
+        stacks' outputs and gradients are those of their separate fits, unchanged.
+        Its parameters are left to the optimizer (Adam moves them on its momentum), so
+        export a stack before freezing it.
+        """
+        if not 0 <= int(k) < self.n_models:
+            raise ValueError(f"`k` must be in [0, {self.n_models}); got {k!r}.")
+        self._frozen = self._frozen | {int(k)}
 
     def _apply(self, fn, recurse: bool = True):  # noqa: ANN001 - torch's signature
         """Forget the kept layer list when torch converts the parameters (``.to()``)."""
@@ -221,8 +261,9 @@ class StackedLayers(nn.Module):
             # squeeze, not x[0]: a view, whose backward allocates nothing
             return self._forward_one(x if x.dim() == 2 else x.squeeze(0), layers).unsqueeze(0)
         h = x
+        frozen = self._frozen
         for w, b, activate in layers:
-            h = _StackedLinear.apply(h, w, b)
+            h = _StackedLinear.apply(h, w, b, frozen)
             if activate:
                 h = self._act(h)
         return h

@@ -811,8 +811,13 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         )
         plateau = loop.stop if isinstance(loop.stop, StopOnPlateau) else None
         if plateau is not None and len(singles) > 1:
-            # a model that converges before the others ends there, as its separate fit
-            plateau.on_converged = lambda k, epoch: model.export(k, singles[k].model_)
+            # a model that converges before the others ends there, as its separate fit,
+            # and stops costing its products
+            def finish(k: int, epoch: int) -> None:
+                model.export(k, singles[k].model_)
+                model.freeze(k)
+
+            plateau.on_converged = finish
         histories = train(problem)
         if stop is not None:
             stop.restore()  # the best epoch's parameters, as MLPClassifier's early stop

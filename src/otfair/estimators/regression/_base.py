@@ -348,7 +348,12 @@ class NeuralFairRegressor(
         K = len(strengths)
         plateau = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
         if plateau is not None and K > 1:  # a net converged before the others ends there
-            plateau.on_converged = lambda i, epoch: nets.export(i, built[i])
+
+            def finish(i: int, epoch: int) -> None:
+                nets.export(i, built[i])
+                nets.freeze(i)  # and stops costing its products
+
+            plateau.on_converged = finish
         history = train_stacked_nets(
             nets,
             torch.as_tensor(X, device=device),

@@ -141,6 +141,13 @@ class StackedNets:
             assert self.adversary is not None  # stacked from the nets' adversaries
             self.adversary.export(i - self.n_plain, cast(JointAdversary, adversary.adversary))
 
+    def freeze(self, i: int) -> None:
+        """Stop computing model ``i`` (converged and exported): :meth:`StackedLayers.freeze`."""
+        self.encoder.freeze(i)
+        self.head.freeze(i)
+        if self.adversary is not None and i >= self.n_plain:
+            self.adversary.net.freeze(i - self.n_plain)
+
 
 def _linears(module: nn.Module) -> list[nn.Linear]:
     return [m for m in module.modules() if isinstance(m, nn.Linear)]

@@ -7,11 +7,11 @@ either side of 0; the entropic smoothing rounds the kink over a width of order
 the batches a strong penalty or a nearly fair model makes fair. L-BFGS with ten
 correction pairs forgets the curvature across them: it crawls (Adult at strength 0.9
 reached its 300-iteration cap under DP and EO) or its line search gives up above the
-minimum and reports convergence (German at 0.9: 0.011 above). Full-memory BFGS keeps it,
+minimum and reports convergence (German at 0.9: 0.019 above). Full-memory BFGS keeps it,
 as Lewis & Overton (2013, "Nonsmooth optimization via quasi-Newton methods", Math.
 Program. 141) found: its inverse Hessian grows ill-conditioned along the kinks' normals,
 which is what a kink needs, and with a weak Wolfe line search (a strong Wolfe search may
-not end on a kink) it converges on such objectives (Adult at 0.9: 85 and 89
+not end on a kink) it converges on such objectives (Adult at 0.9: 84 and 91
 iterations under DP and EO). Its convergence there is linear, so the gradient rule
 (``done``) never ends a run whose minimum is on kinks: the stall rule does
 (``stall_rtol``: the relative decrease over the last :data:`STALL_ITERATIONS`

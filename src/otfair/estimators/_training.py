@@ -327,7 +327,9 @@ class StopOnPlateau:
     A model of a stacked curve that converges before the others is done: ``converged_at``
     records its epoch (1-based; None while it trains) and ``on_converged(k, epoch)``, when
     set, is called then, so that the curve can keep the model as it is at that epoch,
-    where a separate fit of it stops, while the others train on.
+    where a separate fit of it stops, while the others train on (the estimators' curves
+    also freeze it there, :meth:`otfair.models.stacked.StackedLayers.freeze`, so that its
+    later epochs cost no products).
 
     Examples
     --------

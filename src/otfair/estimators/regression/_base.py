@@ -348,12 +348,7 @@ class NeuralFairRegressor(
         K = len(strengths)
         plateau = None if self.tol is None else StopOnPlateau(self.tol, self.n_iter_no_change)
         if plateau is not None and K > 1:  # a net converged before the others ends there
-
-            def finish(i: int, epoch: int) -> None:
-                nets.export(i, built[i])
-                nets.freeze(i)  # and stops costing its products
-
-            plateau.on_converged = finish
+            plateau.on_converged = nets.finisher(built)
         history = train_stacked_nets(
             nets,
             torch.as_tensor(X, device=device),

@@ -141,6 +141,19 @@ class StackedNets:
             assert self.adversary is not None  # stacked from the nets' adversaries
             self.adversary.export(i - self.n_plain, cast(JointAdversary, adversary.adversary))
 
+    def finisher(self, built: list[Nets]) -> Callable[[int, int], None]:
+        """Return ``on_converged(i, epoch)``: export model ``i`` into ``built[i]``, then freeze it.
+
+        A net that converges before the others ends there, as its separate fit, and stops
+        costing its products (:meth:`freeze`).
+        """
+
+        def finish(i: int, epoch: int) -> None:
+            self.export(i, built[i])
+            self.freeze(i)
+
+        return finish
+
     def freeze(self, i: int) -> None:
         """Stop computing model ``i`` (converged and exported): :meth:`StackedLayers.freeze`."""
         self.encoder.freeze(i)

@@ -26,7 +26,7 @@ weight decay coupled through a norm) would break this and are not used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import torch
 from torch import nn
@@ -352,6 +352,19 @@ class StackedMLP(StackedLayers):
         """Copy the parameters of stacked model ``k`` into ``model`` (same architecture)."""
         self.export_linears(k, _linear_layers(model))
         return model
+
+    def finisher(self, models: Sequence[MLP]) -> Callable[[int, int], None]:
+        """Return ``on_converged(k, epoch)``: export model ``k`` to ``models[k]``, then freeze it.
+
+        A curve's model that converges before the others ends there, as its separate fit,
+        and stops costing its products (:meth:`freeze`).
+        """
+
+        def finish(k: int, epoch: int) -> None:
+            self.export(k, models[k])
+            self.freeze(k)
+
+        return finish
 
 
 class StackedJointAdversary(nn.Module):

@@ -813,11 +813,7 @@ class FairClassifier(TorchEstimatorMixin, ClassifierMixin, BaseEstimator):
         if plateau is not None and len(singles) > 1:
             # a model that converges before the others ends there, as its separate fit,
             # and stops costing its products
-            def finish(k: int, epoch: int) -> None:
-                model.export(k, singles[k].model_)
-                model.freeze(k)
-
-            plateau.on_converged = finish
+            plateau.on_converged = model.finisher([single.model_ for single in singles])
         histories = train(problem)
         if stop is not None:
             stop.restore()  # the best epoch's parameters, as MLPClassifier's early stop

@@ -176,7 +176,12 @@ class CellsOTF0(FixedBatchOTF0):
         self.v_own = np.where(self.mask[..., None], self.V.T[self.own], 0.0)  # (B, m, P)
         # -C / eps by class (B, K, m): the row sums over the few classes run elementwise
         self._neg_cost = np.ascontiguousarray(np.moveaxis(-self.costs / self.eps, 2, 1))
-        self._cells = [np.flatnonzero(row) for row in self.V]  # each cell's two classes
+        cells = np.array([np.flatnonzero(row) for row in self.V])  # each cell's two classes
+        self._first, self._second = cells[:, 0], cells[:, 1]
+        rows = np.arange(len(cells))
+        self._v_first = self.V[rows, self._first][None, :, None]
+        self._v_second = self.V[rows, self._second][None, :, None]
+        self._v_squared = np.ascontiguousarray((self.V**2).T)
         # the plan's rows at s = 0 and their log-normalizers do not depend on the masses
         top = self._neg_cost.max(axis=1)
         plan0 = np.exp(self._neg_cost - top[:, None, :])
@@ -240,9 +245,11 @@ class CellsOTF0(FixedBatchOTF0):
         :math:`-\varepsilon^{-1} \sum_i h_i q_{ip} q_{iq}`, :math:`q_{ip} = \sum_{k \in
         p} V_{pk} \pi_{ik}`, needs the rows.
         """
-        every = len(batch) == self._neg_cost.shape[0]
-        z = self._neg_cost if every else self._neg_cost[batch]
-        z = z + ((s @ self.V) / self.eps)[:, :, None]  # (b, K, m)
+        if len(batch) == self._neg_cost.shape[0]:
+            z = self._neg_cost + ((s @ self.V) / self.eps)[:, :, None]  # (b, K, m)
+        else:
+            z = self._neg_cost[batch]
+            z += ((s @ self.V) / self.eps)[:, :, None]
         top = z.max(axis=1)
         z -= top[:, None, :]
         np.exp(z, out=z)
@@ -251,13 +258,12 @@ class CellsOTF0(FixedBatchOTF0):
         z /= total[:, None, :]  # the plan's rows pi_ik
         M = np.einsum("bkm,bm->bk", z, h)  # the class masses
         grad = M @ self.V.T
-        second = M @ (self.V**2).T
-        P = self.V.shape[0]
-        q = np.empty((len(batch), P, z.shape[2]))
-        for p, (a, c) in enumerate(self._cells):  # q_ip
-            np.add(z[:, a] * self.V[p, a], z[:, c] * self.V[p, c], out=q[:, p])
+        # q_ip = V_pa pi_ia + V_pc pi_ic, the cells' classes a and c (b, P, m)
+        q = z[:, self._first] * self._v_first
+        q += z[:, self._second] * self._v_second
         hess = -np.einsum("bpm,bqm->bpq", q * h[:, None, :], q)
-        hess[:, np.arange(P), np.arange(P)] += second
+        P = self.V.shape[0]
+        hess.reshape(len(batch), P * P)[:, :: P + 1] += M @ self._v_squared
         hess /= self.eps
         phi = self.eps * (h * L).sum(axis=1)
         return L, phi, grad, hess
@@ -287,63 +293,98 @@ class CellsOTF0(FixedBatchOTF0):
         f = phi + (linear * s).sum(axis=1)
         g = np.where(free, grad + linear, 0.0)
         eye = np.eye(P)
+        every = bool(free.all())  # no fixed cell: H is the Hessian itself
+        plain = every and not linear.any()  # Phi alone: f and g are Phi's
         active = np.arange(len(s))
-        for _ in range(MAX_STEPS):
-            active = active[(np.abs(g[active]) > atol[active]).any(axis=1)]
-            if not len(active):
-                break
-            fa, ga, ra = free[active], g[active], radius[active]
-            both = fa[:, :, None] & fa[:, None, :]
-            H = np.where(both, hess[active], 0.0) + eye * (~fa)[:, :, None]
-            H += eye * (1e-12 * np.abs(H).max(axis=(1, 2)) + 1e-300)[:, None, None]
-            step = self._step(H, ga)
-            size = np.abs(step).max(axis=1) * top
-            long = ~(size <= ra)  # too long, or no step (H singular: all rows saturated)
-            if long.any():  # damp towards the gradient: |step| ~ radius where H is flat
-                lam = np.abs(ga[long]).max(axis=1) * top / ra[long]
-                damped = self._step(H[long] + eye * lam[:, None, None], ga[long])
-                steep = -ga[long] * (ra[long] / (np.abs(ga[long]).max(axis=1) * top))[:, None]
-                ok = np.isfinite(damped).all(axis=1)
-                step[long] = np.where(ok[:, None], damped, steep)
-                size[long] = np.abs(step[long]).max(axis=1) * top
-            cut = np.minimum(1.0, ra / np.maximum(size, 1e-300))
-            step *= cut[:, None]
-            size *= cut
-            trial = s[active] + step
-            L_t, phi_t, grad_t, hess_t = self._evaluate(trial, h[active], batch[active])
-            f_a = f[active]
-            f_t = phi_t + (linear[active] * trial).sum(axis=1)
-            g_t = np.where(fa, grad_t + linear[active], 0.0)
-            slack = 1e-13 * np.abs(f_a)  # rounding of Phi
-            accept = f_t <= f_a + 1e-4 * (ga * step).sum(axis=1) + slack
-            accept |= (np.abs(g_t) <= atol[active]).all(axis=1)
-            radius[active] = np.where(accept, np.maximum(ra, 2 * size), 0.25 * size)
-            take = active[accept]
-            s[take], L[take], f[take] = trial[accept], L_t[accept], f_t[accept]
-            hess[take], g[take] = hess_t[accept], g_t[accept]
-            stuck = ~accept & (radius[active] < 1e-14)
-            g[active[stuck]] = 0.0  # rounding: no decrease is measurable any more
+        with np.errstate(all="ignore"):  # a singular H: no finite Newton step (below)
+            for _ in range(MAX_STEPS):
+                active = active[(np.abs(g[active]) > atol[active]).any(axis=1)]
+                if not len(active):
+                    break
+                fa, ga, ra = free[active], g[active], radius[active]
+                if every:
+                    H = hess[active]
+                else:
+                    both = fa[:, :, None] & fa[:, None, :]
+                    H = np.where(both, hess[active], 0.0) + eye * (~fa)[:, :, None]
+                H += eye * (1e-12 * np.abs(H).max(axis=(1, 2)) + 1e-300)[:, None, None]
+                step, size = self._trust_step(H, ga, ra, top)
+                trial = s[active] + step
+                L_t, phi_t, grad_t, hess_t = self._evaluate(trial, h[active], batch[active])
+                f_a = f[active]
+                if plain:
+                    f_t, g_t = phi_t, grad_t
+                else:
+                    f_t = phi_t + (linear[active] * trial).sum(axis=1)
+                    g_t = np.where(fa, grad_t + linear[active], 0.0)
+                slack = 1e-13 * np.abs(f_a)  # rounding of Phi
+                accept = f_t <= f_a + 1e-4 * (ga * step).sum(axis=1) + slack
+                accept |= (np.abs(g_t) <= atol[active]).all(axis=1)
+                radius[active] = np.where(accept, np.maximum(ra, 2 * size), 0.25 * size)
+                take = active[accept]
+                s[take], L[take], f[take] = trial[accept], L_t[accept], f_t[accept]
+                hess[take], g[take] = hess_t[accept], g_t[accept]
+                stuck = ~accept & (radius[active] < 1e-14)
+                g[active[stuck]] = 0.0  # rounding: no decrease is measurable any more
         self._radius[batch] = np.maximum(radius, 1e-6)
         return s, L
 
+    @classmethod
+    def _trust_step(
+        cls, H: np.ndarray, g: np.ndarray, radius: np.ndarray, top: float
+    ) -> tuple[np.ndarray, np.ndarray]:
+        r"""Return the Newton step within the trust ``radius`` per problem, and its size.
+
+        A step longer than the radius (or none: H singular, all rows saturated) is
+        damped towards the gradient (Levenberg-Marquardt, :math:`|step| \sim` radius
+        where H is flat; the gradient step itself where the damped one is not finite)
+        and cut to the radius. Sizes are in cost units (``top`` the largest scale of a
+        cell's direction). Call it under ``np.errstate(all="ignore")``.
+        """
+        step = cls._step(H, g)
+        size = np.abs(step).max(axis=1) * top
+        long = ~(size <= radius)
+        if long.any():
+            g_top = np.abs(g).max(axis=1) * top
+            lam = g_top / radius
+            diagonal = H.reshape(len(g), -1)[:, :: g.shape[1] + 1]
+            damped = cls._step(H, g, diagonal + lam[:, None])
+            steep = -g * (radius / g_top)[:, None]
+            ok = np.isfinite(damped).all(axis=1)
+            step = np.where(long[:, None], np.where(ok[:, None], damped, steep), step)
+            size = np.abs(step).max(axis=1) * top
+        cut = np.minimum(1.0, radius / np.maximum(size, 1e-300))
+        step *= cut[:, None]
+        size *= cut
+        return step, size
+
     @staticmethod
-    def _step(H: np.ndarray, g: np.ndarray) -> np.ndarray:
+    def _step(H: np.ndarray, g: np.ndarray, diagonal: np.ndarray | None = None) -> np.ndarray:
         """Return :math:`-H^{-1} g` per problem (not finite where H is singular).
 
-        One or two cells (DP, equal opportunity, EO) in closed form.
+        ``diagonal`` (b, P): H's diagonal replaced by it (a damped H). One or two cells
+        (DP, equal opportunity, EO) in closed form. Call it under
+        ``np.errstate(all="ignore")`` (a singular H: the caller takes the gradient).
         """
         P = g.shape[1]
-        with np.errstate(all="ignore"):  # a singular H: the gradient, below
-            if P == 1:
-                step = -g / H[:, :, 0]
-            elif P == 2:
-                a, b, c, d = H[:, 0, 0], H[:, 0, 1], H[:, 1, 0], H[:, 1, 1]
-                det = a * d - b * c
-                step = np.stack([d * g[:, 0] - b * g[:, 1], a * g[:, 1] - c * g[:, 0]], axis=1)
-                step /= -det[:, None]
-            else:
-                step = -np.linalg.solve(H, g[..., None])[..., 0]
-        return step
+        if diagonal is None:
+            diagonal = H.reshape(len(g), -1)[:, :: P + 1]
+        if P == 1:
+            return -g / diagonal
+        if P == 2:
+            a, d = diagonal[:, 0], diagonal[:, 1]
+            b, c = H[:, 0, 1], H[:, 1, 0]
+            det = a * d - b * c
+            step = np.empty_like(g)
+            np.multiply(d, g[:, 0], out=step[:, 0])
+            step[:, 0] -= b * g[:, 1]
+            np.multiply(a, g[:, 1], out=step[:, 1])
+            step[:, 1] -= c * g[:, 0]
+            step /= -det[:, None]
+            return step
+        H = H.copy()
+        H.reshape(len(g), -1)[:, :: P + 1] = diagonal
+        return -np.linalg.solve(H, g[..., None])[..., 0]
 
     def batch_values(self, scores: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Return OTF0 of each complete batch (B,) and its gradient in the masses (B, m)."""

@@ -79,8 +79,9 @@ kink lies past the smoothed minimum, the extended step is rejected, and the walk
 alternates. Trying eleven lengths along a damped step at once (a quarter to 256 times
 it, one stacked evaluation) cut the passes by 30% (22,046 against 31,699) but each pass
 carries eleven times the arrays: 5.1 s against 3.7 s. Each pass is small-array
-overhead there (about 100 microseconds for the nine batches of 140 rows): the operations
-per pass, not their size, set the time.
+overhead there (about 100 microseconds for the nine batches of 63 rows): the operations
+per pass, not their size, set the time (`benchmarks/cells_solver_bench.py` replays
+those calls).
 """
 
 from __future__ import annotations

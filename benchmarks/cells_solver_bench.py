@@ -6,9 +6,10 @@ Under equalized odds the logistic model's OTF fits spend their time in
 on a dataset (the FairnessCV comparison's rows: the 70/30 seed-0 split, at most 20,000
 training rows, standardized), records every solver call (the solver's state before it
 and the scores), then replays the calls from those states ``--repeats`` times and
-prints the CPU seconds (the minimum over the replays), the Newton passes per call and
-the microseconds per pass. The replay must give the recorded values and gradients bit
-for bit: the solver is a function of its state and the scores. A change to the solver
+prints the CPU seconds (the minimum over the replays), the evaluations of Phi per call
+(a Newton step each, and one per solve to start) and the microseconds per evaluation.
+The replay must give the recorded values and gradients bit for bit: the solver is a
+function of its state and the scores. A change to the solver
 is measured by running this before and after it on the same machine (the replays read
 no data beyond the recording, so what is timed is the solver alone).
 
